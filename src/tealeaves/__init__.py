@@ -1,0 +1,29 @@
+"""tealeaves: evaluate topic models the way the literature says they should be evaluated.
+
+The public API::
+
+    import tealeaves
+    train_corpus, heldout = tealeaves.prepare("builtin:sotu", heldout=0.2, seed=0)
+    model = tealeaves.train(train_corpus, model="lda-gibbs", k=20, seed=0)
+    model.top_words(10)
+"""
+
+from tealeaves.artifacts import tealeaves_version
+from tealeaves.corpus import Corpus, PreprocessConfig, Vocabulary, prepare
+from tealeaves.errors import TealeavesError
+from tealeaves.models import TopicModel, Topics, as_topics, train
+
+__version__ = tealeaves_version()
+
+__all__ = [
+    "Corpus",
+    "PreprocessConfig",
+    "TealeavesError",
+    "TopicModel",
+    "Topics",
+    "Vocabulary",
+    "__version__",
+    "as_topics",
+    "prepare",
+    "train",
+]

@@ -1,0 +1,66 @@
+"""Terminal output shared by the CLI and the demo: rich progress bars and tables."""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+from rich.table import Table
+
+from tealeaves.progress import ProgressCallback, ProgressUpdate
+
+console = Console()
+err_console = Console(stderr=True)
+
+
+@contextlib.contextmanager
+def progress_bar(transient: bool = False) -> Iterator[ProgressCallback]:
+    """A progress callback drawing one rich bar per task name, with the latest ``info``."""
+    columns = (
+        TextColumn("[bold]{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("{task.fields[info]}"),
+        TimeElapsedColumn(),
+        TimeRemainingColumn(),
+    )
+    with Progress(*columns, console=err_console, transient=transient) as bar:
+        tasks: dict[str, Any] = {}
+
+        def update(event: ProgressUpdate) -> None:
+            if event.task not in tasks:
+                tasks[event.task] = bar.add_task(event.task, total=event.total, info="")
+            info = "  ".join(f"{k} {_fmt(v)}" for k, v in event.info.items())
+            bar.update(tasks[event.task], completed=event.done, total=event.total, info=info)
+
+        yield update
+
+
+def _fmt(value: Any) -> str:
+    return f"{value:.4g}" if isinstance(value, float) else str(value)
+
+
+def topics_table(title: str, topics: Sequence[Sequence[str]], weights: Sequence[float] | None = None) -> Table:
+    """A table of topics, one row each: number, optional weight, words."""
+    table = Table(title=title, title_justify="left", show_lines=False)
+    table.add_column("#", justify="right")
+    if weights is not None:
+        table.add_column("alpha", justify="right")
+    table.add_column("top words")
+    for k, words in enumerate(topics):
+        row = [str(k)] + ([f"{weights[k]:.3f}"] if weights is not None else []) + [" ".join(words)]
+        table.add_row(*row)
+    return table
+
+
+def mapping_table(title: str, rows: dict[str, Any]) -> Table:
+    """A two-column table of names and values."""
+    table = Table(title=title, title_justify="left", show_header=False)
+    table.add_column("name", style="bold")
+    table.add_column("value", justify="right")
+    for name, value in rows.items():
+        table.add_row(str(name), _fmt(value))
+    return table

@@ -1,0 +1,19 @@
+"""Texts to Corpus: readers, the standard preprocessing (Hoyle et al. 2021 A.2), Corpus and Vocabulary."""
+
+from tealeaves.corpus.corpus import HALVES_MODES, Corpus
+from tealeaves.corpus.prepare import prepare
+from tealeaves.corpus.preprocess import PreprocessConfig, min_df_threshold
+from tealeaves.corpus.readers import FORMATS, RawDocument, read_inputs
+from tealeaves.corpus.vocabulary import Vocabulary
+
+__all__ = [
+    "FORMATS",
+    "HALVES_MODES",
+    "Corpus",
+    "PreprocessConfig",
+    "RawDocument",
+    "Vocabulary",
+    "min_df_threshold",
+    "prepare",
+    "read_inputs",
+]

@@ -1,0 +1,288 @@
+"""Corpus: documents as token ids over a Vocabulary, saved as memory-mappable arrays.
+
+On disk a corpus is a folder with
+
+- ``tokens.npy``  int32[n_tokens], all documents concatenated in order;
+- ``offsets.npy`` int64[n_docs + 1], document ``i`` is ``tokens[offsets[i]:offsets[i+1]]``;
+- ``vocab.txt``   one word per line, line ``j`` is token id ``j``;
+- ``docs.jsonl``  one line per document: ``id``, ``title``, ``snippet`` (the first ~300
+  characters of the original text, for topic intrusion) and ``meta`` (other fields);
+- ``manifest.json`` provenance (see :mod:`tealeaves.artifacts`) and statistics.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, Literal
+
+import numpy as np
+import scipy.sparse as sp
+
+from tealeaves.artifacts import arrays_sha256, new_manifest, read_manifest, write_artifact, write_json
+from tealeaves.corpus.vocabulary import OnMissing, Vocabulary
+from tealeaves.errors import ArtifactError, InputError
+
+HalvesMode = Literal["first-half", "alternate", "random"]
+HALVES_MODES: tuple[str, ...] = ("first-half", "alternate", "random")
+
+
+class Corpus:
+    """Documents as token ids (see the module docstring for the on-disk layout).
+
+    Attributes
+    ----------
+    vocab : Vocabulary
+    tokens : int32 array, all documents concatenated
+    offsets : int64 array of length ``n_docs + 1``
+    ids, titles, snippets : list of str, one per document
+    metadata : list of dict, one per document (other fields of the input)
+    manifest : dict, provenance and statistics
+    """
+
+    def __init__(
+        self,
+        vocab: Vocabulary,
+        tokens: np.ndarray,
+        offsets: np.ndarray,
+        ids: Sequence[str] | None = None,
+        titles: Sequence[str] | None = None,
+        snippets: Sequence[str] | None = None,
+        metadata: Sequence[dict[str, Any]] | None = None,
+        manifest: dict[str, Any] | None = None,
+    ):
+        self.vocab = vocab
+        self.tokens = tokens if isinstance(tokens, np.memmap) else np.ascontiguousarray(tokens, dtype=np.int32)
+        self.offsets = offsets if isinstance(offsets, np.memmap) else np.ascontiguousarray(offsets, dtype=np.int64)
+        n = len(self.offsets) - 1
+        self.ids = list(ids) if ids is not None else [str(i) for i in range(n)]
+        self.titles = list(titles) if titles is not None else list(self.ids)
+        self.snippets = list(snippets) if snippets is not None else [""] * n
+        self.metadata = list(metadata) if metadata is not None else [{} for _ in range(n)]
+        self.manifest = dict(manifest) if manifest is not None else new_manifest("corpus")
+        self._fingerprint: str | None = None
+        self._validate()
+
+    # ----------------------------------------------------------------- construction
+    @classmethod
+    def from_documents(cls, docs: Sequence[Sequence[int] | np.ndarray], vocab: Vocabulary, **fields: Any) -> Corpus:
+        """A corpus from per-document sequences of token ids (``fields``: ids, titles, ...)."""
+        lengths = np.array([len(d) for d in docs], dtype=np.int64)
+        offsets = np.zeros(len(docs) + 1, dtype=np.int64)
+        np.cumsum(lengths, out=offsets[1:])
+        tokens = (
+            np.concatenate([np.asarray(d, dtype=np.int32) for d in docs])
+            if len(docs) and offsets[-1] > 0
+            else np.zeros(0, dtype=np.int32)
+        )
+        return cls(vocab, tokens, offsets, **fields)
+
+    @classmethod
+    def from_tokenized(
+        cls,
+        docs: Sequence[Sequence[str]],
+        vocab: Vocabulary | None = None,
+        on_missing: OnMissing = "skip",
+        **fields: Any,
+    ) -> Corpus:
+        """A corpus from already tokenized documents (lists of word strings, gensim style).
+
+        Without ``vocab`` the vocabulary is every word seen, sorted; with it, words outside
+        it are dropped (``on_missing="skip"``) or refused (``"error"``).
+        """
+        if vocab is None:
+            vocab = Vocabulary(sorted({w for d in docs for w in d}))
+        return cls.from_documents([vocab.ids(list(d), on_missing=on_missing) for d in docs], vocab, **fields)
+
+    def _validate(self) -> None:
+        offsets, tokens = self.offsets, self.tokens
+        n = len(offsets) - 1
+        if tokens.ndim != 1 or offsets.ndim != 1 or n < 0:
+            raise ArtifactError("corpus tokens and offsets must be one-dimensional arrays")
+        if offsets[0] != 0 or offsets[-1] != len(tokens) or np.any(np.diff(offsets) < 0):
+            raise ArtifactError(
+                "corpus offsets must start at 0, never decrease and end at the number of tokens; "
+                "the corpus folder is corrupt: prepare it again"
+            )
+        if len(tokens) and (int(tokens.min()) < 0 or int(tokens.max()) >= len(self.vocab)):
+            raise ArtifactError(
+                f"corpus token ids fall outside the vocabulary of {len(self.vocab)} words; "
+                "the corpus folder is corrupt: prepare it again"
+            )
+        for name in ("ids", "titles", "snippets", "metadata"):
+            if len(getattr(self, name)) != n:
+                raise ArtifactError(f"corpus has {n} documents but {len(getattr(self, name))} {name}")
+
+    # ----------------------------------------------------------------- access
+    def __len__(self) -> int:
+        return len(self.offsets) - 1
+
+    def __repr__(self) -> str:
+        return f"Corpus({len(self)} documents, {self.n_tokens} tokens, {len(self.vocab)} words)"
+
+    @property
+    def n_tokens(self) -> int:
+        """Total number of tokens."""
+        return int(self.offsets[-1])
+
+    def doc(self, i: int) -> np.ndarray:
+        """Token ids of document ``i`` (an int32 view, no copy)."""
+        if not -len(self) <= i < len(self):
+            raise IndexError(f"document index {i} out of range for a corpus of {len(self)} documents")
+        i %= len(self)
+        return self.tokens[self.offsets[i] : self.offsets[i + 1]]
+
+    def doc_lengths(self) -> np.ndarray:
+        """Number of tokens in each document (int64)."""
+        return np.diff(self.offsets)
+
+    def doc_term_matrix(self) -> sp.csr_matrix:
+        """Counts as a scipy CSR matrix, documents x vocabulary (int64)."""
+        rows = np.repeat(np.arange(len(self), dtype=np.int64), self.doc_lengths())
+        data = np.ones(len(rows), dtype=np.int64)
+        matrix = sp.csr_matrix((data, (rows, np.asarray(self.tokens))), shape=(len(self), len(self.vocab)))
+        matrix.sum_duplicates()
+        return matrix
+
+    def document_frequency(self) -> np.ndarray:
+        """Number of documents containing each word (int64, length ``len(vocab)``)."""
+        return np.bincount(self.doc_term_matrix().indices, minlength=len(self.vocab)).astype(np.int64)
+
+    def fingerprint(self) -> str:
+        """SHA-256 over tokens, offsets and vocabulary: equal iff the corpora are equal."""
+        if self._fingerprint is None:
+            self._fingerprint = arrays_sha256(self.tokens, self.offsets, texts=self.vocab.words)
+        return self._fingerprint
+
+    def stats(self) -> dict[str, Any]:
+        """Summary statistics (also stored in the manifest on save)."""
+        lengths = self.doc_lengths()
+        return {
+            "n_docs": len(self),
+            "n_tokens": self.n_tokens,
+            "vocab_size": len(self.vocab),
+            "mean_doc_length": float(lengths.mean()) if len(lengths) else 0.0,
+            "min_doc_length": int(lengths.min()) if len(lengths) else 0,
+            "max_doc_length": int(lengths.max()) if len(lengths) else 0,
+        }
+
+    # ----------------------------------------------------------------- derived corpora
+    def subset(self, indices: Sequence[int] | np.ndarray, note: str | None = None) -> Corpus:
+        """The documents at ``indices`` (in that order), sharing this vocabulary."""
+        indices = np.asarray(indices, dtype=np.int64)
+        docs = [self.doc(int(i)) for i in indices]
+        manifest = dict(self.manifest)
+        if note:
+            manifest["derived"] = [*manifest.get("derived", []), note]
+        return Corpus.from_documents(
+            docs,
+            self.vocab,
+            ids=[self.ids[i] for i in indices],
+            titles=[self.titles[i] for i in indices],
+            snippets=[self.snippets[i] for i in indices],
+            metadata=[self.metadata[i] for i in indices],
+            manifest=manifest,
+        )
+
+    def split(self, heldout: float = 0.2, seed: int | np.random.Generator = 0) -> tuple[Corpus, Corpus]:
+        """Random document split into ``(train, heldout)`` sharing this vocabulary.
+
+        ``round(heldout * n_docs)`` documents (at least one of each side) go to the held-out
+        part; both parts keep the original document order. The same seed gives the same split.
+        (``tealeaves.prepare(..., heldout=...)`` instead builds the vocabulary from the
+        training part only, as Hoyle et al. 2021 do.)
+        """
+        train_idx, held_idx = split_indices(len(self), heldout, seed)
+        note = f"split(heldout={heldout}, seed={seed if isinstance(seed, int) else 'generator'})"
+        return self.subset(train_idx, note + ": train"), self.subset(held_idx, note + ": heldout")
+
+    def halves(self, mode: HalvesMode = "first-half", seed: int | np.random.Generator = 0) -> tuple[Corpus, Corpus]:
+        """Split every document into an observed part and a held part (document completion).
+
+        ``first-half``: the first ``ceil(N/2)`` tokens are observed, the rest held;
+        ``alternate``: even positions observed, odd positions held;
+        ``random``: a random ``ceil(N/2)`` positions observed (order kept), the rest held.
+        Returns ``(observed, held)``, both with this corpus' documents, ids and vocabulary.
+        """
+        if mode not in HALVES_MODES:
+            raise InputError(f"halves mode must be one of {', '.join(HALVES_MODES)}, got {mode!r}")
+        rng = np.random.default_rng(seed)
+        observed, held = [], []
+        for i in range(len(self)):
+            doc = self.doc(i)
+            n = len(doc)
+            mask = np.zeros(n, dtype=bool)
+            if mode == "first-half":
+                mask[: n - n // 2] = True
+            elif mode == "alternate":
+                mask[::2] = True
+            else:
+                mask[rng.choice(n, size=n - n // 2, replace=False)] = True
+            observed.append(doc[mask])
+            held.append(doc[~mask])
+        fields = {"ids": self.ids, "titles": self.titles, "snippets": self.snippets, "metadata": self.metadata}
+        manifest = {**self.manifest, "derived": [*self.manifest.get("derived", []), f"halves({mode})"]}
+        return (
+            Corpus.from_documents(observed, self.vocab, manifest=manifest, **fields),
+            Corpus.from_documents(held, self.vocab, manifest=manifest, **fields),
+        )
+
+    # ----------------------------------------------------------------- persistence
+    def save(self, out: str | os.PathLike[str], force: bool = False) -> Path:
+        """Write the corpus folder atomically (refuses an existing folder unless ``force``)."""
+        manifest = {**self.manifest, "stats": self.stats(), "fingerprint": self.fingerprint()}
+        manifest["kind"] = "corpus"
+
+        def write(tmp: Path) -> None:
+            np.save(tmp / "tokens.npy", np.asarray(self.tokens, dtype=np.int32))
+            np.save(tmp / "offsets.npy", np.asarray(self.offsets, dtype=np.int64))
+            self.vocab.save(tmp / "vocab.txt")
+            with open(tmp / "docs.jsonl", "w", encoding="utf-8") as handle:
+                for i in range(len(self)):
+                    record = {"id": self.ids[i], "title": self.titles[i], "snippet": self.snippets[i]}
+                    if self.metadata[i]:
+                        record["meta"] = self.metadata[i]
+                    handle.write(json.dumps(record, ensure_ascii=False) + "\n")
+            write_json(tmp / "manifest.json", manifest)
+
+        write_artifact(out, write, force=force)
+        self.manifest = manifest
+        return Path(out)
+
+    @classmethod
+    def load(cls, path: str | os.PathLike[str], mmap: bool = True) -> Corpus:
+        """Load a corpus folder; arrays are memory-mapped read-only unless ``mmap=False``."""
+        path = Path(path)
+        if read_manifest(path).get("kind") == "corpus-split":
+            raise ArtifactError(f"{path} holds a train/held-out split: pass {path / 'train'} or {path / 'heldout'}")
+        manifest = read_manifest(path, kind="corpus")
+        try:
+            tokens = np.load(path / "tokens.npy", mmap_mode="r" if mmap else None)
+            offsets = np.load(path / "offsets.npy", mmap_mode="r" if mmap else None)
+            records = [json.loads(line) for line in (path / "docs.jsonl").read_text(encoding="utf-8").splitlines()]
+        except (OSError, ValueError) as exc:
+            raise ArtifactError(f"corpus {path} is incomplete or corrupt ({exc}); prepare it again") from exc
+        corpus = cls(
+            Vocabulary.load(path / "vocab.txt"),
+            tokens,
+            offsets,
+            ids=[r["id"] for r in records],
+            titles=[r["title"] for r in records],
+            snippets=[r["snippet"] for r in records],
+            metadata=[r.get("meta", {}) for r in records],
+            manifest=manifest,
+        )
+        return corpus
+
+
+def split_indices(n: int, heldout: float, seed: int | np.random.Generator = 0) -> tuple[np.ndarray, np.ndarray]:
+    """Sorted ``(train, heldout)`` index arrays of a random split of ``n`` items."""
+    if not 0.0 < heldout < 1.0:
+        raise InputError(f"heldout must be a fraction between 0 and 1 (exclusive), got {heldout}")
+    if n < 2:
+        raise InputError(f"cannot split {n} document(s) into train and held-out parts; need at least 2")
+    n_held = min(max(round(heldout * n), 1), n - 1)
+    order = np.random.default_rng(seed).permutation(n)
+    return np.sort(order[n_held:]), np.sort(order[:n_held])

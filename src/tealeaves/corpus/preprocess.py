@@ -1,0 +1,276 @@
+"""The standard preprocessing of Hoyle et al. 2021, Appendix A.2, one configurable rule each.
+
+Document rules
+    ``min_doc_words=25``: documents with fewer whitespace-separated tokens are not processed;
+    ``max_doc_words=None``: optional truncation to that many whitespace-separated tokens
+    (Hoyle et al. used 5,000 for NYT and 19,000 for WIKI);
+    ``min_doc_tokens=5``: after all token filtering, shorter documents are dropped.
+
+Token rules (applied in this order; a token removed is counted under the first rule that
+removes it)
+    spaCy tokenization (a blank English pipeline, or ``entities=MODEL``), lowercased
+    (``lowercase=True``), no lemmatization; with ``entities``, spans of the types
+    ``ORG, PERSON, FAC, GPE, LOC`` (the paper's ORG, PERSON, FACILITY, GPE, LOC) are merged into
+    one token joined by underscores (``New York City`` -> ``new_york_city``) after trimming
+    leading and trailing stop words, so stop words inside an entity are kept;
+    ``stopwords="spacy"``: spaCy's English stop list (``None`` keeps stop words, a path reads
+    one word per line);
+    ``min_chars=3``: tokens of 2 characters or fewer are dropped;
+    ``token_pattern``: tokens must match ``^[\\w-]*[a-zA-Z][\\w-]*$``.
+
+Vocabulary rules (on document frequencies of the training documents)
+    ``max_df=0.9``: tokens in more than 90% of documents are dropped (a float is a share of
+    documents, an int a count, as in scikit-learn);
+    ``min_df="auto"``: tokens in fewer than ``2 * (0.02 * |D|) ** (1 / ln 10)`` documents are
+    dropped (2 at |D| = 50, about 110 at |D| = 500,000; Hoyle et al. footnote 24), or give a
+    number of documents.
+
+The vocabulary is sorted alphabetically, so results do not depend on how work was split
+over processes.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import asdict, dataclass, field, fields, replace
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from tealeaves.errors import InputError, MissingDependencyError
+
+TOKEN_PATTERN = r"^[\w-]*[a-zA-Z][\w-]*$"
+ENTITY_TYPES = ("ORG", "PERSON", "FAC", "GPE", "LOC")
+TOKEN_RULES = ("stopwords", "min_chars", "token_pattern")
+_SPACE = -4
+_CODES = {rule: -(i + 1) for i, rule in enumerate(TOKEN_RULES)}  # -code is the column in counts
+
+
+def min_df_threshold(n_docs: int) -> float:
+    """Hoyle et al. 2021's minimum document frequency ``2 * (0.02 * |D|) ** (1 / ln 10)``."""
+    return 2.0 * (0.02 * n_docs) ** (1.0 / math.log(10.0))
+
+
+@dataclass(frozen=True)
+class PreprocessConfig:
+    """Every rule of the pipeline; the defaults are Hoyle et al. 2021's (see module docstring)."""
+
+    min_doc_words: int = 25
+    max_doc_words: int | None = None
+    lowercase: bool = True
+    entities: str | None = None
+    stopwords: str | None = "spacy"
+    min_chars: int = 3
+    token_pattern: str = TOKEN_PATTERN
+    max_df: float | int = 0.9
+    min_df: str | int = "auto"
+    min_doc_tokens: int = 5
+    entity_types: tuple[str, ...] = field(default=ENTITY_TYPES)
+
+    @classmethod
+    def from_rules(cls, base: PreprocessConfig | None = None, **rules: Any) -> PreprocessConfig:
+        """A config from keyword rules, refusing unknown names and invalid values."""
+        known = {f.name for f in fields(cls)}
+        unknown = sorted(set(rules) - known)
+        if unknown:
+            raise InputError(
+                f"unknown preprocessing rule(s) {', '.join(unknown)}; known rules: {', '.join(sorted(known))}"
+            )
+        if "entity_types" in rules:
+            rules["entity_types"] = tuple(rules["entity_types"])
+        config = replace(base or cls(), **rules)
+        config.validate()
+        return config
+
+    def validate(self) -> None:
+        def need(ok: bool, message: str) -> None:
+            if not ok:
+                raise InputError(message)
+
+        need(isinstance(self.min_doc_words, int) and self.min_doc_words >= 0, "min_doc_words must be an integer >= 0")
+        need(
+            self.max_doc_words is None or (isinstance(self.max_doc_words, int) and self.max_doc_words > 0),
+            "max_doc_words must be a positive integer or None",
+        )
+        need(isinstance(self.min_chars, int) and self.min_chars >= 0, "min_chars must be an integer >= 0")
+        need(
+            isinstance(self.min_doc_tokens, int) and self.min_doc_tokens >= 0, "min_doc_tokens must be an integer >= 0"
+        )
+        if isinstance(self.max_df, float):
+            need(0.0 < self.max_df <= 1.0, "max_df as a share of documents must lie in (0, 1]; use an int for a count")
+        else:
+            need(isinstance(self.max_df, int) and self.max_df >= 1, "max_df must be a share in (0, 1] or a count >= 1")
+        need(
+            self.min_df == "auto" or (isinstance(self.min_df, int) and self.min_df >= 0),
+            f"min_df must be 'auto' or a whole number of documents, got {self.min_df!r}",
+        )
+        try:
+            re.compile(self.token_pattern)
+        except re.error as exc:
+            raise InputError(f"token_pattern {self.token_pattern!r} is not a valid regular expression: {exc}") from None
+        if self.stopwords not in (None, "spacy") and not Path(self.stopwords).is_file():
+            raise InputError(
+                f"stopwords must be 'spacy', None or a file of one word per line; {self.stopwords} is none"
+            )
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    def min_df_count(self, n_docs: int) -> float:
+        """The minimum document frequency for a training corpus of ``n_docs`` documents."""
+        return min_df_threshold(n_docs) if self.min_df == "auto" else float(self.min_df)
+
+    def max_df_count(self, n_docs: int) -> float:
+        """The maximum document frequency for a training corpus of ``n_docs`` documents."""
+        return self.max_df * n_docs if isinstance(self.max_df, float) else float(self.max_df)
+
+
+def count_whitespace_words(text: str, limit: int | None) -> tuple[int, str]:
+    """Number of whitespace-separated tokens, and the text truncated to ``limit`` of them."""
+    words = text.split()
+    if limit is not None and len(words) > limit:
+        return len(words), " ".join(words[:limit])
+    return len(words), text
+
+
+# --------------------------------------------------------------------------- tokenization
+@dataclass
+class TokenizedBatch:
+    """Output of :func:`tokenize_batch`: tokens over a batch-local word list."""
+
+    words: list[str]
+    tokens: np.ndarray  # int32 ids into ``words``
+    lengths: np.ndarray  # int64[n_docs] tokens kept per document
+    counts: np.ndarray  # int64[n_docs, 1 + len(TOKEN_RULES)]: spaCy tokens seen, then removed per rule
+
+
+_PIPELINES: dict[str | None, Any] = {}
+
+
+def load_pipeline(entities: str | None) -> Any:
+    """The spaCy pipeline: blank English, or ``entities`` (a package name or a path) with NER.
+
+    Cached per process.
+    """
+    if entities in _PIPELINES:
+        return _PIPELINES[entities]
+    import spacy
+
+    if entities is None:
+        nlp = spacy.blank("en")
+    else:
+        try:
+            nlp = spacy.load(entities)
+        except OSError as exc:
+            raise MissingDependencyError(
+                f"spaCy pipeline {entities!r} is not installed: install one with named entities, e.g. "
+                f"`python -m spacy download en_core_web_sm`, or pass the path of a saved pipeline"
+            ) from exc
+        if not any(name in nlp.pipe_names for name in ("ner", "entity_ruler")):
+            raise InputError(
+                f"spaCy pipeline {entities!r} has no 'ner' or 'entity_ruler' component, so it cannot merge "
+                "entities; use e.g. en_core_web_sm"
+            )
+        keep = {"ner", "entity_ruler", "tok2vec", "transformer"}
+        for name in list(nlp.pipe_names):
+            if name not in keep:
+                nlp.disable_pipe(name)
+    _PIPELINES[entities] = nlp
+    return nlp
+
+
+def load_stopwords(stopwords: str | None) -> frozenset[str]:
+    """The stop list named by the ``stopwords`` rule."""
+    if stopwords is None:
+        return frozenset()
+    if stopwords == "spacy":
+        from spacy.lang.en.stop_words import STOP_WORDS
+
+        return frozenset(STOP_WORDS)
+    return frozenset(w.strip().lower() for w in Path(stopwords).read_text(encoding="utf-8").split())
+
+
+@dataclass(frozen=True)
+class TokenizeTask:
+    """A picklable unit of work for :func:`tokenize_batch`."""
+
+    texts: list[str]
+    config: PreprocessConfig
+
+
+def tokenize_batch(task: TokenizeTask) -> TokenizedBatch:
+    """Tokenize ``task.texts`` with spaCy and apply the token rules.
+
+    Runs in worker processes (see :mod:`tealeaves.parallel`).
+    """
+    config = task.config
+    nlp = load_pipeline(config.entities)
+    stop = load_stopwords(config.stopwords)
+    pattern = re.compile(config.token_pattern)
+    words: list[str] = []
+    cache: dict[str, int] = {}
+    out: list[int] = []
+    lengths = np.zeros(len(task.texts), dtype=np.int64)
+    counts = np.zeros((len(task.texts), 1 + len(TOKEN_RULES)), dtype=np.int64)
+
+    def code(text: str) -> int:
+        if text.isspace() or not text:
+            return _SPACE
+        if text in stop:
+            return _CODES["stopwords"]
+        if len(text) < config.min_chars:
+            return _CODES["min_chars"]
+        if not pattern.match(text):
+            return _CODES["token_pattern"]
+        words.append(text)
+        return len(words) - 1
+
+    texts = nlp.pipe(task.texts, batch_size=256) if config.entities else nlp.tokenizer.pipe(task.texts, batch_size=256)
+    for d, doc in enumerate(texts):
+        strings = _entity_strings(doc, config, stop) if config.entities else _token_strings(doc, config.lowercase)
+        start = len(out)
+        row = counts[d]
+        for text in strings:
+            c = cache.get(text)
+            if c is None:
+                c = cache[text] = code(text)
+            if c >= 0:
+                out.append(c)
+            elif c != _SPACE:
+                row[-c] += 1
+        lengths[d] = len(out) - start
+        row[0] = lengths[d] + row[1:].sum()
+    return TokenizedBatch(words, np.array(out, dtype=np.int32), lengths, counts)
+
+
+def _token_strings(doc: Any, lowercase: bool) -> list[str]:
+    return [t.lower_ for t in doc] if lowercase else [t.text for t in doc]
+
+
+def _entity_strings(doc: Any, config: PreprocessConfig, stop: frozenset[str]) -> list[str]:
+    """Token strings with entity spans merged (``new_york_city``), stop words trimmed at the edges."""
+    merged: dict[int, tuple[int, str]] = {}
+    for ent in doc.ents:
+        if ent.label_ not in config.entity_types:
+            continue
+        start, end = ent.start, ent.end
+        while start < end and doc[start].lower_ in stop:
+            start += 1
+        while end > start and doc[end - 1].lower_ in stop:
+            end -= 1
+        if end - start > 1:
+            text = doc[start:end].text
+            merged[start] = (end, re.sub(r"\s+", "_", text.lower() if config.lowercase else text))
+    strings: list[str] = []
+    i = 0
+    while i < len(doc):
+        if i in merged:
+            end, text = merged[i]
+            strings.append(text)
+            i = end
+        else:
+            strings.append(doc[i].lower_ if config.lowercase else doc[i].text)
+            i += 1
+    return strings

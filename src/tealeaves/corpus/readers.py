@@ -1,0 +1,309 @@
+"""Readers: raw texts from files and built-in datasets, as :class:`RawDocument` streams.
+
+Supported inputs (format picked from the path, or forced with ``format=``):
+
+============  ===============================================================  ===========
+format        what                                                             detected by
+============  ===============================================================  ===========
+txt-folder    a folder of ``.txt`` files, one document per file (recursive)    a folder
+lines         a text file, one document per non-empty line                      other files
+trec          ``<DOC>``/``<DOCNO>``/``<TEXT>`` collections (TREC, the AP sample)  ``<DOC>`` first
+jsonl         one JSON object per line                                          ``.jsonl``, ``.json``
+csv           comma-separated with a header row (``.tsv``: tab-separated)      ``.csv``, ``.tsv``
+parquet       Apache Parquet                                                    ``.parquet``
+builtin       ``builtin:sotu``, see :mod:`tealeaves.corpus.builtin`            ``builtin:``
+============  ===============================================================  ===========
+
+Every file may be gzip-compressed (``.gz``). Bytes that are not valid UTF-8 are decoded
+with the replacement character and the documents affected are counted in
+:class:`ReadStats`, never silently.
+"""
+
+from __future__ import annotations
+
+import csv
+import gzip
+import io
+import json
+import os
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from tealeaves.errors import InputError
+
+FORMATS = ("txt-folder", "lines", "trec", "jsonl", "csv", "parquet")
+SNIPPET_CHARS = 300
+
+
+@dataclass
+class RawDocument:
+    """One input document before preprocessing."""
+
+    id: str
+    title: str
+    text: str
+    meta: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class ReadStats:
+    """What reading saw: files opened, documents yielded, documents with invalid UTF-8."""
+
+    files: int = 0
+    documents: int = 0
+    decode_errors: int = 0
+
+    def as_dict(self) -> dict[str, int]:
+        return {"files": self.files, "documents": self.documents, "decode_errors": self.decode_errors}
+
+
+@dataclass(frozen=True)
+class FieldNames:
+    """Which fields of structured inputs hold the text, title and id (None: automatic)."""
+
+    text: str = "text"
+    title: str | None = None
+    id: str | None = None
+
+
+def snippet(text: str, limit: int = SNIPPET_CHARS) -> str:
+    """The first ~``limit`` characters of ``text`` with whitespace collapsed, cut at a word."""
+    flat = " ".join(text.split())
+    if len(flat) <= limit:
+        return flat
+    cut = flat.rfind(" ", 0, limit)
+    return flat[: cut if cut > limit // 2 else limit] + "…"
+
+
+def detect_format(path: Path) -> str:
+    """The reader for ``path`` by its name (and first bytes for plain text files)."""
+    if path.is_dir():
+        return "txt-folder"
+    name = path.name.lower()
+    if name.endswith(".gz"):
+        name = name[:-3]
+    suffix = Path(name).suffix
+    if suffix in {".jsonl", ".ndjson", ".json"}:
+        return "jsonl"
+    if suffix in {".csv", ".tsv"}:
+        return "csv"
+    if suffix in {".parquet", ".pq"}:
+        return "parquet"
+    with _open_binary(path) as handle:
+        head = handle.read(4096).lstrip()
+    return "trec" if head.startswith(b"<DOC>") else "lines"
+
+
+def read_inputs(
+    inputs: list[str | os.PathLike[str]],
+    format: str | None = None,
+    fields: FieldNames = FieldNames(),
+    stats: ReadStats | None = None,
+) -> Iterator[RawDocument]:
+    """Yield the documents of every input in turn (see the module docstring)."""
+    from tealeaves.corpus.builtin import BUILTIN, read_builtin
+
+    stats = stats if stats is not None else ReadStats()
+    if not inputs:
+        raise InputError("no input given: pass one or more files, folders or builtin:sotu")
+    if format is not None and format not in FORMATS:
+        raise InputError(f"unknown input format {format!r}; choose one of {', '.join(FORMATS)}")
+    for spec in inputs:
+        spec_str = str(spec)
+        if spec_str.startswith("builtin:"):
+            name = spec_str.removeprefix("builtin:")
+            if name not in BUILTIN:
+                raise InputError(
+                    f"unknown built-in corpus {spec_str!r}; available: builtin:{', builtin:'.join(BUILTIN)}"
+                )
+            yield from _counted(read_builtin(name), stats)
+            continue
+        path = Path(spec)
+        if not path.exists():
+            raise InputError(f"input {path} does not exist; check the path")
+        fmt = format or detect_format(path)
+        if fmt == "txt-folder" and not path.is_dir():
+            raise InputError(f"input {path} is not a folder; --format txt-folder needs a folder of .txt files")
+        if fmt != "txt-folder" and path.is_dir():
+            raise InputError(f"input {path} is a folder; only --format txt-folder reads folders")
+        yield from _counted(_READERS[fmt](path, fields, stats), stats)
+
+
+def _counted(docs: Iterator[RawDocument], stats: ReadStats) -> Iterator[RawDocument]:
+    for doc in docs:
+        stats.documents += 1
+        yield doc
+
+
+def _open_binary(path: Path) -> io.BufferedIOBase:
+    try:
+        if path.name.lower().endswith(".gz"):
+            return gzip.open(path, "rb")  # type: ignore[return-value]
+        return open(path, "rb")
+    except OSError as exc:
+        raise InputError(f"cannot read {path}: {exc.strerror or exc}") from exc
+
+
+def _decode(data: bytes, stats: ReadStats) -> str:
+    """UTF-8 (a BOM is dropped); invalid bytes become U+FFFD and are counted once."""
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        stats.decode_errors += 1
+        return data.decode("utf-8-sig", errors="replace")
+
+
+def _read_bytes(path: Path) -> bytes:
+    with _open_binary(path) as handle:
+        try:
+            return handle.read()
+        except (OSError, EOFError) as exc:
+            raise InputError(f"cannot read {path}: {exc}; is the file complete?") from exc
+
+
+def _read_txt_folder(path: Path, fields: FieldNames, stats: ReadStats) -> Iterator[RawDocument]:
+    files = sorted(p for p in path.rglob("*") if p.is_file() and p.name.lower().endswith((".txt", ".txt.gz")))
+    if not files:
+        raise InputError(f"folder {path} holds no .txt files; put one document per .txt file in it")
+    for file in files:
+        stats.files += 1
+        text = _decode(_read_bytes(file), stats)
+        rel = file.relative_to(path).as_posix()
+        title = file.name[: -len(".gz")] if file.name.lower().endswith(".gz") else file.name
+        yield RawDocument(id=rel, title=Path(title).stem, text=text)
+
+
+def _iter_lines(path: Path, stats: ReadStats) -> Iterator[tuple[int, str]]:
+    stats.files += 1
+    with _open_binary(path) as handle:
+        try:
+            for number, raw in enumerate(handle, start=1):
+                yield number, _decode(raw, stats).rstrip("\r\n")
+        except (OSError, EOFError) as exc:
+            raise InputError(f"cannot read {path}: {exc}; is the file complete?") from exc
+
+
+def _read_lines(path: Path, fields: FieldNames, stats: ReadStats) -> Iterator[RawDocument]:
+    for number, line in _iter_lines(path, stats):
+        if line.strip():
+            yield RawDocument(id=f"{path.name}:{number}", title=f"{path.name}:{number}", text=line)
+
+
+_TREC_FIELD = re.compile(r"<(DOCNO|TEXT|HEAD|HL|TITLE)>(.*?)</\1>", re.DOTALL | re.IGNORECASE)
+
+
+def _read_trec(path: Path, fields: FieldNames, stats: ReadStats) -> Iterator[RawDocument]:
+    buffer: list[str] | None = None
+    count = 0
+    for number, line in _iter_lines(path, stats):
+        tag = line.strip().upper()
+        if tag == "<DOC>":
+            buffer = []
+        elif tag == "</DOC>":
+            if buffer is None:
+                raise InputError(f"{path}:{number}: </DOC> without a matching <DOC>; the file is not valid TREC markup")
+            count += 1
+            yield _trec_document("\n".join(buffer), f"{path.name}:{count}")
+            buffer = None
+        elif buffer is not None:
+            buffer.append(line)
+    if buffer is not None:
+        raise InputError(f"{path}: the last <DOC> is never closed with </DOC>; is the file truncated?")
+    if count == 0:
+        raise InputError(f"{path} holds no <DOC> ... </DOC> blocks")
+
+
+def _trec_document(block: str, fallback_id: str) -> RawDocument:
+    parts: dict[str, list[str]] = {}
+    for name, value in _TREC_FIELD.findall(block):
+        parts.setdefault(name.upper(), []).append(value.strip())
+    doc_id = parts.get("DOCNO", [fallback_id])[0]
+    heads = parts.get("HEAD") or parts.get("HL") or parts.get("TITLE")
+    text = "\n".join(parts.get("TEXT", []))
+    return RawDocument(id=doc_id, title=heads[0] if heads else doc_id, text=text)
+
+
+def _record_document(record: dict[str, Any], where: str, fields: FieldNames) -> RawDocument:
+    if fields.text not in record:
+        raise InputError(
+            f"{where} has no field {fields.text!r} (fields: {', '.join(map(str, record)) or 'none'}); "
+            "name the text field with --text-field"
+        )
+    for name in (fields.title, fields.id):
+        if name is not None and name not in record:
+            raise InputError(f"{where} has no field {name!r} (fields: {', '.join(map(str, record))})")
+    text = record[fields.text]
+    text = "" if text is None else str(text)
+    id_field = fields.id or ("id" if "id" in record else None)
+    title_field = fields.title or ("title" if "title" in record else None)
+    doc_id = str(record[id_field]) if id_field else where
+    title = str(record[title_field]) if title_field else doc_id
+    used = {fields.text, id_field, title_field}
+    meta = {k: _scalar(v) for k, v in record.items() if k not in used and _is_scalar(v)}
+    return RawDocument(id=doc_id, title=title, text=text, meta=meta)
+
+
+def _is_scalar(value: Any) -> bool:
+    return value is None or isinstance(value, (str, int, float, bool)) or hasattr(value, "item")
+
+
+def _scalar(value: Any) -> Any:
+    return value.item() if hasattr(value, "item") else value
+
+
+def _read_jsonl(path: Path, fields: FieldNames, stats: ReadStats) -> Iterator[RawDocument]:
+    for number, line in _iter_lines(path, stats):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise InputError(
+                f"{path}:{number} is not valid JSON ({exc.msg}); each line must be one JSON object"
+            ) from exc
+        if not isinstance(record, dict):
+            raise InputError(f"{path}:{number} is not a JSON object; each line must be one object with a text field")
+        yield _record_document(record, f"{path.name}:{number}", fields)
+
+
+def _read_csv(path: Path, fields: FieldNames, stats: ReadStats) -> Iterator[RawDocument]:
+    stats.files += 1
+    text = _decode(_read_bytes(path), stats)
+    name = path.name.lower().removesuffix(".gz")
+    reader = csv.DictReader(io.StringIO(text, newline=""), delimiter="\t" if name.endswith(".tsv") else ",")
+    try:
+        for number, row in enumerate(reader, start=2):
+            if None in row:
+                raise InputError(f"{path}:{number} has more cells than the header has columns; check the quoting")
+            yield _record_document(row, f"{path.name}:{number}", fields)
+    except csv.Error as exc:
+        raise InputError(f"{path} is not valid CSV ({exc})") from exc
+
+
+def _read_parquet(path: Path, fields: FieldNames, stats: ReadStats) -> Iterator[RawDocument]:
+    import pyarrow.parquet as pq
+
+    stats.files += 1
+    try:
+        table = pq.read_table(_read_bytes_io(path))
+    except Exception as exc:  # pyarrow raises several unrelated types for bad files
+        raise InputError(f"cannot read {path} as Parquet ({exc})") from exc
+    for number, record in enumerate(table.to_pylist()):
+        yield _record_document(record, f"{path.name}:{number}", fields)
+
+
+def _read_bytes_io(path: Path) -> io.BytesIO:
+    return io.BytesIO(_read_bytes(path))
+
+
+_READERS = {
+    "txt-folder": _read_txt_folder,
+    "lines": _read_lines,
+    "trec": _read_trec,
+    "jsonl": _read_jsonl,
+    "csv": _read_csv,
+    "parquet": _read_parquet,
+}

@@ -1,0 +1,175 @@
+"""TopicModel: the artifact every evaluation reads.
+
+On disk a model is a folder with
+
+- ``phi.npy``    float64[K, V]: topic-word distributions, rows sum to 1, strictly positive
+  after the model's own smoothing;
+- ``alpha.npy``  float64[K]: the Dirichlet prior αm over topic proportions (absent for
+  models without one, such as pLSI);
+- ``theta.npy``  float64[D, K]: topic proportions of the training documents, when known;
+- ``extra/*.npy`` model-specific arrays (e.g. a logistic-normal prior) that inference needs;
+- ``vocab.txt`` and ``manifest.json`` (model kind, hyperparameters, training trace, the
+  fingerprint of the training corpus).
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from tealeaves.artifacts import new_manifest, read_manifest, write_artifact, write_json
+from tealeaves.corpus import Vocabulary
+from tealeaves.errors import ArtifactError
+from tealeaves.models.topics import Topics
+
+ROW_SUM_TOLERANCE = 1e-9
+
+
+class TopicModel:
+    """Topic-word distributions over a vocabulary, with the prior and training θ when known.
+
+    Attributes
+    ----------
+    vocab : Vocabulary
+    phi : float64[K, V]
+    alpha : float64[K] or None
+        The asymmetric Dirichlet αm (None for models without a Dirichlet prior).
+    theta : float64[D, K] or None
+        Topic proportions of the training documents.
+    kind : str
+        The model kind (``"lda-gibbs"``, ...).
+    params : dict
+        Hyperparameters and settings (JSON-safe).
+    extra : dict of str to ndarray
+        Model-specific arrays needed for inference.
+    manifest : dict
+        Provenance: training trace, time, corpus fingerprint.
+    """
+
+    def __init__(
+        self,
+        vocab: Vocabulary,
+        phi: np.ndarray,
+        alpha: np.ndarray | None = None,
+        theta: np.ndarray | None = None,
+        kind: str = "unknown",
+        params: dict[str, Any] | None = None,
+        extra: dict[str, np.ndarray] | None = None,
+        manifest: dict[str, Any] | None = None,
+    ):
+        self.vocab = vocab
+        self.phi = np.asarray(phi, dtype=np.float64)
+        self.alpha = None if alpha is None else np.asarray(alpha, dtype=np.float64)
+        self.theta = None if theta is None else np.asarray(theta, dtype=np.float64)
+        self.kind = kind
+        self.params = dict(params or {})
+        self.extra = {k: np.asarray(v) for k, v in (extra or {}).items()}
+        self.manifest = dict(manifest) if manifest is not None else new_manifest("topic-model", model=kind)
+        self.validate()
+
+    # ----------------------------------------------------------------- checks
+    def validate(self) -> None:
+        """Check shapes, positivity and normalisation; raise :class:`ArtifactError` otherwise."""
+        phi = self.phi
+        if phi.ndim != 2 or phi.shape[0] < 1:
+            raise ArtifactError(f"phi must be a K x V matrix with K >= 1, got shape {phi.shape}")
+        k, v = phi.shape
+        if v != len(self.vocab):
+            raise ArtifactError(f"phi has {v} columns but the vocabulary has {len(self.vocab)} words")
+        if not np.all(np.isfinite(phi)) or np.any(phi <= 0):
+            raise ArtifactError(
+                "phi must be strictly positive and finite (smooth zero probabilities, e.g. with the model's beta)"
+            )
+        worst = float(np.max(np.abs(phi.sum(axis=1) - 1.0)))
+        if worst > ROW_SUM_TOLERANCE:
+            raise ArtifactError(f"phi rows must sum to 1 within {ROW_SUM_TOLERANCE:g}; the worst is off by {worst:.3g}")
+        alpha = self.alpha
+        if alpha is not None and (alpha.shape != (k,) or not np.all(np.isfinite(alpha)) or np.any(alpha <= 0)):
+            raise ArtifactError(f"alpha must hold {k} positive finite values, got shape {self.alpha.shape}")
+        if self.theta is not None:
+            theta = self.theta
+            if theta.ndim != 2 or theta.shape[1] != k:
+                raise ArtifactError(f"theta must be a D x {k} matrix, got shape {theta.shape}")
+            if not np.all(np.isfinite(theta)) or np.any(theta < 0):
+                raise ArtifactError("theta must be non-negative and finite")
+            worst = float(np.max(np.abs(theta.sum(axis=1) - 1.0))) if len(theta) else 0.0
+            if worst > ROW_SUM_TOLERANCE:
+                raise ArtifactError(
+                    f"theta rows must sum to 1 within {ROW_SUM_TOLERANCE:g}; the worst is off by {worst:.3g}"
+                )
+
+    # ----------------------------------------------------------------- views
+    @property
+    def k(self) -> int:
+        """Number of topics."""
+        return int(self.phi.shape[0])
+
+    def __repr__(self) -> str:
+        return f"TopicModel(kind={self.kind!r}, K={self.k}, V={len(self.vocab)})"
+
+    def top_word_ids(self, n: int = 10) -> np.ndarray:
+        """Ids of each topic's ``n`` most probable words, most probable first (ties by id)."""
+        n = min(n, self.phi.shape[1])
+        return np.argsort(-self.phi, axis=1, kind="stable")[:, :n]
+
+    def top_words(self, n: int = 10) -> list[list[str]]:
+        """Each topic's ``n`` most probable words, most probable first."""
+        words = self.vocab.words
+        return [[words[i] for i in row] for row in self.top_word_ids(n)]
+
+    def topics(self, n: int = 10) -> Topics:
+        """The top ``n`` words of every topic as a :class:`Topics` object."""
+        return Topics(tuple(tuple(t) for t in self.top_words(n)), name=self.kind, meta={"model": self.kind})
+
+    # ----------------------------------------------------------------- persistence
+    def save(self, out: str | os.PathLike[str], force: bool = False) -> Path:
+        """Write the model folder atomically (refuses an existing folder unless ``force``)."""
+        manifest = {**self.manifest, "kind": "topic-model", "model": self.kind, "params": self.params}
+        manifest["stats"] = {"k": self.k, "vocab_size": len(self.vocab), "has_alpha": self.alpha is not None}
+        manifest["stats"]["n_training_docs"] = None if self.theta is None else len(self.theta)
+
+        def write(tmp: Path) -> None:
+            np.save(tmp / "phi.npy", self.phi)
+            if self.alpha is not None:
+                np.save(tmp / "alpha.npy", self.alpha)
+            if self.theta is not None:
+                np.save(tmp / "theta.npy", self.theta)
+            if self.extra:
+                (tmp / "extra").mkdir()
+                for name, array in self.extra.items():
+                    np.save(tmp / "extra" / f"{name}.npy", array)
+            self.vocab.save(tmp / "vocab.txt")
+            write_json(tmp / "manifest.json", manifest)
+
+        write_artifact(out, write, force=force)
+        self.manifest = manifest
+        return Path(out)
+
+    @classmethod
+    def load(cls, path: str | os.PathLike[str]) -> TopicModel:
+        """Load and validate a model folder."""
+        path = Path(path)
+        manifest = read_manifest(path, kind="topic-model")
+
+        def optional(name: str) -> np.ndarray | None:
+            return np.load(path / name) if (path / name).is_file() else None
+
+        try:
+            phi = np.load(path / "phi.npy")
+            alpha, theta = optional("alpha.npy"), optional("theta.npy")
+            extra = {p.stem: np.load(p) for p in sorted((path / "extra").glob("*.npy"))}
+        except (OSError, ValueError) as exc:
+            raise ArtifactError(f"model {path} is incomplete or corrupt ({exc}); train or import it again") from exc
+        return cls(
+            Vocabulary.load(path / "vocab.txt"),
+            phi,
+            alpha=alpha,
+            theta=theta,
+            kind=manifest.get("model", "unknown"),
+            params=manifest.get("params", {}),
+            extra=extra,
+            manifest=manifest,
+        )

@@ -1,0 +1,99 @@
+"""Topics: ranked word lists, the input that coherence and intrusion need.
+
+A :class:`Topics` object may come from a :class:`~tealeaves.models.TopicModel` (its top words),
+from a plain text file (one topic per line, words separated by spaces, as Lau et al.'s
+toolkit and Palmetto read them) or from Python lists. :func:`as_topics` accepts any of these.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from tealeaves.errors import InputError
+
+if TYPE_CHECKING:
+    from tealeaves.models.topic_model import TopicModel
+
+
+@dataclass(frozen=True)
+class Topics:
+    """Topics as ranked word lists (most probable word first).
+
+    Attributes
+    ----------
+    words : tuple of tuple of str
+        ``words[k]`` is topic ``k``'s words in rank order.
+    name : str
+        Where the topics came from (a file name, a model kind), for reports.
+    meta : dict
+        Anything else known about the source.
+    """
+
+    words: tuple[tuple[str, ...], ...]
+    name: str = "topics"
+    meta: dict[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        words = tuple(tuple(str(w) for w in topic) for topic in self.words)
+        object.__setattr__(self, "words", words)
+        if not words:
+            raise InputError("no topics given: a Topics object needs at least one topic")
+        empty = [k for k, topic in enumerate(words) if not topic]
+        if empty:
+            raise InputError(f"topic {empty[0]} has no words; every topic needs at least one word")
+        for k, topic in enumerate(words):
+            if len(set(topic)) != len(topic):
+                raise InputError(f"topic {k} lists a word twice ({' '.join(topic)}); words of a topic must be distinct")
+
+    def __len__(self) -> int:
+        return len(self.words)
+
+    def __getitem__(self, k: int) -> tuple[str, ...]:
+        return self.words[k]
+
+    def top(self, n: int | None) -> Topics:
+        """The first ``n`` words of every topic (all words when ``n`` is None)."""
+        if n is None:
+            return self
+        short = [k for k, t in enumerate(self.words) if len(t) < n]
+        if short:
+            raise InputError(
+                f"topic {short[0]} has only {len(self.words[short[0]])} words, fewer than the {n} asked for"
+            )
+        return Topics(tuple(t[:n] for t in self.words), self.name, self.meta)
+
+    def save(self, path: str | os.PathLike[str]) -> None:
+        """Write one topic per line, words separated by spaces."""
+        Path(path).write_text("".join(" ".join(t) + "\n" for t in self.words), encoding="utf-8")
+
+    @classmethod
+    def load(cls, path: str | os.PathLike[str]) -> Topics:
+        """Read a plain topic list: one topic per line, words separated by whitespace."""
+        path = Path(path)
+        try:
+            text = path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            raise InputError(f"cannot read topic list {path}: {exc}") from exc
+        lines = [line.split() for line in text.splitlines() if line.strip()]
+        if not lines:
+            raise InputError(f"topic list {path} is empty; write one topic per line, words separated by spaces")
+        return cls(tuple(tuple(t) for t in lines), name=path.stem, meta={"source": str(path)})
+
+
+def as_topics(topics: TopicModel | Topics | Sequence[Sequence[str]], topn: int | None = None) -> Topics:
+    """A :class:`Topics` from a TopicModel (its top ``topn`` words), Topics, or word lists."""
+    from tealeaves.models.topic_model import TopicModel
+
+    if isinstance(topics, TopicModel):
+        return topics.topics(topn or 10)
+    if isinstance(topics, Topics):
+        return topics.top(topn)
+    if isinstance(topics, (str, bytes)) or not isinstance(topics, Sequence):
+        raise InputError("topics must be a TopicModel, a Topics object or a list of word lists")
+    if any(isinstance(t, (str, bytes)) for t in topics):
+        raise InputError("topics must be a list of word lists (e.g. [['apple', 'pear'], ...]), not a list of strings")
+    return Topics(tuple(tuple(t) for t in topics), name="topics").top(topn)

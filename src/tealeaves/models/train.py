@@ -1,0 +1,102 @@
+"""``train``: one entry point for every trainer, by name.
+
+A trainer is a function ``fit(corpus, k, seed=0, progress=None, **params) -> TopicModel``
+in a module of its own, registered in :data:`TRAINERS` by a ``"module:function"`` string so
+that heavy dependencies load only when that trainer is used. ``train`` validates the
+arguments, times the run, records the training corpus' fingerprint and saves the result.
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import os
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from tealeaves.artifacts import check_writable
+from tealeaves.corpus import Corpus
+from tealeaves.errors import EmptyResultError, InputError
+from tealeaves.models.topic_model import TopicModel
+from tealeaves.progress import ProgressCallback
+
+
+@dataclass(frozen=True)
+class TrainerSpec:
+    """Where a trainer lives and what it is."""
+
+    fit: str
+    description: str
+
+    def load(self) -> Callable[..., TopicModel]:
+        module, name = self.fit.split(":")
+        return getattr(importlib.import_module(module), name)  # type: ignore[no-any-return]
+
+
+TRAINERS: dict[str, TrainerSpec] = {
+    "lda-gibbs": TrainerSpec(
+        "tealeaves.models.lda_gibbs:fit",
+        "LDA by collapsed Gibbs sampling (tomotopy), MALLET-style asymmetric alpha optimisation",
+    ),
+}
+
+
+def trainer_params(model: str) -> dict[str, Any]:
+    """The hyperparameters a trainer accepts, with their defaults."""
+    signature = inspect.signature(_spec(model).load())
+    return {name: p.default for name, p in signature.parameters.items() if p.kind is inspect.Parameter.KEYWORD_ONLY}
+
+
+def train(
+    corpus: Corpus | str | os.PathLike[str],
+    model: str = "lda-gibbs",
+    k: int = 20,
+    seed: int = 0,
+    out: str | os.PathLike[str] | None = None,
+    force: bool = False,
+    progress: ProgressCallback | None = None,
+    **params: Any,
+) -> TopicModel:
+    """Train a topic model of kind ``model`` with ``k`` topics on ``corpus``.
+
+    ``params`` are the trainer's hyperparameters (see :func:`trainer_params`); unknown names
+    are refused. With ``out`` the model is also saved there (atomically).
+    """
+    spec = _spec(model)
+    if not isinstance(k, int) or k < 1:
+        raise InputError(f"k must be a positive number of topics, got {k!r}")
+    accepted = trainer_params(model)
+    unknown = sorted(set(params) - set(accepted))
+    if unknown:
+        raise InputError(
+            f"{model} has no parameter {', '.join(unknown)}; its parameters are {', '.join(sorted(accepted))}"
+        )
+    if out is not None:
+        check_writable(out, force)
+    if not isinstance(corpus, Corpus):
+        corpus = Corpus.load(corpus)
+    if len(corpus) == 0 or corpus.n_tokens == 0:
+        raise EmptyResultError("the training corpus has no tokens; prepare it with looser rules")
+    started = time.perf_counter()
+    fitted = spec.load()(corpus, k, seed=seed, progress=progress, **params)
+    seconds = time.perf_counter() - started
+    fitted.manifest.setdefault("training", {}).update(
+        {
+            "seconds": round(seconds, 3),
+            "seed": seed,
+            "corpus_fingerprint": corpus.fingerprint(),
+            "n_docs": len(corpus),
+            "n_tokens": corpus.n_tokens,
+        }
+    )
+    if out is not None:
+        fitted.save(out, force=force)
+    return fitted
+
+
+def _spec(model: str) -> TrainerSpec:
+    if model not in TRAINERS:
+        raise InputError(f"unknown model {model!r}; choose one of {', '.join(TRAINERS)}")
+    return TRAINERS[model]

@@ -1,0 +1,185 @@
+"""Corpus: round trips, memory mapping, splits, halves, parallel preparation, atomic writes."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from tealeaves.artifacts import write_artifact
+from tealeaves.corpus import Corpus, Vocabulary, prepare
+from tealeaves.errors import ArtifactError, InputError
+
+WORDS = ["apple", "banana", "cherry", "damson", "elder"]
+
+
+@pytest.fixture
+def small():
+    vocab = Vocabulary(WORDS)
+    docs = [[0, 1, 1, 2], [3], [4, 4, 0, 2, 1, 3], [2, 2]]
+    return Corpus.from_documents(
+        docs,
+        vocab,
+        ids=["a", "b", "c", "d"],
+        titles=["A", "B", "C", "D"],
+        snippets=["sa", "sb", "sc", "sd"],
+        metadata=[{"year": 1}, {}, {"year": 3}, {}],
+    )
+
+
+def test_layout_and_access(small):
+    assert len(small) == 4 and small.n_tokens == 13
+    assert small.tokens.dtype == np.int32 and small.offsets.dtype == np.int64
+    assert small.doc(2).tolist() == [4, 4, 0, 2, 1, 3] and small.doc(-1).tolist() == [2, 2]
+    assert small.doc_lengths().tolist() == [4, 1, 6, 2]
+    dense = small.doc_term_matrix().toarray()
+    brute = np.zeros((4, 5), dtype=np.int64)
+    for d in range(4):
+        for t in small.doc(d):
+            brute[d, t] += 1
+    assert (dense == brute).all()
+    assert small.document_frequency().tolist() == [2, 2, 3, 2, 1]
+    with pytest.raises(IndexError):
+        small.doc(4)
+
+
+def test_round_trip_memory_mapped(small, tmp_path):
+    small.save(tmp_path / "c")
+    loaded = Corpus.load(tmp_path / "c")
+    assert isinstance(loaded.tokens, np.memmap)
+    assert np.array_equal(loaded.tokens, small.tokens) and np.array_equal(loaded.offsets, small.offsets)
+    assert loaded.vocab == small.vocab
+    assert (loaded.ids, loaded.titles, loaded.snippets, loaded.metadata) == (
+        small.ids,
+        small.titles,
+        small.snippets,
+        small.metadata,
+    )
+    assert loaded.fingerprint() == small.fingerprint()
+    assert loaded.manifest["stats"]["n_tokens"] == 13
+    in_memory = Corpus.load(tmp_path / "c", mmap=False)
+    assert not isinstance(in_memory.tokens, np.memmap)
+
+
+def test_fingerprint_changes_with_content(small):
+    other = Corpus.from_documents([small.doc(i) for i in range(3)], small.vocab)
+    assert other.fingerprint() != small.fingerprint()
+
+
+def test_existing_output_is_refused_unless_forced(small, tmp_path):
+    small.save(tmp_path / "c")
+    with pytest.raises(ArtifactError, match="--force"):
+        small.save(tmp_path / "c")
+    small.subset([0]).save(tmp_path / "c", force=True)
+    assert len(Corpus.load(tmp_path / "c")) == 1
+
+
+def test_failed_write_leaves_nothing_behind(tmp_path):
+    def broken(folder):
+        (folder / "half.npy").write_bytes(b"x")
+        raise RuntimeError("disk full")
+
+    with pytest.raises(RuntimeError):
+        write_artifact(tmp_path / "out", broken)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_corrupt_folders_are_refused(small, tmp_path):
+    small.save(tmp_path / "c")
+    np.save(tmp_path / "c" / "offsets.npy", np.array([0, 5, 3, 13], dtype=np.int64))
+    with pytest.raises(ArtifactError, match="offsets"):
+        Corpus.load(tmp_path / "c")
+    with pytest.raises(ArtifactError, match="no manifest"):
+        Corpus.load(tmp_path)
+    with pytest.raises(ArtifactError, match="does not exist"):
+        Corpus.load(tmp_path / "missing")
+    bad = Corpus.from_documents([[0]], small.vocab)
+    bad.save(tmp_path / "d")
+    (tmp_path / "d" / "vocab.txt").write_text("apple\n")
+    np.save(tmp_path / "d" / "tokens.npy", np.array([3], dtype=np.int32))
+    with pytest.raises(ArtifactError, match="outside the vocabulary"):
+        Corpus.load(tmp_path / "d")
+
+
+def test_split_is_deterministic_and_partitions(small):
+    a_train, a_held = small.split(0.5, seed=3)
+    b_train, b_held = small.split(0.5, seed=3)
+    assert a_train.ids == b_train.ids and a_held.ids == b_held.ids
+    assert sorted(a_train.ids + a_held.ids) == small.ids and len(a_held) == 2
+    assert {tuple(small.split(0.5, seed=s)[1].ids) for s in range(20)} != {tuple(a_held.ids)}
+    for part in (a_train, a_held):
+        for i, doc_id in enumerate(part.ids):
+            assert part.doc(i).tolist() == small.doc(small.ids.index(doc_id)).tolist()
+    with pytest.raises(InputError, match="between 0 and 1"):
+        small.split(1.5)
+
+
+@pytest.mark.parametrize("mode", ["first-half", "alternate", "random"])
+def test_halves_partition_each_document(small, mode):
+    observed, held = small.halves(mode, seed=1)
+    for i in range(len(small)):
+        doc = small.doc(i).tolist()
+        obs, hold = observed.doc(i).tolist(), held.doc(i).tolist()
+        assert sorted(obs + hold) == sorted(doc)
+        assert len(obs) == len(doc) - len(doc) // 2
+        if mode == "first-half":
+            assert obs + hold == doc
+        if mode == "alternate":
+            assert obs == doc[::2] and hold == doc[1::2]
+    again = small.halves(mode, seed=1)[0]
+    assert np.array_equal(again.tokens, observed.tokens)
+
+
+def test_from_tokenized_builds_a_sorted_vocabulary():
+    corpus = Corpus.from_tokenized([["pear", "apple"], ["apple", "fig"]])
+    assert list(corpus.vocab) == ["apple", "fig", "pear"] and corpus.doc(0).tolist() == [2, 0]
+    fixed = Corpus.from_tokenized([["pear", "kiwi"]], vocab=corpus.vocab)
+    assert fixed.doc(0).tolist() == [2]
+    with pytest.raises(InputError, match="not in the vocabulary"):
+        Corpus.from_tokenized([["kiwi"]], vocab=corpus.vocab, on_missing="error")
+
+
+def write_docs(path, n=60, seed=0):
+    rng = np.random.default_rng(seed)
+    words = [f"w{i:03d}x" for i in range(80)]
+    lines = [" ".join(rng.choice(words, size=30)) for _ in range(n)]
+    path.write_text("".join(json.dumps({"id": f"d{i}", "text": t}) + "\n" for i, t in enumerate(lines)))
+    return path
+
+
+def test_prepare_heldout_split_is_deterministic_and_uses_train_vocabulary(tmp_path):
+    path = write_docs(tmp_path / "docs.jsonl")
+    train1, held1 = prepare(path, heldout=0.25, seed=7, min_df=2)
+    train2, held2 = prepare(path, heldout=0.25, seed=7, min_df=2)
+    assert train1.ids == train2.ids and held1.ids == held2.ids
+    assert np.array_equal(train1.tokens, train2.tokens) and np.array_equal(held1.tokens, held2.tokens)
+    assert len(held1) == 15 and len(train1) == 45
+    assert held1.vocab == train1.vocab
+    assert prepare(path, heldout=0.25, seed=8, min_df=2)[1].ids != held1.ids
+    assert train1.manifest["preprocessing"]["vocabulary"]["n_training_docs"] == 45
+
+
+def test_prepare_writes_train_and_heldout_folders(tmp_path):
+    path = write_docs(tmp_path / "docs.jsonl")
+    train, held = prepare(path, out=tmp_path / "out", heldout=0.2, seed=0)
+    assert Corpus.load(tmp_path / "out" / "train").fingerprint() == train.fingerprint()
+    assert Corpus.load(tmp_path / "out" / "heldout").fingerprint() == held.fingerprint()
+    manifest = json.loads((tmp_path / "out" / "manifest.json").read_text())
+    assert manifest["kind"] == "corpus-split" and manifest["stats"]["heldout"]["n_docs"] == len(held)
+    with pytest.raises(ArtifactError, match="split"):
+        Corpus.load(tmp_path / "out")
+
+
+def test_two_processes_give_the_same_corpus(tmp_path):
+    path = write_docs(tmp_path / "docs.jsonl", n=400)
+    one = prepare(path, workers=1)
+    two = prepare(path, workers=2)
+    assert one.fingerprint() == two.fingerprint()
+    assert one.manifest["preprocessing"]["tokens"] == two.manifest["preprocessing"]["tokens"]
+
+
+def test_dask_local_cluster_gives_the_same_corpus(tmp_path):
+    pytest.importorskip("dask.distributed")
+    path = write_docs(tmp_path / "docs.jsonl", n=200)
+    assert prepare(path, workers=2, scheduler="local").fingerprint() == prepare(path).fingerprint()

@@ -1,0 +1,129 @@
+"""lda-gibbs: planted topics are recovered, runs are reproducible, estimates match the counts."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from tealeaves.corpus import Corpus, Vocabulary
+from tealeaves.errors import EmptyResultError, InputError
+from tealeaves.models import TopicModel, train
+
+
+def planted_corpus(k=4, v=40, n_docs=300, length=60, seed=0):
+    """Documents from k topics with disjoint word blocks: each topic owns v/k words."""
+    rng = np.random.default_rng(seed)
+    block = v // k
+    phi = np.full((k, v), 1e-6)
+    for j in range(k):
+        phi[j, j * block : (j + 1) * block] = 1.0
+    phi /= phi.sum(axis=1, keepdims=True)
+    docs = []
+    for _ in range(n_docs):
+        theta = rng.dirichlet(np.full(k, 0.2))
+        z = rng.choice(k, size=length, p=theta)
+        docs.append(np.array([rng.choice(v, p=phi[t]) for t in z]))
+    vocab = Vocabulary([f"w{i:02d}" for i in range(v)])
+    return Corpus.from_documents(docs, vocab), phi
+
+
+def hellinger(p, q):
+    return np.sqrt(0.5 * np.sum((np.sqrt(p) - np.sqrt(q)) ** 2, axis=-1))
+
+
+@pytest.fixture(scope="module")
+def planted():
+    return planted_corpus()
+
+
+@pytest.fixture(scope="module")
+def fitted(planted):
+    corpus, _ = planted
+    return train(corpus, "lda-gibbs", k=4, seed=1, iterations=300, optimize_burn_in=50)
+
+
+def test_recovers_planted_topics(planted, fitted):
+    _, true_phi = planted
+    distances = hellinger(true_phi[:, None, :], fitted.phi[None, :, :])
+    best = distances.min(axis=1)
+    assert best.max() < 0.1, best
+    assert len(set(distances.argmin(axis=1))) == 4  # one learned topic per true topic
+
+
+def test_estimates_follow_the_counts(fitted, planted):
+    corpus, _ = planted
+    assert fitted.phi.shape == (4, 40) and fitted.theta.shape == (len(corpus), 4)
+    assert np.allclose(fitted.phi.sum(axis=1), 1.0, atol=1e-12)
+    assert np.allclose(fitted.theta.sum(axis=1), 1.0, atol=1e-12)
+    # θ_dk = (n_dk + α_k) / (N_d + Σα): recover n_dk and check it counts the document's tokens
+    lengths = corpus.doc_lengths()
+    n_dk = fitted.theta * (lengths[:, None] + fitted.alpha.sum()) - fitted.alpha
+    assert np.allclose(n_dk, np.round(n_dk), atol=1e-8)
+    assert np.allclose(n_dk.sum(axis=1), lengths, atol=1e-8)
+    # φ_kw = (n_kw + β) / (n_k + Vβ): the implied counts add up to the corpus' tokens
+    beta = fitted.params["beta"]
+    n_k = n_dk.sum(axis=0)
+    n_kw = fitted.phi * (n_k[:, None] + 40 * beta) - beta
+    assert np.allclose(n_kw, np.round(n_kw), atol=1e-6)
+    assert np.allclose(n_kw.sum(axis=0), np.bincount(corpus.tokens, minlength=40), atol=1e-6)
+
+
+def test_alpha_is_optimised_asymmetric(fitted):
+    assert fitted.alpha.shape == (4,) and np.ptp(fitted.alpha) > 0
+    assert fitted.params["alpha_sum"] == 0.25 and fitted.params["optimize_interval"] == 10
+
+
+def test_same_seed_same_model_and_trace(planted):
+    corpus, _ = planted
+    a = train(corpus, k=4, seed=5, iterations=30)
+    b = train(corpus, k=4, seed=5, iterations=30)
+    c = train(corpus, k=4, seed=6, iterations=30)
+    assert np.array_equal(a.phi, b.phi) and np.array_equal(a.theta, b.theta)
+    assert a.manifest["training"]["trace"] == b.manifest["training"]["trace"]
+    assert not np.array_equal(a.phi, c.phi)
+
+
+def test_progress_reports_log_likelihood_per_word(planted):
+    corpus, _ = planted
+    updates = []
+    model = train(corpus, k=4, seed=0, iterations=40, progress=updates.append)
+    assert [u.done for u in updates] == [10, 20, 30, 40] and all(u.total == 40 for u in updates)
+    lls = [u.info["ll_per_word"] for u in updates]
+    assert all(np.isfinite(lls)) and lls[-1] > lls[0]
+    trace = model.manifest["training"]["trace"]
+    assert [row[0] for row in trace] == [10, 20, 30, 40] and [row[1] for row in trace] == lls
+
+
+def test_training_is_recorded_and_saved(planted, tmp_path):
+    corpus, _ = planted
+    model = train(corpus, k=3, seed=0, iterations=10, out=tmp_path / "m")
+    training = model.manifest["training"]
+    assert training["corpus_fingerprint"] == corpus.fingerprint() and training["seconds"] > 0
+    loaded = TopicModel.load(tmp_path / "m")
+    assert np.array_equal(loaded.phi, model.phi) and loaded.kind == "lda-gibbs"
+    assert loaded.manifest["training"]["n_tokens"] == corpus.n_tokens
+
+
+def test_bad_arguments_are_refused(planted):
+    corpus, _ = planted
+    with pytest.raises(InputError, match="unknown model"):
+        train(corpus, model="nope")
+    with pytest.raises(InputError, match="no parameter alpha"):
+        train(corpus, alpha=0.1)
+    with pytest.raises(InputError, match="positive number of topics"):
+        train(corpus, k=0)
+    with pytest.raises(InputError, match="beta > 0"):
+        train(corpus, beta=-1.0)
+    empty = Corpus.from_documents([], corpus.vocab)
+    with pytest.raises(EmptyResultError):
+        train(empty)
+
+
+def test_readable_topics_on_sotu():
+    from tealeaves.corpus import prepare
+
+    corpus = prepare("builtin:sotu")
+    model = train(corpus, k=20, seed=0, iterations=200)
+    words = {w for topic in model.top_words(10) for w in topic}
+    for expected in ("tax", "war", "treaty", "army", "tariff", "indian"):
+        assert expected in words

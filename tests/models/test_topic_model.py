@@ -1,0 +1,112 @@
+"""TopicModel artifact: validation, round trips, top words; Topics lists."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from tealeaves.corpus import Vocabulary
+from tealeaves.errors import ArtifactError, InputError
+from tealeaves.models import TopicModel, Topics, as_topics
+
+VOCAB = Vocabulary(["ant", "bee", "cat", "dog", "eel"])
+
+
+def make_model(**overrides):
+    rng = np.random.default_rng(0)
+    phi = rng.dirichlet(np.ones(5), size=3)
+    fields = {
+        "phi": phi,
+        "alpha": np.array([0.1, 0.2, 0.3]),
+        "theta": rng.dirichlet(np.ones(3), size=4),
+        "kind": "test",
+        "params": {"beta": 0.1},
+        "extra": {"sigma": np.eye(3)},
+    }
+    fields.update(overrides)
+    return TopicModel(VOCAB, **fields)
+
+
+def test_round_trip(tmp_path):
+    model = make_model()
+    model.save(tmp_path / "m")
+    loaded = TopicModel.load(tmp_path / "m")
+    assert np.array_equal(loaded.phi, model.phi) and loaded.phi.dtype == np.float64
+    assert np.array_equal(loaded.alpha, model.alpha) and np.array_equal(loaded.theta, model.theta)
+    assert np.array_equal(loaded.extra["sigma"], np.eye(3))
+    assert (loaded.kind, loaded.params, loaded.vocab) == ("test", {"beta": 0.1}, VOCAB)
+    assert loaded.manifest["stats"] == {"k": 3, "vocab_size": 5, "has_alpha": True, "n_training_docs": 4}
+
+
+def test_round_trip_without_prior_or_theta(tmp_path):
+    make_model(alpha=None, theta=None, extra=None).save(tmp_path / "m")
+    loaded = TopicModel.load(tmp_path / "m")
+    assert loaded.alpha is None and loaded.theta is None and loaded.extra == {}
+
+
+@pytest.mark.parametrize(
+    ("overrides", "message"),
+    [
+        ({"phi": np.full((3, 4), 0.25)}, "vocabulary has 5"),
+        ({"phi": np.full((3, 5), 0.2 + 1e-8)}, "sum to 1"),
+        ({"phi": np.array([[0.5, 0.5, 0, 0, 0]] * 3)}, "strictly positive"),
+        ({"phi": np.full(5, 0.2)}, "K x V"),
+        ({"alpha": np.array([0.1, -0.2, 0.3])}, "alpha"),
+        ({"alpha": np.array([0.1, 0.2])}, "alpha"),
+        ({"theta": np.full((2, 2), 0.5)}, "theta"),
+        ({"theta": np.full((2, 3), 0.3)}, "theta rows"),
+    ],
+)
+def test_invalid_models_are_refused(overrides, message):
+    with pytest.raises(ArtifactError, match=message):
+        make_model(**overrides)
+
+
+def test_validation_on_load(tmp_path):
+    make_model().save(tmp_path / "m")
+    np.save(tmp_path / "m" / "phi.npy", np.full((3, 5), 0.3))
+    with pytest.raises(ArtifactError, match="sum to 1"):
+        TopicModel.load(tmp_path / "m")
+    with pytest.raises(ArtifactError, match="not a 'topic-model'"):
+        make_model().save(tmp_path / "n")
+        (tmp_path / "n" / "manifest.json").write_text('{"kind": "corpus"}')
+        TopicModel.load(tmp_path / "n")
+
+
+def test_top_words_in_probability_order():
+    phi = np.array([[0.1, 0.4, 0.2, 0.25, 0.05], [0.3, 0.1, 0.1, 0.2, 0.3]])
+    model = TopicModel(VOCAB, phi)
+    assert model.top_words(3) == [["bee", "dog", "cat"], ["ant", "eel", "dog"]]  # ties: lower id first
+    assert model.top_words(99)[0][-1] == "eel"
+    topics = model.topics(2)
+    assert topics.words == (("bee", "dog"), ("ant", "eel"))
+
+
+def test_topics_file_round_trip_and_coercion(tmp_path):
+    topics = Topics((("a", "b", "c"), ("d", "e", "f")), name="mine")
+    topics.save(tmp_path / "t.txt")
+    loaded = Topics.load(tmp_path / "t.txt")
+    assert loaded.words == topics.words and loaded.name == "t"
+    assert as_topics([["x", "y"], ["z", "w"]]).words == (("x", "y"), ("z", "w"))
+    assert as_topics(topics, topn=2).words == (("a", "b"), ("d", "e"))
+    model = TopicModel(VOCAB, np.array([[0.1, 0.4, 0.2, 0.25, 0.05]]))
+    assert as_topics(model, topn=2).words == (("bee", "dog"),)
+
+
+@pytest.mark.parametrize(
+    ("value", "message"),
+    [
+        (["a b", "c d"], "list of word lists"),
+        ([["a", "a"]], "twice"),
+        ([[]], "no words"),
+        ([], "no topics"),
+    ],
+)
+def test_bad_topics_are_refused(value, message):
+    with pytest.raises(InputError, match=message):
+        as_topics(value)
+
+
+def test_too_few_words_for_topn():
+    with pytest.raises(InputError, match="fewer than the 5"):
+        as_topics([["a", "b"]], topn=5)

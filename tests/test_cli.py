@@ -1,0 +1,140 @@
+"""The command line: prepare, info, train, topics, demo; bad input exits 2 and writes nothing."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+from typer.testing import CliRunner
+
+from tealeaves.cli import app
+from tealeaves.corpus import Corpus
+from tealeaves.models import TopicModel
+
+runner = CliRunner()
+
+
+def invoke(*args):
+    return runner.invoke(app, [str(a) for a in args])
+
+
+@pytest.fixture
+def docs(tmp_path):
+    rng = np.random.default_rng(0)
+    groups = [[f"fruit{i}x" for i in range(12)], [f"metal{i}x" for i in range(12)]]
+    lines = []
+    for d in range(80):
+        words = groups[d % 2]
+        lines.append(json.dumps({"id": f"d{d}", "text": " ".join(rng.choice(words, size=40))}))
+    path = tmp_path / "docs.jsonl"
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def assert_refused(result, message):
+    assert result.exit_code == 2, result.output
+    assert message in result.stderr
+    assert result.stderr.strip().count("\n") == 0  # one line
+
+
+def test_prepare_info_train_topics(docs, tmp_path):
+    out = tmp_path / "corpus"
+    result = invoke("prepare", docs, "--out", out, "--heldout", "0.25", "--min-df", "2")
+    assert result.exit_code == 0, result.output
+    train = Corpus.load(out / "train")
+    assert len(train) == 60 and len(Corpus.load(out / "heldout")) == 20
+
+    result = invoke("info", out / "train")
+    assert result.exit_code == 0 and "n_docs" in result.stdout and "stopwords" in result.stdout
+    manifest = json.loads(invoke("info", out / "train", "--json").stdout)
+    assert manifest["kind"] == "corpus" and manifest["preprocessing"]["config"]["min_df"] == 2
+
+    result = invoke("train", out / "train", "--out", tmp_path / "m", "-k", "2", "--iterations", "50", "-p", "beta=0.05")
+    assert result.exit_code == 0, result.output
+    model = TopicModel.load(tmp_path / "m")
+    assert model.params["beta"] == 0.05 and model.params["iterations"] == 50
+    result = invoke("topics", tmp_path / "m", "-n", "3")
+    assert result.exit_code == 0
+    for words in model.top_words(3):
+        assert " ".join(words) in result.stdout
+    prefixes = [frozenset(w[:5] for w in words) for words in model.top_words(10)]
+    assert sorted(prefixes, key=sorted) == [frozenset({"fruit"}), frozenset({"metal"})]
+
+
+def test_missing_input_exits_2_and_writes_nothing(tmp_path):
+    result = invoke("prepare", tmp_path / "missing.jsonl", "--out", tmp_path / "out")
+    assert_refused(result, "does not exist")
+    assert not (tmp_path / "out").exists()
+
+
+def test_existing_output_is_refused_unless_forced(docs, tmp_path):
+    (tmp_path / "out").mkdir()
+    assert_refused(invoke("prepare", docs, "--out", tmp_path / "out"), "--force")
+    assert list((tmp_path / "out").iterdir()) == []
+    assert invoke("prepare", docs, "--out", tmp_path / "out", "--force").exit_code == 0
+    assert Corpus.load(tmp_path / "out").n_tokens > 0
+
+
+def test_missing_field_exits_2(docs, tmp_path):
+    assert_refused(invoke("prepare", docs, "--out", tmp_path / "o", "--text-field", "body"), "no field 'body'")
+    assert not (tmp_path / "o").exists()
+
+
+def test_empty_input_exits_2(tmp_path):
+    (tmp_path / "empty.jsonl").write_text("")
+    assert_refused(invoke("prepare", tmp_path / "empty.jsonl", "--out", tmp_path / "o"), "no documents")
+    assert not (tmp_path / "o").exists()
+
+
+def test_nothing_left_after_filtering_exits_2(tmp_path):
+    (tmp_path / "d.txt").write_text("the and of it is " * 10 + "\n")
+    assert_refused(invoke("prepare", tmp_path / "d.txt", "--out", tmp_path / "o"), "no word type is left")
+    assert not (tmp_path / "o").exists()
+
+
+def test_non_utf8_input_is_decoded_and_counted(tmp_path):
+    folder = tmp_path / "texts"
+    folder.mkdir()
+    body = " ".join(f"word{i}x" for i in range(30))
+    (folder / "a.txt").write_bytes((body + " caf\xe9").encode("latin-1"))
+    (folder / "b.txt").write_text(body)
+    result = invoke("prepare", folder, "--out", tmp_path / "o", "--min-df", "1", "--max-df", "1.0")
+    assert result.exit_code == 0, result.output
+    assert Corpus.load(tmp_path / "o").manifest["preprocessing"]["read"]["decode_errors"] == 1
+
+
+def test_bad_values_exit_2(docs, tmp_path):
+    assert_refused(invoke("prepare", docs, "--out", tmp_path / "o", "--max-df", "lots"), "--max-df must be a number")
+    invoke("prepare", docs, "--out", tmp_path / "c")
+    assert_refused(invoke("train", tmp_path / "c", "--out", tmp_path / "m", "-p", "gamma=1"), "no parameter gamma")
+    assert_refused(invoke("train", tmp_path / "c", "--out", tmp_path / "m", "-m", "nope"), "unknown model")
+    assert_refused(invoke("train", tmp_path / "c", "--out", tmp_path / "m", "-p", "oops"), "NAME=VALUE")
+    assert_refused(invoke("topics", tmp_path / "c"), "not a 'topic-model'")
+    assert_refused(invoke("info", tmp_path / "nothing"), "does not exist")
+    assert not (tmp_path / "m").exists()
+
+
+def test_usage_errors_exit_2(tmp_path):
+    assert invoke("prepare").exit_code == 2
+    assert invoke("train", tmp_path, "--out", tmp_path / "m", "-k", "many").exit_code == 2
+
+
+def test_demo_prints_topics_and_refuses_foreign_folders(tmp_path):
+    out = tmp_path / "demo"
+    result = invoke("demo", "--out", out, "--iterations", "20")
+    assert result.exit_code == 0, result.output
+    assert "lda-gibbs, K=20" in result.stdout
+    model = TopicModel.load(out / "models" / "lda-gibbs")
+    assert model.k == 20 and Corpus.load(out / "corpus" / "heldout").n_tokens > 0
+    assert invoke("demo", "--out", out, "--iterations", "10").exit_code == 0  # replaces its own folder
+    assert_refused(invoke("demo", "--out", tmp_path), "not a tealeaves demo folder")
+
+
+def test_console_script_is_installed():
+    result = subprocess.run(
+        [sys.executable, "-m", "tealeaves.cli", "--help"], capture_output=True, text=True, check=False
+    )
+    assert result.returncode == 0 and "prepare" in result.stdout
