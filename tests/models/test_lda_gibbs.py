@@ -55,16 +55,19 @@ def test_estimates_follow_the_counts(fitted, planted):
     assert fitted.phi.shape == (4, 40) and fitted.theta.shape == (len(corpus), 4)
     assert np.allclose(fitted.phi.sum(axis=1), 1.0, atol=1e-12)
     assert np.allclose(fitted.theta.sum(axis=1), 1.0, atol=1e-12)
-    # θ_dk = (n_dk + α_k) / (N_d + Σα): recover n_dk and check it counts the document's tokens
+    # θ_dk = (n̄_dk + α_k) / (N_d + Σα), n̄ the counts averaged over the last S sweeps:
+    # S * n̄_dk is a whole number and n̄_dk sums to the document's length
+    sweeps = fitted.params["average_last"]
+    assert sweeps == 50
     lengths = corpus.doc_lengths()
     n_dk = fitted.theta * (lengths[:, None] + fitted.alpha.sum()) - fitted.alpha
-    assert np.allclose(n_dk, np.round(n_dk), atol=1e-8)
+    assert np.allclose(n_dk * sweeps, np.round(n_dk * sweeps), atol=1e-6)
     assert np.allclose(n_dk.sum(axis=1), lengths, atol=1e-8)
-    # φ_kw = (n_kw + β) / (n_k + Vβ): the implied counts add up to the corpus' tokens
+    # φ_kw = (n̄_kw + β) / (n̄_k + Vβ): the implied counts add up to the corpus' tokens
     beta = fitted.params["beta"]
     n_k = n_dk.sum(axis=0)
     n_kw = fitted.phi * (n_k[:, None] + 40 * beta) - beta
-    assert np.allclose(n_kw, np.round(n_kw), atol=1e-6)
+    assert np.allclose(n_kw * sweeps, np.round(n_kw * sweeps), atol=1e-5)
     assert np.allclose(n_kw.sum(axis=0), np.bincount(corpus.tokens, minlength=40), atol=1e-6)
 
 

@@ -11,8 +11,9 @@ topic starts at alpha_sum / K), ``beta=0.1`` the symmetric topic-word prior,
 fixed-point update, as MALLET) after ``optimize_burn_in=200`` sweeps (MALLET's default), and
 ``iterations=1000`` sweeps.
 
-After sampling, Φ and the training θ are computed in float64 from the final assignment counts:
-φ_{k,w} = (n_{k,w} + β) / (n_k + Vβ) and θ_{d,k} = (n_{d,k} + α_k) / (N_d + Σα).
+Φ and the training θ are posterior-mean estimates in float64 from the assignment counts
+averaged over the last ``average_last=50`` sweeps (one sample per sweep):
+φ_{k,w} = (n̄_{k,w} + β) / (n̄_k + Vβ) and θ_{d,k} = (n̄_{d,k} + α_k) / (N_d + Σα), with the final α.
 """
 
 from __future__ import annotations
@@ -42,6 +43,7 @@ def fit(
     optimize_interval: int = 10,
     optimize_burn_in: int = 200,
     workers: int = 1,
+    average_last: int = 50,
 ) -> TopicModel:
     """Train LDA by collapsed Gibbs sampling; see the module docstring for the parameters.
 
@@ -64,17 +66,28 @@ def fit(
 
     trace: list[list[float]] = []
     done = 0
+    averaged = min(average_last, iterations)
+    n_kw = np.zeros((k, len(corpus.vocab)))
+    n_dk = np.zeros((len(corpus), k))
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", message="The training result may differ", category=RuntimeWarning)
+        model.train(0, workers=workers)  # builds tomotopy's vocabulary (it reorders words by frequency)
+        ours = np.array([corpus.vocab.id(w) for w in model.vocabs], dtype=np.int64)
         while done < iterations:
-            step = min(TRACE_EVERY, iterations - done)
+            step = 1 if done >= iterations - averaged else min(TRACE_EVERY, iterations - averaged - done)
             model.train(step, workers=workers)
             done += step
-            trace.append([done, float(model.ll_per_word)])
-            notify(progress, "train lda-gibbs", done, iterations, ll_per_word=float(model.ll_per_word))
+            if done > iterations - averaged:
+                _accumulate_counts(model, ours, n_kw, n_dk)
+            if done % TRACE_EVERY == 0 or done == iterations:
+                trace.append([done, float(model.ll_per_word)])
+                notify(progress, "train lda-gibbs", done, iterations, ll_per_word=float(model.ll_per_word))
 
     alpha = np.asarray(model.alpha, dtype=np.float64)
-    phi, theta = _estimates(model, corpus, alpha, beta)
+    n_kw /= averaged
+    n_dk /= averaged
+    phi = (n_kw + beta) / (n_kw.sum(axis=1, keepdims=True) + len(corpus.vocab) * beta)
+    theta = (n_dk + alpha) / (n_dk.sum(axis=1, keepdims=True) + alpha.sum())
     params: dict[str, Any] = {
         "k": k,
         "iterations": iterations,
@@ -83,6 +96,7 @@ def fit(
         "optimize_interval": optimize_interval,
         "optimize_burn_in": optimize_burn_in,
         "workers": workers,
+        "average_last": averaged,
         "seed": seed,
         "backend": f"tomotopy {tp.__version__}",
     }
@@ -91,16 +105,10 @@ def fit(
     return model_out
 
 
-def _estimates(model: Any, corpus: Corpus, alpha: np.ndarray, beta: float) -> tuple[np.ndarray, np.ndarray]:
-    """Φ and θ in float64 from the sampler's final topic assignments."""
-    k, v = model.k, len(corpus.vocab)
-    ours = np.array([corpus.vocab.id(w) for w in model.vocabs], dtype=np.int64)
-    n_kw = np.zeros((k, v), dtype=np.float64)
-    n_dk = np.zeros((len(corpus), k), dtype=np.float64)
+def _accumulate_counts(model: Any, ours: np.ndarray, n_kw: np.ndarray, n_dk: np.ndarray) -> None:
+    """Add the sampler's current topic-word and document-topic counts to the running sums."""
+    k = n_kw.shape[0]
     for d, doc in enumerate(model.docs):
         z = np.asarray(doc.topics, dtype=np.int64)
         np.add.at(n_kw, (z, ours[np.asarray(doc.words, dtype=np.int64)]), 1.0)
-        n_dk[d] = np.bincount(z, minlength=k)
-    phi = (n_kw + beta) / (n_kw.sum(axis=1, keepdims=True) + v * beta)
-    theta = (n_dk + alpha) / (n_dk.sum(axis=1, keepdims=True) + alpha.sum())
-    return phi, theta
+        n_dk[d] += np.bincount(z, minlength=k)

@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from tealeaves.artifacts import new_manifest, read_manifest, write_artifact, write_json
-from tealeaves.corpus import Vocabulary
+from tealeaves.corpus import Corpus, Vocabulary
 from tealeaves.errors import ArtifactError
 from tealeaves.models.topics import Topics
 
@@ -123,6 +123,16 @@ class TopicModel:
     def topics(self, n: int = 10) -> Topics:
         """The top ``n`` words of every topic as a :class:`Topics` object."""
         return Topics(tuple(tuple(t) for t in self.top_words(n)), name=self.kind, meta={"model": self.kind})
+
+    def infer(self, corpus: Corpus, seed: int | np.random.Generator = 0, **options: Any) -> np.ndarray:
+        """θ̂ (float64[D, K]) for the documents of ``corpus`` (same vocabulary as the model).
+
+        Uses the model kind's own inference when it has one, otherwise collapsed Gibbs
+        sampling with Φ fixed under the Dirichlet prior (see :mod:`tealeaves.models.inference`).
+        """
+        from tealeaves.models.inference import infer
+
+        return infer(self, corpus, seed=seed, **options)
 
     # ----------------------------------------------------------------- persistence
     def save(self, out: str | os.PathLike[str], force: bool = False) -> Path:

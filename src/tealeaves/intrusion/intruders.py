@@ -1,0 +1,171 @@
+"""Word-intrusion sets: a topic's top words plus one intruder (Chang et al. 2009, §3.1).
+
+One generator serves both the human word-intrusion task and automated word intrusion
+(Lau, Newman & Baldwin 2014), so both see sets built the same way.
+
+For topic k, the shown words are
+
+- ``protocol="chang"``: its 5 most probable words (Chang et al. 2009);
+- ``protocol="hoyle"``: 5 words drawn at random from its 10 most probable (Hoyle et al. 2021);
+
+and the intruder is drawn uniformly from the words that have *low* probability in topic k
+(not among its ``low_rank=50`` most probable words, "to reduce the possibility that the
+intruder comes from the same semantic group") but *high* probability in some other topic
+(among that topic's ``high_rank=10`` most probable words, "to ensure that the intruder is not
+rejected outright due solely to rarity"). The six words are shuffled. With ``draws > 1`` each
+topic gets several independent sets (Chang's annotators each saw a slightly different set).
+
+When the topics are plain word lists (no probabilities), a word's rank in a topic is its
+position in the list, and a word absent from the list counts as outside the top ``low_rank``.
+If no word qualifies for a topic (tiny models), ``high_rank`` is doubled until one does, and
+the value used is recorded with the set.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+import numpy as np
+import pandas as pd
+
+from tealeaves.errors import InputError
+from tealeaves.models import TopicModel, Topics, as_topics
+from tealeaves.results import Result
+
+Protocol = Literal["chang", "hoyle"]
+PROTOCOLS: dict[str, tuple[int, int]] = {"chang": (5, 5), "hoyle": (5, 10)}  # (shown, drawn from top)
+
+
+@dataclass(frozen=True)
+class IntruderSet:
+    """One word-intrusion question: ``words`` in display order, one of them the intruder."""
+
+    topic: int
+    draw: int
+    words: tuple[str, ...]
+    intruder_position: int
+    intruder_topic: int
+    high_rank_used: int
+
+    @property
+    def intruder(self) -> str:
+        """The intruding word."""
+        return self.words[self.intruder_position]
+
+    @property
+    def topic_words(self) -> tuple[str, ...]:
+        """The shown words of the topic itself, in display order."""
+        return tuple(w for i, w in enumerate(self.words) if i != self.intruder_position)
+
+
+@dataclass(frozen=True)
+class IntruderSets(Result):
+    """All sets of a run, with the settings that made them."""
+
+    sets: tuple[IntruderSet, ...]
+    protocol: str
+    low_rank: int
+    high_rank: int
+    seed: int
+
+    def __len__(self) -> int:
+        return len(self.sets)
+
+    def __iter__(self):  # type: ignore[no-untyped-def]
+        return iter(self.sets)
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row per set: topic, draw, shown words, intruder and its position and source topic."""
+        return pd.DataFrame(
+            [
+                {
+                    "topic": s.topic,
+                    "draw": s.draw,
+                    "words": " ".join(s.words),
+                    "intruder": s.intruder,
+                    "intruder_position": s.intruder_position,
+                    "intruder_topic": s.intruder_topic,
+                    "high_rank_used": s.high_rank_used,
+                }
+                for s in self.sets
+            ]
+        )
+
+
+def intruder_sets(
+    topics: TopicModel | Topics | Sequence[Sequence[str]],
+    draws: int = 1,
+    protocol: Protocol = "chang",
+    low_rank: int = 50,
+    high_rank: int = 10,
+    seed: int | np.random.Generator = 0,
+) -> IntruderSets:
+    """Word-intrusion sets for every topic (see the module docstring for the procedure)."""
+    if protocol not in PROTOCOLS:
+        raise InputError(f"protocol must be one of {', '.join(PROTOCOLS)}, got {protocol!r}")
+    if draws < 1 or low_rank < 1 or high_rank < 1:
+        raise InputError("draws, low_rank and high_rank must be positive")
+    n_shown, from_top = PROTOCOLS[protocol]
+    ranked = _ranked_lists(topics, max(low_rank, from_top, high_rank))
+    if len(ranked) < 2:
+        raise InputError("word intrusion needs at least two topics: the intruder comes from another topic")
+    short = [k for k, words in enumerate(ranked) if len(words) < from_top]
+    if short:
+        raise InputError(f"topic {short[0]} has fewer than {from_top} words; the {protocol} protocol needs {from_top}")
+    rng = np.random.default_rng(seed)
+    out = []
+    for k, words in enumerate(ranked):
+        excluded = set(words[:low_rank])
+        for draw in range(draws):
+            shown = list(words[:from_top])
+            if from_top > n_shown:
+                shown = [shown[i] for i in sorted(rng.choice(from_top, size=n_shown, replace=False))]
+            intruder, source, used = _draw_intruder(ranked, k, excluded, high_rank, rng)
+            order = rng.permutation(n_shown + 1)
+            six = [*shown, intruder]
+            display = [six[i] for i in order]
+            out.append(
+                IntruderSet(
+                    topic=k,
+                    draw=draw,
+                    words=tuple(display),
+                    intruder_position=int(np.flatnonzero(order == n_shown)[0]),
+                    intruder_topic=source,
+                    high_rank_used=used,
+                )
+            )
+    return IntruderSets(tuple(out), protocol, low_rank, high_rank, seed if isinstance(seed, int) else -1)
+
+
+def _ranked_lists(topics: TopicModel | Topics | Sequence[Sequence[str]], depth: int) -> list[list[str]]:
+    """Each topic's words by decreasing probability, at least ``depth`` deep when known."""
+    if isinstance(topics, TopicModel):
+        return topics.top_words(max(depth, 1) * 4)  # deep enough to double high_rank twice
+    return [list(t) for t in as_topics(topics).words]
+
+
+def _draw_intruder(
+    ranked: list[list[str]], k: int, excluded: set[str], high_rank: int, rng: np.random.Generator
+) -> tuple[str, int, int]:
+    longest = max(len(words) for words in ranked)
+    used = high_rank
+    while True:
+        candidates: dict[str, int] = {}
+        for j, words in enumerate(ranked):
+            if j == k:
+                continue
+            for word in words[:used]:
+                if word not in excluded:
+                    candidates.setdefault(word, j)
+        if candidates:
+            pool = sorted(candidates)
+            word = pool[int(rng.integers(len(pool)))]
+            return word, candidates[word], used
+        if used >= longest:
+            raise InputError(
+                f"no intruder can be found for topic {k}: every word of the other topics is among its "
+                "top words; use more topics or longer topic lists"
+            )
+        used *= 2

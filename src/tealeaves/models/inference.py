@@ -1,0 +1,82 @@
+"""Inference of θ for documents given a trained model: ``TopicModel.infer``.
+
+Each model kind may register its own inference in :data:`INFERENCE` (``"module:function"``,
+a function ``(model, corpus, seed, progress, **options) -> theta``). Models with a Dirichlet
+prior and no registered inference use :func:`gibbs_fixed_phi`.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from tealeaves.corpus import Corpus
+from tealeaves.errors import InputError
+from tealeaves.models._kernels import gibbs_theta_fixed_phi
+from tealeaves.progress import ProgressCallback, notify
+from tealeaves.rng import as_seed
+
+if TYPE_CHECKING:
+    from tealeaves.models.topic_model import TopicModel
+
+INFERENCE: dict[str, str] = {}
+
+
+def infer(
+    model: TopicModel,
+    corpus: Corpus,
+    seed: int | np.random.Generator = 0,
+    progress: ProgressCallback | None = None,
+    **options: Any,
+) -> np.ndarray:
+    """θ̂ (float64[D, K], rows sum to 1) for every document of ``corpus`` under ``model``."""
+    if corpus.vocab != model.vocab:
+        raise InputError(
+            "the corpus and the model have different vocabularies; prepare the corpus with "
+            "--vocab-from the model's training corpus"
+        )
+    if model.kind in INFERENCE:
+        module, name = INFERENCE[model.kind].split(":")
+        function = getattr(importlib.import_module(module), name)
+        theta = function(model, corpus, seed=seed, progress=progress, **options)
+    elif model.alpha is not None:
+        theta = gibbs_fixed_phi(model.phi, model.alpha, corpus, seed=seed, progress=progress, **options)
+    else:
+        raise InputError(f"models of kind {model.kind!r} have no Dirichlet prior and no inference of their own")
+    return np.asarray(theta, dtype=np.float64)
+
+
+def gibbs_fixed_phi(
+    phi: np.ndarray,
+    alpha: np.ndarray,
+    corpus: Corpus,
+    seed: int | np.random.Generator = 0,
+    progress: ProgressCallback | None = None,
+    burn_in: int = 50,
+    samples: int = 150,
+) -> np.ndarray:
+    """θ̂ by collapsed Gibbs sampling of the topic assignments with Φ fixed.
+
+    With θ_d ~ Dir(αm) integrated out, each sweep resamples every token's topic from
+    p(z_n = k | z_-n, w) ∝ φ_{k,w_n} (n_{d,k}^{-n} + α_k), starting from
+    p(z_n = k | w_n) ∝ α_k φ_{k,w_n}. After ``burn_in`` sweeps, the estimate
+    θ̂_{d,k} = (n_{d,k} + α_k) / (N_d + Σ_j α_j) is averaged over the next ``samples`` sweeps
+    (Griffiths & Steyvers 2004's estimator; MALLET's inferencer does the same with thinning).
+    An empty document gets the prior mean α / Σα.
+    """
+    if burn_in < 0 or samples < 1:
+        raise InputError(f"Gibbs inference needs burn_in >= 0 and samples >= 1, got {burn_in} and {samples}")
+    notify(progress, "infer", 0, len(corpus))
+    theta = gibbs_theta_fixed_phi(
+        np.asarray(corpus.tokens, dtype=np.int32),
+        np.asarray(corpus.offsets, dtype=np.int64),
+        np.ascontiguousarray(phi.T),
+        np.asarray(alpha, dtype=np.float64),
+        int(burn_in),
+        int(samples),
+        as_seed(seed),
+    )
+    notify(progress, "infer", len(corpus), len(corpus))
+    return theta
