@@ -1,0 +1,36 @@
+"""The long-format export of human study responses: the contract between ``study`` and ``analysis``.
+
+One row per response. :data:`EXPORT_COLUMNS` names every column in order with its meaning;
+CSV and Parquet exports carry exactly these columns, and the analysis reads them back.
+Option positions are 0-based in display order. Familiarity follows Hoyle et al. 2021 Fig. 1:
+1 = familiar with most of the terms, 2 = not familiar but can answer confidently,
+3 = not familiar and cannot answer confidently (their released files code these 4/5/6 for
+ratings and 7/8/9 for intrusion).
+"""
+
+from __future__ import annotations
+
+TASKS = ("word-intrusion", "topic-intrusion", "rating")
+
+EXPORT_COLUMNS: dict[str, str] = {
+    "study_id": "the study's id",
+    "annotator": "hashed annotator id (never the raw Prolific id)",
+    "item_id": "the item's id within the study",
+    "task": "word-intrusion, topic-intrusion or rating",
+    "model": "the model's label in the study (never shown to annotators)",
+    "topic": "topic index in its model (word intrusion, rating); the true intruder topic (topic intrusion)",
+    "doc_id": "document id (topic intrusion), empty otherwise",
+    "words": "shown words in display order, space-separated; topic intrusion: the options' words, ' | '-separated",
+    "option_topics": "topic intrusion: topic index of each option in display order, space-separated; empty otherwise",
+    "option_theta": "topic intrusion: the model's θ̂_d of each option in display order, space-separated",
+    "intruder": "the intruder word (word intrusion) or intruder topic index (topic intrusion); empty for ratings",
+    "intruder_position": "0-based display position of the intruder; empty for ratings",
+    "response": "chosen 0-based position (intrusion) or the rating given (1..scale)",
+    "correct": "whether the intruder was chosen (intrusion); empty for ratings",
+    "familiarity": "1, 2 or 3 (see the module docstring); empty when not asked",
+    "scale": "rating scale (3 or 5); empty for intrusion",
+    "rt_ms": "milliseconds from showing the item to the answer",
+    "is_check": "whether the item is a synthetic attention check",
+    "shown_at": "ISO 8601 UTC time the item was shown",
+    "answered_at": "ISO 8601 UTC time the answer was stored",
+}
