@@ -7,7 +7,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 PIP := $(BIN)/python -m pip --disable-pip-version-check -q
 
-.PHONY: demo test lint install clean
+.PHONY: demo test lint install clean system-deps
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -30,7 +30,11 @@ lint: $(VENV)/.installed-test
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 
-test: lint
+# PostgreSQL and Chromium for the study tests (installed with apt only when missing)
+system-deps:
+	bash scripts/system-deps.sh
+
+test: lint system-deps
 	$(BIN)/python -m pytest
 
 clean:

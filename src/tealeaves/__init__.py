@@ -8,22 +8,32 @@ The public API::
     model.top_words(10)
 """
 
+from tealeaves import likelihood
 from tealeaves.artifacts import tealeaves_version
+from tealeaves.coherence import RefIndex
 from tealeaves.corpus import Corpus, PreprocessConfig, Vocabulary, prepare
 from tealeaves.errors import TealeavesError
-from tealeaves.models import TopicModel, Topics, as_topics, train
+from tealeaves.intrusion import auto_word_intrusion
+from tealeaves.models import TopicModel, Topics, as_topics, import_model, train
+from tealeaves.study import Study, create_study
 
 __version__ = tealeaves_version()
 
 __all__ = [
     "Corpus",
     "PreprocessConfig",
+    "RefIndex",
+    "Study",
     "TealeavesError",
     "TopicModel",
     "Topics",
     "Vocabulary",
     "__version__",
     "as_topics",
+    "auto_word_intrusion",
+    "create_study",
+    "import_model",
+    "likelihood",
     "prepare",
     "train",
 ]

@@ -8,6 +8,9 @@ import pytest
 from tealeaves.corpus import Corpus, Vocabulary
 from tealeaves.errors import EmptyResultError, InputError
 from tealeaves.models import TopicModel, train
+from tealeaves.models.compare import match_topics
+
+from .planted import lda_corpus
 
 
 def planted_corpus(k=4, v=40, n_docs=300, length=60, seed=0):
@@ -122,11 +125,16 @@ def test_bad_arguments_are_refused(planted):
         train(empty)
 
 
-def test_readable_topics_on_sotu():
-    from tealeaves.corpus import prepare
-
-    corpus = prepare("builtin:sotu")
-    model = train(corpus, k=20, seed=0, iterations=200)
+def test_readable_topics_on_sotu(sotu):
+    model = train(sotu, k=20, seed=0, iterations=200)
     words = {w for topic in model.top_words(10) for w in topic}
     for expected in ("tax", "war", "treaty", "army", "tariff", "indian"):
         assert expected in words
+
+
+def test_recovers_topics_planted_by_lda():
+    corpus, true_phi, _ = lda_corpus()  # K = 10, V = 500, 2,000 documents of 100 tokens, α = 0.3, β = 0.05
+    model = train(corpus, "lda-gibbs", k=10, seed=0, iterations=300, alpha_sum=3.0, beta=0.05)
+    _, distances = match_topics(true_phi, model.phi)
+    print(f"lda-gibbs planted Hellinger distances: {np.round(np.sort(distances), 3)}")
+    assert distances.max() < 0.2

@@ -1,7 +1,8 @@
 """Topic models: the TopicModel artifact, Topics, and the trainers."""
 
+from tealeaves.models.importers import IMPORTERS, import_model
 from tealeaves.models.topic_model import TopicModel
 from tealeaves.models.topics import Topics, as_topics
 from tealeaves.models.train import TRAINERS, train, trainer_params
 
-__all__ = ["TRAINERS", "TopicModel", "Topics", "as_topics", "train", "trainer_params"]
+__all__ = ["IMPORTERS", "TRAINERS", "TopicModel", "Topics", "as_topics", "import_model", "train", "trainer_params"]

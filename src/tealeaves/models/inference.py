@@ -21,7 +21,11 @@ from tealeaves.rng import as_seed
 if TYPE_CHECKING:
     from tealeaves.models.topic_model import TopicModel
 
-INFERENCE: dict[str, str] = {}
+INFERENCE: dict[str, str] = {
+    "lda-vb": "tealeaves.models.lda_vb:infer",
+    "plsi": "tealeaves.models.plsi:infer",
+    "ctm": "tealeaves.models.ctm:infer",
+}
 
 
 def infer(

@@ -40,6 +40,18 @@ TRAINERS: dict[str, TrainerSpec] = {
         "tealeaves.models.lda_gibbs:fit",
         "LDA by collapsed Gibbs sampling (tomotopy), MALLET-style asymmetric alpha optimisation",
     ),
+    "lda-vb": TrainerSpec(
+        "tealeaves.models.lda_vb:fit",
+        "LDA by variational Bayes, batch (Blei et al. 2003) or online (Hoffman et al. 2010)",
+    ),
+    "plsi": TrainerSpec(
+        "tealeaves.models.plsi:fit",
+        "pLSI by EM (Hofmann 1999) with pseudo-count smoothing of theta (Chang et al. 2009)",
+    ),
+    "ctm": TrainerSpec(
+        "tealeaves.models.ctm:fit",
+        "correlated topic model by variational EM (Blei & Lafferty 2007)",
+    ),
 }
 
 

@@ -1,1 +1,39 @@
-"""Human evaluation studies (Chang et al. 2009 §3; Hoyle et al. 2021 §5)."""
+"""Human evaluation studies (Chang et al. 2009 §3; Hoyle et al. 2021 §5).
+
+- :func:`create_study` makes the items of a word-intrusion, topic-intrusion or ratings study
+  from one or more models and writes the study folder (:class:`Study`);
+- :func:`tealeaves.study.app.serve` (``tealeaves study serve``) runs the web app annotators use;
+- :class:`Store` keeps the responses (SQLite or PostgreSQL);
+- :func:`export_responses`, :func:`write_responses`, :func:`qualtrics_survey`,
+  :func:`import_qualtrics` move responses and items in and out.
+"""
+
+from tealeaves.study.design import ANNOTATORS_PER_ITEM, Study, create_study, default_annotators
+from tealeaves.study.exchange import (
+    export_responses,
+    import_qualtrics,
+    qualtrics_survey,
+    write_qualtrics_survey,
+    write_responses,
+)
+from tealeaves.study.items import Item, synthetic_topics
+from tealeaves.study.schema import EXPORT_COLUMNS, TASKS
+from tealeaves.study.store import SCHEMA_VERSION, Store
+
+__all__ = [
+    "ANNOTATORS_PER_ITEM",
+    "EXPORT_COLUMNS",
+    "SCHEMA_VERSION",
+    "TASKS",
+    "Item",
+    "Store",
+    "Study",
+    "create_study",
+    "default_annotators",
+    "export_responses",
+    "import_qualtrics",
+    "qualtrics_survey",
+    "synthetic_topics",
+    "write_qualtrics_survey",
+    "write_responses",
+]

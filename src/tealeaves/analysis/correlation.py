@@ -1,0 +1,177 @@
+"""Correlation of automated metrics with human scores, with bootstrap CIs over annotators.
+
+Topic level (Lau et al. 2014 §5; Hoyle et al. 2021 §6.2, Table 3): correlate each topic's mean
+human score with its automated score over all topics. Hoyle et al. resample each topic's
+annotations with replacement (as many as it has) 1,000 times, recompute the per-topic means and
+the Spearman correlation each time, and report the mean over the resamples with a 95% percentile
+interval; a value is underlined when its interval overlaps that of the largest value in its row.
+Model level (Lau et al. 2014 §4): Pearson correlation between the per-model means.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+from tealeaves.errors import EmptyResultError, InputError
+from tealeaves.progress import ProgressCallback, notify
+from tealeaves.results import Result
+
+Method = Literal["spearman", "pearson"]
+
+
+class RaggedScores:
+    """Per-topic human answers of varying number, stored flat with offsets (CSR style)."""
+
+    def __init__(self, groups: Sequence[np.ndarray]):
+        sizes = np.array([len(g) for g in groups], dtype=np.int64)
+        if len(groups) == 0 or np.any(sizes == 0):
+            raise EmptyResultError("every topic needs at least one human answer to be scored")
+        self.values = np.concatenate([np.asarray(g, dtype=np.float64) for g in groups])
+        self.sizes = sizes
+        self.offsets = np.concatenate([[0], np.cumsum(sizes)[:-1]])
+
+    def __len__(self) -> int:
+        return len(self.sizes)
+
+    def means(self) -> np.ndarray:
+        """Each topic's mean answer."""
+        return np.add.reduceat(self.values, self.offsets) / self.sizes
+
+    def resampled_means(self, n: int, rng: np.random.Generator) -> np.ndarray:
+        """``n`` bootstrap replicates (rows) of every topic's mean, resampling its answers."""
+        owner = np.repeat(np.arange(len(self)), self.sizes)
+        picks = self.offsets[owner] + (rng.random((n, self.values.size)) * self.sizes[owner]).astype(np.int64)
+        return np.add.reduceat(self.values[picks], self.offsets, axis=1) / self.sizes
+
+    def take(self, index: np.ndarray) -> RaggedScores:
+        return RaggedScores([self.values[self.offsets[i] : self.offsets[i] + self.sizes[i]] for i in index])
+
+
+def _rank_rows(x: np.ndarray) -> np.ndarray:
+    return stats.rankdata(x, axis=-1)
+
+
+def correlate_rows(human: np.ndarray, metric: np.ndarray, method: Method = "spearman") -> np.ndarray:
+    """Correlation of each row of ``human`` (replicates x topics) with ``metric`` (topics).
+
+    Spearman's rho is Pearson's r of the ranks (average ranks for ties), exactly as
+    ``scipy.stats.spearmanr``; Pearson's r as ``scipy.stats.pearsonr``.
+    """
+    human = np.atleast_2d(np.asarray(human, dtype=np.float64))
+    metric = np.asarray(metric, dtype=np.float64)
+    if method == "spearman":
+        human, metric = _rank_rows(human), stats.rankdata(metric)
+    elif method != "pearson":
+        raise InputError(f"method must be 'spearman' or 'pearson', got {method!r}")
+    hc = human - human.mean(axis=1, keepdims=True)
+    mc = metric - metric.mean()
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return (hc @ mc) / np.sqrt((hc**2).sum(axis=1) * (mc**2).sum())
+
+
+@dataclass(frozen=True)
+class Correlations(Result):
+    """Topic-level correlations of metrics with human scores and their bootstrap intervals.
+
+    ``table`` has one row per metric column: ``metric_column``, ``observed`` (on the observed
+    means), ``mean`` (mean over bootstrap replicates, what Hoyle et al. report), ``ci_low``,
+    ``ci_high`` (percentile interval), ``n_topics``, ``best`` (largest mean) and ``overlaps_best``
+    (interval overlaps the best one's; the best overlaps itself).
+    """
+
+    method: str
+    n_boot: int
+    confidence: float
+    table: pd.DataFrame
+    replicates: np.ndarray  # n_boot x metric columns
+
+    def to_frame(self) -> pd.DataFrame:
+        return self.table.copy()
+
+    def to_dict(self) -> dict:
+        return {
+            "method": self.method,
+            "n_boot": self.n_boot,
+            "confidence": self.confidence,
+            "table": self.table.to_dict(orient="records"),
+        }
+
+
+def bootstrap_correlations(
+    human: RaggedScores,
+    metrics: pd.DataFrame,
+    method: Method = "spearman",
+    n_boot: int = 1000,
+    confidence: float = 0.95,
+    seed: int | np.random.Generator = 0,
+    progress: ProgressCallback | None = None,
+) -> Correlations:
+    """Correlate every column of ``metrics`` (rows = topics) with the topics' mean human scores.
+
+    The human side is bootstrapped over annotators per topic (Hoyle et al. 2021 Table 3): each
+    replicate resamples every topic's answers with replacement, keeping their number. All metric
+    columns share the replicates, so their intervals are comparable. Topics with a missing metric
+    value are dropped from that metric's correlation.
+    """
+    if len(metrics) != len(human):
+        raise InputError(f"{len(metrics)} metric rows for {len(human)} topics: they must align")
+    if n_boot < 1 or not 0 < confidence < 1:
+        raise InputError("n_boot must be at least 1 and confidence lie in (0, 1)")
+    rng = np.random.default_rng(seed)
+    boots = human.resampled_means(n_boot, rng)
+    observed_means = human.means()
+    rows, replicates = [], []
+    for i, column in enumerate(metrics.columns):
+        x = metrics[column].to_numpy(dtype=np.float64)
+        ok = ~np.isnan(x)
+        if ok.sum() < 3:
+            raise EmptyResultError(f"metric {column!r} has fewer than three topics with values")
+        values = correlate_rows(boots[:, ok], x[ok], method)
+        replicates.append(values)
+        tail = (1 - confidence) / 2
+        rows.append(
+            {
+                "metric_column": column,
+                "observed": float(correlate_rows(observed_means[ok], x[ok], method)[0]),
+                "mean": float(np.nanmean(values)),
+                "ci_low": float(np.nanquantile(values, tail)),
+                "ci_high": float(np.nanquantile(values, 1 - tail)),
+                "n_topics": int(ok.sum()),
+            }
+        )
+        notify(progress, "correlations", i + 1, len(metrics.columns))
+    table = pd.DataFrame(rows)
+    table = flag_overlaps(table)
+    return Correlations(method, n_boot, confidence, table, np.column_stack(replicates))
+
+
+def flag_overlaps(table: pd.DataFrame, value: str = "mean") -> pd.DataFrame:
+    """Add ``best`` (largest ``value``) and ``overlaps_best`` (CI overlaps the best's CI)."""
+    table = table.copy()
+    best = int(np.argmax(table[value].to_numpy()))
+    low, high = table.loc[best, "ci_low"], table.loc[best, "ci_high"]
+    table["best"] = np.arange(len(table)) == best
+    table["overlaps_best"] = (table["ci_high"] >= low) & (table["ci_low"] <= high)
+    return table
+
+
+def model_level_correlation(
+    human_scores, metric_scores, models, method: Method = "pearson"
+) -> tuple[float, pd.DataFrame]:
+    """Model-level correlation (Lau et al. 2014 §4): correlate per-model means over models.
+
+    ``human_scores`` and ``metric_scores`` are per topic, ``models`` the model of each topic.
+    Returns the correlation and the per-model means it was computed from.
+    """
+    frame = pd.DataFrame({"model": np.asarray(models), "human": human_scores, "metric": metric_scores}).dropna()
+    means = frame.groupby("model", sort=True)[["human", "metric"]].mean().reset_index()
+    if len(means) < 3:
+        raise EmptyResultError(f"a model-level correlation needs at least three models, got {len(means)}")
+    value = float(correlate_rows(means["human"].to_numpy(), means["metric"].to_numpy(), method)[0])
+    return value, means

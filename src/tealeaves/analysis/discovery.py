@@ -1,0 +1,199 @@
+"""False discovery and omission rates of automated metrics (Hoyle et al. 2021 §6.2, Table 4, A.5.1).
+
+The resampling procedure of the paper: for each of ``n_iter`` iterations, draw two disjoint sets
+of ``k`` topics (without replacement) from a pool, resample every topic's human answers with
+replacement (as for Table 3), and treat the two sets as the outputs of two "models". For each
+ordered pair (A, B) of the two sets:
+
+- the automated metric *discovers* "A > B" when a one-tailed t-test on the ``k`` metric values
+  is significant at ``alpha``;
+- the humans find A *equivalent* to B ("no meaningful A > B") when the non-superiority test of
+  ``H0: mean_A - mean_B >= margin`` is rejected at ``alpha`` (A.5.1: a two-proportion z-test for
+  intrusion answers, a t-test for ratings, both over the ``k x M`` individual answers); the
+  margins are the paper's (0.05 for intrusion, 0.11 for 3-point ratings);
+- the humans find a *difference* "A > B" when the one-tailed human test is significant, and the
+  metric finds A *equivalent* to B when its non-superiority test with the metric's margin (0.05
+  for NPMI, 0.06 for C_v) is rejected.
+
+FDR is the share of automated discoveries that the humans find equivalent; FOR, as the paper
+computes it, is the share of human-detected differences that the metric declares equivalent
+(the metric "omits" a difference people see). Both are over all iterations and both directions.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from tealeaves.analysis.correlation import RaggedScores
+from tealeaves.analysis.significance import proportion_test, t_test, t_test_moments
+from tealeaves.errors import InputError
+from tealeaves.progress import ProgressCallback, notify
+from tealeaves.results import Result
+
+HUMAN_MARGINS = {"word-intrusion": 0.05, "rating": 0.11}  # Hoyle et al. 2021, A.5.1
+METRIC_MARGINS = {"NPMI": 0.05, "Cv": 0.06}  # Hoyle et al. 2021, A.5.1
+
+
+@dataclass(frozen=True)
+class HumanSets:
+    """Per iteration, the summed answers of each set: sum, sum of squares and count (arrays n_iter)."""
+
+    total: np.ndarray
+    squares: np.ndarray
+    count: np.ndarray
+
+    def mean(self) -> np.ndarray:
+        return self.total / self.count
+
+    def var(self) -> np.ndarray:
+        return (self.squares - self.total**2 / self.count) / (self.count - 1)
+
+
+def human_test(task: str, a: HumanSets, b: HumanSets, alternative: str, value: float) -> np.ndarray:
+    """p-values of the human test of A against B: proportion z-test (intrusion) or t-test (ratings)."""
+    if task == "word-intrusion":
+        return np.asarray(proportion_test(a.total, a.count, b.total, b.count, alternative, value).pvalue)
+    if task == "rating":
+        return np.asarray(
+            t_test_moments(a.mean(), a.var(), a.count, b.mean(), b.var(), b.count, alternative, value).pvalue
+        )
+    raise InputError(f"task must be 'word-intrusion' or 'rating', got {task!r}")
+
+
+def discovery_outcomes(
+    task: str,
+    human_a: HumanSets,
+    human_b: HumanSets,
+    metric_a: np.ndarray,
+    metric_b: np.ndarray,
+    human_margin: float,
+    metric_margin: float,
+    alpha: float = 0.05,
+) -> dict[str, np.ndarray]:
+    """The four test outcomes for "A > B" per iteration (rows of ``metric_a``/``metric_b``, k columns)."""
+    return {
+        "discovery": np.asarray(t_test(metric_a, metric_b, "greater").pvalue) < alpha,
+        "metric_equivalent": np.asarray(t_test(metric_a, metric_b, "smaller", metric_margin).pvalue) < alpha,
+        "human_difference": human_test(task, human_a, human_b, "greater", 0.0) < alpha,
+        "human_equivalent": human_test(task, human_a, human_b, "smaller", human_margin) < alpha,
+    }
+
+
+@dataclass(frozen=True)
+class DiscoveryRates(Result):
+    """FDR and FOR per metric column with the counts they are ratios of."""
+
+    task: str
+    k: int
+    n_iter: int
+    alpha: float
+    human_margin: float
+    table: pd.DataFrame
+
+    def to_frame(self) -> pd.DataFrame:
+        return self.table.copy()
+
+    def to_dict(self) -> dict:
+        head = {f: getattr(self, f) for f in ("task", "k", "n_iter", "alpha", "human_margin")}
+        return {**head, "table": self.table.to_dict(orient="records")}
+
+
+def _set_sums(values: np.ndarray, sizes: np.ndarray, members: np.ndarray) -> HumanSets:
+    rows = np.arange(members.shape[0])[:, None]
+    total = values[0][rows, members].sum(axis=1)
+    squares = values[1][rows, members].sum(axis=1)
+    return HumanSets(total, squares, sizes[members].sum(axis=1).astype(np.float64))
+
+
+def false_discovery_rates(
+    task: str,
+    human: RaggedScores,
+    metrics: pd.DataFrame,
+    metric_margins: dict[str, float],
+    k: int = 50,
+    n_iter: int = 1000,
+    alpha: float = 0.05,
+    human_margin: float | None = None,
+    seed: int | np.random.Generator = 0,
+    progress: ProgressCallback | None = None,
+) -> DiscoveryRates:
+    """Hoyle et al.'s resampling estimate of FDR and FOR for every column of ``metrics``.
+
+    Parameters
+    ----------
+    task : ``"word-intrusion"`` (answers 0/1) or ``"rating"``.
+    human : every pool topic's human answers (rows of ``metrics`` in the same order).
+    metrics : one column per automated metric; a missing value is an error here (fill first).
+    metric_margins : non-superiority margin of each column.
+    k : topics per "model"; the pool needs at least ``2 k`` topics.
+    human_margin : defaults to the paper's margin for the task (:data:`HUMAN_MARGINS`).
+    """
+    if task not in HUMAN_MARGINS:
+        raise InputError(f"task must be one of {sorted(HUMAN_MARGINS)}, got {task!r}")
+    pool = len(human)
+    if len(metrics) != pool:
+        raise InputError(f"{len(metrics)} metric rows for {pool} topics: they must align")
+    if k < 2 or 2 * k > pool:
+        raise InputError(f"two disjoint sets of k={k} topics need a pool of at least {2 * k}, got {pool}")
+    if metrics.isna().any().any():
+        raise InputError("metric values are missing; fill or drop those topics before estimating FDR")
+    missing = [c for c in metrics.columns if c not in metric_margins]
+    if missing:
+        raise InputError(f"no non-superiority margin for metric column(s) {missing}")
+    margin = HUMAN_MARGINS[task] if human_margin is None else float(human_margin)
+    rng = np.random.default_rng(seed)
+    names = ("discoveries", "false_discoveries", "human_differences", "false_omissions")
+    counts = {column: dict.fromkeys(names, 0) for column in metrics.columns}
+    done = 0
+    while done < n_iter:  # chunks bound the memory of the resampled answers
+        size = min(CHUNK, n_iter - done)
+        _count_chunk(task, human, metrics, metric_margins, margin, k, size, alpha, rng, counts)
+        done += size
+        notify(progress, "false discovery rates", done, n_iter)
+    rows = [
+        {
+            "metric_column": column,
+            "fdr": c["false_discoveries"] / c["discoveries"] if c["discoveries"] else np.nan,
+            "for": c["false_omissions"] / c["human_differences"] if c["human_differences"] else np.nan,
+            **c,
+        }
+        for column, c in counts.items()
+    ]
+    return DiscoveryRates(task, k, n_iter, alpha, margin, pd.DataFrame(rows))
+
+
+CHUNK = 500
+
+
+def _count_chunk(task, human, metrics, metric_margins, margin, k, n_iter, alpha, rng, counts) -> None:
+    """Run ``n_iter`` iterations of the procedure and add their outcomes to ``counts``."""
+    pool = len(human)
+    order = np.argsort(rng.random((n_iter, pool)), axis=1)[:, : 2 * k]
+    sets = (order[:, :k], order[:, k:])
+    # resample every topic's answers once per iteration (as in Table 3)
+    owner = np.repeat(np.arange(pool), human.sizes)
+    picks = human.offsets[owner] + (rng.random((n_iter, human.values.size)) * human.sizes[owner]).astype(np.int64)
+    drawn = human.values[picks]
+    sums = (np.add.reduceat(drawn, human.offsets, axis=1), np.add.reduceat(drawn**2, human.offsets, axis=1))
+    humans = (_set_sums(sums, human.sizes, sets[0]), _set_sums(sums, human.sizes, sets[1]))
+    for column in metrics.columns:
+        x = metrics[column].to_numpy(dtype=np.float64)
+        c = counts[column]
+        for first, second in ((0, 1), (1, 0)):
+            out = discovery_outcomes(
+                task,
+                humans[first],
+                humans[second],
+                x[sets[first]],
+                x[sets[second]],
+                margin,
+                metric_margins[column],
+                alpha,
+            )
+            c["discoveries"] += int(out["discovery"].sum())
+            c["false_discoveries"] += int((out["discovery"] & out["human_equivalent"]).sum())
+            c["human_differences"] += int(out["human_difference"].sum())
+            c["false_omissions"] += int((out["human_difference"] & out["metric_equivalent"]).sum())

@@ -1,0 +1,155 @@
+"""Reading study exports (long format, one row per response) and selecting the responses to analyse.
+
+The columns are those of :data:`tealeaves.study.schema.EXPORT_COLUMNS`, the contract between the
+study package and the analysis; CSV and Parquet exports are read. :func:`select` applies the two
+filters of Hoyle et al. 2021: attention-check exclusion (annotators who fail the synthetic
+poor-quality topics, §5 and footnote 14) and familiarity filtering (Appendix A.7: keep only the
+responses whose annotator said they are familiar with most of the terms, familiarity 1).
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from tealeaves.errors import EmptyResultError, InputError
+from tealeaves.study.schema import EXPORT_COLUMNS, TASKS
+
+NUMERIC = ("topic", "intruder_position", "response", "familiarity", "scale", "rt_ms")
+
+
+def _as_bool(values: pd.Series, column: str) -> pd.Series:
+    mapping = {
+        "true": True,
+        "1": True,
+        "1.0": True,
+        "false": False,
+        "0": False,
+        "0.0": False,
+        "": np.nan,
+        "nan": np.nan,
+    }
+    out = values.map(lambda v: v if isinstance(v, bool) or pd.isna(v) else mapping.get(str(v).strip().lower(), "bad"))
+    bad = out.astype(object) == "bad"
+    if bad.any():
+        raise InputError(f"column {column!r} must hold true/false, got {values[bad].iloc[0]!r}")
+    return out
+
+
+def read_export(path: str | os.PathLike[str]) -> pd.DataFrame:
+    """Read a study export (``.csv``, ``.csv.gz`` or ``.parquet``) and check its columns and values.
+
+    Returns a DataFrame with exactly the :data:`EXPORT_COLUMNS`, numbers as numbers and
+    ``correct`` / ``is_check`` as booleans.
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise InputError(f"study export {path} does not exist or is not a file")
+    name = path.name.lower()
+    try:
+        if name.endswith(".parquet"):
+            frame = pd.read_parquet(path)
+        elif name.endswith((".csv", ".csv.gz")):
+            frame = pd.read_csv(path, dtype=str, keep_default_na=False, na_values=[""])
+        else:
+            raise InputError(f"cannot read {path}: a study export is a .csv, .csv.gz or .parquet file")
+    except (ValueError, OSError, UnicodeDecodeError) as exc:
+        if isinstance(exc, InputError):
+            raise
+        raise InputError(f"cannot read study export {path}: {exc}") from exc
+    return check_export(frame, source=str(path))
+
+
+def check_export(frame: pd.DataFrame, source: str = "export") -> pd.DataFrame:
+    """Validate and type a long-format responses frame (see :func:`read_export`)."""
+    missing = [c for c in EXPORT_COLUMNS if c not in frame.columns]
+    if missing:
+        raise InputError(f"{source} lacks the study export columns {missing}; export it with `tealeaves study export`")
+    if frame.empty:
+        raise EmptyResultError(f"{source} holds no responses")
+    out = frame[list(EXPORT_COLUMNS)].copy()
+    for column in NUMERIC:
+        converted = pd.to_numeric(out[column], errors="coerce")
+        bad = converted.isna() & out[column].notna() & (out[column].astype(str).str.strip() != "")
+        if bad.any():
+            raise InputError(f"{source}: column {column!r} must be numeric, got {out[column][bad].iloc[0]!r}")
+        out[column] = converted.astype(np.float64)
+    out["correct"] = _as_bool(out["correct"], "correct")
+    out["is_check"] = _as_bool(out["is_check"], "is_check").fillna(False).astype(bool)
+    unknown = sorted(set(out["task"]) - set(TASKS))
+    if unknown:
+        raise InputError(f"{source}: unknown task(s) {unknown}; expected {list(TASKS)}")
+    for column in ("annotator", "item_id", "model"):
+        out[column] = out[column].astype(str)
+    ratings = out["task"] == "rating"
+    if out.loc[ratings, "response"].isna().any():
+        raise InputError(f"{source}: a rating row has no response")
+    intrusion = out["task"] == "word-intrusion"
+    if out.loc[intrusion & ~out["is_check"], "correct"].isna().any():
+        raise InputError(f"{source}: a word-intrusion row has no 'correct' value")
+    return out
+
+
+def failed_checks(responses: pd.DataFrame) -> pd.DataFrame:
+    """Per annotator: attention-check items answered and failed.
+
+    A synthetic poor-quality topic (Hoyle et al. 2021, footnote 14) is failed when it is rated in
+    the top category of its scale ("very related"); an intrusion check is failed when the
+    intruder is missed.
+    """
+    checks = responses[responses["is_check"]]
+    if checks.empty:
+        return pd.DataFrame(columns=["annotator", "checks", "failed"])
+    rating = checks["task"] == "rating"
+    failed = np.where(rating, checks["response"] >= checks["scale"], checks["correct"].eq(False))
+    return (
+        checks.assign(failed=failed.astype(bool))
+        .groupby("annotator")["failed"]
+        .agg(checks="count", failed="sum")
+        .reset_index()
+    )
+
+
+def select(
+    responses: pd.DataFrame,
+    exclude_failed_checks: bool = True,
+    max_failed_share: float = 0.0,
+    familiar_only: bool = False,
+) -> pd.DataFrame:
+    """The responses to analyse: no attention-check items, optional exclusion and filtering.
+
+    Parameters
+    ----------
+    exclude_failed_checks : drop every response of annotators whose share of failed attention
+        checks exceeds ``max_failed_share`` (see :func:`failed_checks`).
+    familiar_only : keep only responses with familiarity 1 (familiar with most of the terms),
+        Hoyle et al. 2021 Appendix A.7.
+
+    The applied filters and what they removed are recorded in ``result.attrs["filters"]``.
+    """
+    if not 0.0 <= max_failed_share <= 1.0:
+        raise InputError(f"max_failed_share must lie in [0, 1], got {max_failed_share}")
+    excluded: list[str] = []
+    if exclude_failed_checks:
+        table = failed_checks(responses)
+        if not table.empty:
+            share = table["failed"] / table["checks"]
+            excluded = sorted(table.loc[share > max_failed_share, "annotator"])
+    kept = responses[~responses["is_check"] & ~responses["annotator"].isin(excluded)]
+    before = len(kept)
+    if familiar_only:
+        kept = kept[kept["familiarity"] == 1]
+    if kept.empty:
+        raise EmptyResultError("no responses are left after excluding attention checks and filtering")
+    kept = kept.copy()
+    kept.attrs["filters"] = {
+        "exclude_failed_checks": exclude_failed_checks,
+        "max_failed_share": max_failed_share,
+        "excluded_annotators": len(excluded),
+        "familiar_only": familiar_only,
+        "unfamiliar_responses_removed": before - len(kept),
+    }
+    return kept

@@ -1,0 +1,179 @@
+"""Analysis of a tealeaves study export: human scores, agreement, model comparison, correlations.
+
+:func:`analyze_export` reads the long-format export (CSV or Parquet, the columns of
+:data:`tealeaves.study.schema.EXPORT_COLUMNS`), drops attention-check items and the annotators who
+failed them, optionally keeps only familiar answers (Hoyle et al. 2021 A.7), and computes:
+
+- per-topic / per-document scores and per-model means (MP, TLO, mean rating; Chang et al. 2009);
+- agreement per task (one-vs-rest Spearman, split-half Pearson, Krippendorff's alpha);
+- pairwise one-tailed model comparisons (Hoyle et al. 2021 Fig. 2);
+- with automated metrics (a CSV with ``model``, ``topic`` and one column per metric): topic-level
+  Spearman correlations with bootstrap CIs over annotators, model-level Pearson correlations
+  (Lau et al. 2014) and the per-annotation regressions (Hoyle et al. 2021 A.6).
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from tealeaves.analysis.agreement import krippendorff_alpha, one_vs_rest, split_half
+from tealeaves.analysis.comparison import pairwise_tests
+from tealeaves.analysis.correlation import RaggedScores, bootstrap_correlations, model_level_correlation
+from tealeaves.analysis.regression import regress
+from tealeaves.analysis.responses import read_export, select
+from tealeaves.analysis.scores import human_scores
+from tealeaves.errors import EmptyResultError, InputError
+from tealeaves.progress import ProgressCallback, notify
+from tealeaves.results import Result
+
+ANSWER = {"word-intrusion": "correct", "rating": "response"}
+TEST = {"word-intrusion": "proportion", "rating": "mann-whitney", "topic-intrusion": "t"}
+
+
+@dataclass(frozen=True)
+class StudyAnalysis(Result):
+    """Tables of the analysis of one study export (empty frames where a part does not apply)."""
+
+    scores: pd.DataFrame
+    models: pd.DataFrame
+    agreement: pd.DataFrame
+    comparisons: pd.DataFrame
+    correlations: pd.DataFrame = field(default_factory=pd.DataFrame)
+    model_correlations: pd.DataFrame = field(default_factory=pd.DataFrame)
+    regressions: pd.DataFrame = field(default_factory=pd.DataFrame)
+    settings: dict = field(default_factory=dict)
+
+    TABLES = ("scores", "models", "agreement", "comparisons", "correlations", "model_correlations", "regressions")
+
+    def to_frame(self) -> pd.DataFrame:
+        return self.scores.copy()
+
+    def to_dict(self) -> dict:
+        return {"settings": self.settings, **{t: getattr(self, t).to_dict(orient="records") for t in self.TABLES}}
+
+
+def read_metrics(path: str | os.PathLike[str]) -> pd.DataFrame:
+    """Automated metrics per topic: a CSV with ``model``, ``topic`` and one numeric column per metric."""
+    path = Path(path)
+    if not path.is_file():
+        raise InputError(f"metrics file {path} does not exist")
+    frame = pd.read_csv(path)
+    missing = {"model", "topic"} - set(frame.columns)
+    if missing:
+        raise InputError(f"{path} lacks the column(s) {sorted(missing)}; it needs model, topic and metric columns")
+    metric_columns = [c for c in frame.columns if c not in ("model", "topic")]
+    if not metric_columns:
+        raise InputError(f"{path} has no metric column besides model and topic")
+    for column in metric_columns:
+        if not pd.api.types.is_numeric_dtype(frame[column]):
+            raise InputError(f"{path}: metric column {column!r} must be numeric")
+    frame["model"] = frame["model"].astype(str)
+    return frame
+
+
+def _agreement_value(measure: str, annotator, item, score, level: str, seed: int) -> float:
+    """One agreement measure; NaN when the study has too few shared items for it."""
+    try:
+        if measure == "one-vs-rest Spearman":
+            return one_vs_rest(annotator, item, score, method="spearman").value
+        if measure == "split-half Pearson":
+            return split_half(item, score, seed=seed)
+        return krippendorff_alpha(annotator, item, score, level=level)
+    except EmptyResultError:
+        return np.nan
+
+
+def _agreement(kept: pd.DataFrame, seed: int) -> pd.DataFrame:
+    rows = []
+    for task in ("word-intrusion", "rating"):
+        part = kept[kept["task"] == task]
+        if part.empty:
+            continue
+        score = part[ANSWER[task]].astype(float)
+        level = "ordinal" if task == "rating" else "nominal"
+        for measure in ("one-vs-rest Spearman", "split-half Pearson", f"Krippendorff alpha ({level})"):
+            value = _agreement_value(measure, part["annotator"], part["item_id"], score, level, seed)
+            rows.append({"task": task, "measure": measure, "value": value, "annotators": part["annotator"].nunique()})
+    return pd.DataFrame(rows)
+
+
+def _comparisons(kept: pd.DataFrame, scores: pd.DataFrame) -> pd.DataFrame:
+    frames = []
+    for task, test in TEST.items():
+        if task == "topic-intrusion":
+            part = scores[scores["task"] == task]
+            groups = {m: g["score"].to_numpy() for m, g in part.groupby("model")}
+        else:
+            part = kept[kept["task"] == task]
+            groups = {m: g[ANSWER[task]].astype(float).to_numpy() for m, g in part.groupby("model")}
+        if len(groups) >= 2 and all(len(v) >= 2 for v in groups.values()):
+            frames.append(pairwise_tests(groups, test).assign(task=task))
+    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
+
+
+def _with_metrics(kept, scores, metrics, n_boot, seed, progress):
+    corr_frames, model_rows, reg_rows = [], [], []
+    metric_columns = [c for c in metrics.columns if c not in ("model", "topic")]
+    for task in ("word-intrusion", "rating"):
+        part = kept[kept["task"] == task]
+        if part.empty:
+            continue
+        answers = {key: g[ANSWER[task]].astype(float).to_numpy() for key, g in part.groupby(["model", "topic"])}
+        table = metrics.set_index(["model", "topic"])
+        keys = [key for key in answers if key in table.index]
+        if len(keys) < 3:
+            raise InputError(f"fewer than three {task} topics have automated metrics; check the model labels")
+        human = RaggedScores([answers[key] for key in keys])
+        values = table.loc[keys, metric_columns].reset_index(drop=True)
+        result = bootstrap_correlations(human, values, "spearman", n_boot, seed=seed)
+        corr_frames.append(
+            result.table.rename(columns={"metric_column": "metric", "mean": "spearman"}).assign(task=task)
+        )
+        models = [key[0] for key in keys]
+        kind = "logistic" if task == "word-intrusion" else "ordered-probit"
+        for column in metric_columns:
+            try:
+                value, _ = model_level_correlation(human.means(), values[column].to_numpy(), models)
+            except EmptyResultError:
+                value = np.nan  # fewer than three models
+            model_rows.append({"task": task, "metric": column, "pearson": value, "models": len(set(models))})
+            fit = regress(human.values, np.repeat(values[column].to_numpy(), human.sizes), kind)
+            reg_rows.append({"task": task, "metric": column, **fit.to_dict()})
+        notify(progress, "correlations", len(corr_frames), 2)
+    return pd.concat(corr_frames, ignore_index=True), pd.DataFrame(model_rows), pd.DataFrame(reg_rows)
+
+
+def analyze_export(
+    export: str | os.PathLike[str] | pd.DataFrame,
+    metrics: str | os.PathLike[str] | pd.DataFrame | None = None,
+    familiar_only: bool = False,
+    exclude_failed_checks: bool = True,
+    max_failed_share: float = 0.0,
+    n_boot: int = 1000,
+    seed: int = 0,
+    progress: ProgressCallback | None = None,
+) -> StudyAnalysis:
+    """Analyse a study export (path or frame already checked by :func:`check_export`)."""
+    responses = read_export(export) if not isinstance(export, pd.DataFrame) else export
+    kept = select(responses, exclude_failed_checks, max_failed_share, familiar_only)
+    scores = human_scores(kept)
+    extra: dict = {}
+    if metrics is not None:
+        table = read_metrics(metrics) if not isinstance(metrics, pd.DataFrame) else metrics
+        correlations, model_correlations, regressions = _with_metrics(
+            kept, scores.per_item, table, n_boot, seed, progress
+        )
+        extra = {"correlations": correlations, "model_correlations": model_correlations, "regressions": regressions}
+    return StudyAnalysis(
+        scores=scores.per_item,
+        models=scores.per_model,
+        agreement=_agreement(kept, seed),
+        comparisons=_comparisons(kept, scores.per_item),
+        settings={**kept.attrs["filters"], "n_boot": n_boot, "seed": seed, "responses": len(kept)},
+        **extra,
+    )

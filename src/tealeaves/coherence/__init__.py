@@ -1,0 +1,43 @@
+"""Automated coherence against a reference corpus, and the diversity of a model's topics.
+
+- :class:`RefIndex`: a positional, memory-mapped index of a prepared reference corpus, built
+  once; exact counts for sliding windows of any size, whole documents and ±c context windows
+  (:meth:`RefIndex.window_counts`), or gensim's and Lau et al.'s counts under ``compat``;
+- :func:`score`: UCI, NPMI, UMass, LCP, CP1, CP2, C_V, C_P, C_A and DS per topic, per segment
+  and per model (:data:`MEASURES`);
+- :func:`diversity`: topic diversity, topic uniqueness, inverted RBO, Hoyle et al.'s filter.
+"""
+
+from tealeaves.coherence.confirmation import Conventions
+from tealeaves.coherence.diversity import (
+    DiversityResult,
+    diversity,
+    inverted_rbo,
+    rank_biased_overlap,
+    shared_top_words,
+    topic_diversity,
+    topic_uniqueness,
+)
+from tealeaves.coherence.index import RefIndex, WindowCounts
+from tealeaves.coherence.measures import MEASURES, Measure, get_measure
+from tealeaves.coherence.score import CoherenceResult, score
+from tealeaves.coherence.windows import Window
+
+__all__ = [
+    "MEASURES",
+    "CoherenceResult",
+    "Conventions",
+    "DiversityResult",
+    "Measure",
+    "RefIndex",
+    "Window",
+    "WindowCounts",
+    "diversity",
+    "get_measure",
+    "inverted_rbo",
+    "rank_biased_overlap",
+    "score",
+    "shared_top_words",
+    "topic_diversity",
+    "topic_uniqueness",
+]

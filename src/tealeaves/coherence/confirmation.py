@@ -1,0 +1,168 @@
+"""Confirmation measures: how strongly one word supports another, from window counts.
+
+The building blocks of Röder, Both & Hinneburg (2015, §3.3), computed on count arrays:
+``n12`` windows holding both words, ``n1`` holding the first (W'), ``n2`` holding the second
+(W*), ``n`` windows in all. Probabilities are ``P(W') = n1 / n``, ``P(W*) = n2 / n`` and the
+joint probability ``P(W', W*) = (n12 + smoothing) / n + epsilon`` under the
+:class:`Conventions` in force.
+
+Every function returns float64 arrays; what happens to a pair that never co-occurs is set by
+the conventions (a fixed ``zero_pair`` value, or whatever the smoothed formula gives), and
+the caller checks that nothing non-finite is left.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from tealeaves.errors import InputError
+
+ROEDER_EPSILON = 1e-12  # Röder et al. 2015 (and gensim's EPSILON): keeps log(0) away
+
+
+@dataclass(frozen=True)
+class Conventions:
+    """The choices a coherence number depends on, recorded with every result.
+
+    Attributes
+    ----------
+    log_base : float
+        Base of the logarithms (``math.e``: natural logs; Lau et al.'s toolkit uses 10).
+        NPMI, C_V, C_A and DS do not depend on it.
+    epsilon : float
+        Added to the joint probability ``P(W', W*)`` (Röder et al. 2015 and gensim: 1e-12).
+    smoothing : float
+        Added to the joint count before dividing (Mimno et al. 2011: 1).
+    zero_pair : float or None
+        Value of a pair whose joint count is zero; None lets the (smoothed) formula decide,
+        for NPMI its limit -1.
+    gamma : float
+        Exponent of the confirmation values in context vectors (C_V, C_A; Röder et al.: 1).
+    """
+
+    log_base: float = math.e
+    epsilon: float = 0.0
+    smoothing: float = 0.0
+    zero_pair: float | None = None
+    gamma: float = 1.0
+
+    def __post_init__(self) -> None:
+        if not (self.log_base > 0 and self.log_base != 1 and math.isfinite(self.log_base)):
+            raise InputError(f"log_base must be positive and not 1, got {self.log_base}")
+        if not (self.epsilon >= 0 and self.smoothing >= 0) or not math.isfinite(self.epsilon + self.smoothing):
+            raise InputError("epsilon and smoothing must be finite and non-negative")
+        if self.zero_pair is not None and not math.isfinite(self.zero_pair):
+            raise InputError(f"zero_pair must be a finite number or None, got {self.zero_pair}")
+        if not (self.gamma > 0 and math.isfinite(self.gamma)):
+            raise InputError(f"gamma must be a positive number, got {self.gamma}")
+
+    def replace(self, **changes: Any) -> Conventions:
+        """A copy with some fields changed (unknown names are refused)."""
+        unknown = set(changes) - {f.name for f in dataclasses.fields(self)}
+        if unknown:
+            raise InputError(
+                f"unknown convention(s) {', '.join(sorted(unknown))}; "
+                "use log_base, epsilon, smoothing, zero_pair or gamma"
+            )
+        return dataclasses.replace(self, **changes)
+
+    def as_dict(self) -> dict[str, Any]:
+        """The conventions as plain values (``log_base`` e written as ``"e"``)."""
+        out = dataclasses.asdict(self)
+        if self.log_base == math.e:
+            out["log_base"] = "e"
+        return out
+
+
+def joint_probability(n12: np.ndarray, n: int, conv: Conventions) -> np.ndarray:
+    """``P(W', W*) = (n12 + smoothing) / n + epsilon``."""
+    return (np.asarray(n12, dtype=np.float64) + conv.smoothing) / n + conv.epsilon
+
+
+def _log(x: np.ndarray, conv: Conventions) -> np.ndarray:
+    with np.errstate(divide="ignore", invalid="ignore"):
+        logs = np.log(x)
+    return logs if conv.log_base == math.e else logs / math.log(conv.log_base)
+
+
+def _zero_pairs(values: np.ndarray, n12: np.ndarray, conv: Conventions) -> np.ndarray:
+    if conv.zero_pair is not None:
+        values = np.where(np.asarray(n12) == 0, conv.zero_pair, values)
+    return values
+
+
+def log_ratio(n12: np.ndarray, n1: np.ndarray, n2: np.ndarray, n: int, conv: Conventions) -> np.ndarray:
+    """PMI, Röder et al.'s m_lr: ``log( P(W', W*) / (P(W') P(W*)) )``.
+
+    Newman et al. (2010) and Lau et al. (2014, §4.2) call it PMI; Röder et al. (2015, Eq. 5)
+    add ``epsilon`` to the joint probability.
+    """
+    p12 = joint_probability(n12, n, conv)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        values = _log(p12 / ((np.asarray(n1, np.float64) / n) * (np.asarray(n2, np.float64) / n)), conv)
+    return _zero_pairs(values, n12, conv)
+
+
+def normalized_log_ratio(n12: np.ndarray, n1: np.ndarray, n2: np.ndarray, n: int, conv: Conventions) -> np.ndarray:
+    """NPMI (Bouma 2009), Röder et al.'s m_nlr: ``PMI / -log P(W', W*)``, in [-1, 1].
+
+    The log base cancels. Without smoothing a pair that never co-occurs has its limit -1, and
+    a pair in every window (``P(W', W*) = 1``, so both marginals are 1) its limit 1.
+    """
+    p12 = joint_probability(n12, n, conv)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        pmi = np.log(p12 / ((np.asarray(n1, np.float64) / n) * (np.asarray(n2, np.float64) / n)))
+        values = pmi / -np.log(p12)
+    values = np.where(p12 == 0, -1.0, np.where(p12 == 1, 1.0, values))
+    return _zero_pairs(values, n12, conv)
+
+
+def log_conditional(n12: np.ndarray, n2: np.ndarray, n: int, conv: Conventions) -> np.ndarray:
+    """Log conditional probability, Röder et al.'s m_lc: ``log( P(W', W*) / P(W*) )``.
+
+    With ``smoothing=1`` and document windows this is Mimno et al.'s (2011, Eq. 1)
+    ``log( (D(w', w*) + 1) / D(w*) )``; gensim's u_mass uses ``epsilon=1e-12`` instead.
+    """
+    p12 = joint_probability(n12, n, conv)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        values = _log(p12 / (np.asarray(n2, np.float64) / n), conv)
+    return _zero_pairs(values, n12, conv)
+
+
+def conditional(n12: np.ndarray, n2: np.ndarray, n: int, conv: Conventions) -> np.ndarray:
+    """Conditional probability, Röder et al.'s m_c: ``P(W', W*) / P(W*) = P(W' | W*)``."""
+    p12 = joint_probability(n12, n, conv)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        values = p12 / (np.asarray(n2, np.float64) / n)
+    return _zero_pairs(values, n12, conv)
+
+
+def fitelson(n12: np.ndarray, n1: np.ndarray, n2: np.ndarray, n: int, conv: Conventions) -> np.ndarray:
+    """Fitelson's confirmation, Röder et al.'s m_f (2015, Eq. 9):
+
+    ``( P(W'|W*) - P(W'|¬W*) ) / ( P(W'|W*) + P(W'|¬W*) )`` with
+    ``P(W'|¬W*) = ( P(W') - P(W', W*) ) / ( 1 - P(W*) )``. As in Palmetto, a conditional
+    whose condition has probability 0 (or ``¬W*`` probability 0) is 0, and the measure is 0
+    when both conditionals are 0.
+    """
+    p12 = joint_probability(n12, n, conv)
+    p1 = np.asarray(n1, np.float64) / n
+    p2 = np.asarray(n2, np.float64) / n
+    with np.errstate(divide="ignore", invalid="ignore"):
+        given = np.where(p2 > 0, p12 / p2, 0.0)
+        given_not = np.where(p2 < 1, (p1 - p12) / (1 - p2), 0.0)
+        values = np.where((given > 0) | (given_not > 0), (given - given_not) / (given + given_not), 0.0)
+    return _zero_pairs(values, n12, conv)
+
+
+def cosine_rows(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Cosine similarity of matching rows of ``a`` and ``b`` (0 where a row is all zero)."""
+    dots = np.einsum("ij,ij->i", a, b)
+    norms = np.linalg.norm(a, axis=1) * np.linalg.norm(b, axis=1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(norms > 0, dots / norms, 0.0)

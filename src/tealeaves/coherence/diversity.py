@@ -1,0 +1,188 @@
+"""Diversity and redundancy of a model's topics: do its topics say different things?
+
+Coherence scores topics one at a time; a model can score well by repeating one coherent
+topic. These measures look at the topics together, from their top words alone:
+
+- topic diversity (Dieng et al. 2020): the share of unique words among all topics' top 25;
+- topic uniqueness (Nan et al. 2019): how exclusive each topic's top words are;
+- inverted rank-biased overlap (Bianchi et al. 2021, after Webber et al. 2010): one minus the
+  mean rank-biased overlap of every pair of topics;
+- Hoyle et al.'s (2021, §4.2) redundancy filter: a model is redundant when two topics share a
+  top-5 word, or its topic uniqueness is not above 0.7.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from tealeaves.errors import InputError
+from tealeaves.models import TopicModel, Topics, as_topics
+from tealeaves.results import Result
+
+TopicsLike = TopicModel | Topics | Sequence[Sequence[str]]
+
+
+def _top(topics: TopicsLike, topn: int) -> tuple[tuple[str, ...], ...]:
+    if topn < 1:
+        raise InputError(f"topn must be at least 1, got {topn}")
+    return as_topics(topics, topn).words
+
+
+def topic_diversity(topics: TopicsLike, topn: int = 25) -> float:
+    """Topic diversity (Dieng, Ruiz & Blei 2020, §5 "topic quality").
+
+    ``TD = |unique words in the top-N of all topics| / (K N)``, N = 25: 1 when no two topics
+    share a top word, ``1 / K`` when all topics have the same top words.
+    """
+    words = _top(topics, topn)
+    return len({w for topic in words for w in topic}) / (len(words) * topn)
+
+
+def topic_uniqueness(topics: TopicsLike, topn: int = 10) -> np.ndarray:
+    """Topic uniqueness per topic (Nan et al. 2019, §4.2).
+
+    ``TU(k) = (1 / N) sum_{i=1..N} 1 / cnt(w_i^k)``, where ``cnt(w)`` is the number of topics
+    whose top-N words contain ``w`` (N = 10). A model's TU is the mean over topics; it lies in
+    ``[1 / K, 1]``, 1 when no top word is shared.
+    """
+    words = _top(topics, topn)
+    counts = Counter(w for topic in words for w in set(topic))
+    return np.array([np.mean([1.0 / counts[w] for w in topic]) for topic in words])
+
+
+def rank_biased_overlap(first: Sequence[str], second: Sequence[str], p: float = 0.9) -> float:
+    """Extrapolated rank-biased overlap of two equally long rankings (Webber et al. 2010, Eq. 32).
+
+    ``RBO_ext = (X_k / k) p^k + ((1 - p) / p) sum_{d=1..k} (X_d / d) p^d``, where ``X_d`` is the
+    number of items the two top-d prefixes share and ``k`` the list length: 1 for identical
+    lists, 0 for disjoint ones; ``p`` weighs the top ranks (smaller ``p``: more top-heavy).
+    """
+    if len(first) != len(second) or not len(first):
+        raise InputError("rank-biased overlap here compares two non-empty rankings of the same length")
+    if not 0 < p < 1:
+        raise InputError(f"the RBO persistence p must lie strictly between 0 and 1, got {p}")
+    k = len(first)
+    seen_first: set[str] = set()
+    seen_second: set[str] = set()
+    shared = 0
+    total = 0.0
+    for d in range(1, k + 1):
+        a, b = first[d - 1], second[d - 1]
+        if a == b:
+            shared += 1
+        else:
+            shared += (a in seen_second) + (b in seen_first)
+        seen_first.add(a)
+        seen_second.add(b)
+        total += shared / d * p**d
+    return shared / k * p**k + (1 - p) / p * total
+
+
+def inverted_rbo(topics: TopicsLike, topn: int = 10, p: float = 0.9) -> float:
+    """Inverted rank-biased overlap (Bianchi et al. 2021; OCTIS defaults ``topn=10, p=0.9``).
+
+    ``IRBO = 1 - mean_{i < j} RBO_ext(top-N of topic i, top-N of topic j)``: 1 when the
+    topics share no top word, 0 when they are all the same ranking.
+    """
+    words = _top(topics, topn)
+    if len(words) < 2:
+        raise InputError("inverted RBO compares topics pairwise: give at least two topics")
+    return 1.0 - float(np.mean([rank_biased_overlap(a, b, p) for a, b in itertools.combinations(words, 2)]))
+
+
+@dataclass(frozen=True)
+class DiversityResult(Result):
+    """Diversity, uniqueness, inverted RBO and Hoyle et al.'s redundancy filter of one model.
+
+    Attributes
+    ----------
+    topic_diversity : float
+        Dieng et al. 2020 over the top ``diversity_topn`` words.
+    topic_uniqueness : float
+        Mean of ``per_topic`` (Nan et al. 2019).
+    per_topic : float64[K]
+        Each topic's uniqueness over its top ``uniqueness_topn`` words.
+    inverted_rbo : float
+        Over the top ``uniqueness_topn`` words with persistence ``rbo_p``.
+    shared_top_words : tuple of (topic_a, topic_b, words)
+        Topic pairs sharing words among their top ``overlap_topn``.
+    redundant : bool
+        Hoyle et al. 2021's filter: some topic pair shares a top-``overlap_topn`` word, or the
+        topic uniqueness is not above ``min_uniqueness``.
+    """
+
+    topic_diversity: float
+    topic_uniqueness: float
+    per_topic: np.ndarray
+    inverted_rbo: float
+    shared_top_words: tuple[tuple[int, int, tuple[str, ...]], ...]
+    redundant: bool
+    diversity_topn: int
+    uniqueness_topn: int
+    overlap_topn: int
+    min_uniqueness: float
+    rbo_p: float
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row per topic: its uniqueness and the topics it shares top words with."""
+        partners: dict[int, list[int]] = {k: [] for k in range(len(self.per_topic))}
+        for a, b, _ in self.shared_top_words:
+            partners[a].append(b)
+            partners[b].append(a)
+        return pd.DataFrame(
+            {
+                "topic": np.arange(len(self.per_topic)),
+                "uniqueness": self.per_topic,
+                "shares_top_words_with": [" ".join(map(str, partners[k])) for k in partners],
+            }
+        )
+
+
+def shared_top_words(topics: TopicsLike, topn: int = 5) -> tuple[tuple[int, int, tuple[str, ...]], ...]:
+    """Every pair of topics whose top-N words overlap, with the shared words."""
+    words = _top(topics, topn)
+    out = []
+    for a, b in itertools.combinations(range(len(words)), 2):
+        common = tuple(w for w in words[a] if w in set(words[b]))
+        if common:
+            out.append((a, b, common))
+    return tuple(out)
+
+
+def diversity(
+    topics: TopicsLike,
+    diversity_topn: int = 25,
+    uniqueness_topn: int = 10,
+    overlap_topn: int = 5,
+    min_uniqueness: float = 0.7,
+    rbo_p: float = 0.9,
+) -> DiversityResult:
+    """All diversity measures of a model, and Hoyle et al.'s (2021, §4.2) redundancy filter.
+
+    Hoyle et al. drop "models in which any of the top five words of one topic overlap with
+    another" and models by topic uniqueness at 0.7. Their sentence reads "a topic uniqueness
+    score above 0.7", but the models they then select have TU 0.92 and 0.95 and low TU is the
+    redundant case, so a model passes here when its TU is *above* ``min_uniqueness``.
+    """
+    uniqueness = topic_uniqueness(topics, uniqueness_topn)
+    shared = shared_top_words(topics, overlap_topn)
+    tu = float(uniqueness.mean())
+    return DiversityResult(
+        topic_diversity=topic_diversity(topics, diversity_topn),
+        topic_uniqueness=tu,
+        per_topic=uniqueness,
+        inverted_rbo=inverted_rbo(topics, uniqueness_topn, rbo_p),
+        shared_top_words=shared,
+        redundant=bool(shared) or not tu > min_uniqueness,
+        diversity_topn=diversity_topn,
+        uniqueness_topn=uniqueness_topn,
+        overlap_topn=overlap_topn,
+        min_uniqueness=min_uniqueness,
+        rbo_p=rbo_p,
+    )

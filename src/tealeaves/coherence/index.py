@@ -1,0 +1,517 @@
+"""RefIndex: a positional inverted index of a reference corpus, memory-mapped.
+
+Coherence measures need, for a handful of topic words, how many windows of a reference
+corpus hold each word and each pair. Scanning the corpus for every topic set and window size
+(as gensim does) costs a pass over every token each time. A RefIndex is built once, in one
+pass over the prepared reference corpus (processed identically to the training corpus, with
+its vocabulary: Hoyle et al. 2021, A.2 and footnote 18), and answers any window size, the
+whole-document window and ±c context windows from the positions of the words asked about:
+their occurrences, merged in position order, are swept once (:mod:`tealeaves.coherence._kernels`),
+in time proportional to those occurrences, not to the corpus.
+
+On disk an index is a folder with
+
+- ``positions.npy``    int32 (int64 past 2**31 tokens) [n_tokens]: for each word in id order,
+  the global positions of its occurrences, increasing;
+- ``word_offsets.npy`` int64[V + 1]: word ``w``'s positions are
+  ``positions[word_offsets[w]:word_offsets[w + 1]]``;
+- ``doc_offsets.npy``  int64[D + 1]: the corpus' document offsets (the document of a position);
+- ``vocab.txt`` and ``manifest.json`` (the corpus fingerprint and statistics, the
+  document-length histogram, how the index was built).
+
+The positions and the two offset arrays are the corpus' token array regrouped plus
+``8 (V + D + 2)`` bytes: the index is about as large as the token array.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import itertools
+import os
+import time
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numba
+import numpy as np
+import pandas as pd
+
+from tealeaves.artifacts import new_manifest, read_manifest, write_artifact, write_json
+from tealeaves.coherence import _kernels
+from tealeaves.coherence.windows import Window, check_compat, count_windows, counting_mode, windows_per_document
+from tealeaves.corpus import Corpus, Vocabulary
+from tealeaves.errors import ArtifactError, InputError
+from tealeaves.parallel import parallel_map, resolve_workers
+from tealeaves.progress import ProgressCallback, notify
+from tealeaves.results import Result
+
+KIND = "ref-index"
+INT32_LIMIT = 2**31 - 1
+PARALLEL_MIN_OCCURRENCES = 4_000_000  # counting below this many occurrences runs on one thread
+DENSE_PAIRS_MAX = 2048  # up to this many words, the sweep looks pairs up in a word x word matrix
+
+
+@dataclass(frozen=True)
+class WindowCounts(Result):
+    """Marginal and pairwise window counts of a set of words (see :meth:`RefIndex.window_counts`).
+
+    Attributes
+    ----------
+    words : tuple of str
+    word_ids : int64[m]
+    marginal : int64[m]
+        Windows holding each word (context windows: (centre, context) pairs centred on it).
+    joint : int64[m, m]
+        Windows holding both words (context windows: pairs with one at the centre and the
+        other in the context). For sliding and document windows the diagonal is ``marginal``.
+    n_windows : int
+        Windows in the corpus (context windows: (centre, context) pairs).
+    window : str
+    compat : str or None
+    """
+
+    words: tuple[str, ...]
+    word_ids: np.ndarray
+    marginal: np.ndarray
+    joint: np.ndarray
+    n_windows: int
+    window: str
+    compat: str | None
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row per pair of words (``i <= j``) with both marginals and the joint count."""
+        rows = [
+            {
+                "word_a": self.words[i],
+                "word_b": self.words[j],
+                "count_a": int(self.marginal[i]),
+                "count_b": int(self.marginal[j]),
+                "joint": int(self.joint[i, j]),
+                "n_windows": self.n_windows,
+            }
+            for i in range(len(self.words))
+            for j in range(i, len(self.words))
+        ]
+        return pd.DataFrame(rows, columns=["word_a", "word_b", "count_a", "count_b", "joint", "n_windows"])
+
+
+class RefIndex:
+    """Positional index of a reference corpus (see the module docstring).
+
+    Attributes
+    ----------
+    vocab : Vocabulary
+    positions : int32 or int64 array
+    word_offsets : int64[V + 1]
+    doc_offsets : int64[D + 1]
+    manifest : dict
+    """
+
+    def __init__(
+        self,
+        vocab: Vocabulary,
+        positions: np.ndarray,
+        word_offsets: np.ndarray,
+        doc_offsets: np.ndarray,
+        manifest: dict[str, Any] | None = None,
+    ):
+        self.vocab = vocab
+        self.positions = positions
+        self.word_offsets = word_offsets
+        self.doc_offsets = doc_offsets
+        self.manifest = dict(manifest) if manifest is not None else new_manifest(KIND)
+        self._validate()
+        lengths, counts = np.unique(np.diff(self.doc_offsets), return_counts=True)
+        self.length_values = lengths.astype(np.int64)
+        self.length_counts = counts.astype(np.int64)
+
+    def _validate(self) -> None:
+        v, n = len(self.vocab), len(self.positions)
+        wo, do = self.word_offsets, self.doc_offsets
+        if self.positions.ndim != 1 or wo.shape != (v + 1,) or do.ndim != 1 or len(do) < 1:
+            raise ArtifactError(f"index arrays have the wrong shapes for a vocabulary of {v} words; rebuild the index")
+        if wo[0] != 0 or wo[-1] != n or do[0] != 0 or do[-1] != n:
+            raise ArtifactError("index offsets do not span its positions; the index is corrupt: rebuild it")
+
+    # ----------------------------------------------------------------- construction
+    @classmethod
+    def build(
+        cls,
+        corpus: Corpus | str | os.PathLike[str],
+        out: str | os.PathLike[str] | None = None,
+        *,
+        workers: int | None = 1,
+        scheduler: str | None = None,
+        shards: int | None = None,
+        force: bool = False,
+        progress: ProgressCallback | None = None,
+    ) -> RefIndex:
+        """Index a prepared reference corpus in one pass (a counting sort of its tokens).
+
+        Parameters
+        ----------
+        corpus : Corpus or path
+            The reference corpus, processed identically to the training corpus and with its
+            vocabulary (``tealeaves prepare REFTEXTS --vocab-from TRAIN``).
+        out : path, optional
+            Also write the index folder here (atomically).
+        workers, scheduler
+            Spread the shards over processes or a Dask cluster (:mod:`tealeaves.parallel`).
+        shards : int, optional
+            Number of document-aligned shards (default: one per worker).
+        force : bool
+            Replace an existing ``out``.
+        """
+        if not isinstance(corpus, Corpus):
+            corpus = Corpus.load(corpus)
+        if out is not None and Path(out).exists() and not force:
+            raise ArtifactError(f"output {out} already exists; choose another path or pass --force to replace it")
+        started = time.perf_counter()
+        n_shards = resolve_workers(workers) if shards is None else shards
+        if n_shards < 1:
+            raise InputError(f"shards must be at least 1, got {n_shards}")
+        n_words, n_tokens = len(corpus.vocab), corpus.n_tokens
+        dtype = np.int32 if n_tokens <= INT32_LIMIT else np.int64
+        bounds = _shard_bounds(np.asarray(corpus.offsets), n_shards)
+        if len(bounds) == 2:
+            counts = np.bincount(np.asarray(corpus.tokens), minlength=n_words).astype(np.int64)
+            word_offsets = _offsets(counts)
+            positions = np.empty(n_tokens, dtype=dtype)
+            _kernels.scatter_positions(np.asarray(corpus.tokens), 0, word_offsets[:-1].copy(), positions)
+            notify(progress, "index", 1, 1)
+        else:
+            source = getattr(corpus.tokens, "filename", None)
+            tasks = [
+                _Shard(source, None if source else np.asarray(corpus.tokens[a:b]), int(a), int(b), n_words, dtype)
+                for a, b in itertools.pairwise(bounds)
+            ]
+            parts = parallel_map(
+                _index_shard, tasks, workers=workers, scheduler=scheduler, progress=progress, task="index"
+            )
+            counts = np.sum([c for c, _ in parts], axis=0, dtype=np.int64)
+            word_offsets = _offsets(counts)
+            positions = np.empty(n_tokens, dtype=dtype)
+            cursor = word_offsets[:-1].copy()
+            for shard_counts, shard_positions in parts:
+                _kernels.append_shard(positions, cursor, shard_counts, shard_positions)
+        doc_offsets = np.array(corpus.offsets, dtype=np.int64)
+        lengths, length_counts = np.unique(np.diff(doc_offsets), return_counts=True)
+        manifest = new_manifest(
+            KIND,
+            corpus={
+                "fingerprint": corpus.fingerprint(),
+                "stats": corpus.stats(),
+                "role": corpus.manifest.get("role"),
+                "preprocessing": (corpus.manifest.get("preprocessing") or {}).get("config"),
+            },
+            length_histogram={"lengths": lengths, "counts": length_counts},
+            build={
+                "shards": len(bounds) - 1,
+                "workers": resolve_workers(workers),
+                "scheduler": scheduler,
+                "seconds": time.perf_counter() - started,
+            },
+            stats={"n_docs": len(corpus), "n_tokens": n_tokens, "vocab_size": n_words},
+        )
+        index = cls(corpus.vocab, positions, word_offsets, doc_offsets, manifest)
+        if out is not None:
+            index.save(out, force=force)
+        return index
+
+    def save(self, out: str | os.PathLike[str], force: bool = False) -> Path:
+        """Write the index folder atomically (refuses an existing folder unless ``force``)."""
+        token_bytes = 4 * self.n_tokens
+        array_bytes = self.positions.nbytes + self.word_offsets.nbytes + self.doc_offsets.nbytes
+        manifest = {
+            **self.manifest,
+            "kind": KIND,
+            "size": {
+                "array_bytes": array_bytes,
+                "token_array_bytes": token_bytes,
+                "ratio_to_token_array": array_bytes / token_bytes if token_bytes else None,
+            },
+        }
+
+        def write(tmp: Path) -> None:
+            np.save(tmp / "positions.npy", np.asarray(self.positions))
+            np.save(tmp / "word_offsets.npy", np.asarray(self.word_offsets))
+            np.save(tmp / "doc_offsets.npy", np.asarray(self.doc_offsets))
+            self.vocab.save(tmp / "vocab.txt")
+            write_json(tmp / "manifest.json", manifest)
+
+        write_artifact(out, write, force=force)
+        self.manifest = manifest
+        return Path(out)
+
+    @classmethod
+    def load(cls, path: str | os.PathLike[str], mmap: bool = True) -> RefIndex:
+        """Load an index folder; its arrays are memory-mapped read-only unless ``mmap=False``."""
+        path = Path(path)
+        manifest = read_manifest(path, kind=KIND)
+        mode = "r" if mmap else None
+        try:
+            arrays = [
+                np.load(path / f"{name}.npy", mmap_mode=mode) for name in ("positions", "word_offsets", "doc_offsets")
+            ]
+        except (OSError, ValueError) as exc:
+            raise ArtifactError(f"index {path} is incomplete or corrupt ({exc}); build it again") from exc
+        return cls(Vocabulary.load(path / "vocab.txt"), *arrays, manifest=manifest)
+
+    # ----------------------------------------------------------------- access
+    def __repr__(self) -> str:
+        return f"RefIndex({self.n_docs} documents, {self.n_tokens} tokens, {len(self.vocab)} words)"
+
+    @property
+    def n_tokens(self) -> int:
+        """Tokens in the reference corpus."""
+        return int(self.doc_offsets[-1])
+
+    @property
+    def n_docs(self) -> int:
+        """Documents in the reference corpus."""
+        return len(self.doc_offsets) - 1
+
+    @property
+    def corpus_fingerprint(self) -> str | None:
+        """Fingerprint of the indexed corpus (:meth:`Corpus.fingerprint`)."""
+        return (self.manifest.get("corpus") or {}).get("fingerprint")
+
+    def frequency(self, word_ids: Sequence[int] | np.ndarray) -> np.ndarray:
+        """Occurrences of each word in the reference corpus (int64)."""
+        ids = np.asarray(word_ids, dtype=np.int64)
+        return np.asarray(self.word_offsets[ids + 1] - self.word_offsets[ids], dtype=np.int64)
+
+    def occurrences(self, word: str | int) -> np.ndarray:
+        """Sorted global positions of ``word`` (a view into the index)."""
+        w = self.vocab.id(word) if isinstance(word, str) else int(word)
+        if not 0 <= w < len(self.vocab):
+            raise InputError(f"word id {w} is outside the index vocabulary of {len(self.vocab)} words")
+        return self.positions[self.word_offsets[w] : self.word_offsets[w + 1]]
+
+    def n_windows(self, window: Window | int | str, compat: str | None = None) -> int:
+        """Windows in the corpus for ``window`` (context windows: (centre, context) pairs)."""
+        return count_windows(self.length_values, self.length_counts, Window.parse(window), compat)
+
+    # ----------------------------------------------------------------- counting
+    def window_counts(
+        self,
+        word_ids: Sequence[int] | Sequence[str] | np.ndarray,
+        window: Window | int | str,
+        compat: str | None = None,
+    ) -> WindowCounts:
+        """Marginal and pairwise co-occurrence counts of a set of words.
+
+        Parameters
+        ----------
+        word_ids : sequence of int or str
+            Word ids of the index vocabulary, or the words themselves.
+        window : Window, int or str
+            ``10`` (sliding windows of 10 tokens), ``"document"`` or ``"context:5"``
+            (see :mod:`tealeaves.coherence.windows`).
+        compat : None, "gensim" or "lau"
+            Count sliding windows exactly (None), as gensim 4.x does, or as Lau et al.'s
+            toolkit does (padded windows). Document and context counts are the same for all.
+
+        Returns
+        -------
+        WindowCounts
+        """
+        ids = self._word_ids(word_ids)
+        m = len(ids)
+        left, right = np.triu_indices(m)
+        marginal, pairs, n_windows = self.pair_counts(ids, left, right, window, compat)
+        joint = np.zeros((m, m), dtype=np.int64)
+        joint[left, right] = pairs
+        joint[right, left] = pairs
+        words = tuple(self.vocab.word(int(i)) for i in ids)
+        return WindowCounts(words, ids, marginal, joint, n_windows, str(Window.parse(window)), compat)
+
+    def pair_counts(
+        self,
+        word_ids: np.ndarray,
+        left: np.ndarray,
+        right: np.ndarray,
+        window: Window | int | str,
+        compat: str | None = None,
+    ) -> tuple[np.ndarray, np.ndarray, int]:
+        """Counts for chosen pairs only: ``(marginal[m], joint[k], n_windows)``.
+
+        ``joint[k]`` counts windows holding both ``word_ids[left[k]]`` and
+        ``word_ids[right[k]]``; use this instead of :meth:`window_counts` when only some of
+        the ``m * m`` pairs are needed (e.g. the pairs inside each of many topics).
+        """
+        ids = self._word_ids(word_ids)
+        if len(np.unique(ids)) != len(ids):
+            raise InputError("word_ids must be distinct words")
+        left = np.asarray(left, dtype=np.int64)
+        right = np.asarray(right, dtype=np.int64)
+        if left.shape != right.shape or (
+            len(left) and (min(left.min(), right.min()) < 0 or max(left.max(), right.max()) >= len(ids))
+        ):
+            raise InputError("pair indices must be equal-length arrays of positions in word_ids")
+        window = Window.parse(window)
+        check_compat(compat)
+        partners = _partners(len(ids), left, right)
+        with _threads_for(int(self.frequency(ids).sum())):
+            if window.kind == "context":
+                return self._context_counts(ids, left, right, partners, window.size)
+            marginal, joint = self._window_counts(ids, partners, len(left), window, compat)
+        n_windows = self.n_windows(window, compat)
+        same = left == right
+        joint[same] = marginal[left[same]]
+        return marginal, joint, n_windows
+
+    def _stream(self, ids: np.ndarray) -> tuple[np.ndarray, int, np.ndarray]:
+        """The words' occurrences merged in position order, as keys ``position << bits | slot``,
+        with ``bits`` and chunks cut between documents for the sweeps."""
+        bits = max(1, (len(ids) - 1).bit_length())
+        if max(1, self.n_tokens).bit_length() + bits > 62:
+            raise InputError(f"cannot count {len(ids)} words at once in {self.n_tokens} tokens; ask for fewer words")
+        keys = _kernels.occurrence_keys(np.asarray(self.positions), np.asarray(self.word_offsets), ids, bits)
+        keys.sort()
+        return keys, bits, _chunks(keys >> bits, np.asarray(self.doc_offsets))
+
+    def _context_counts(
+        self, ids: np.ndarray, left: np.ndarray, right: np.ndarray, partners: tuple[np.ndarray, ...], half_width: int
+    ) -> tuple[np.ndarray, np.ndarray, int]:
+        keys, bits, chunks = self._stream(ids)
+        positions, word_offsets = np.asarray(self.positions), np.asarray(self.word_offsets)
+        marginal, joint = _kernels.context_sweep(
+            keys,
+            bits,
+            positions,
+            word_offsets,
+            ids,
+            np.asarray(self.doc_offsets),
+            chunks,
+            *partners,
+            len(left),
+            half_width,
+        )
+        joint[left == right] *= 2  # ordered pairs of two occurrences of one word
+        return marginal, joint, self.n_windows(Window("context", half_width))
+
+    def _window_counts(
+        self, ids: np.ndarray, partners: tuple[np.ndarray, ...], n_pairs: int, window: Window, compat: str | None
+    ) -> tuple[np.ndarray, np.ndarray]:
+        doc_offsets = np.asarray(self.doc_offsets)
+        window_offsets = np.zeros(self.n_docs + 1, dtype=np.int64)
+        np.cumsum(windows_per_document(np.diff(doc_offsets), window, compat), out=window_offsets[1:])
+        keys, bits, chunks = self._stream(ids)
+        return _kernels.window_sweep(
+            keys,
+            bits,
+            np.asarray(self.positions),
+            np.asarray(self.word_offsets),
+            ids,
+            doc_offsets,
+            window_offsets,
+            counting_mode(window, compat),
+            window.size,
+            chunks,
+            *partners,
+            _pair_matrix(len(ids), partners),
+            n_pairs,
+        )
+
+    def _word_ids(self, words: Sequence[int] | Sequence[str] | np.ndarray) -> np.ndarray:
+        items = list(words) if not isinstance(words, np.ndarray) else words.tolist()
+        if items and all(isinstance(w, str) for w in items):
+            return self.vocab.ids(items, on_missing="error")
+        try:
+            ids = np.asarray(items, dtype=np.int64).reshape(-1)
+        except (TypeError, ValueError):
+            raise InputError("word_ids must be word ids (ints) or words (strings)") from None
+        if len(ids) and (ids.min() < 0 or ids.max() >= len(self.vocab)):
+            raise InputError(f"word ids must lie in 0..{len(self.vocab) - 1} (the index vocabulary)")
+        return ids
+
+
+@dataclass(frozen=True)
+class _Shard:
+    """A document-aligned slice of the token array, by file (memory-mapped) or by value."""
+
+    path: str | None
+    tokens: np.ndarray | None
+    start: int
+    stop: int
+    n_words: int
+    dtype: type
+
+
+def _index_shard(shard: _Shard) -> tuple[np.ndarray, np.ndarray]:
+    """Counts and word-grouped global positions of one shard (runs in a worker)."""
+    if shard.path is not None:
+        tokens = np.asarray(np.load(shard.path, mmap_mode="r")[shard.start : shard.stop])
+    else:
+        tokens = np.asarray(shard.tokens)
+    counts = np.bincount(tokens, minlength=shard.n_words).astype(np.int64)
+    positions = np.empty(len(tokens), dtype=shard.dtype)
+    _kernels.scatter_positions(tokens, shard.start, _offsets(counts)[:-1].copy(), positions)
+    return counts, positions
+
+
+def _partners(m: int, left: np.ndarray, right: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """For each word slot, its partners' slots and the index of the pair (CSR arrays).
+
+    A pair of two slots is listed under both; a slot paired with itself once.
+    """
+    pair = np.arange(len(left), dtype=np.int64)
+    other = left != right
+    owner = np.concatenate([left, right[other]])
+    partner = np.concatenate([right, left[other]])
+    index = np.concatenate([pair, pair[other]])
+    order = np.argsort(owner, kind="stable")
+    return _offsets(np.bincount(owner, minlength=m).astype(np.int64)), partner[order], index[order]
+
+
+@contextlib.contextmanager
+def _threads_for(occurrences: int) -> Iterator[None]:
+    """One thread for small counts (threads cost more than they save there, far more on a busy
+    machine); every thread from ``PARALLEL_MIN_OCCURRENCES`` occurrences on."""
+    previous = numba.get_num_threads()
+    if occurrences < PARALLEL_MIN_OCCURRENCES:
+        numba.set_num_threads(1)
+    try:
+        yield
+    finally:
+        numba.set_num_threads(previous)
+
+
+def _pair_matrix(m: int, partners: tuple[np.ndarray, ...]) -> np.ndarray:
+    """Pair index of every two word slots (-1: not paired), or an empty matrix past ``DENSE_PAIRS_MAX`` words."""
+    if m > DENSE_PAIRS_MAX:
+        return np.zeros((0, 0), dtype=np.int64)
+    start, partner, pair = partners
+    matrix = np.full((m, m), -1, dtype=np.int64)
+    matrix[np.repeat(np.arange(m), np.diff(start)), partner] = pair
+    return matrix
+
+
+def _chunks(keys: np.ndarray, boundaries: np.ndarray) -> np.ndarray:
+    """Cut sorted ``keys`` into about 4 chunks per thread, only where ``boundaries`` (documents) fall."""
+    n = len(keys)
+    targets = np.linspace(0, n, 4 * numba.get_num_threads() + 1)[1:-1].astype(np.int64)
+    if n == 0:
+        return np.zeros(2, dtype=np.int64)
+    documents = np.searchsorted(boundaries, keys[targets], side="right")
+    cuts = np.searchsorted(keys, boundaries[np.minimum(documents, len(boundaries) - 1)], side="left")
+    return np.unique(np.concatenate([[0], cuts, [n]])).astype(np.int64)
+
+
+def _offsets(counts: np.ndarray) -> np.ndarray:
+    offsets = np.zeros(len(counts) + 1, dtype=np.int64)
+    np.cumsum(counts, out=offsets[1:])
+    return offsets
+
+
+def _shard_bounds(doc_offsets: np.ndarray, n_shards: int) -> np.ndarray:
+    """Token boundaries of up to ``n_shards`` document-aligned shards of about equal size."""
+    n_tokens = int(doc_offsets[-1])
+    if n_tokens == 0:
+        return np.zeros(2, dtype=np.int64)
+    targets = np.linspace(0, n_tokens, n_shards + 1)[1:-1]
+    cuts = doc_offsets[np.searchsorted(doc_offsets, targets)]
+    return np.unique(np.concatenate([[0], cuts, [n_tokens]])).astype(np.int64)

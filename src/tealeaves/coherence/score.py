@@ -1,0 +1,322 @@
+"""``score``: the coherence of every topic against a reference index.
+
+The pipeline of Röder et al. (2015): segment each topic's top words, count the words and
+pairs in the windows of the reference corpus (from a :class:`RefIndex`, never rescanning it),
+confirm each segment and average. Every segment value is kept (``to_frame()``); per topic
+its mean, standard deviation and support; the model's mean over topics. With several top-N
+(Lau & Baldwin 2016 average N = 5, 10, 15, 20) a topic's score is the mean of its per-N
+scores.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+import numpy as np
+import pandas as pd
+
+from tealeaves.coherence.confirmation import Conventions
+from tealeaves.coherence.index import RefIndex
+from tealeaves.coherence.measures import Measure, TopicCounts, get_measure
+from tealeaves.coherence.segmentation import SET
+from tealeaves.coherence.windows import Window, check_compat
+from tealeaves.errors import InputError
+from tealeaves.models import TopicModel, Topics, as_topics
+from tealeaves.progress import ProgressCallback, notify
+from tealeaves.results import Result
+
+OnMissing = Literal["error", "skip", "zero"]
+ON_MISSING: tuple[str, ...] = ("error", "skip", "zero")
+NOT_IN_VOCABULARY = "not in the index vocabulary"
+NEVER_OCCURS = "never occurs in the reference corpus"
+SEGMENT_COLUMNS = ("topic", "topn", "w_prime", "w_star", "value", "count_prime", "count_star", "count_joint")
+
+
+@dataclass(frozen=True)
+class CoherenceResult(Result):
+    """Coherence of a set of topics under one measure.
+
+    Attributes
+    ----------
+    measure, window, compat : str
+        What was computed (``window`` as ``sliding:10``, ``document`` or ``context:5``).
+    conventions : dict
+        :class:`Conventions` in force (log base, epsilon, smoothing, zero-pair value, gamma).
+    topn : tuple of int or None
+        The top-N word counts averaged over (None: every word of each topic).
+    topics : tuple of tuple of str
+        The scored words of each topic (the longest top-N).
+    per_topic : float64[K]
+        Each topic's score: the mean over ``topn`` of its per-N scores.
+    per_topic_by_topn, std : float64[len(topn), K]
+        Per top-N: the mean and the standard deviation of the topic's segment values.
+    support : int64[len(topn), K]
+        Per top-N: the number of segments averaged.
+    model_mean : float
+        Mean of ``per_topic``.
+    n_windows : int
+        Windows in the reference corpus (context windows: (centre, context) pairs).
+    missing : tuple of (topic, word, reason)
+        Topic words the index lacks, and how ``on_missing`` treated them.
+    on_missing : str
+    index : dict
+        The reference corpus: fingerprint, documents, tokens.
+    segments : dict of column arrays
+        One row per segment (see :meth:`to_frame`).
+    """
+
+    measure: str
+    window: str
+    compat: str | None
+    conventions: dict[str, Any]
+    topn: tuple[int | None, ...]
+    topics: tuple[tuple[str, ...], ...]
+    per_topic: np.ndarray
+    per_topic_by_topn: np.ndarray
+    std: np.ndarray
+    support: np.ndarray
+    model_mean: float
+    n_windows: int
+    missing: tuple[tuple[int, str, str], ...]
+    on_missing: str
+    index: dict[str, Any]
+    segments: dict[str, np.ndarray]
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row per segment: topic, topn (words scored), W', W* (``*``: the whole topic),
+        value, and the counts behind it (``count_star``/``count_joint`` are -1 for ``*``)."""
+        return pd.DataFrame({name: self.segments[name] for name in SEGMENT_COLUMNS})
+
+    def topics_frame(self) -> pd.DataFrame:
+        """One row per topic: its score, its words and per top-N mean, std and support."""
+        frame = pd.DataFrame({"topic": np.arange(len(self.topics)), "value": self.per_topic})
+        for t, n in enumerate(self.topn):
+            label = f"top{n}" if n is not None else "all"
+            frame[label] = self.per_topic_by_topn[t]
+            frame[f"{label}_std"] = self.std[t]
+            frame[f"{label}_support"] = self.support[t]
+        frame["words"] = [" ".join(words) for words in self.topics]
+        return frame
+
+
+def score(
+    topics: TopicModel | Topics | Sequence[Sequence[str]],
+    index: RefIndex | str | os.PathLike[str],
+    measure: str = "npmi",
+    window: Window | int | str | None = None,
+    topn: int | Sequence[int] | None = None,
+    compat: str | None = None,
+    on_missing: OnMissing = "error",
+    conventions: Conventions | dict[str, Any] | None = None,
+    progress: ProgressCallback | None = None,
+) -> CoherenceResult:
+    """Coherence of every topic against a reference index.
+
+    Parameters
+    ----------
+    topics : TopicModel, Topics or list of word lists
+        Words in rank order, most probable first.
+    index : RefIndex or path
+        The reference corpus' index (:meth:`RefIndex.build`).
+    measure : str
+        One of :data:`~tealeaves.coherence.measures.MEASURES`: ``uci``, ``npmi``, ``umass``,
+        ``lcp``, ``cp1``, ``cp2``, ``cv``, ``cp``, ``ca``, ``ds`` (gensim's ``c_npmi``,
+        ``c_uci``, ``u_mass``, ``c_v`` are accepted). Each one's docstring states its formula.
+    window : int, str or Window, optional
+        The measure's default when omitted (10 for NPMI, 110 for C_V, ...). An int is a
+        sliding window size, or the half-width of C_A's and DS's context windows;
+        ``"document"`` uses whole documents.
+    topn : int or sequence of int, optional
+        Top words per topic (default 10 for a model, every word for word lists); several
+        values average the per-N scores (Lau & Baldwin 2016: 5, 10, 15, 20).
+    compat : None, "gensim" or "lau"
+        Count exactly with the measure's published definition (None), or reproduce gensim 4.x
+        (its sliding-window undercount and its epsilon) or Lau et al.'s toolkit (padded
+        windows, log base 10, its zero-count values).
+    on_missing : "error", "skip" or "zero"
+        A topic word that is not in the index vocabulary or never occurs in the reference
+        corpus is refused, dropped from its topic, or kept with value 0 in every segment.
+        Either way it is listed in ``result.missing``.
+    conventions : Conventions or dict, optional
+        Overrides of the measure's conventions (``{"log_base": 2}``, ``{"epsilon": 1e-12}``).
+
+    Returns
+    -------
+    CoherenceResult
+    """
+    spec = get_measure(measure)
+    check_compat(compat)
+    default_window, conv = spec.settings(compat)
+    if isinstance(conventions, dict):
+        conv = conv.replace(**conventions)
+    elif conventions is not None:
+        conv = conventions
+    window = _window_for(spec, default_window if window is None else window)
+    if on_missing not in ON_MISSING:
+        raise InputError(f"on_missing must be one of {', '.join(ON_MISSING)}, got {on_missing!r}")
+    if not isinstance(index, RefIndex):
+        index = RefIndex.load(index)
+    topns = _topns(topn, topics)
+    scored = as_topics(topics, max(topns) if topns[0] is not None else None)  # type: ignore[type-var]
+    ids, present, missing = _lookup(scored, index, on_missing)
+
+    notify(progress, "coherence", 0, 2)
+    counts = _topic_counts(ids, present, index, window, compat, spec.context)
+    notify(progress, "coherence", 1, 2)
+
+    columns: dict[str, list[Any]] = {name: [] for name in SEGMENT_COLUMNS}
+    by_topn = np.zeros((len(topns), len(ids)))
+    std = np.zeros_like(by_topn)
+    support = np.zeros((len(topns), len(ids)), dtype=np.int64)
+    for t, n in enumerate(topns):
+        for k, c in enumerate(counts):
+            keep = _top_slots(scored.words[k], present[k], n, on_missing, k)
+            sub = TopicCounts(c.joint[np.ix_(keep, keep)], c.marginal[keep], c.n_windows, c.present[keep])
+            values, prime, star = spec.evaluate(sub, conv, compat)
+            _check_finite(values, spec, conv, k)
+            by_topn[t, k], std[t, k], support[t, k] = values.mean(), values.std(), len(values)
+            names = [scored.words[k][i] for i in keep]
+            _append_segments(columns, k, len(keep), names, values, prime, star, sub)
+    notify(progress, "coherence", 2, 2)
+
+    per_topic = by_topn.mean(axis=0)
+    segments = {name: np.asarray(values) for name, values in columns.items()}
+    return CoherenceResult(
+        measure=spec.name,
+        window=str(window),
+        compat=compat,
+        conventions=conv.as_dict(),
+        topn=tuple(topns),
+        topics=scored.words,
+        per_topic=per_topic,
+        per_topic_by_topn=by_topn,
+        std=std,
+        support=support,
+        model_mean=float(per_topic.mean()),
+        n_windows=counts[0].n_windows,
+        missing=tuple(missing),
+        on_missing=on_missing,
+        index={"corpus_fingerprint": index.corpus_fingerprint, "n_docs": index.n_docs, "n_tokens": index.n_tokens},
+        segments=segments,
+    )
+
+
+def _window_for(spec: Measure, window: Window | int | str) -> Window:
+    if spec.context and isinstance(window, (int, np.integer)) and not isinstance(window, bool):
+        window = Window("context", int(window))
+    parsed = Window.parse(window)
+    if spec.context != (parsed.kind == "context"):
+        need = "±c context windows (an int c or 'context:c')" if spec.context else "sliding or document windows"
+        raise InputError(f"{spec.name} is computed on {need}, not on {parsed}")
+    return parsed
+
+
+def _topns(topn: int | Sequence[int] | None, topics: Any) -> list[int | None]:
+    if topn is None:
+        return [10] if isinstance(topics, TopicModel) else [None]
+    values = [topn] if isinstance(topn, (int, np.integer)) else list(topn)
+    if not values or any(not isinstance(n, (int, np.integer)) or isinstance(n, bool) or n < 2 for n in values):
+        raise InputError(f"topn must be an integer of at least 2, or a list of them; got {topn!r}")
+    return [int(n) for n in values]
+
+
+def _lookup(topics: Topics, index: RefIndex, on_missing: str) -> tuple[list[np.ndarray], list[np.ndarray], list]:
+    """Index ids of every topic word (-1 when absent), which are usable, and the missing list."""
+    ids, present, missing = [], [], []
+    for k, words in enumerate(topics.words):
+        row = np.array([index.vocab.get(w) for w in words], dtype=np.int64)
+        frequency = index.frequency(np.maximum(row, 0))
+        ok = (row >= 0) & (frequency > 0)
+        for word, wid in zip(np.asarray(words)[~ok], row[~ok]):
+            missing.append((k, str(word), NOT_IN_VOCABULARY if wid < 0 else NEVER_OCCURS))
+        ids.append(row)
+        present.append(ok)
+    if missing and on_missing == "error":
+        shown = "; ".join(f"{w!r} (topic {k}, {why})" for k, w, why in missing[:10])
+        more = f" and {len(missing) - 10} more" if len(missing) > 10 else ""
+        raise InputError(
+            f"{len(missing)} topic word(s) are missing from the reference index: {shown}{more}. Prepare the "
+            "reference corpus with --vocab-from the training corpus, or pass on_missing='skip' or 'zero'"
+        )
+    return ids, present, missing
+
+
+def _topic_counts(
+    ids: list[np.ndarray], present: list[np.ndarray], index: RefIndex, window: Window, compat: str | None, context: bool
+) -> list[TopicCounts]:
+    """Window counts of every topic's words and word pairs, from one pass of the kernels."""
+    unique = np.unique(np.concatenate([row[ok] for row, ok in zip(ids, present)] + [np.zeros(0, np.int64)]))
+    slot = {int(w): i for i, w in enumerate(unique)}
+    pairs: set[tuple[int, int]] = set()
+    for row, ok in zip(ids, present):
+        usable = sorted({slot[int(w)] for w in row[ok]})
+        pairs.update((a, b) for i, a in enumerate(usable) for b in usable[i + (0 if context else 1) :])
+    ordered = sorted(pairs)
+    left = np.array([a for a, _ in ordered], dtype=np.int64)
+    right = np.array([b for _, b in ordered], dtype=np.int64)
+    if len(unique):
+        marginal, joint_pairs, n_windows = index.pair_counts(unique, left, right, window, compat)
+    else:
+        marginal, joint_pairs, n_windows = np.zeros(0, np.int64), np.zeros(0, np.int64), index.n_windows(window, compat)
+    pair_count = {pair: int(c) for pair, c in zip(ordered, joint_pairs)}
+    out = []
+    for row, ok in zip(ids, present):
+        m = len(row)
+        slots = [slot[int(w)] if good else -1 for w, good in zip(row, ok)]
+        marg = np.array([marginal[s] if s >= 0 else 0 for s in slots], dtype=np.float64)
+        joint = np.zeros((m, m))
+        for i in range(m):
+            for j in range(i, m):
+                a, b = sorted((slots[i], slots[j]))
+                if a < 0:
+                    continue
+                value = marg[i] if (i == j and not context) else pair_count[(a, b)]
+                joint[i, j] = joint[j, i] = value
+        out.append(TopicCounts(joint, marg, n_windows, ok.copy()))
+    return out
+
+
+def _top_slots(words: Sequence[str], present: np.ndarray, n: int | None, on_missing: str, k: int) -> np.ndarray:
+    """Positions of the words scored at top-N: the first N, less missing ones under "skip"."""
+    slots = np.arange(len(words) if n is None else n)
+    if on_missing == "skip":
+        slots = slots[present[slots]]
+    if len(slots) < 2:
+        raise InputError(
+            f"topic {k} keeps {len(slots)} word(s) found in the reference corpus at top-{n}; coherence needs two. "
+            "Use on_missing='zero', a larger topn, or a reference corpus with these words"
+        )
+    return slots
+
+
+def _check_finite(values: np.ndarray, spec: Measure, conv: Conventions, k: int) -> None:
+    if not np.all(np.isfinite(values)):
+        raise InputError(
+            f"{spec.name} of topic {k} is not finite under conventions {conv.as_dict()} (a pair that never "
+            "co-occurs has log 0): set conventions={'epsilon': 1e-12}, {'smoothing': 1} or {'zero_pair': 0}"
+        )
+
+
+def _append_segments(
+    columns: dict[str, list[Any]],
+    k: int,
+    n_words: int,
+    names: list[str],
+    values: np.ndarray,
+    prime: np.ndarray,
+    star: np.ndarray,
+    c: TopicCounts,
+) -> None:
+    whole = star == SET
+    s = np.maximum(star, 0)
+    columns["topic"].extend([k] * len(values))
+    columns["topn"].extend([n_words] * len(values))
+    columns["w_prime"].extend(names[i] for i in prime)
+    columns["w_star"].extend("*" if w else names[j] for w, j in zip(whole, s))
+    columns["value"].extend(values.tolist())
+    columns["count_prime"].extend(c.marginal[prime].astype(np.int64).tolist())
+    columns["count_star"].extend(np.where(whole, -1, c.marginal[s]).astype(np.int64).tolist())
+    columns["count_joint"].extend(np.where(whole, -1, c.joint[prime, s]).astype(np.int64).tolist())

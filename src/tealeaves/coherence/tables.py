@@ -1,0 +1,57 @@
+"""Rich tables of coherence results, shared by the CLI and the demo."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from rich.table import Table
+
+from tealeaves.coherence.diversity import DiversityResult
+from tealeaves.coherence.score import CoherenceResult
+
+
+def _label(result: CoherenceResult) -> str:
+    return f"{result.measure} ({result.window})"
+
+
+def topics_scores_table(title: str, results: Mapping[str, CoherenceResult], words: int = 10) -> Table:
+    """One row per topic, one column per result (all for the same topics), then the words."""
+    first = next(iter(results.values()))
+    table = Table(title=title, title_justify="left")
+    table.add_column("#", justify="right")
+    for name in results:
+        table.add_column(name, justify="right")
+    table.add_column("top words")
+    for k, topic in enumerate(first.topics):
+        table.add_row(str(k), *(f"{r.per_topic[k]:.3f}" for r in results.values()), " ".join(topic[:words]))
+    table.add_section()
+    table.add_row("mean", *(f"{r.model_mean:.3f}" for r in results.values()), "")
+    return table
+
+
+def models_table(title: str, results: Mapping[str, Mapping[str, CoherenceResult]]) -> Table:
+    """One row per model: the mean and the standard deviation over topics of each measure."""
+    table = Table(title=title, title_justify="left")
+    table.add_column("model")
+    table.add_column("K", justify="right")
+    measures = next(iter(results.values()))
+    for result in measures.values():
+        table.add_column(_label(result), justify="right")
+    for model, by_measure in results.items():
+        k = len(next(iter(by_measure.values())).per_topic)
+        cells = [f"{r.model_mean:.3f} ± {r.per_topic.std():.3f}" for r in by_measure.values()]
+        table.add_row(model, str(k), *cells)
+    return table
+
+
+def diversity_table(title: str, result: DiversityResult) -> Table:
+    """The diversity measures and Hoyle et al.'s redundancy verdict."""
+    table = Table(title=title, title_justify="left", show_header=False)
+    table.add_column("measure", style="bold")
+    table.add_column("value", justify="right")
+    table.add_row(f"topic diversity (top {result.diversity_topn})", f"{result.topic_diversity:.3f}")
+    table.add_row(f"topic uniqueness (top {result.uniqueness_topn})", f"{result.topic_uniqueness:.3f}")
+    table.add_row(f"inverted RBO (top {result.uniqueness_topn}, p={result.rbo_p})", f"{result.inverted_rbo:.3f}")
+    table.add_row(f"topic pairs sharing a top-{result.overlap_topn} word", str(len(result.shared_top_words)))
+    table.add_row("redundant (Hoyle et al. 2021)", "yes" if result.redundant else "no")
+    return table

@@ -1,0 +1,469 @@
+"""Automated word intrusion, WI-Auto (Lau, Newman & Baldwin 2014, §4.1 and §5.1).
+
+Lau et al. automate Chang et al.'s (2009, §3.1) word-intrusion task: a machine, instead of
+people, picks the word of a set that does not belong, and a topic's WI-Auto is the share of
+its sets in which the machine picks the true intruder (Chang's model precision with the
+machine as the only annotator). The procedure:
+
+1. Sets: for every topic, ``draws`` sets of its top 5 words plus one intruder (low in this
+   topic: outside its top 50; high in another: in that topic's top 10), from
+   :func:`~tealeaves.intrusion.intruder_sets`, the generator the human task uses.
+2. Features: for every word of a set, its association with the other five, PMI or NPMI,
+   CP1 and CP2 from sliding-window counts of a reference corpus, min-max normalised within
+   the set (:mod:`tealeaves.intrusion.features`).
+3. Ranking: a linear ranking SVM (SVM-rank's objective, C = 0.01;
+   :mod:`tealeaves.intrusion.ranking`) learns to rank the intruder above the topic words.
+   Its training sets are generated, so no human labels are needed (Lau et al. §4.1). It is
+   evaluated by 10-fold cross-validation split by topic: the sets of one topic are all in
+   one fold, and each fold is ranked by an SVM trained on the other nine.
+4. Output: WI-Auto per topic, the share of its draws whose true intruder the SVM ranks
+   first; per model their mean. WI-Auto-PMI uses PMI + CP1 + CP2, WI-Auto-NPMI NPMI + CP1
+   + CP2 (Lau et al., footnote 4); both are computed from the same counts.
+
+Models are compared on equal footing with :func:`compare_word_intrusion`: the topics of all of
+them are pooled into the folds, so one SVM per fold ranks every model's sets (Lau et al.'s data
+set pools the topics of nine models per domain). :func:`auto_word_intrusion` scores one model,
+its SVMs trained on its own topics.
+
+Alongside, an unsupervised baseline picks the word with the lowest mean association (PMI or
+NPMI) with the other five: no training, no cross-validation.
+
+When several words share the top score, the set counts the share ``1 / t`` of the ``t`` tied
+words if the intruder is among them (the expected hit of a random tie break); so a set whose
+words cannot be told apart (e.g. no pair ever co-occurs) scores chance, 1/6. (Lau et al.'s
+``ComputeWordIntrusion.py`` gives such ties to the intruder.)
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+import numpy as np
+import pandas as pd
+
+from tealeaves.coherence import RefIndex, Window
+from tealeaves.errors import InputError
+from tealeaves.intrusion.features import (
+    ASSOCIATIONS,
+    FEATURES,
+    LAU_WINDOW,
+    Association,
+    SetFeatures,
+    check_association,
+    word_association_features,
+)
+from tealeaves.intrusion.intruders import PROTOCOLS, IntruderSets, Protocol, intruder_sets
+from tealeaves.intrusion.ranking import SVM_RANK_C, fit_ranking_svm
+from tealeaves.models import TopicModel, Topics, as_topics
+from tealeaves.progress import ProgressCallback, notify
+from tealeaves.results import Result
+from tealeaves.rng import as_seed
+
+LAU_FOLDS = 10  # Lau et al.'s toolkit (SplitSVM.py): ten-fold cross-validation
+CHANG_ANNOTATORS = 8  # Chang et al. 2009, §4.3: each task was done by 8 workers, each saw its own set
+FOLD_STREAM = 1  # the folds' random stream, apart from the sets'
+
+TopicsLike = TopicModel | Topics | Sequence[Sequence[str]] | IntruderSets
+
+
+@dataclass(frozen=True)
+class WordIntrusionResult(Result):
+    """Automated word intrusion of a set of topics.
+
+    Attributes
+    ----------
+    association : str
+        The variant ``per_topic`` reports: ``"pmi"`` (WI-Auto-PMI) or ``"npmi"`` (WI-Auto-NPMI).
+    per_topic : float64[K]
+        WI-Auto of each topic under ``association``.
+    model_mean : float
+        Mean of ``per_topic``.
+    wi_auto, baseline : dict of str to float64[K]
+        Per association (``pmi``, ``npmi``): WI-Auto per topic, and the unsupervised
+        baseline's share (lowest mean association picked as the intruder).
+    model_means : dict of str to float
+        ``wi_auto_pmi``, ``wi_auto_npmi``, ``baseline_pmi``, ``baseline_npmi``.
+    topics : tuple of tuple of str
+        Each topic's shown words (its top words, most probable first, when known).
+    fold_of_topic : int64[K]
+        The cross-validation fold of each topic.
+    weights : dict of str to float64[folds, 3]
+        Per association, each fold's SVM weights for (PMI or NPMI, CP1, CP2), trained on the
+        sets of every model in ``settings["models"]``.
+    settings : dict
+        Everything the numbers depend on: draws, protocol, low_rank, high_rank, seed (of the
+        folds, and of the sets unless they were given), sets_seed, window, compat, C, folds,
+        n_windows, on_missing, the models whose topics the SVMs were trained on, and the
+        largest duality gap of the SVM fits (None in JSON if one did not converge).
+    missing : tuple of (topic, word, reason)
+        Words the reference corpus lacks, counted as never occurring (``on_missing="zero"``).
+    index : dict
+        The reference corpus: fingerprint, documents, tokens.
+    sets : dict of column arrays
+        One row per set (see :meth:`to_frame`).
+    features : float64[S, 6, 4]
+        Raw PMI, NPMI, CP1, CP2 of every word of every set, in display order.
+    scores : dict of str to float64[S, 6]
+        Per association, the SVM score of every word (the highest is the machine's pick).
+    """
+
+    association: str
+    per_topic: np.ndarray
+    model_mean: float
+    wi_auto: dict[str, np.ndarray]
+    baseline: dict[str, np.ndarray]
+    model_means: dict[str, float]
+    topics: tuple[tuple[str, ...], ...]
+    fold_of_topic: np.ndarray
+    weights: dict[str, np.ndarray]
+    settings: dict[str, Any]
+    missing: tuple[tuple[int, str, str], ...]
+    index: dict[str, Any]
+    sets: dict[str, np.ndarray]
+    features: np.ndarray
+    scores: dict[str, np.ndarray]
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row per set (topic and draw): its fold, words in display order, the intruder,
+        and per association the SVM's pick and hit share, and the baseline's pick and hit."""
+        return pd.DataFrame(self.sets)
+
+    def topics_frame(self) -> pd.DataFrame:
+        """One row per topic: WI-Auto-PMI, WI-Auto-NPMI, both baselines, fold and words."""
+        frame = pd.DataFrame({"topic": np.arange(len(self.per_topic))})
+        for a in ASSOCIATIONS:
+            frame[f"wi_auto_{a}"] = self.wi_auto[a]
+        for a in ASSOCIATIONS:
+            frame[f"baseline_{a}"] = self.baseline[a]
+        frame["fold"] = self.fold_of_topic
+        frame["words"] = [" ".join(words) for words in self.topics]
+        return frame
+
+    def words_frame(self) -> pd.DataFrame:
+        """One row per word of every set: its raw features and SVM scores."""
+        n_sets, n = self.features.shape[:2]
+        frame = pd.DataFrame(
+            {
+                "topic": np.repeat(self.sets["topic"], n),
+                "draw": np.repeat(self.sets["draw"], n),
+                "position": np.tile(np.arange(n), n_sets),
+                "word": [w for words in self.sets["words"] for w in words.split(" ")],
+                "intruder": (np.arange(n)[None, :] == self.sets["intruder_position"][:, None]).ravel(),
+            }
+        )
+        for f, name in enumerate(FEATURES):
+            frame[name] = self.features[:, :, f].ravel()
+        for a in ASSOCIATIONS:
+            frame[f"score_{a}"] = self.scores[a].ravel()
+        return frame
+
+
+@dataclass(frozen=True)
+class WordIntrusionComparison(Result):
+    """WI-Auto of several models whose topics were ranked by one SVM (:func:`compare_word_intrusion`).
+
+    Attributes
+    ----------
+    results : dict of str to WordIntrusionResult
+        Each model's result, in the order given.
+    """
+
+    results: dict[str, WordIntrusionResult]
+
+    def __getitem__(self, name: str) -> WordIntrusionResult:
+        return self.results[name]
+
+    def to_dict(self) -> dict[str, Any]:
+        """Every model's :meth:`WordIntrusionResult.to_dict`, and the model means side by side."""
+        return {
+            "model_means": {name: r.model_means for name, r in self.results.items()},
+            "models": {name: r.to_dict() for name, r in self.results.items()},
+        }
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row per set of every model (:meth:`WordIntrusionResult.to_frame` with a ``model`` column)."""
+        return pd.concat(
+            [r.to_frame().assign(model=name)[["model", *r.sets]] for name, r in self.results.items()],
+            ignore_index=True,
+        )
+
+    def models_frame(self) -> pd.DataFrame:
+        """One row per model: its number of topics and its model-level means."""
+        return pd.DataFrame(
+            [{"model": name, "topics": len(r.per_topic), **r.model_means} for name, r in self.results.items()]
+        )
+
+
+def auto_word_intrusion(
+    topics: TopicsLike,
+    index: RefIndex | str | os.PathLike[str],
+    seed: int | np.random.Generator = 0,
+    *,
+    association: Association = "pmi",
+    draws: int = CHANG_ANNOTATORS,
+    window: Window | int | str = LAU_WINDOW,
+    compat: str | None = None,
+    c: float = SVM_RANK_C,
+    folds: int = LAU_FOLDS,
+    protocol: Protocol = "chang",
+    low_rank: int = 50,
+    high_rank: int = 10,
+    on_missing: Literal["error", "zero"] = "error",
+    progress: ProgressCallback | None = None,
+) -> WordIntrusionResult:
+    """WI-Auto of every topic of one model (Lau et al. 2014; see the module docstring).
+
+    The ranking SVM learns from this model's own sets (cross-validated over its topics). To
+    compare models, score them together with :func:`compare_word_intrusion`, which ranks every
+    model's sets with SVMs trained on the topics of all of them.
+
+    Parameters
+    ----------
+    topics : TopicModel, Topics, list of word lists, or IntruderSets
+        Topics with words in rank order (at least two topics: intruders come from other
+        topics), or ready-made sets (e.g. those a human study showed), which must cover
+        topics ``0 .. K-1``.
+    index : RefIndex or path
+        Index of the reference corpus, prepared like the training corpus and with its
+        vocabulary (``tealeaves index``).
+    seed : int or Generator
+        Seeds the sets (``intruder_sets(topics, draws, protocol, low_rank, high_rank, seed)``
+        gives exactly the sets scored) and, in a separate stream, the folds.
+    association : "pmi" or "npmi"
+        The variant reported as ``per_topic``; both are always computed.
+    draws : int
+        Sets per topic (default 8, as Chang et al.'s 8 annotators each saw one).
+    window : int or str
+        Sliding window size of the counts (default 20, Lau et al.'s toolkit), or "document".
+    compat : None, "lau" or "gensim"
+        ``"lau"`` counts the toolkit's padded windows (:meth:`RefIndex.window_counts`).
+    c : float
+        SVM-rank's C (default 0.01, Lau et al.'s toolkit); see :mod:`tealeaves.intrusion.ranking`.
+    folds : int
+        Cross-validation folds over topics (default 10; at most K, leave-one-topic-out then).
+    protocol, low_rank, high_rank
+        How sets are drawn (:func:`~tealeaves.intrusion.intruder_sets`); with ready-made sets,
+        ``draws`` and these are theirs.
+    on_missing : "error" or "zero"
+        Set words the reference corpus lacks are refused, or counted as never occurring.
+    progress : callable, optional
+        Receives an update after counting and after each fold.
+
+    Returns
+    -------
+    WordIntrusionResult
+    """
+    if isinstance(topics, Mapping):
+        raise InputError("auto_word_intrusion scores one model; pass several to compare_word_intrusion")
+    options = {"association": association, "draws": draws, "window": window, "compat": compat, "c": c}
+    options |= {"folds": folds, "protocol": protocol, "low_rank": low_rank, "high_rank": high_rank}
+    comparison = compare_word_intrusion(
+        {"model": topics}, index, seed, on_missing=on_missing, progress=progress, **options
+    )
+    return comparison["model"]
+
+
+def compare_word_intrusion(
+    models: Mapping[str, TopicsLike],
+    index: RefIndex | str | os.PathLike[str],
+    seed: int | np.random.Generator = 0,
+    *,
+    association: Association = "pmi",
+    draws: int = CHANG_ANNOTATORS,
+    window: Window | int | str = LAU_WINDOW,
+    compat: str | None = None,
+    c: float = SVM_RANK_C,
+    folds: int = LAU_FOLDS,
+    protocol: Protocol = "chang",
+    low_rank: int = 50,
+    high_rank: int = 10,
+    on_missing: Literal["error", "zero"] = "error",
+    progress: ProgressCallback | None = None,
+) -> WordIntrusionComparison:
+    """WI-Auto of several models on equal footing: one ranking SVM for the topics of all of them.
+
+    Lau et al.'s (2014, §3 and §4.1) data set holds the topics of nine models per domain, and
+    their ranking SVMs are cross-validated over topics; the models are then compared by their
+    mean WI-Auto. So here: each model gets its own sets (those :func:`auto_word_intrusion`
+    with this seed draws for it), the topics of all models are pooled and cut into ``folds``
+    random folds, and every fold is ranked by an SVM trained on the sets of the other folds,
+    whatever model they come from. A model's numbers therefore depend on the models it is
+    compared with, through the shared SVM; each result lists them
+    in ``settings["models"]``.
+
+    Parameters
+    ----------
+    models : mapping of name to topics
+        Each a TopicModel, Topics, list of word lists or IntruderSets, as for
+        :func:`auto_word_intrusion`.
+    index, seed, association, draws, window, compat, c, folds, protocol, low_rank, high_rank, on_missing, progress
+        As for :func:`auto_word_intrusion`; ``folds`` counts folds of the pooled topics.
+
+    Returns
+    -------
+    WordIntrusionComparison
+    """
+    check_association(association)
+    if isinstance(folds, bool) or not isinstance(folds, (int, np.integer)) or folds < 2:
+        raise InputError(f"folds must be an integer of at least 2, got {folds!r}")
+    if not (np.isfinite(c) and c > 0):
+        raise InputError(f"C must be a positive number, got {c}")
+    if not isinstance(models, Mapping) or not models:
+        raise InputError("models must be a non-empty mapping of model names to topics")
+    if not isinstance(index, RefIndex):
+        index = RefIndex.load(index)
+    seed = as_seed(seed)
+    names = [str(name) for name in models]
+    drawn = []
+    for topics in models.values():
+        if isinstance(topics, IntruderSets):
+            drawn.append((topics, _shown_words(topics)))
+        else:
+            sets = intruder_sets(topics, draws, protocol, low_rank, high_rank, seed)
+            drawn.append((sets, _shown_words(sets, topics)))
+    offsets = np.cumsum([0] + [len(shown) for _, shown in drawn])
+    n_topics = int(offsets[-1])
+    n_folds = min(int(folds), n_topics)
+    total_steps = len(names) + len(ASSOCIATIONS) * n_folds
+    candidates = []
+    for step, (sets, shown) in enumerate(drawn):
+        candidates.append(_Candidate(sets, shown, word_association_features(sets, index, window, compat, on_missing)))
+        notify(progress, "word intrusion", step + 1, total_steps)
+
+    fold_of_topic = np.empty(n_topics, dtype=np.int64)
+    fold_of_topic[np.random.default_rng([seed, FOLD_STREAM]).permutation(n_topics)] = np.arange(n_topics) % n_folds
+    fold = np.concatenate([fold_of_topic[offset + cand.topic] for offset, cand in zip(offsets, candidates)])
+    target = np.concatenate([cand.target for cand in candidates])
+    grades = (np.arange(candidates[0].features.raw.shape[1])[None, :] == target[:, None]).astype(np.int8)
+    scores, weights, gaps = {}, {}, []
+    for a_index, a in enumerate(ASSOCIATIONS):
+        x = np.concatenate([cand.features.matrix(a) for cand in candidates])
+        scores[a] = np.zeros(x.shape[:2])
+        weights[a] = np.zeros((n_folds, x.shape[2]))
+        for f in range(n_folds):
+            held = fold == f
+            ranker = fit_ranking_svm(x[~held], grades[~held], c)
+            weights[a][f] = ranker.weights
+            scores[a][held] = ranker.score(x[held])
+            gaps.append(ranker.primal - ranker.dual if ranker.converged else np.inf)
+            notify(progress, "word intrusion", len(names) + a_index * n_folds + f + 1, total_steps, association=a)
+
+    settings: dict[str, Any] = {"seed": seed, "window": candidates[0].features.window, "compat": compat}
+    settings |= {"c": float(c), "folds": n_folds, "n_windows": candidates[0].features.n_windows}
+    settings |= {"on_missing": on_missing, "models": names, "svm_duality_gap": max(gaps)}
+    reference = {"corpus_fingerprint": index.corpus_fingerprint, "n_docs": index.n_docs, "n_tokens": index.n_tokens}
+    bounds = np.cumsum([0] + [len(cand.target) for cand in candidates])
+    results = {}
+    for m, (name, cand) in enumerate(zip(names, candidates)):
+        rows = slice(bounds[m], bounds[m + 1])
+        own_scores = {a: scores[a][rows] for a in ASSOCIATIONS}
+        own_folds = fold_of_topic[offsets[m] : offsets[m + 1]]
+        results[name] = _result(cand, own_scores, own_folds, weights, association, settings, reference)
+    return WordIntrusionComparison(results)
+
+
+@dataclass(frozen=True)
+class _Candidate:
+    """One model's sets, shown words and features."""
+
+    sets: IntruderSets
+    shown: tuple[tuple[str, ...], ...]
+    features: SetFeatures
+
+    @property
+    def topic(self) -> np.ndarray:
+        return np.array([s.topic for s in self.sets], dtype=np.int64)
+
+    @property
+    def target(self) -> np.ndarray:
+        return np.array([s.intruder_position for s in self.sets], dtype=np.int64)
+
+
+def _result(
+    cand: _Candidate,
+    scores: dict[str, np.ndarray],
+    fold_of_topic: np.ndarray,
+    weights: dict[str, np.ndarray],
+    association: str,
+    shared: dict[str, Any],
+    reference: dict[str, Any],
+) -> WordIntrusionResult:
+    """One model's result from the SVM scores of its sets."""
+    sets, features, topic, target = cand.sets, cand.features, cand.topic, cand.target
+    k = len(cand.shown)
+    columns: dict[str, Any] = {
+        "topic": topic,
+        "draw": np.array([s.draw for s in sets], dtype=np.int64),
+        "fold": fold_of_topic[topic],
+        "words": np.array([" ".join(w) for w in features.words], dtype=object),
+        "intruder": np.array([s.intruder for s in sets], dtype=object),
+        "intruder_position": target,
+    }
+    wi_auto, baseline = {}, {}
+    for a in ASSOCIATIONS:
+        hits, picks = first_place_share(scores[a], target)
+        base_hits, base_picks = first_place_share(-features.raw[:, :, FEATURES.index(a)], target)
+        columns[f"predicted_{a}"] = np.array([w[p] for w, p in zip(features.words, picks)], dtype=object)
+        columns[f"hit_{a}"] = hits
+        columns[f"baseline_predicted_{a}"] = np.array([w[p] for w, p in zip(features.words, base_picks)], dtype=object)
+        columns[f"baseline_hit_{a}"] = base_hits
+        wi_auto[a] = _per_topic(hits, topic, k)
+        baseline[a] = _per_topic(base_hits, topic, k)
+    model_means = {f"wi_auto_{a}": float(wi_auto[a].mean()) for a in ASSOCIATIONS}
+    model_means |= {f"baseline_{a}": float(baseline[a].mean()) for a in ASSOCIATIONS}
+    settings = {"draws": int(columns["draw"].max() + 1), "protocol": sets.protocol, "low_rank": sets.low_rank}
+    settings |= {"high_rank": sets.high_rank, "sets_seed": sets.seed, **shared}
+    return WordIntrusionResult(
+        association=association,
+        per_topic=wi_auto[association],
+        model_mean=model_means[f"wi_auto_{association}"],
+        wi_auto=wi_auto,
+        baseline=baseline,
+        model_means=model_means,
+        topics=cand.shown,
+        fold_of_topic=fold_of_topic,
+        weights=weights,
+        settings=settings,
+        missing=tuple(sorted({(int(topic[i]), word, why) for i, word, why in features.missing})),
+        index=reference,
+        sets=columns,
+        features=features.raw,
+        scores=scores,
+    )
+
+
+def first_place_share(scores: np.ndarray, target: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per row of ``scores`` [S, n]: the share of first place that item ``target`` holds, and the pick.
+
+    The share is ``1 / t`` when ``target`` ties with ``t - 1`` other items at the top score,
+    0 when it is not at the top; the pick is the first item with the top score.
+    """
+    top = scores.max(axis=1, keepdims=True)
+    at_top = scores == top
+    rows = np.arange(len(scores))
+    share = at_top[rows, target] / at_top.sum(axis=1)
+    return share.astype(np.float64), np.argmax(at_top, axis=1)
+
+
+def _per_topic(values: np.ndarray, topic: np.ndarray, k: int) -> np.ndarray:
+    return np.bincount(topic, weights=values, minlength=k) / np.bincount(topic, minlength=k)
+
+
+def _shown_words(
+    sets: IntruderSets, topics: TopicModel | Topics | Sequence[Sequence[str]] | None = None
+) -> tuple[tuple[str, ...], ...]:
+    """Each topic's shown words, in rank order when the topics are known, else as first shown."""
+    present = sorted({s.topic for s in sets})
+    if present != list(range(len(present))):
+        lacking = sorted(set(range(max(present) + 1)) - set(present))
+        raise InputError(f"the sets must cover topics 0..K-1; topic(s) {lacking[:10]} have none")
+    words: list[list[str]] = [[] for _ in present]
+    for s in sets:
+        words[s.topic].extend(w for w in s.topic_words if w not in words[s.topic])
+    if topics is None:
+        return tuple(tuple(w) for w in words)
+    ranked = as_topics(topics, max(PROTOCOLS[sets.protocol]) if isinstance(topics, TopicModel) else None).words
+    return tuple(tuple(w for w in ranked[k] if w in set(words[k])) for k in range(len(words)))

@@ -1,0 +1,200 @@
+"""Inputs of the estimators: Φ, αm and held-out documents, checked once at the edge.
+
+- Φ must be a K x V matrix of strictly positive, finite probabilities whose rows sum to 1:
+  a zero would make log P(w) = -inf for any document using that word under every topic.
+- αm must hold K positive, finite values (the asymmetric Dirichlet prior of Wallach et al.
+  2009, eq. 2). Models without a Dirichlet prior (pLSI, CTM) have none, and every estimator
+  of P(w | Φ, αm) refuses them; :func:`tealeaves.likelihood.predictive` evaluates them.
+- Documents are a :class:`~tealeaves.corpus.Corpus` or a sequence of token-id arrays. Words
+  outside the model's vocabulary follow ``on_missing``: ``"error"`` (the default) refuses the
+  documents, ``"skip"`` drops those tokens and counts them per document (``n_oov``). There is
+  no ``"zero"`` policy: a word of probability zero would make the log probability -inf.
+  An empty document has probability 1 (log 0.0) and is kept with zero tokens.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Literal
+
+import numpy as np
+
+from tealeaves.corpus import Corpus, Vocabulary
+from tealeaves.errors import InputError
+from tealeaves.models import TopicModel
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
+
+OnMissing = Literal["error", "skip"]
+ROW_SUM_TOLERANCE = 1e-6
+
+Docs = Corpus | Sequence["ArrayLike"]
+
+
+@dataclass(frozen=True)
+class Documents:
+    """Validated token ids of the documents to score (all or part of a corpus).
+
+    ``starts[d]`` tokens at the front of document ``d`` are observed and not scored (document
+    completion); ``base`` is the index of the first document in the whole input, which fixes
+    each document's random stream.
+    """
+
+    tokens: np.ndarray
+    offsets: np.ndarray
+    starts: np.ndarray
+    ids: tuple[str, ...]
+    n_oov: np.ndarray
+    base: int = 0
+
+    def __len__(self) -> int:
+        return len(self.offsets) - 1
+
+    @property
+    def lengths(self) -> np.ndarray:
+        """Tokens per document (observed and scored)."""
+        return np.diff(self.offsets)
+
+    @property
+    def scored(self) -> np.ndarray:
+        """Tokens scored per document."""
+        return self.lengths - self.starts
+
+    def batch(self, lo: int, hi: int) -> Documents:
+        """Documents ``lo..hi-1`` with their offsets rebased and ``base`` set."""
+        offsets = self.offsets[lo : hi + 1]
+        return replace(
+            self,
+            tokens=self.tokens[offsets[0] : offsets[-1]],
+            offsets=offsets - offsets[0],
+            starts=self.starts[lo:hi],
+            ids=self.ids[lo:hi],
+            n_oov=self.n_oov[lo:hi],
+            base=self.base + lo,
+        )
+
+
+def check_phi(phi: ArrayLike) -> np.ndarray:
+    """Φ as a C-contiguous float64 K x V array; a clear error if it is not a positive stochastic matrix."""
+    phi = np.ascontiguousarray(phi, dtype=np.float64)
+    if phi.ndim != 2 or phi.shape[0] < 1 or phi.shape[1] < 1:
+        raise InputError(f"phi must be a K x V matrix of topic-word probabilities, got shape {phi.shape}")
+    if not np.all(np.isfinite(phi)):
+        raise InputError("phi holds NaN or infinite values; pass the topic-word probabilities of a fitted model")
+    bad = np.argwhere(phi <= 0)
+    if len(bad):
+        k, v = bad[0]
+        raise InputError(
+            f"phi must be strictly positive, but {len(bad)} entries are zero or negative (e.g. topic {k}, word {v}); "
+            "smooth it first, e.g. (n_kw + beta) / (n_k + V beta), since a zero makes log P(w) -inf"
+        )
+    worst = float(np.max(np.abs(phi.sum(axis=1) - 1.0)))
+    if worst > ROW_SUM_TOLERANCE:
+        raise InputError(
+            f"each row of phi must sum to 1 (a distribution over words); the worst row is off by {worst:.3g}: "
+            "normalise it with phi / phi.sum(axis=1, keepdims=True)"
+        )
+    return phi
+
+
+def check_alpha(alpha: ArrayLike | None, k: int, what: str, kind: str | None = None) -> np.ndarray:
+    """αm as float64[K]; ``what`` names the method that needs it, for the error message."""
+    if alpha is None:
+        source = f"a model of kind {kind!r}" if kind else "alpha=None"
+        raise InputError(
+            f"{what} needs the Dirichlet prior αm over topic proportions, and {source} has none; "
+            "pass alpha, or evaluate the model with tealeaves.likelihood.predictive (Chang et al. 2009, §4.2)"
+        )
+    alpha = np.ascontiguousarray(alpha, dtype=np.float64)
+    if alpha.shape != (k,) or not np.all(np.isfinite(alpha)) or np.any(alpha <= 0):
+        raise InputError(f"alpha must hold {k} positive finite values (one per topic), got {alpha!r}")
+    return alpha
+
+
+def model_arrays(
+    phi: TopicModel | ArrayLike, alpha: ArrayLike | None, what: str
+) -> tuple[np.ndarray, np.ndarray, Vocabulary | None]:
+    """(Φ, αm, vocabulary) from a TopicModel (αm defaults to the model's) or from arrays."""
+    if isinstance(phi, TopicModel):
+        model = phi
+        return (
+            check_phi(model.phi),
+            check_alpha(model.alpha if alpha is None else alpha, model.k, what, model.kind),
+            model.vocab,
+        )
+    checked = check_phi(phi)
+    return checked, check_alpha(alpha, checked.shape[0], what), None
+
+
+def as_documents(
+    docs: Docs, n_words: int, on_missing: OnMissing = "error", vocab: Vocabulary | None = None
+) -> Documents:
+    """Validate ``docs`` against a vocabulary of ``n_words`` words (``vocab``: the model's words).
+
+    A corpus over another vocabulary is mapped word by word onto ``vocab``; without ``vocab``
+    (bare arrays) its vocabulary must have exactly ``n_words`` words.
+    """
+    if on_missing not in ("error", "skip"):
+        raise InputError(
+            f"on_missing must be 'error' or 'skip', got {on_missing!r} (a word of probability zero has log -inf)"
+        )
+    if isinstance(docs, Corpus):
+        tokens = np.asarray(docs.tokens, dtype=np.int64)
+        offsets = np.asarray(docs.offsets, dtype=np.int64)
+        ids = tuple(docs.ids)
+        if vocab is not None and docs.vocab != vocab:
+            mapping = np.array([vocab.get(word) for word in docs.vocab.words], dtype=np.int64)
+            tokens = mapping[tokens] if len(mapping) else tokens
+        elif vocab is None and len(docs.vocab) != n_words:
+            raise InputError(
+                f"the corpus has a vocabulary of {len(docs.vocab)} words but phi has {n_words} columns; "
+                "prepare the corpus with --vocab-from the model's training corpus, or pass the TopicModel itself"
+            )
+    else:
+        tokens, offsets = _concatenate(docs)
+        ids = tuple(str(i) for i in range(len(offsets) - 1))
+    missing = (tokens < 0) | (tokens >= n_words)
+    n_docs = len(offsets) - 1
+    doc_of_token = np.repeat(np.arange(n_docs), np.diff(offsets))
+    n_oov = np.bincount(doc_of_token[missing], minlength=n_docs).astype(np.int64)
+    if missing.any():
+        if on_missing == "error":
+            first = int(np.argmax(n_oov > 0))
+            raise InputError(
+                f"{int(missing.sum())} tokens in {int((n_oov > 0).sum())} documents are outside the model's "
+                f"vocabulary of {n_words} words (first in document {ids[first]!r}); pass on_missing='skip' (--skip-oov) "
+                "to drop and count them"
+            )
+        keep = ~missing
+        tokens = tokens[keep]
+        offsets = np.concatenate([[0], np.cumsum(np.bincount(doc_of_token[keep], minlength=n_docs))])
+    return Documents(
+        tokens=np.ascontiguousarray(tokens, dtype=np.int32),
+        offsets=np.ascontiguousarray(offsets, dtype=np.int64),
+        starts=np.zeros(n_docs, dtype=np.int64),
+        ids=ids,
+        n_oov=n_oov,
+    )
+
+
+def _concatenate(docs: Sequence[ArrayLike]) -> tuple[np.ndarray, np.ndarray]:
+    if (
+        isinstance(docs, (str, bytes))
+        or (isinstance(docs, np.ndarray) and docs.ndim != 1)
+        or not hasattr(docs, "__len__")
+    ):
+        raise InputError("docs must be a Corpus or a list of token-id arrays (one per document)")
+    if isinstance(docs, np.ndarray) and docs.dtype != object:
+        raise InputError("docs is a single array; pass a list of documents, e.g. [doc], or a Corpus")
+    arrays = []
+    for i, doc in enumerate(docs):
+        array = np.asarray(doc)
+        if array.ndim != 1 or not (array.size == 0 or np.issubdtype(array.dtype, np.integer)):
+            raise InputError(f"document {i} must be a one-dimensional array of integer token ids, got {array!r:.80}")
+        arrays.append(array.astype(np.int64))
+    lengths = np.array([len(a) for a in arrays], dtype=np.int64)
+    offsets = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64)
+    tokens = np.concatenate(arrays) if arrays and offsets[-1] else np.zeros(0, dtype=np.int64)
+    return tokens, offsets

@@ -1,0 +1,123 @@
+"""``estimate``: log P(w | Φ, αm) of every held-out document by any method of Wallach et al. 2009."""
+
+from __future__ import annotations
+
+import itertools
+import time
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from tealeaves.errors import InputError
+from tealeaves.likelihood.documents import Docs, Documents, OnMissing, as_documents, model_arrays
+from tealeaves.likelihood.estimators import METHODS, Method, find_method
+from tealeaves.likelihood.result import LikelihoodResult
+from tealeaves.likelihood.uncertainty import average_runs, bootstrap_sd, run_seed
+from tealeaves.models import TopicModel
+from tealeaves.progress import ProgressCallback, notify
+from tealeaves.rng import as_seed
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
+
+FULL_DOCUMENT = "log P(w | Φ, αm)"
+BATCHES = 50  # with a progress callback, documents run in about this many batches, reported after each
+
+
+def estimate(
+    phi: TopicModel | ArrayLike,
+    alpha: ArrayLike | None,
+    docs: Docs,
+    method: str = "left-to-right",
+    seed: int | np.random.Generator = 0,
+    *,
+    runs: int = 1,
+    bootstrap: int = 10_000,
+    on_missing: OnMissing = "error",
+    progress: ProgressCallback | None = None,
+    **params: Any,
+) -> LikelihoodResult:
+    """Estimate log P(w | Φ, αm) for each document of ``docs`` (Wallach et al. 2009, §4).
+
+    Parameters
+    ----------
+    phi : float64[K, V] or TopicModel
+        Topic-word probabilities, strictly positive (a TopicModel also supplies αm and its vocabulary).
+    alpha : float64[K] or None
+        The asymmetric Dirichlet prior αm (None: the model's).
+    docs : Corpus or list of int arrays
+        Held-out documents.
+    method : str
+        One of :data:`~tealeaves.likelihood.estimators.METHODS`: ``is-prior-theta``, ``is-pzw``,
+        ``is-iterated-pseudocounts``, ``harmonic-mean`` (biased baseline), ``ais``, ``chib``,
+        ``left-to-right`` (variants ``sis``, ``wallach``, ``mallet``).
+    seed : int or Generator
+        Document d of run r uses the random stream (run seed, d): results do not depend on threads.
+    runs : int
+        Independent runs per document; ``log_prob`` is the log of the mean of P̂ over runs, and with
+        several runs ``total_sd`` is the bootstrap standard deviation of the total (§6.2).
+    bootstrap : int
+        Bootstrap replicates for ``total_sd``.
+    on_missing : "error" or "skip"
+        What to do with tokens outside the vocabulary (see :mod:`tealeaves.likelihood.documents`).
+    progress : callable, optional
+        Receives an update after each batch of documents.
+    **params
+        The method's parameters, named as in Table 1: ``samples``, ``particles``, ``temperatures``,
+        ``burn_in``, ``iterations`` (and ``variant``, ``schedule``).
+    """
+    spec = find_method(method, METHODS)
+    resolved = spec.resolve(params)
+    phi, alpha, vocab = model_arrays(phi, alpha, f"{spec.name} ({spec.label})")
+    documents = as_documents(docs, phi.shape[1], on_missing, vocab)
+    return run(spec, resolved, phi, alpha, documents, FULL_DOCUMENT, seed, runs, bootstrap, progress)
+
+
+def run(
+    spec: Method,
+    params: dict[str, Any],
+    phi: np.ndarray,
+    alpha: np.ndarray,
+    documents: Documents,
+    estimand: str,
+    seed: int | np.random.Generator,
+    runs: int,
+    bootstrap: int,
+    progress: ProgressCallback | None,
+) -> LikelihoodResult:
+    """Run ``spec`` ``runs`` times over ``documents`` in batches and collect the result."""
+    if isinstance(runs, bool) or not isinstance(runs, (int, np.integer)) or runs < 1:
+        raise InputError(f"runs must be an integer >= 1, got {runs!r}")
+    seed = as_seed(seed)
+    phi_t = np.ascontiguousarray(phi.T)
+    n_docs = len(documents)
+    batches = 1 if progress is None else min(n_docs, BATCHES)  # each batch is one parallel region
+    bounds = np.unique(np.linspace(0, n_docs, batches + 1).astype(np.int64))
+    task = f"{spec.describe(params)} likelihood"
+    started = time.perf_counter()
+    run_log_prob = np.zeros((runs, n_docs))
+    notify(progress, task, 0, runs * n_docs)
+    for r in range(runs):
+        for lo, hi in itertools.pairwise(bounds):
+            batch = documents.batch(int(lo), int(hi))
+            run_log_prob[r, lo:hi] = spec.function(phi_t, alpha, batch, run_seed(seed, r), **params)
+            notify(progress, task, r * n_docs + int(hi), runs * n_docs, run=r + 1)
+    seconds = time.perf_counter() - started
+    if not np.all(np.isfinite(run_log_prob)):  # pragma: no cover - a kernel defect, never input
+        raise FloatingPointError(f"{spec.name} produced a non-finite log probability")
+    return LikelihoodResult(
+        method=spec.name,
+        label=spec.describe(params),
+        estimand=estimand,
+        guarantee=spec.guarantee(params),
+        params=params,
+        ids=documents.ids,
+        log_prob=average_runs(run_log_prob),
+        run_log_prob=run_log_prob,
+        n_tokens=documents.scored,
+        n_oov=documents.n_oov,
+        total_sd=bootstrap_sd(run_log_prob, bootstrap, seed),
+        site_updates=float(runs * np.sum(spec.cost(params, documents), dtype=np.float64)),
+        seed=seed,
+        seconds=round(seconds, 4),
+    )

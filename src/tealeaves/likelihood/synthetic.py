@@ -1,0 +1,166 @@
+"""Synthetic data (Wallach et al. 2009, §6.1) and the sensitivity to perturbed Φ and m (§6.4).
+
+Synthetic corpora are drawn from LDA's generative process with given Φ and αm (e.g. those of a
+model trained on real text, "to make the statistics of the synthetic documents as close as
+possible to real documents"): θ_d ~ Dir(αm), z_n ~ θ_d, w_n ~ φ_{z_n}, every document with the
+same fixed length.
+
+The perturbation study interpolates towards random parameters, λ in {0, .25, .5, .75}:
+Φ_λ = (1 - λ) Φ + λ Φ' with each φ'_t ~ Dir(1, ..., 1) (a uniformly random distribution over
+words), and m_λ = (1 - λ) m + λ m' with m' ~ Dir(1, ..., 1) and the concentration α unchanged;
+each evaluator is run on every perturbed model and reported as the log ratio
+Σ_d log P_λ - Σ_d log P_0 (Figure 3).
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import pandas as pd
+
+from tealeaves.artifacts import new_manifest
+from tealeaves.corpus import Corpus, Vocabulary
+from tealeaves.errors import InputError
+from tealeaves.likelihood import _kernels
+from tealeaves.likelihood.completion import complete
+from tealeaves.likelihood.documents import Docs, check_alpha, check_phi, model_arrays
+from tealeaves.likelihood.estimate import estimate
+from tealeaves.likelihood.result import LikelihoodResult
+from tealeaves.models import TopicModel
+from tealeaves.results import Result
+from tealeaves.rng import as_seed
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
+
+Evaluator = Callable[..., LikelihoodResult]
+PERTURBATION_LAMBDAS = (0.0, 0.25, 0.5, 0.75)
+
+
+def synthetic_corpus(
+    phi: TopicModel | ArrayLike,
+    alpha: ArrayLike | None,
+    n_docs: int,
+    doc_length: int,
+    seed: int | np.random.Generator = 0,
+) -> Corpus:
+    """``n_docs`` documents of exactly ``doc_length`` tokens drawn from LDA with Φ and αm (§6.1).
+
+    The corpus uses the model's vocabulary when ``phi`` is a TopicModel, otherwise words named
+    by their ids; its manifest records the generator.
+    """
+    vocab = phi.vocab if isinstance(phi, TopicModel) else None
+    phi, alpha, _ = model_arrays(phi, alpha, "synthetic data")
+    for name, value in (("n_docs", n_docs), ("doc_length", doc_length)):
+        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
+            raise InputError(f"{name} must be a positive integer, got {value!r}")
+    seed = as_seed(seed)
+    tokens, offsets = _kernels.sample_documents(
+        np.cumsum(phi, axis=1), alpha, np.full(n_docs, doc_length, dtype=np.int64), seed
+    )
+    vocab = vocab or Vocabulary(str(i) for i in range(phi.shape[1]))
+    manifest = new_manifest(
+        "corpus", synthetic={"k": phi.shape[0], "n_docs": n_docs, "doc_length": doc_length, "seed": seed}
+    )
+    return Corpus(vocab, tokens, offsets, ids=[f"synthetic-{d}" for d in range(n_docs)], manifest=manifest)
+
+
+def perturb_topics(phi: ArrayLike, lam: float, seed: int | np.random.Generator = 0) -> np.ndarray:
+    """(1 - λ) Φ + λ Φ' with rows φ'_t ~ Dir(1, ..., 1) drawn with ``seed`` (§6.4)."""
+    phi = check_phi(phi)
+    lam = _interpolation(lam)
+    random_topics = np.random.default_rng(seed).dirichlet(np.ones(phi.shape[1]), size=phi.shape[0])
+    mixed = (1 - lam) * phi + lam * random_topics
+    positive = np.maximum(mixed, np.finfo(np.float64).tiny)  # Dir(1) draws can underflow to 0
+    return positive / positive.sum(axis=1, keepdims=True)
+
+
+def perturb_base_measure(alpha: ArrayLike, lam: float, seed: int | np.random.Generator = 0) -> np.ndarray:
+    """α((1 - λ) m + λ m') with m' ~ Dir(1, ..., 1) drawn with ``seed``; α = Σ αm is kept (§6.4)."""
+    alpha = np.asarray(alpha, dtype=np.float64)
+    alpha = check_alpha(alpha, len(alpha), "perturbing the base measure")
+    lam = _interpolation(lam)
+    concentration = alpha.sum()
+    random_measure = np.random.default_rng(seed).dirichlet(np.ones(len(alpha)))
+    mixed = (1 - lam) * alpha / concentration + lam * random_measure
+    return concentration * np.maximum(mixed, np.finfo(np.float64).tiny)
+
+
+def figure_3_evaluators() -> dict[str, Evaluator]:
+    """The estimators of Figure 3: estimated θ (completion), IS-PT and left-to-right (sis)."""
+    return {
+        "ET (completion)": functools.partial(complete, method="estimated-theta"),
+        "IS-PT": functools.partial(estimate, method="is-prior-theta"),
+        "LR": functools.partial(estimate, method="left-to-right"),
+    }
+
+
+@dataclass(frozen=True)
+class PerturbationResult(Result):
+    """Total log probabilities under perturbed Φ or m, one row per (target, λ, evaluator)."""
+
+    target: tuple[str, ...]
+    lam: tuple[float, ...]
+    evaluator: tuple[str, ...]
+    total: tuple[float, ...]
+    log_ratio: tuple[float, ...]
+
+    def to_frame(self) -> pd.DataFrame:
+        """Columns target ("phi" or "m"), lam, evaluator, total, log_ratio."""
+        return pd.DataFrame(
+            {
+                "target": self.target,
+                "lam": self.lam,
+                "evaluator": self.evaluator,
+                "total": self.total,
+                "log_ratio": self.log_ratio,
+            }
+        )
+
+
+def perturbation_study(
+    phi: TopicModel | ArrayLike,
+    alpha: ArrayLike | None,
+    docs: Docs,
+    evaluators: Mapping[str, Evaluator] | None = None,
+    lambdas: Sequence[float] = PERTURBATION_LAMBDAS,
+    seed: int | np.random.Generator = 0,
+    **options: Any,
+) -> PerturbationResult:
+    """Figure 3: how each evaluator's total log probability moves as Φ and m are perturbed (§6.4).
+
+    ``evaluators`` map a label to a function ``(phi, alpha, docs, seed=..., **options)`` returning
+    a :class:`LikelihoodResult` (default: :func:`figure_3_evaluators`); ``options`` (e.g. ``runs``)
+    go to every evaluator. λ = 0 is always evaluated, as the reference of the log ratios.
+    """
+    phi, alpha, _ = model_arrays(phi, alpha, "the perturbation study")
+    evaluators = dict(evaluators or figure_3_evaluators())
+    lambdas = sorted({0.0, *(_interpolation(x) for x in lambdas)})
+    seed = as_seed(seed)
+    rows: list[tuple[str, float, str, float]] = []
+    for target in ("phi", "m"):
+        for lam in lambdas:
+            if target == "phi":
+                model = (perturb_topics(phi, lam, seed), alpha)
+            else:
+                model = (phi, perturb_base_measure(alpha, lam, seed))
+            for label, evaluate in evaluators.items():
+                rows.append((target, lam, label, evaluate(*model, docs, seed=seed, **options).total))
+    reference = {(t, label): total for t, lam, label, total in rows if lam == 0.0}
+    return PerturbationResult(
+        target=tuple(r[0] for r in rows),
+        lam=tuple(r[1] for r in rows),
+        evaluator=tuple(r[2] for r in rows),
+        total=tuple(r[3] for r in rows),
+        log_ratio=tuple(r[3] - reference[(r[0], r[2])] for r in rows),
+    )
+
+
+def _interpolation(lam: float) -> float:
+    if isinstance(lam, bool) or not isinstance(lam, (int, float, np.floating)) or not 0.0 <= lam < 1.0:
+        raise InputError(f"the interpolation weight λ must be a number in [0, 1), got {lam!r}")
+    return float(lam)

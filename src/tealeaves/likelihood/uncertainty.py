@@ -1,0 +1,51 @@
+"""Several runs per document and the bootstrap (Wallach et al. 2009, §6.2).
+
+"The estimates of P(w^(d) | Φ, αm) for each held-out document were averaged over 10 runs, to
+give P̄(w^(d) | Φ, αm). The log probability of the held-out documents was then estimated as
+Σ_d log P̄(w^(d) | Φ, αm). Standard deviations were obtained using a bootstrap method, in which
+10,000 log probabilities ... were obtained by sampling with replacement from the 10 runs for
+each held-out document."
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy.special import logsumexp
+
+from tealeaves.errors import InputError
+
+BOOTSTRAP_CHUNK = 4_000_000  # resampled values held in memory at once
+
+
+def run_seed(seed: int, run: int) -> int:
+    """The seed of run ``run``: ``seed`` itself for run 0, an independent derived seed otherwise."""
+    if run == 0:
+        return seed
+    return int(np.random.SeedSequence(seed, spawn_key=(run,)).generate_state(1, np.uint64)[0] >> np.uint64(1))
+
+
+def average_runs(run_log_prob: np.ndarray, axis: int = 0) -> np.ndarray:
+    """log P̄ per document: log of the mean over runs (``axis``) of P̂ (float64[runs, D] -> float64[D])."""
+    return logsumexp(run_log_prob, axis=axis) - np.log(run_log_prob.shape[axis])
+
+
+def bootstrap_sd(run_log_prob: np.ndarray, replicates: int = 10_000, seed: int = 0) -> float | None:
+    """Standard deviation of Σ_d log P̄(w^(d)) when each document's runs are resampled with replacement.
+
+    Returns None for a single run (there is nothing to resample).
+    """
+    n_runs, n_docs = run_log_prob.shape
+    if n_runs < 2:
+        return None
+    if isinstance(replicates, bool) or not isinstance(replicates, (int, np.integer)) or replicates < 2:
+        raise InputError(f"bootstrap replicates must be an integer >= 2, got {replicates!r}")
+    rng = np.random.default_rng(seed)
+    columns = np.arange(n_docs)
+    chunk = max(1, BOOTSTRAP_CHUNK // max(1, n_runs * n_docs))
+    totals = []
+    for lo in range(0, replicates, chunk):
+        size = min(chunk, replicates - lo)
+        picks = rng.integers(0, n_runs, size=(size, n_runs, n_docs))
+        resampled = run_log_prob[picks, columns]
+        totals.append(average_runs(resampled, axis=1).sum(axis=1))
+    return float(np.concatenate(totals).std(ddof=1))

@@ -1,0 +1,500 @@
+"""A human evaluation study: its items and settings, as an artifact folder.
+
+``create_study`` turns one or more models into the items of one task (see
+:mod:`tealeaves.study.items`), interleaves the models' items at random and anonymises them
+(participants never see model names or topic numbers), and records every item and setting in
+a study folder:
+
+- ``items.jsonl``   one line per item, with its answer key (never served before answering);
+- ``manifest.json`` the settings, the models (label, kind, fingerprint of Φ), the seed and counts.
+
+The same inputs and seed give the same study, byte for byte in ``items.jsonl`` and with the
+same study id. Responses are not stored here but in the response store
+(:mod:`tealeaves.study.store`), by default ``responses.sqlite`` inside the folder.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from tealeaves.artifacts import arrays_sha256, new_manifest, read_manifest, write_artifact, write_json
+from tealeaves.corpus import Corpus
+from tealeaves.errors import ArtifactError, InputError
+from tealeaves.intrusion import PROTOCOLS
+from tealeaves.models import TopicModel, Topics, as_topics
+from tealeaves.rng import as_seed
+from tealeaves.study import texts
+from tealeaves.study.items import (
+    CHECK_LABEL,
+    Item,
+    check_items,
+    ranked_words,
+    rating_items,
+    topic_intrusion_items,
+    word_intrusion_items,
+)
+from tealeaves.study.schema import TASKS
+
+ITEMS_FILE = "items.jsonl"
+DEFAULT_DB_FILE = "responses.sqlite"
+
+ANNOTATORS_PER_ITEM: dict[str, int] = {"rating": 15, "word-intrusion": 26, "topic-intrusion": 26}
+"""Annotators per item from Hoyle et al. 2021's power analysis (§5, Appendix A.5): 15 for
+ratings and 26 for intrusion (power 0.9 at α = 0.05 to detect 4 fewer coherent topics in 50)."""
+
+ITEMS_PER_PARTICIPANT_SHARE = 0.25
+"""Hoyle et al. 2021 (Appendix A.4) showed each respondent 25% of the questions."""
+
+DEFAULT_CHECKS = {"rating": 8}
+"""Synthetic attention-check topics per ratings study (Hoyle et al.: eight per corpus)."""
+
+
+def default_annotators(task: str) -> int:
+    """Annotators per item when none is given (Hoyle et al. 2021's power analysis)."""
+    return ANNOTATORS_PER_ITEM[task]
+
+
+@dataclass(frozen=True)
+class Study:
+    """A study: ``items`` (with answer keys) and ``settings``; see the module docstring.
+
+    Attributes
+    ----------
+    study_id : str
+        Derived from the items and settings, so the same study always has the same id.
+    task : str
+    items : tuple of Item
+        In the order they were interleaved (item ids ``q0001``, ``q0002``, ...).
+    settings : dict
+        Everything a participant or the assignment depends on (texts, targets, codes, ...).
+    models : list of dict
+        Label, kind and fingerprint of each model (never shown to participants).
+    manifest : dict
+    """
+
+    study_id: str
+    task: str
+    items: tuple[Item, ...]
+    settings: dict[str, Any]
+    models: list[dict[str, Any]] = field(default_factory=list)
+    manifest: dict[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "_by_id", {item.item_id: item for item in self.items})
+
+    def __len__(self) -> int:
+        return len(self.items)
+
+    def __repr__(self) -> str:
+        return f"Study({self.study_id!r}, task={self.task!r}, {len(self.items)} items, models={self.labels})"
+
+    @property
+    def labels(self) -> list[str]:
+        """Model labels in the order given."""
+        return [m["label"] for m in self.models]
+
+    def item(self, item_id: str) -> Item:
+        """The item with this id (raises :class:`InputError` for an unknown id)."""
+        try:
+            return self._by_id[item_id]  # type: ignore[attr-defined,no-any-return]
+        except KeyError:
+            raise InputError(f"study {self.study_id} has no item {item_id!r}") from None
+
+    def has_item(self, item_id: str) -> bool:
+        """Whether the study has an item with this id."""
+        return item_id in self._by_id  # type: ignore[attr-defined]
+
+    @property
+    def fingerprint(self) -> str:
+        """SHA-256 over the items and settings: what the response store checks on opening."""
+        return fingerprint(self.items, self.settings)
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row per item with its key (for the researcher, never for participants)."""
+        rows = []
+        for item in self.items:
+            row = item.to_dict()
+            row["words"] = " ".join(item.words)
+            row["options"] = " | ".join(" ".join(o) for o in item.options)
+            row["option_topics"] = " ".join(map(str, item.option_topics))
+            row["option_theta"] = " ".join(f"{t:.6g}" for t in item.option_theta)
+            row["source"] = json.dumps(row["source"], sort_keys=True)
+            rows.append(row)
+        return pd.DataFrame(rows)
+
+    # ----------------------------------------------------------------- persistence
+    def save(self, out: str | os.PathLike[str], force: bool = False) -> Path:
+        """Write the study folder atomically (refuses an existing folder unless ``force``)."""
+        manifest = {
+            **self.manifest,
+            "kind": "study",
+            "study_id": self.study_id,
+            "task": self.task,
+            "settings": self.settings,
+            "models": self.models,
+            "fingerprint": self.fingerprint,
+        }
+
+        def write(tmp: Path) -> None:
+            (tmp / ITEMS_FILE).write_text(items_jsonl(self.items), encoding="utf-8")
+            write_json(tmp / "manifest.json", manifest)
+
+        write_artifact(out, write, force=force)
+        object.__setattr__(self, "manifest", manifest)
+        return Path(out)
+
+    @classmethod
+    def load(cls, path: str | os.PathLike[str]) -> Study:
+        """Load a study folder and check that its items match the recorded fingerprint."""
+        path = Path(path)
+        manifest = read_manifest(path, kind="study")
+        try:
+            lines = (path / ITEMS_FILE).read_text(encoding="utf-8").splitlines()
+            items = tuple(Item.from_dict(json.loads(line)) for line in lines if line.strip())
+        except (OSError, ValueError, TypeError) as exc:
+            raise ArtifactError(f"study {path} has a missing or corrupt {ITEMS_FILE} ({exc}); create it again") from exc
+        study = cls(
+            study_id=manifest["study_id"],
+            task=manifest["task"],
+            items=items,
+            settings=manifest["settings"],
+            models=manifest.get("models", []),
+            manifest=manifest,
+        )
+        if study.fingerprint != manifest.get("fingerprint"):
+            raise ArtifactError(
+                f"study {path}: {ITEMS_FILE} or the settings were changed after the study was created; "
+                "create the study again instead of editing it"
+            )
+        return study
+
+
+def items_jsonl(items: Sequence[Item]) -> str:
+    """The items as JSON lines (stable key order)."""
+    return "".join(json.dumps(item.to_dict(), sort_keys=True, ensure_ascii=False) + "\n" for item in items)
+
+
+def fingerprint(items: Sequence[Item], settings: dict[str, Any]) -> str:
+    """SHA-256 over the items' JSON lines and the settings' canonical JSON."""
+    digest = hashlib.sha256(items_jsonl(items).encode("utf-8"))
+    digest.update(json.dumps(settings, sort_keys=True, ensure_ascii=False).encode("utf-8"))
+    return digest.hexdigest()
+
+
+# --------------------------------------------------------------------------- creation
+ModelLike = TopicModel | Topics | Sequence[Sequence[str]] | str | os.PathLike[str]
+
+
+def load_model_like(source: ModelLike) -> TopicModel | Topics:
+    """A TopicModel (model folder or object) or Topics (topic-list file, Topics, word lists)."""
+    if isinstance(source, (TopicModel, Topics)):
+        return source
+    if isinstance(source, (str, os.PathLike)):
+        path = Path(source)
+        if path.is_dir():
+            return TopicModel.load(path)
+        if path.is_file():
+            return Topics.load(path)
+        raise InputError(f"{path} is neither a model folder nor a topic-list file")
+    return as_topics(source)
+
+
+def create_study(
+    models: Mapping[str, ModelLike] | Sequence[ModelLike],
+    task: str,
+    out: str | os.PathLike[str] | None = None,
+    *,
+    labels: Sequence[str] | None = None,
+    corpus: Corpus | str | os.PathLike[str] | None = None,
+    seed: int | np.random.Generator = 0,
+    protocol: str = "hoyle",
+    draws: int = 1,
+    scale: int = 3,
+    familiarity: bool | None = None,
+    topics_per_model: int | None = None,
+    docs: int = 40,
+    low_share: float = 0.5,
+    annotators: int | None = None,
+    items_per_participant: int | float | None = None,
+    checks: int | None = None,
+    checks_per_participant: int | None = None,
+    check_sources: Sequence[ModelLike] | None = None,
+    show_answer: bool = False,
+    title: str = "Reading lists of words",
+    consent: str | None = None,
+    instructions: str | None = None,
+    corpus_description: str | None = None,
+    completion_code: str | None = None,
+    redirect_url: str | None = None,
+    timeout_minutes: float = 60.0,
+    force: bool = False,
+) -> Study:
+    """Create a human evaluation study of ``task`` over one or more models.
+
+    Parameters
+    ----------
+    models : mapping of label to model, or a sequence of models
+        TopicModel objects or folders; for word intrusion and ratings also topic lists
+        (:class:`~tealeaves.models.Topics`, a one-topic-per-line file, or lists of words).
+    task : {"word-intrusion", "topic-intrusion", "rating"}
+    out : path, optional
+        Write the study folder here (atomically).
+    labels : list of str, optional
+        Model labels when ``models`` is a sequence (default: folder names, or model1, model2, ...).
+        Labels are recorded with the responses and never shown to participants.
+    corpus : Corpus or folder
+        Topic intrusion: the documents (with titles and snippets), over the models' vocabulary.
+    seed : int or Generator
+        The same seed gives the same study.
+    protocol : {"hoyle", "chang"}
+        Word intrusion: 5 of the top 10 words (Hoyle et al. 2021) or the top 5 (Chang et al. 2009).
+    draws : int
+        Word intrusion: independent intruder sets per topic.
+    scale : {3, 5}
+        Ratings: the 3-point scale of Newman et al. 2010 / Hoyle et al. 2021, or a 5-point one.
+    familiarity : bool, optional
+        Ask Hoyle et al.'s familiarity question (default: yes for word intrusion and ratings,
+        no for topic intrusion).
+    topics_per_model : int, optional
+        Sample this many topics of each model at random (default: all topics).
+    docs : int
+        Topic intrusion: documents sampled from the corpus (the same documents for every model).
+    low_share : float
+        Topic intrusion: the intruder is drawn from the ``ceil(low_share * K)`` least probable topics.
+    annotators : int, optional
+        Target answers per item (default: 15 for ratings, 26 for intrusion; Hoyle et al. A.5).
+    items_per_participant : int or float, optional
+        Questions per participant: a count, or a share of the items (default 0.25, Hoyle et al. A.4).
+    checks : int, optional
+        Ratings: synthetic attention-check topics (default 8; 0 disables). Intrusion tasks have none.
+    checks_per_participant : int, optional
+        Attention checks added to each participant's questions (default: 2 when there are checks).
+    check_sources : list of models, optional
+        Topics the check words are drawn from (Hoyle et al. used other runs; default: the models).
+    show_answer : bool
+        After each intrusion answer, show the model's answer (Chang et al. 2009 §3).
+    title, consent, instructions, corpus_description : str, optional
+        Texts shown to participants (defaults in :mod:`tealeaves.study.texts`).
+    completion_code : str, optional
+        Code shown at the end (default: derived from the seed); with ``redirect_url`` the
+        participant is sent to ``redirect_url?cc=CODE`` (Prolific's completion URL).
+    timeout_minutes : float
+        Unanswered items of a participant inactive this long go back to the pool.
+    force : bool
+        Replace an existing ``out`` folder.
+    """
+    if task not in TASKS:
+        raise InputError(f"task must be one of {', '.join(TASKS)}, got {task!r}")
+    if protocol not in PROTOCOLS:
+        raise InputError(f"protocol must be one of {', '.join(PROTOCOLS)}, got {protocol!r}")
+    if scale not in texts.RATING_LABELS:
+        raise InputError(f"the rating scale must be 3 or 5 points, got {scale}")
+    for name, value in (("draws", draws), ("docs", docs)):
+        if int(value) < 1:
+            raise InputError(f"{name} must be at least 1, got {value}")
+    if timeout_minutes <= 0:
+        raise InputError(f"timeout_minutes must be positive, got {timeout_minutes}")
+    if redirect_url is not None and not redirect_url.startswith(("https://", "http://")):
+        raise InputError(f"redirect_url must be an http(s) URL, got {redirect_url!r}")
+    labelled = _labelled(models, labels)
+    familiarity = task != "topic-intrusion" if familiarity is None else bool(familiarity)
+    annotators = default_annotators(task) if annotators is None else int(annotators)
+    if annotators < 1:
+        raise InputError(f"annotators per item must be at least 1, got {annotators}")
+    checks = DEFAULT_CHECKS.get(task, 0) if checks is None else int(checks)
+    if checks and task != "rating":
+        raise InputError(
+            "attention checks are synthetic poor topics for the ratings task (Hoyle et al. 2021, footnote 14); "
+            "a poor topic has no intruder to find, so intrusion studies take checks=0"
+        )
+    checks_per_participant = (
+        (min(2, checks) if checks else 0) if checks_per_participant is None else checks_per_participant
+    )
+    if not 0 <= checks_per_participant <= checks:
+        raise InputError(
+            f"checks_per_participant must be between 0 and the {checks} checks, got {checks_per_participant}"
+        )
+
+    base = np.random.default_rng(as_seed(seed))
+    seeds = [int(s) for s in base.integers(0, 2**63 - 1, size=4)]
+    pick_rng, task_rng, check_rng, order_rng = (np.random.default_rng(s) for s in seeds)
+
+    items: list[Item] = []
+    model_records = []
+    if task == "topic-intrusion":
+        if topics_per_model is not None:
+            raise InputError("topic intrusion samples documents (docs=), not topics; leave topics_per_model unset")
+        model_records = [_model_record(label, model, None) for label, model in labelled.items()]
+        items = _topic_intrusion(labelled, corpus, docs, low_share, familiarity, pick_rng, task_rng, model_records)
+    for label, model in labelled.items() if task != "topic-intrusion" else ():
+        n_topics = model.k if isinstance(model, TopicModel) else len(model)
+        selected = _select_topics(n_topics, topics_per_model, pick_rng, label)
+        model_records.append(_model_record(label, model, selected))
+        if task == "word-intrusion":
+            items += word_intrusion_items(
+                label, model, selected, protocol, draws, familiarity, int(task_rng.integers(2**63 - 1))
+            )
+        else:
+            items += rating_items(label, as_topics(model), selected, scale, familiarity)
+    if checks:
+        study_topics = [words for model in labelled.values() for words in ranked_words(model)]
+        sources = None
+        if check_sources is not None:
+            sources = [words for source in check_sources for words in ranked_words(load_model_like(source))]
+        items += check_items(study_topics, checks, scale, familiarity, check_rng, sources=sources)
+    if not items:
+        raise InputError("the study has no items: select at least one topic or document")
+
+    order = order_rng.permutation(len(items))
+    width = max(4, len(str(len(items))))
+    items = [replace(items[int(i)], item_id=f"q{n + 1:0{width}d}") for n, i in enumerate(order)]
+    n_regular = sum(not item.is_check for item in items)
+    per = _items_per_participant(items_per_participant, n_regular)
+
+    settings = {
+        "task": task,
+        "title": title,
+        "protocol": protocol if task == "word-intrusion" else None,
+        "draws": draws if task == "word-intrusion" else None,
+        "scale": scale if task == "rating" else None,
+        "familiarity": familiarity,
+        "annotators": annotators,
+        "items_per_participant": per,
+        "checks": checks,
+        "checks_per_participant": checks_per_participant,
+        "show_answer": bool(show_answer) and task != "rating",
+        "consent": texts.CONSENT if consent is None else consent,
+        "instructions": texts.INSTRUCTIONS[task] if instructions is None else instructions,
+        "corpus_description": texts.CORPUS_DESCRIPTION if corpus_description is None else corpus_description,
+        "completion_code": completion_code or "TL" + format(seeds[3] % 16**8, "08X"),
+        "redirect_url": redirect_url,
+        "timeout_minutes": float(timeout_minutes),
+        "topics_per_model": topics_per_model,
+        "docs": docs if task == "topic-intrusion" else None,
+        "low_share": low_share if task == "topic-intrusion" else None,
+    }
+    study_id = "st-" + fingerprint(items, settings)[:12]
+    manifest = new_manifest(
+        "study",
+        seed=seed if isinstance(seed, int) else None,
+        stats={
+            "items": len(items),
+            "checks": len(items) - n_regular,
+            "target_answers": n_regular * annotators,
+            "participants_needed": math.ceil(n_regular * annotators / per),
+        },
+    )
+    study = Study(study_id, task, tuple(items), settings, model_records, manifest)
+    if out is not None:
+        study.save(out, force=force)
+    return study
+
+
+def _labelled(
+    models: Mapping[str, ModelLike] | Sequence[ModelLike], labels: Sequence[str] | None
+) -> dict[str, TopicModel | Topics]:
+    if isinstance(models, Mapping):
+        if labels is not None:
+            raise InputError("give labels either as the keys of a mapping or as labels=, not both")
+        pairs = [(str(k), v) for k, v in models.items()]
+    else:
+        if isinstance(models, (str, os.PathLike, TopicModel, Topics)):
+            models = [models]
+        models = list(models)
+        if labels is None:
+            labels = [
+                Path(m).name if isinstance(m, (str, os.PathLike)) else f"model{i + 1}" for i, m in enumerate(models)
+            ]
+        if len(labels) != len(models):
+            raise InputError(f"{len(labels)} labels for {len(models)} models; give one label per model")
+        pairs = list(zip(labels, models))
+    if not pairs:
+        raise InputError("a study needs at least one model")
+    names = [label for label, _ in pairs]
+    if len(set(names)) != len(names) or any(not n.strip() for n in names):
+        raise InputError(f"model labels must be distinct and non-empty, got {names}; pass --label for each model")
+    if CHECK_LABEL in names:
+        raise InputError(f"{CHECK_LABEL!r} labels the attention checks; give the model another label")
+    return {label: load_model_like(model) for label, model in pairs}
+
+
+def _select_topics(k: int, wanted: int | None, rng: np.random.Generator, label: str) -> list[int]:
+    if wanted is None:
+        return list(range(k))
+    if not 1 <= wanted <= k:
+        raise InputError(f"topics_per_model must be between 1 and {k} (the topics of {label!r}), got {wanted}")
+    return sorted(int(t) for t in rng.choice(k, size=wanted, replace=False))
+
+
+def _model_record(label: str, model: TopicModel | Topics, selected: list[int] | None) -> dict[str, Any]:
+    if isinstance(model, TopicModel):
+        return {
+            "label": label,
+            "kind": model.kind,
+            "k": model.k,
+            "phi_sha256": arrays_sha256(model.phi),
+            "topics": selected,
+        }
+    return {"label": label, "kind": "topics", "k": len(model), "source": model.name, "topics": selected}
+
+
+def _topic_intrusion(
+    labelled: dict[str, TopicModel | Topics],
+    corpus: Corpus | str | os.PathLike[str] | None,
+    n_docs: int,
+    low_share: float,
+    familiarity: bool,
+    pick_rng: np.random.Generator,
+    task_rng: np.random.Generator,
+    records: list[dict[str, Any]],
+) -> list[Item]:
+    if corpus is None:
+        raise InputError("topic intrusion shows documents: pass the corpus (--corpus) whose titles and snippets to use")
+    corpus = corpus if isinstance(corpus, Corpus) else Corpus.load(corpus)
+    for label, model in labelled.items():
+        if not isinstance(model, TopicModel):
+            raise InputError(
+                f"topic intrusion needs θ̂ of each document, so {label!r} must be a model, not a topic list"
+            )
+    lengths = corpus.doc_lengths()
+    eligible = [d for d in range(len(corpus)) if lengths[d] > 0 and corpus.snippets[d].strip()]
+    if not eligible:
+        raise InputError("no document of the corpus has both tokens and a snippet to show; prepare it from raw texts")
+    if n_docs > len(eligible):
+        raise InputError(f"asked for {n_docs} documents but only {len(eligible)} have a snippet and tokens")
+    docs = sorted(int(d) for d in pick_rng.choice(eligible, size=n_docs, replace=False))
+    subset = corpus.subset(docs, note="documents shown in a topic-intrusion study")
+    items: list[Item] = []
+    for record, (label, model) in zip(records, labelled.items()):
+        assert isinstance(model, TopicModel)
+        theta = model.infer(subset, seed=int(task_rng.integers(2**63 - 1)))
+        items += topic_intrusion_items(label, model, docs, theta, corpus, low_share, familiarity, task_rng)
+        record["corpus_fingerprint"] = corpus.fingerprint()
+        record["docs"] = [corpus.ids[d] for d in docs]
+    return items
+
+
+def _items_per_participant(value: int | float | None, n_items: int) -> int:
+    """A count, or a share of the (non-check) items rounded up; at least 1 and at most all."""
+    if n_items == 0:
+        raise InputError("the study has only attention checks; it needs real items too")
+    if value is None:
+        value = ITEMS_PER_PARTICIPANT_SHARE
+    if isinstance(value, float) and 0 < value <= 1:
+        return max(1, math.ceil(value * n_items))
+    if isinstance(value, float) and not value.is_integer():
+        raise InputError(f"items_per_participant is a share in (0, 1] or a whole count, got {value}")
+    count = int(value)
+    if not 1 <= count <= n_items:
+        raise InputError(f"items_per_participant must be between 1 and the {n_items} items, got {count}")
+    return count

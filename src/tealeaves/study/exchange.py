@@ -1,0 +1,492 @@
+"""Responses in and out: the long-format export, Qualtrics ``.qsf`` surveys and Qualtrics CSV imports.
+
+- :func:`export_responses` gives one row per stored response with exactly the columns of
+  :data:`tealeaves.study.schema.EXPORT_COLUMNS`; :func:`write_responses` writes it as CSV or
+  Parquet, atomically.
+- :func:`qualtrics_survey` builds a Qualtrics survey (``.qsf``) with the same items for teams
+  that must run their study on Qualtrics: one multiple-choice question per item (data export
+  tag = item id), the answers in the study's display order (not re-shuffled, so the recorded
+  intruder position stays right), the familiarity question as a second choice group as in
+  Hoyle et al. 2021's surveys, each respondent shown a random subset of the items, and the
+  Prolific ids captured as embedded data.
+- :func:`import_qualtrics` reads a Qualtrics CSV export of that survey back into the same long
+  format (choice values either as numbers, Qualtrics' "numeric values", or as choice text).
+"""
+
+from __future__ import annotations
+
+import csv
+import datetime as dt
+import html
+import io
+import json
+import os
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+import pandas as pd
+
+from tealeaves.errors import InputError
+from tealeaves.study import texts
+from tealeaves.study.design import Study
+from tealeaves.study.items import Item
+from tealeaves.study.schema import EXPORT_COLUMNS
+from tealeaves.study.store import Store, annotator_id
+
+INT_COLUMNS = ("topic", "intruder_position", "response", "familiarity", "scale", "rt_ms")
+
+
+# --------------------------------------------------------------------------- long format
+def item_columns(study: Study, item: Item) -> dict[str, Any]:
+    """The export columns that describe the item (everything but the response)."""
+    topic_intrusion = item.task == "topic-intrusion"
+    return {
+        "study_id": study.study_id,
+        "item_id": item.item_id,
+        "task": item.task,
+        "model": item.model,
+        "topic": item.topic,
+        "doc_id": item.doc_id,
+        "words": " | ".join(" ".join(o) for o in item.options) if topic_intrusion else " ".join(item.words),
+        "option_topics": " ".join(map(str, item.option_topics)),
+        "option_theta": " ".join(repr(float(t)) for t in item.option_theta),
+        "intruder": item.intruder,
+        "intruder_position": item.intruder_position,
+        "scale": item.scale,
+        "is_check": item.is_check,
+    }
+
+
+def iso_utc(ms: int | None) -> str | None:
+    """Epoch milliseconds as ISO 8601 UTC text (None stays None)."""
+    if ms is None:
+        return None
+    return dt.datetime.fromtimestamp(ms / 1000, tz=dt.timezone.utc).isoformat(timespec="milliseconds")
+
+
+def long_frame(rows: list[dict[str, Any]]) -> pd.DataFrame:
+    """Rows (dicts with every export column) as a frame with the columns' types."""
+    frame = pd.DataFrame(rows, columns=list(EXPORT_COLUMNS))
+    for name in INT_COLUMNS:
+        frame[name] = frame[name].astype("Int64")
+    frame["correct"] = frame["correct"].astype("boolean")
+    frame["is_check"] = frame["is_check"].astype(bool)
+    for name in EXPORT_COLUMNS:
+        if name not in INT_COLUMNS and name not in ("correct", "is_check"):
+            frame[name] = frame[name].astype("string")
+    return frame
+
+
+def export_responses(study: Study, store: Store) -> pd.DataFrame:
+    """Every stored response of ``study`` as one row, with exactly the :data:`EXPORT_COLUMNS`."""
+    rows = []
+    for r in store.responses(study.study_id):
+        item = study.item(r["item_id"])
+        rows.append(
+            {
+                **item_columns(study, item),
+                "annotator": r["annotator"],
+                "response": r["answer"],
+                "correct": r["correct"],
+                "familiarity": r["familiarity"],
+                "rt_ms": r["rt_ms"],
+                "shown_at": iso_utc(r["shown_ms"]),
+                "answered_at": iso_utc(r["answered_ms"]),
+            }
+        )
+    return long_frame(rows)
+
+
+def write_responses(frame: pd.DataFrame, path: str | os.PathLike[str]) -> Path:
+    """Write a long-format frame as ``.csv`` or ``.parquet`` (by extension), atomically."""
+    path = Path(path)
+    suffix = path.suffix.lower()
+    if suffix not in (".csv", ".parquet"):
+        raise InputError(f"cannot write responses to {path}: use a .csv or .parquet file name")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.tmp")
+    try:
+        if suffix == ".csv":
+            frame.to_csv(tmp, index=False)
+        else:
+            frame.to_parquet(tmp, index=False)
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
+    return path
+
+
+def responses_bytes(frame: pd.DataFrame, fmt: str) -> bytes:
+    """A long-format frame as CSV or Parquet bytes (for downloads)."""
+    if fmt == "csv":
+        return frame.to_csv(index=False).encode("utf-8")
+    buffer = io.BytesIO()
+    frame.to_parquet(buffer, index=False)
+    return buffer.getvalue()
+
+
+# --------------------------------------------------------------------------- Qualtrics survey
+SURVEY_ID = "SV_tealeaves"
+INTRO_BLOCK, ITEMS_BLOCK = "BL_intro", "BL_items"
+PLATFORM_FIELDS = ("PROLIFIC_PID", "STUDY_ID", "SESSION_ID")
+
+
+def answer_labels(item: Item) -> list[tuple[int, str]]:
+    """``(value, label)`` of each answer in display order: positions (intrusion) or ratings, highest first."""
+    if item.task == "rating":
+        return list(texts.RATING_LABELS[int(item.scale or 3)].items())
+    if item.task == "topic-intrusion":
+        return [(i, ", ".join(words)) for i, words in enumerate(item.options)]
+    return list(enumerate(item.words))
+
+
+def qualtrics_choices(item: Item) -> tuple[dict[str, dict[str, str]], list[int], list[int]]:
+    """Choices of an item's question: ``(choices, answer ids, familiarity ids)``.
+
+    Answer choice ids are ``position + 1`` (intrusion) or the rating itself; familiarity
+    choices follow them (``n + 1 .. n + 3``), as in Hoyle et al.'s released surveys.
+    """
+    answers = answer_labels(item)
+    choices: dict[str, dict[str, str]] = {}
+    answer_ids = []
+    for value, label in answers:
+        choice = value if item.task == "rating" else value + 1
+        choices[str(choice)] = {"Display": html.escape(label)}
+        answer_ids.append(choice)
+    familiarity_ids = []
+    if item.familiarity:
+        for level, label in texts.FAMILIARITY.items():
+            choice = item.n_options + level
+            choices[str(choice)] = {"Display": html.escape(label)}
+            familiarity_ids.append(choice)
+    return choices, answer_ids, familiarity_ids
+
+
+def _paragraphs_html(text: str) -> str:
+    out = []
+    for kind, parts in texts.blocks(text):
+        if kind == "ul":
+            out.append("<ul>" + "".join(f"<li>{html.escape(p)}</li>" for p in parts) + "</ul>")
+        else:
+            out.append(f"<p>{html.escape(parts[0])}</p>")
+    return "".join(out)
+
+
+def _question(qid: str, item: Item) -> dict[str, Any]:
+    choices, answer_ids, familiarity_ids = qualtrics_choices(item)
+    text = html.escape(texts.QUESTIONS[item.task])
+    if item.task == "rating":
+        text += f"<br><br><strong>{html.escape(', '.join(item.words))}</strong>"
+    if item.task == "topic-intrusion":
+        text = f"<h3>{html.escape(item.doc_title)}</h3><p>{html.escape(item.doc_snippet)}</p><p><strong>{text}</strong></p>"
+    payload: dict[str, Any] = {
+        "QuestionText": text,
+        "DataExportTag": item.item_id,
+        "QuestionType": "MC",
+        "Selector": "MAVR" if familiarity_ids else "SAVR",
+        "SubSelector": "TX",
+        "Configuration": {"QuestionDescriptionOption": "UseText"},
+        "QuestionDescription": texts.QUESTIONS[item.task],
+        "Choices": choices,
+        "ChoiceOrder": answer_ids + familiarity_ids,
+        "Randomization": {"Advanced": None, "Type": "None", "TotalRandSubset": ""},
+        "Validation": {"Settings": {"ForceResponse": "ON", "ForceResponseType": "ON", "Type": "None"}},
+        "Language": [],
+        "NextChoiceId": max(int(c) for c in choices) + 1,
+        "NextAnswerId": 1,
+        "QuestionID": qid,
+        "DataVisibility": {"Private": False, "Hidden": False},
+    }
+    if familiarity_ids:
+        payload["Validation"]["Settings"].update({"Type": "MinChoices", "MinChoices": "2", "MaxChoices": "2"})
+        payload["ChoiceGroups"] = {
+            "cg_answer": {
+                "GroupLabel": "Answer",
+                "Options": {"HideTitle": False, "Selection": "SAWithinGroup"},
+                "Randomization": {"Type": "None"},
+                "ChoiceGroupOrder": answer_ids,
+            },
+            "cg_familiarity": {
+                "GroupLabel": "How familiar were these words?",
+                "Options": {"HideTitle": False, "Selection": "SAWithinGroup"},
+                "Randomization": {"Type": "None"},
+                "ChoiceGroupOrder": familiarity_ids,
+            },
+        }
+        payload["ChoiceGroupOrder"] = ["cg_answer", "cg_familiarity"]
+    return _element("SQ", qid, texts.QUESTIONS[item.task], payload)
+
+
+def _element(kind: str, primary: str, secondary: str | None, payload: Any) -> dict[str, Any]:
+    return {
+        "SurveyID": SURVEY_ID,
+        "Element": kind,
+        "PrimaryAttribute": primary,
+        "SecondaryAttribute": secondary,
+        "TertiaryAttribute": None,
+        "Payload": payload,
+    }
+
+
+def qualtrics_survey(study: Study) -> dict[str, Any]:
+    """The study as a Qualtrics survey definition (the JSON of a ``.qsf`` file).
+
+    Each respondent sees ``items_per_participant + checks_per_participant`` questions drawn
+    at random by Qualtrics (its "randomly present X of the questions"); unlike the web app,
+    Qualtrics cannot steer questions towards those furthest below their target, nor
+    guarantee each respondent an attention check.
+    """
+    settings = study.settings
+    intro_text = (
+        f"<h2>{html.escape(settings['title'])}</h2>"
+        + _paragraphs_html(settings["consent"])
+        + "<h3>Instructions</h3>"
+        + _paragraphs_html(settings["instructions"])
+        + _paragraphs_html(settings.get("corpus_description") or "")
+    )
+    intro = _element(
+        "SQ",
+        "QID1",
+        "Introduction",
+        {
+            "QuestionText": intro_text,
+            "DataExportTag": "intro",
+            "QuestionType": "DB",
+            "Selector": "TB",
+            "Configuration": {"QuestionDescriptionOption": "UseText"},
+            "QuestionDescription": "Introduction",
+            "ChoiceOrder": [],
+            "Validation": {"Settings": {"Type": "None"}},
+            "Language": [],
+            "QuestionID": "QID1",
+            "DataVisibility": {"Private": False, "Hidden": False},
+        },
+    )
+    questions = [_question(f"QID{n + 2}", item) for n, item in enumerate(study.items)]
+    shown = int(settings["items_per_participant"]) + int(settings.get("checks_per_participant") or 0)
+    blocks = _element(
+        "BL",
+        "Survey Blocks",
+        None,
+        [
+            {
+                "Type": "Default",
+                "Description": "Introduction",
+                "ID": INTRO_BLOCK,
+                "BlockElements": [{"Type": "Question", "QuestionID": "QID1"}],
+            },
+            {"Type": "Trash", "Description": "Trash / Unused Questions", "ID": "BL_trash"},
+            {
+                "Type": "Standard",
+                "SubType": "",
+                "Description": "Items",
+                "ID": ITEMS_BLOCK,
+                "BlockElements": [{"Type": "Question", "QuestionID": q["PrimaryAttribute"]} for q in questions],
+                "Options": {
+                    "BlockLocking": "false",
+                    "RandomizeQuestions": "RandomWithOnlyX",
+                    "Randomization": {"Advanced": {"QuestionsPerPage": 1, "TotalRandSubset": shown}},
+                },
+            },
+        ],
+    )
+    flow = _element(
+        "FL",
+        "Survey Flow",
+        None,
+        {
+            "Type": "Root",
+            "FlowID": "FL_1",
+            "Flow": [
+                {
+                    "Type": "EmbeddedData",
+                    "FlowID": "FL_2",
+                    "EmbeddedData": [
+                        {"Description": name, "Type": "Recipient", "Field": name, "VariableType": "String"}
+                        for name in PLATFORM_FIELDS
+                    ],
+                },
+                {"Type": "Block", "ID": INTRO_BLOCK, "FlowID": "FL_3"},
+                {"Type": "Standard", "ID": ITEMS_BLOCK, "FlowID": "FL_4"},
+            ],
+            "Properties": {"Count": 4},
+        },
+    )
+    redirect = settings.get("redirect_url")
+    options = _element(
+        "SO",
+        "Survey Options",
+        None,
+        {
+            "BackButton": "false",
+            "SaveAndContinue": "true",
+            "SurveyProtection": "PublicSurvey",
+            "BallotBoxStuffingPrevention": "true",
+            "NoIndex": "Yes",
+            "ProgressBarDisplay": "Text",
+            "PartialData": "+1 week",
+            "SurveyTitle": settings["title"],
+            "SurveyTermination": "Redirect" if redirect else "DefaultMessage",
+            "EOSRedirectURL": completion_url(redirect, settings["completion_code"]) if redirect else "",
+            "EOSMessage": "" if redirect else f"Your completion code is {settings['completion_code']}",
+        },
+    )
+    elements = [
+        blocks,
+        flow,
+        options,
+        _element("QC", "Survey Question Count", str(len(questions) + 1), None),
+        intro,
+        *questions,
+    ]
+    return {
+        "SurveyEntry": {
+            "SurveyID": SURVEY_ID,
+            "SurveyName": f"{settings['title']} ({study.study_id})",
+            "SurveyDescription": None,
+            "SurveyLanguage": "EN",
+            "SurveyStatus": "Inactive",
+        },
+        "SurveyElements": elements,
+    }
+
+
+def write_qualtrics_survey(study: Study, path: str | os.PathLike[str]) -> Path:
+    """Write :func:`qualtrics_survey` as a ``.qsf`` file (atomically)."""
+    path = Path(path)
+    if path.suffix.lower() != ".qsf":
+        raise InputError(f"a Qualtrics survey file must end in .qsf, got {path}")
+    tmp = path.with_name(f".{path.name}.tmp")
+    try:
+        tmp.write_text(json.dumps(qualtrics_survey(study), indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
+    return path
+
+
+def completion_url(redirect_url: str, code: str) -> str:
+    """``redirect_url`` with ``cc=CODE`` appended (Prolific's completion link)."""
+    return f"{redirect_url}{'&' if '?' in redirect_url else '?'}cc={quote(code)}"
+
+
+# --------------------------------------------------------------------------- Qualtrics CSV
+def import_qualtrics(
+    study: Study, path: str | os.PathLike[str], timezone: str = "UTC", include_previews: bool = False
+) -> pd.DataFrame:
+    """Read a Qualtrics CSV export of :func:`qualtrics_survey` into the long format.
+
+    Parameters
+    ----------
+    study : Study
+        The study the survey was made from (its items give the keys and words).
+    path : path
+        The CSV from Qualtrics' "Data & Analysis > Export data > CSV", with either "numeric
+        values" or "choice text". Its three header rows (column names, question texts,
+        import ids) are recognised; item columns are named by item id.
+    timezone : str
+        The time zone of the export's times (Qualtrics uses the account's); converted to UTC.
+    include_previews : bool
+        Keep responses recorded in survey preview mode.
+
+    Notes
+    -----
+    The annotator id is the hash of ``PROLIFIC_PID`` when present, else of Qualtrics'
+    ``ResponseId``. Qualtrics records no time per question, so ``rt_ms`` and ``shown_at`` are
+    empty; ``answered_at`` is the response's ``RecordedDate`` (or ``EndDate``).
+    """
+    try:
+        zone = ZoneInfo(timezone)
+    except (ZoneInfoNotFoundError, ValueError):
+        raise InputError(f"unknown time zone {timezone!r}; use an IANA name such as UTC or America/New_York") from None
+    try:
+        with open(path, encoding="utf-8-sig", newline="") as handle:
+            records = list(csv.reader(handle))
+    except (OSError, UnicodeDecodeError, csv.Error) as exc:
+        raise InputError(f"cannot read the Qualtrics export {path}: {exc}") from exc
+    if not records:
+        raise InputError(f"the Qualtrics export {path} is empty")
+    header = records[0]
+    item_columns_present = [name for name in header if study.has_item(name)]
+    if not item_columns_present:
+        raise InputError(
+            f"{path} has no column named after an item of study {study.study_id}; "
+            "export the survey made by `tealeaves study export --format qsf` from this study"
+        )
+    rows = []
+    for record in records[1:]:
+        data = dict(zip(header, record))
+        if _is_header_row(data):
+            continue
+        if not include_previews and data.get("Status", "").strip() in ("1", "Survey Preview"):
+            continue
+        raw_id = (data.get("PROLIFIC_PID") or "").strip() or (data.get("ResponseId") or "").strip()
+        if not raw_id:
+            raise InputError(f"{path}: a response has neither PROLIFIC_PID nor ResponseId")
+        answered_at = _qualtrics_time(data.get("RecordedDate") or data.get("EndDate") or "", zone, path)
+        for item_id in item_columns_present:
+            cell = (data.get(item_id) or "").strip()
+            if not cell:
+                continue
+            item = study.item(item_id)
+            answer, familiarity = _parse_cell(item, cell, path)
+            rows.append(
+                {
+                    **item_columns(study, item),
+                    "annotator": annotator_id(study.study_id, raw_id),
+                    "response": answer,
+                    "correct": item.is_correct(answer),
+                    "familiarity": familiarity,
+                    "rt_ms": None,
+                    "shown_at": None,
+                    "answered_at": answered_at,
+                }
+            )
+    return long_frame(rows)
+
+
+def _is_header_row(data: dict[str, str]) -> bool:
+    """Qualtrics' second and third header rows: question texts and ``{"ImportId": ...}``."""
+    values = [v.strip() for v in data.values()]
+    return any(v.startswith('{"ImportId"') for v in values) or data.get("ResponseId", "").strip() == "Response ID"
+
+
+def _qualtrics_time(text: str, zone: ZoneInfo, path: str | os.PathLike[str]) -> str | None:
+    text = text.strip()
+    if not text:
+        return None
+    try:
+        stamp = dt.datetime.fromisoformat(text)
+    except ValueError:
+        raise InputError(f"{path}: cannot read the date {text!r}") from None
+    if stamp.tzinfo is None:
+        stamp = stamp.replace(tzinfo=zone)
+    return stamp.astimezone(dt.timezone.utc).isoformat(timespec="milliseconds")
+
+
+def _parse_cell(item: Item, cell: str, path: str | os.PathLike[str]) -> tuple[int, int | None]:
+    """A cell's answer (0-based position or rating) and familiarity (1-3 or None)."""
+    choices, answer_ids, familiarity_ids = qualtrics_choices(item)
+    parts = [p.strip() for p in cell.split(",")]
+    if all(p.isdigit() for p in parts):
+        chosen = [int(p) for p in parts]
+    else:  # choice text: match the whole cell against every combination of an answer and a familiarity
+        text_of = {int(c): html.unescape(v["Display"]) for c, v in choices.items()}
+        combos = {
+            ",".join(text_of[c] for c in combo): list(combo)
+            for combo in (
+                [(a, f) for a in answer_ids for f in familiarity_ids] if familiarity_ids else [(a,) for a in answer_ids]
+            )
+        }
+        if cell not in combos:
+            raise InputError(f"{path}: item {item.item_id}: cannot match the answer {cell!r} to the item's choices")
+        chosen = combos[cell]
+    answers = [c for c in chosen if c in answer_ids]
+    levels = [c for c in chosen if c in familiarity_ids]
+    if len(answers) != 1 or len(levels) != (1 if familiarity_ids else 0) or len(chosen) != len(answers) + len(levels):
+        raise InputError(f"{path}: item {item.item_id}: the answer {cell!r} does not fit the item's choices")
+    answer = answers[0] if item.task == "rating" else answers[0] - 1
+    familiarity = levels[0] - item.n_options if levels else None
+    return answer, familiarity

@@ -1,0 +1,67 @@
+"""Topic-level correlations, the annotator bootstrap and its intervals."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats
+
+from tealeaves.analysis import RaggedScores, bootstrap_correlations, correlate_rows, model_level_correlation
+from tealeaves.analysis.correlation import flag_overlaps
+from tealeaves.errors import EmptyResultError, InputError
+
+
+def test_correlate_rows_equals_scipy():
+    rng = np.random.default_rng(10)
+    human = rng.integers(0, 5, size=(20, 40)).astype(float)  # many ties
+    metric = np.round(rng.normal(size=40), 1)
+    spearman = correlate_rows(human, metric, "spearman")
+    pearson = correlate_rows(human, metric, "pearson")
+    for i in range(20):
+        assert spearman[i] == pytest.approx(stats.spearmanr(human[i], metric)[0], rel=1e-12)
+        assert pearson[i] == pytest.approx(stats.pearsonr(human[i], metric)[0], rel=1e-12)
+
+
+def test_resampled_means_draw_each_topics_own_answers():
+    groups = [np.array([0.0, 1.0]), np.array([5.0]), np.array([1.0, 2.0, 3.0, 10.0])]
+    ragged = RaggedScores(groups)
+    assert ragged.means() == pytest.approx([0.5, 5.0, 4.0])
+    boots = ragged.resampled_means(4000, np.random.default_rng(0))
+    assert (boots[:, 1] == 5.0).all()  # a single answer resamples to itself
+    assert set(np.round(boots[:, 0] * 2) / 2) <= {0.0, 0.5, 1.0}
+    assert boots.mean(axis=0) == pytest.approx(ragged.means(), abs=0.1)  # unbiased for the mean
+    # variance of a resampled mean of n values: population variance / n
+    assert boots[:, 2].var() == pytest.approx(np.var(groups[2]) / 4, rel=0.1)
+
+
+def test_bootstrap_correlations_interval_and_flags():
+    rng = np.random.default_rng(11)
+    quality = rng.normal(size=60)
+    groups = [q + rng.normal(scale=1.0, size=15) for q in quality]
+    metrics = pd.DataFrame({"good": quality + rng.normal(scale=0.3, size=60), "noise": rng.normal(size=60)})
+    result = bootstrap_correlations(RaggedScores(groups), metrics, n_boot=300, seed=1)
+    table = result.table.set_index("metric_column")
+    assert table.loc["good", "best"] and not table.loc["noise", "best"]
+    assert table.loc["good", "ci_low"] < table.loc["good", "mean"] < table.loc["good", "ci_high"]
+    assert table.loc["noise", "ci_low"] < 0.3 and not table.loc["noise", "overlaps_best"]
+    assert result.replicates.shape == (300, 2)
+    again = bootstrap_correlations(RaggedScores(groups), metrics, n_boot=300, seed=1)
+    pd.testing.assert_frame_equal(result.table, again.table)  # same seed, same numbers
+
+
+def test_flag_overlaps():
+    table = pd.DataFrame({"mean": [0.3, 0.5, 0.45], "ci_low": [0.2, 0.4, 0.41], "ci_high": [0.39, 0.6, 0.5]})
+    flagged = flag_overlaps(table)
+    assert flagged["best"].tolist() == [False, True, False]
+    assert flagged["overlaps_best"].tolist() == [False, True, True]
+
+
+def test_model_level_and_errors():
+    value, means = model_level_correlation([1, 2, 3, 4, 5, 6], [1, 1, 2, 2, 3, 4], ["a", "a", "b", "b", "c", "c"])
+    assert value == pytest.approx(stats.pearsonr([1.5, 3.5, 5.5], [1, 2, 3.5])[0])
+    assert len(means) == 3
+    with pytest.raises(EmptyResultError):
+        model_level_correlation([1, 2], [1, 2], ["a", "b"])
+    with pytest.raises(InputError, match="align"):
+        bootstrap_correlations(RaggedScores([np.ones(2)] * 3), pd.DataFrame({"m": [1.0, 2.0]}))

@@ -1,0 +1,66 @@
+"""False discovery and omission rates: per-iteration tests equal scipy/statsmodels; the procedure's logic."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats
+from statsmodels.stats.proportion import proportions_ztest
+
+from tealeaves.analysis import RaggedScores, false_discovery_rates
+from tealeaves.analysis.discovery import HumanSets, discovery_outcomes
+from tealeaves.errors import InputError
+
+
+def sets_from(answers: np.ndarray) -> HumanSets:
+    return HumanSets(answers.sum(axis=1), (answers**2).sum(axis=1), np.full(len(answers), answers.shape[1], float))
+
+
+@pytest.mark.parametrize("task", ["word-intrusion", "rating"])
+def test_outcomes_equal_scipy_and_statsmodels(task):
+    rng = np.random.default_rng(14)
+    n, k, m = 25, 50, 15
+    if task == "word-intrusion":
+        ha, hb = (rng.random((n, k * m)) < 0.7).astype(float), (rng.random((n, k * m)) < 0.66).astype(float)
+    else:
+        ha, hb = rng.integers(1, 4, (n, k * m)).astype(float), rng.integers(1, 4, (n, k * m)).astype(float)
+    xa, xb = rng.normal(0.1, 0.1, (n, k)), rng.normal(0.08, 0.1, (n, k))
+    out = discovery_outcomes(task, sets_from(ha), sets_from(hb), xa, xb, human_margin=0.05, metric_margin=0.05)
+    for i in range(n):
+        assert out["discovery"][i] == (stats.ttest_ind(xa[i], xb[i], alternative="greater").pvalue < 0.05)
+        assert out["metric_equivalent"][i] == (stats.ttest_ind(xa[i] - 0.05, xb[i], alternative="less").pvalue < 0.05)
+        if task == "word-intrusion":
+            counts, nobs = [ha[i].sum(), hb[i].sum()], [ha.shape[1], hb.shape[1]]
+            diff = proportions_ztest(counts, nobs, alternative="larger")[1] < 0.05
+            equivalent = proportions_ztest(counts, nobs, value=0.05, alternative="smaller")[1] < 0.05
+        else:
+            diff = stats.ttest_ind(ha[i], hb[i], alternative="greater").pvalue < 0.05
+            equivalent = stats.ttest_ind(ha[i] - 0.05, hb[i], alternative="less").pvalue < 0.05
+        assert out["human_difference"][i] == diff and out["human_equivalent"][i] == equivalent
+
+
+def test_rates_follow_the_metric_quality():
+    """A metric that tracks the human scores makes fewer false discoveries than pure noise."""
+    rng = np.random.default_rng(15)
+    quality = rng.beta(2, 2, size=150)
+    human = RaggedScores([(rng.random(20) < q).astype(float) for q in quality])
+    metrics = pd.DataFrame({"tracking": quality + rng.normal(scale=0.02, size=150), "noise": rng.normal(size=150)})
+    result = false_discovery_rates("word-intrusion", human, metrics, {"tracking": 0.02, "noise": 0.05}, n_iter=600)
+    table = result.table.set_index("metric_column")
+    assert table.loc["tracking", "fdr"] < table.loc["noise", "fdr"]
+    assert (table["discoveries"] > 0).all() and (table["human_differences"] > 0).all()
+    assert ((table["fdr"] >= 0) & (table["fdr"] <= 1)).all()
+    again = false_discovery_rates("word-intrusion", human, metrics, {"tracking": 0.02, "noise": 0.05}, n_iter=600)
+    pd.testing.assert_frame_equal(result.table, again.table)
+
+
+def test_discovery_refuses_bad_input():
+    human = RaggedScores([np.ones(3)] * 60)
+    metrics = pd.DataFrame({"m": np.arange(60.0)})
+    with pytest.raises(InputError, match="pool of at least"):
+        false_discovery_rates("rating", human, metrics, {"m": 0.05}, k=50)
+    with pytest.raises(InputError, match="margin"):
+        false_discovery_rates("rating", human, metrics, {}, k=20)
+    with pytest.raises(InputError, match="task"):
+        false_discovery_rates("essay", human, metrics, {"m": 0.05}, k=20)

@@ -1,0 +1,250 @@
+"""``estimate``: inputs, reproducibility, runs, results and refusals."""
+
+from __future__ import annotations
+
+import json
+
+import numba
+import numpy as np
+import pytest
+
+from tealeaves.corpus import Corpus, Vocabulary
+from tealeaves.errors import InputError
+from tealeaves.likelihood import METHODS, estimate, exact, synthetic_corpus
+from tealeaves.likelihood import _kernels as kernels
+from tealeaves.models import TopicModel
+from tealeaves.results import write_result
+
+from .tiny import peaked_model, tiny_model
+
+FAST = {
+    "is-prior-theta": {"samples": 20},
+    "is-pzw": {"samples": 20},
+    "is-iterated-pseudocounts": {"iterations": 2, "samples": 20},
+    "harmonic-mean": {"burn_in": 2, "samples": 20},
+    "ais": {"temperatures": 20},
+    "chib": {"samples": 20},
+    "left-to-right": {"particles": 5},
+}
+
+
+@pytest.fixture(scope="module")
+def small():
+    phi, alpha = tiny_model(5, 30, seed=2)
+    rng = np.random.default_rng(1)
+    docs = [rng.integers(0, 30, size=n) for n in (12, 0, 40, 7, 25, 1, 60, 33)]
+    return phi, alpha, docs
+
+
+def test_every_method_is_registered_with_its_table_1_label():
+    labels = {name: spec.label for name, spec in METHODS.items()}
+    assert labels == {
+        "is-prior-theta": "IS-PT",
+        "is-pzw": "IS-PZW",
+        "is-iterated-pseudocounts": "IS-IP",
+        "harmonic-mean": "HM",
+        "ais": "AIS",
+        "chib": "CS",
+        "left-to-right": "LR",
+    }
+    assert set(FAST) == set(METHODS)
+    assert "BIASED" in METHODS["harmonic-mean"].guarantee({})
+    for name, spec in METHODS.items():
+        assert spec.function.__doc__ and "Cost" in spec.function.__doc__, name
+
+
+@pytest.mark.parametrize("method", sorted(FAST))
+def test_same_seed_same_result_any_thread_count(small, method):
+    phi, alpha, docs = small
+    a = estimate(phi, alpha, docs, method=method, seed=7, **FAST[method])
+    previous = numba.get_num_threads()
+    try:
+        numba.set_num_threads(1)
+        b = estimate(phi, alpha, docs, method=method, seed=7, **FAST[method])
+    finally:
+        numba.set_num_threads(previous)
+    assert np.array_equal(a.log_prob, b.log_prob)
+    assert not np.array_equal(a.log_prob, estimate(phi, alpha, docs, method=method, seed=8, **FAST[method]).log_prob)
+    assert a.log_prob[1] == 0.0 and a.n_tokens[1] == 0  # the empty document has probability 1
+    assert np.all(np.isfinite(a.log_prob)) and np.all(a.log_prob[a.n_tokens > 0] < 0)
+
+
+def test_progress_batches_do_not_change_results(small):
+    phi, alpha, docs = small
+    updates = []
+    with_progress = estimate(phi, alpha, docs * 20, method="chib", seed=3, samples=10, progress=updates.append)
+    without = estimate(phi, alpha, docs * 20, method="chib", seed=3, samples=10)
+    assert np.array_equal(with_progress.log_prob, without.log_prob)
+    assert len(updates) > 10 and updates[-1].done == updates[-1].total == len(docs) * 20
+
+
+def test_methods_agree_on_a_longer_document():
+    # 60 tokens from peaked topics: the accurate methods agree closely, the harmonic mean lies far above
+    phi, alpha = peaked_model(5, 30, seed=3)
+    doc = [synthetic_corpus(phi, alpha, 1, 60, seed=2).doc(0)] * 10
+    lr = estimate(phi, alpha, doc, method="left-to-right", particles=300, seed=1).log_prob.mean()
+    chib = estimate(phi, alpha, doc, method="chib", samples=300, seed=1).log_prob.mean()
+    ais = estimate(phi, alpha, doc, method="ais", temperatures=10_000, seed=1).log_prob.mean()
+    hm = estimate(phi, alpha, doc, method="harmonic-mean", burn_in=50, samples=500, seed=1).log_prob.mean()
+    assert abs(lr - chib) < 0.05 and abs(lr - ais) < 0.1
+    assert hm > lr + 1.0
+
+
+@pytest.mark.parametrize("method", sorted(FAST))
+def test_extreme_probabilities_stay_finite(method):
+    # words with φ = 1e-200 under every topic: each factor is folded into the log, never multiplied to 0
+    phi = np.full((3, 4), 1e-200)
+    phi[:, :2] = [[0.7, 0.3], [0.5, 0.5], [0.1, 0.9]]
+    phi /= phi.sum(axis=1, keepdims=True)
+    doc = np.array([2, 3, 0, 2, 1])
+    result = estimate(phi, np.array([0.2, 0.5, 1.0]), [doc], method=method, seed=1, **FAST[method])
+    assert np.isfinite(result.total) and result.total < -1000
+    if method not in ("harmonic-mean",):
+        assert result.total == pytest.approx(exact(phi, np.array([0.2, 0.5, 1.0]), doc), abs=2.0)
+
+
+def test_corpus_and_lists_give_the_same_estimates(small):
+    phi, alpha, docs = small
+    vocab = Vocabulary([f"w{i}" for i in range(30)])
+    corpus = Corpus.from_documents(docs, vocab)
+    a = estimate(phi, alpha, corpus, method="left-to-right", seed=2)
+    b = estimate(phi, alpha, docs, method="left-to-right", seed=2)
+    assert np.array_equal(a.log_prob, b.log_prob) and a.ids == tuple(corpus.ids)
+
+
+def test_a_topic_model_supplies_alpha_and_maps_other_vocabularies(small):
+    phi, alpha, docs = small
+    vocab = Vocabulary([f"w{i}" for i in range(30)])
+    model = TopicModel(vocab, phi, alpha=alpha, kind="lda-gibbs")
+    reversed_vocab = Vocabulary([*reversed(vocab.words), "unseen"])
+    mapped = Corpus.from_documents([29 - np.asarray(d) for d in docs], reversed_vocab)
+    a = estimate(model, None, mapped, method="is-pzw", seed=4)
+    b = estimate(phi, alpha, docs, method="is-pzw", seed=4)
+    assert np.array_equal(a.log_prob, b.log_prob)
+    with_unseen = Corpus.from_documents([[30, 0, 30, 1], [2]], reversed_vocab)
+    with pytest.raises(InputError, match="outside the model's vocabulary"):
+        estimate(model, None, with_unseen)
+    skipped = estimate(model, None, with_unseen, on_missing="skip", method="is-pzw", samples=2000)
+    assert list(skipped.n_oov) == [2, 0] and list(skipped.n_tokens) == [2, 1]
+    assert skipped.log_prob[0] == pytest.approx(exact(phi, alpha, [29, 28]), abs=0.02)
+
+
+def test_oov_policy_on_token_lists(small):
+    phi, alpha, _ = small
+    with pytest.raises(InputError, match="on_missing='skip'"):
+        estimate(phi, alpha, [[0, 1, 30], [-1]])
+    result = estimate(phi, alpha, [[0, 1, 30], [-1]], on_missing="skip")
+    assert list(result.n_oov) == [1, 1] and list(result.n_tokens) == [2, 0] and result.log_prob[1] == 0.0
+    with pytest.raises(InputError, match="'error' or 'skip'"):
+        estimate(phi, alpha, [[0]], on_missing="zero")
+
+
+def test_runs_average_p_and_bootstrap_the_total(small):
+    phi, alpha, docs = small
+    result = estimate(phi, alpha, docs, method="is-prior-theta", seed=5, runs=4, samples=10)
+    assert result.run_log_prob.shape == (4, len(docs)) and result.runs == 4
+    expected = np.log(np.exp(result.run_log_prob).mean(axis=0))
+    assert np.allclose(result.log_prob, expected)
+    single = estimate(phi, alpha, docs, method="is-prior-theta", seed=5, samples=10)
+    assert np.array_equal(single.log_prob, result.run_log_prob[0])  # run 0 uses the seed itself
+    assert result.total_sd is not None and result.total_sd > 0 and single.total_sd is None
+    assert len(set(map(tuple, result.run_log_prob))) == 4
+
+
+def test_result_tables_and_files(small, tmp_path):
+    phi, alpha, docs = small
+    result = estimate(phi, alpha, docs, method="left-to-right", seed=1, runs=2)
+    frame = result.to_frame()
+    assert list(frame.columns[:6]) == ["doc", "id", "n_tokens", "n_oov", "log_prob", "log_prob_per_token"]
+    assert {"run_0", "run_1"} <= set(frame.columns)
+    assert result.per_token == pytest.approx(result.total / sum(len(d) for d in docs))
+    assert result.perplexity == pytest.approx(np.exp(-result.per_token))
+    assert result.site_updates == 2 * 1000 * sum(len(d) for d in docs)  # 2 runs x R N (Table 1)
+    write_result(result, tmp_path / "r.json")
+    data = json.loads((tmp_path / "r.json").read_text())
+    assert data["method"] == "left-to-right" and data["label"] == "LR-sis" and data["params"]["particles"] == 1000
+    assert data["total"] == pytest.approx(result.total) and len(data["log_prob"]) == len(docs)
+    write_result(result, tmp_path / "r.csv")
+    assert (tmp_path / "r.csv").read_text().splitlines()[0].startswith("doc,id,n_tokens")
+
+
+def test_particles_default_by_variant(small):
+    phi, alpha, docs = small
+    defaults = {v: estimate(phi, alpha, docs, variant=v).params["particles"] for v in ("sis", "wallach", "mallet")}
+    assert defaults == {"sis": 1000, "wallach": 20, "mallet": 1000}
+    assert estimate(phi, alpha, docs, variant="wallach", particles=7).params["particles"] == 7
+
+
+def test_table_1_costs():
+    docs = [np.zeros(10, dtype=int), np.zeros(4, dtype=int)]
+    phi, alpha = tiny_model(2, 3, seed=0)
+    costs = {
+        ("is-prior-theta", (("samples", 7),)): 7 * 14,
+        ("is-iterated-pseudocounts", (("iterations", 3), ("samples", 7))): 10 * 14,
+        ("harmonic-mean", (("burn_in", 2), ("samples", 5))): 7 * 14,
+        ("ais", (("temperatures", 9),)): 9 * 14,
+        ("chib", (("samples", 6),)): 2 * 6 * 14,
+        ("left-to-right", (("particles", 3), ("variant", "wallach"))): 3 * (10 * 9 / 2 + 4 * 3 / 2),
+        ("left-to-right", (("particles", 3), ("variant", "mallet"))): 3 * 14,
+    }
+    for (name, params), cost in costs.items():
+        assert estimate(phi, alpha, docs, method=name, **dict(params)).site_updates == cost, name
+
+
+def test_kernels_use_one_stream_per_document_index(small):
+    # a batch starting at document 3 of the input reproduces documents 3.. of the whole run
+    phi, alpha, docs = small
+    whole = estimate(phi, alpha, docs, method="chib", seed=9, samples=15, burn_in=3).log_prob
+    tokens = np.concatenate([np.asarray(d, dtype=np.int32) for d in docs[3:]])
+    offsets = np.concatenate([[0], np.cumsum([len(d) for d in docs[3:]])]).astype(np.int64)
+    part = kernels.chib(tokens, offsets, np.ascontiguousarray(phi.T), alpha, 15, 3, 100, 9, 3)
+    assert np.array_equal(part, whole[3:])
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"method": "perplexity"}, "unknown method"),
+        ({"method": "chib", "particles": 3}, "has no parameter particles"),
+        ({"method": "chib", "samples": 0}, "samples must be an integer >= 1"),
+        ({"method": "left-to-right", "particles": 2.5}, "particles must be an integer"),
+        ({"method": "left-to-right", "variant": "smc"}, "variant must be one of"),
+        ({"method": "ais", "schedule": "cosine"}, "schedule must be one of"),
+        ({"method": "harmonic-mean", "burn_in": -1}, "burn_in must be an integer >= 0"),
+        ({"runs": 0}, "runs must be an integer >= 1"),
+    ],
+)
+def test_bad_parameters_are_refused(small, kwargs, message):
+    phi, alpha, docs = small
+    with pytest.raises(InputError, match=message):
+        estimate(phi, alpha, docs, **kwargs)
+
+
+def test_bad_models_and_documents_are_refused(small):
+    phi, alpha, docs = small
+    zero = phi.copy()
+    zero[1, 3] = 0.0
+    with pytest.raises(InputError, match=r"strictly positive.*topic 1, word 3"):
+        estimate(zero, alpha, docs)
+    with pytest.raises(InputError, match="sum to 1"):
+        estimate(phi * 1.1, alpha, docs)
+    with pytest.raises(InputError, match="NaN"):
+        estimate(np.full_like(phi, np.nan), alpha, docs)
+    with pytest.raises(InputError, match="K x V"):
+        estimate(phi[0], alpha, docs)
+    with pytest.raises(InputError, match="5 positive finite values"):
+        estimate(phi, alpha[:3], docs)
+    with pytest.raises(InputError, match="5 positive finite values"):
+        estimate(phi, -alpha, docs)
+    with pytest.raises(InputError, match="Dirichlet prior"):
+        estimate(phi, None, docs)
+    no_prior = TopicModel(Vocabulary([f"w{i}" for i in range(30)]), phi, kind="plsi")
+    with pytest.raises(InputError, match=r"kind 'plsi' has none.*predictive"):
+        estimate(no_prior, None, docs)
+    with pytest.raises(InputError, match="single array"):
+        estimate(phi, alpha, np.array([1, 2, 3]))
+    with pytest.raises(InputError, match="integer token ids"):
+        estimate(phi, alpha, [[0.5, 1.0]])
+    other = Corpus.from_documents([[0]], Vocabulary(["a", "b"]))
+    with pytest.raises(InputError, match="vocabulary of 2 words but phi has 30"):
+        estimate(phi, alpha, other)

@@ -1,0 +1,19 @@
+"""A corpus sampled from a known LDA, for planted-topic recovery tests."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from tealeaves.corpus import Corpus, Vocabulary
+
+
+def lda_corpus(k=10, v=500, n_docs=2000, length=100, alpha=0.3, beta=0.05, seed=0):
+    """Documents of ``length`` tokens from LDA with θ_d ~ Dir(alpha), φ_k ~ Dir(beta); returns (corpus, Φ, Θ)."""
+    rng = np.random.default_rng(seed)
+    phi = rng.dirichlet(np.full(v, beta), size=k)
+    theta = rng.dirichlet(np.full(k, alpha), size=n_docs)
+    docs = []
+    for d in range(n_docs):
+        counts = rng.multinomial(length, theta[d])
+        docs.append(np.concatenate([rng.choice(v, size=c, p=phi[j]) for j, c in enumerate(counts)]))
+    return Corpus.from_documents(docs, Vocabulary([f"w{i:03d}" for i in range(v)])), phi, theta

@@ -1,0 +1,105 @@
+"""`tealeaves study create | serve | export | import-qualtrics` from the command line."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+
+import httpx
+import pandas as pd
+import pytest
+from typer.testing import CliRunner
+
+from tealeaves.cli import app
+from tealeaves.study import EXPORT_COLUMNS, Study
+from tealeaves.study.testing import free_port
+
+runner = CliRunner()
+
+
+@pytest.fixture(scope="module")
+def model_dirs(models, tmp_path_factory):
+    root = tmp_path_factory.mktemp("models")
+    paths = []
+    for label, model in models.items():
+        model.save(root / label.lower())
+        paths.append(str(root / label.lower()))
+    return paths
+
+
+def test_create_export_and_import(model_dirs, tmp_path):
+    out = tmp_path / "study"
+    result = runner.invoke(
+        app,
+        ["study", "create", *model_dirs, "--task", "word-intrusion", "--out", str(out), "--seed", "3",
+         "--protocol", "chang", "--annotators", "8", "--items-per-participant", "0.5", "--show-answer"],
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    assert "tealeaves study serve" in result.output
+    study = Study.load(out)
+    assert study.labels == ["model_alpha", "model_beta"]
+    assert study.settings["annotators"] == 8 and study.settings["items_per_participant"] == 10
+    assert study.settings["protocol"] == "chang" and study.settings["show_answer"]
+
+    result = runner.invoke(app, ["study", "export", str(out), "--out", str(tmp_path / "r.csv")])
+    assert result.exit_code == 0, result.output
+    assert list(pd.read_csv(tmp_path / "r.csv").columns) == list(EXPORT_COLUMNS)
+    result = runner.invoke(app, ["study", "export", str(out), "--out", str(tmp_path / "s.qsf")])
+    assert result.exit_code == 0 and json.loads((tmp_path / "s.qsf").read_text())["SurveyElements"]
+
+    item = study.items[0]
+    (tmp_path / "q.csv").write_text(
+        f'ResponseId,PROLIFIC_PID,{item.item_id}\nR_1,abc,"{item.intruder_position + 1},7"\n'
+    )
+    result = runner.invoke(
+        app, ["study", "import-qualtrics", str(out), str(tmp_path / "q.csv"), "--out", str(tmp_path / "q.parquet")]
+    )
+    assert result.exit_code == 0, result.output
+    (row,) = pd.read_parquet(tmp_path / "q.parquet").itertuples()
+    assert row.correct and row.familiarity == 1
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["--task", "guessing"], "task must be one of"),
+        (["--task", "topic-intrusion"], "pass the corpus"),
+        (["--task", "rating", "--items-per-participant", "many"], "must be a number"),
+    ],
+)
+def test_bad_input_exits_2_with_one_line(model_dirs, tmp_path, args, message):
+    result = runner.invoke(app, ["study", "create", *model_dirs, "--out", str(tmp_path / "s"), *args])
+    assert result.exit_code == 2 and message in result.output
+    assert not (tmp_path / "s").exists()
+
+
+def test_serve_runs_the_app(model_dirs, tmp_path):
+    out = tmp_path / "study"
+    assert runner.invoke(app, ["study", "create", *model_dirs, "--task", "rating", "--out", str(out)]).exit_code == 0
+    port = free_port()
+    process = subprocess.Popen(
+        [sys.executable, "-m", "tealeaves.cli", "study", "serve", str(out), "--port", str(port),
+         "--admin-token", "cli-admin-token"],
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+    )  # fmt: skip
+    try:
+        base = f"http://127.0.0.1:{port}"
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                health = httpx.get(f"{base}/healthz")
+                break
+            except httpx.TransportError:
+                assert process.poll() is None and time.monotonic() < deadline, "the server did not start"
+                time.sleep(0.2)
+        assert health.json()["study_id"] == Study.load(out).study_id
+        assert httpx.get(f"{base}/admin").status_code == 401
+        assert httpx.get(f"{base}/admin", headers={"Authorization": "Bearer cli-admin-token"}).status_code == 200
+        assert "I agree" in httpx.get(f"{base}/").text
+        assert (out / "responses.sqlite").exists()
+    finally:
+        process.terminate()
+        output = process.communicate(timeout=30)[0]
+    assert f"{base}/admin?token=cli-admin-token" in output
