@@ -10,6 +10,7 @@ import shutil
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from tealeaves.artifacts import new_manifest, read_manifest, write_json
 from tealeaves.console import console, mapping_table, progress_bar, topics_table
@@ -17,12 +18,15 @@ from tealeaves.corpus import Corpus, prepare
 from tealeaves.errors import ArtifactError, TealeavesError
 from tealeaves.models import TopicModel, train, trainer_params
 
+if TYPE_CHECKING:
+    from tealeaves.coherence import RefIndex
+
 CORPUS = "builtin:sotu"
 
 
 @dataclass
 class DemoRun:
-    """What the steps share: settings, and the corpora and models made so far."""
+    """What the steps share: settings, and the corpora, models and reference index made so far."""
 
     out: Path
     k: int = 20
@@ -31,6 +35,7 @@ class DemoRun:
     train: Corpus | None = None
     heldout: Corpus | None = None
     models: dict[str, TopicModel] = field(default_factory=dict)
+    index: RefIndex | None = None  # of the held-out corpus, for coherence and automated word intrusion
 
 
 def step_prepare(run: DemoRun) -> None:
@@ -135,7 +140,7 @@ def step_coherence(run: DemoRun) -> None:
 
     assert run.heldout is not None
     folder = run.out / "coherence"
-    index = RefIndex.build(run.heldout, out=folder / "heldout-index")
+    index = run.index = RefIndex.build(run.heldout, out=folder / "heldout-index")
     results = {}
     for name, model in run.models.items():
         results[name] = {
@@ -189,10 +194,9 @@ def step_intrusion(run: DemoRun) -> None:
 
     assert run.heldout is not None
     folder = run.out / "intrusion"
-    built = run.out / "coherence" / "heldout-index"  # the coherence step's index of the held-out paragraphs
-    index = RefIndex.load(built) if built.exists() else None
+    index = run.index  # the coherence step's index of the held-out paragraphs
     if index is None or index.corpus_fingerprint != run.heldout.fingerprint():
-        index = RefIndex.build(run.heldout, out=folder / "heldout-index")
+        index = run.index = RefIndex.build(run.heldout, out=folder / "heldout-index")
     with progress_bar(transient=True) as progress:  # one ranking SVM per fold for the topics of every model
         comparison = compare_word_intrusion(run.models, index, seed=run.seed, on_missing="zero", progress=progress)
     for name, result in comparison.results.items():

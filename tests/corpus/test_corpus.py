@@ -183,3 +183,18 @@ def test_dask_local_cluster_gives_the_same_corpus(tmp_path):
     pytest.importorskip("dask.distributed")
     path = write_docs(tmp_path / "docs.jsonl", n=200)
     assert prepare(path, workers=2, scheduler="local").fingerprint() == prepare(path).fingerprint()
+
+
+def test_document_records_are_read_on_first_use(small, tmp_path):
+    small.save(tmp_path / "c")
+    (tmp_path / "c" / "docs.jsonl").write_text('{"id": "a", "title": "A", "snippet": ""}\n')  # one record for 4 docs
+    loaded = Corpus.load(tmp_path / "c")  # the token arrays alone: fine
+    assert loaded.n_tokens == 13 and loaded.doc(2).tolist() == [4, 4, 0, 2, 1, 3]
+    with pytest.raises(ArtifactError, match="4 documents but 1 ids"):
+        _ = loaded.titles
+    (tmp_path / "c" / "docs.jsonl").write_text("not json\n")
+    with pytest.raises(ArtifactError, match="corrupt"):
+        _ = Corpus.load(tmp_path / "c").ids
+    (tmp_path / "c" / "docs.jsonl").unlink()
+    with pytest.raises(ArtifactError, match=r"no docs\.jsonl"):
+        Corpus.load(tmp_path / "c")

@@ -54,9 +54,10 @@ def test_step_prints_wi_auto_per_model_and_writes_results(demo_parts, tmp_path):
 
 def test_step_reuses_the_coherence_index(demo_parts, tmp_path):
     models, heldout = demo_parts
-    RefIndex.build(heldout, out=tmp_path / "coherence" / "heldout-index")
-    run = DemoRun(out=tmp_path, heldout=heldout, models={"planted": models["planted"]})
+    index = RefIndex.build(heldout, out=tmp_path / "coherence" / "heldout-index")
+    run = DemoRun(out=tmp_path, heldout=heldout, models={"planted": models["planted"]}, index=index)
     with console.capture():
         step_intrusion(run)
     assert not (tmp_path / "intrusion" / "heldout-index").exists()
     assert (tmp_path / "intrusion" / "planted-wi-auto.json").is_file()
+    assert run.index is index

@@ -8,6 +8,7 @@ import sys
 import time
 
 import httpx
+import numpy as np
 import pandas as pd
 import pytest
 from typer.testing import CliRunner
@@ -103,3 +104,35 @@ def test_serve_runs_the_app(model_dirs, tmp_path):
         process.terminate()
         output = process.communicate(timeout=30)[0]
     assert f"{base}/admin?token=cli-admin-token" in output
+
+
+def test_default_annotators_come_from_the_power_analysis(tmp_path):
+    from tealeaves.analysis import annotators_needed
+    from tealeaves.corpus import Vocabulary
+    from tealeaves.models import TopicModel
+
+    rng = np.random.default_rng(0)
+    vocab = Vocabulary([f"word{i}" for i in range(300)])
+    TopicModel(vocab, rng.dirichlet(np.full(300, 0.1), size=50) * (1 - 1e-6) + 1e-6 / 300).save(tmp_path / "m50")
+    for task, kind in (("rating", "rating"), ("word-intrusion", "intrusion")):
+        out = tmp_path / task
+        result = runner.invoke(app, ["study", "create", str(tmp_path / "m50"), "--task", task, "--out", str(out)])
+        assert result.exit_code == 0, result.output
+        # Hoyle et al.'s design: 4 fewer coherent topics of 50, power 0.9, alpha 0.05
+        assert Study.load(out).settings["annotators"] == annotators_needed(kind, effect=4, k=50)
+    assert annotators_needed("rating", effect=4, k=50) == 12 and annotators_needed("intrusion", effect=4, k=50) == 23
+    result = runner.invoke(
+        app,
+        [
+            "study",
+            "create",
+            str(tmp_path / "m50"),
+            "--task",
+            "rating",
+            "--out",
+            str(tmp_path / "x"),
+            "--effect",
+            "many",
+        ],
+    )
+    assert result.exit_code == 2 and "--effect must be a number" in result.stderr

@@ -40,6 +40,9 @@ class Corpus:
     ids, titles, snippets : list of str, one per document
     metadata : list of dict, one per document (other fields of the input)
     manifest : dict, provenance and statistics
+
+    A loaded corpus reads ``docs.jsonl`` (ids, titles, snippets, metadata) only when one of
+    those is first used, so work that needs only the token arrays never parses it.
     """
 
     def __init__(
@@ -52,18 +55,72 @@ class Corpus:
         snippets: Sequence[str] | None = None,
         metadata: Sequence[dict[str, Any]] | None = None,
         manifest: dict[str, Any] | None = None,
+        *,
+        docs_file: Path | None = None,
     ):
         self.vocab = vocab
         self.tokens = tokens if isinstance(tokens, np.memmap) else np.ascontiguousarray(tokens, dtype=np.int32)
         self.offsets = offsets if isinstance(offsets, np.memmap) else np.ascontiguousarray(offsets, dtype=np.int64)
-        n = len(self.offsets) - 1
-        self.ids = list(ids) if ids is not None else [str(i) for i in range(n)]
-        self.titles = list(titles) if titles is not None else list(self.ids)
-        self.snippets = list(snippets) if snippets is not None else [""] * n
-        self.metadata = list(metadata) if metadata is not None else [{} for _ in range(n)]
         self.manifest = dict(manifest) if manifest is not None else new_manifest("corpus")
         self._fingerprint: str | None = None
         self._validate()
+        self._docs_file = docs_file  # read on first use (Corpus.load)
+        self._docs: tuple[list[str], list[str], list[str], list[dict[str, Any]]] | None = None
+        if docs_file is None:
+            self._set_docs(ids, titles, snippets, metadata)
+
+    def _set_docs(
+        self,
+        ids: Sequence[str] | None,
+        titles: Sequence[str] | None,
+        snippets: Sequence[str] | None,
+        metadata: Sequence[dict[str, Any]] | None,
+    ) -> None:
+        n = len(self)
+        id_list = list(ids) if ids is not None else [str(i) for i in range(n)]
+        docs = (
+            id_list,
+            list(titles) if titles is not None else list(id_list),
+            list(snippets) if snippets is not None else [""] * n,
+            list(metadata) if metadata is not None else [{} for _ in range(n)],
+        )
+        for name, values in zip(("ids", "titles", "snippets", "metadata"), docs):
+            if len(values) != n:
+                raise ArtifactError(f"corpus has {n} documents but {len(values)} {name}")
+        self._docs = docs
+
+    def _doc_fields(self) -> tuple[list[str], list[str], list[str], list[dict[str, Any]]]:
+        if self._docs is None:
+            assert self._docs_file is not None
+            try:
+                text = self._docs_file.read_text(encoding="utf-8")
+                records = [json.loads(line) for line in text.splitlines()]
+                fields = [[r[key] for r in records] for key in ("id", "title", "snippet")]
+            except (OSError, ValueError, KeyError) as exc:
+                raise ArtifactError(f"{self._docs_file} is incomplete or corrupt ({exc}); prepare it again") from exc
+            self._set_docs(*fields, [r.get("meta", {}) for r in records])
+        assert self._docs is not None
+        return self._docs
+
+    @property
+    def ids(self) -> list[str]:
+        """Document ids, one per document."""
+        return self._doc_fields()[0]
+
+    @property
+    def titles(self) -> list[str]:
+        """Document titles (shown in topic intrusion)."""
+        return self._doc_fields()[1]
+
+    @property
+    def snippets(self) -> list[str]:
+        """The first ~300 characters of each original text (shown in topic intrusion)."""
+        return self._doc_fields()[2]
+
+    @property
+    def metadata(self) -> list[dict[str, Any]]:
+        """Other fields of each input document."""
+        return self._doc_fields()[3]
 
     # ----------------------------------------------------------------- construction
     @classmethod
@@ -111,9 +168,6 @@ class Corpus:
                 f"corpus token ids fall outside the vocabulary of {len(self.vocab)} words; "
                 "the corpus folder is corrupt: prepare it again"
             )
-        for name in ("ids", "titles", "snippets", "metadata"):
-            if len(getattr(self, name)) != n:
-                raise ArtifactError(f"corpus has {n} documents but {len(getattr(self, name))} {name}")
 
     # ----------------------------------------------------------------- access
     def __len__(self) -> int:
@@ -261,20 +315,13 @@ class Corpus:
         try:
             tokens = np.load(path / "tokens.npy", mmap_mode="r" if mmap else None)
             offsets = np.load(path / "offsets.npy", mmap_mode="r" if mmap else None)
-            records = [json.loads(line) for line in (path / "docs.jsonl").read_text(encoding="utf-8").splitlines()]
         except (OSError, ValueError) as exc:
             raise ArtifactError(f"corpus {path} is incomplete or corrupt ({exc}); prepare it again") from exc
-        corpus = cls(
-            Vocabulary.load(path / "vocab.txt"),
-            tokens,
-            offsets,
-            ids=[r["id"] for r in records],
-            titles=[r["title"] for r in records],
-            snippets=[r["snippet"] for r in records],
-            metadata=[r.get("meta", {}) for r in records],
-            manifest=manifest,
+        if not (path / "docs.jsonl").is_file():
+            raise ArtifactError(f"corpus {path} has no docs.jsonl; prepare it again")
+        return cls(
+            Vocabulary.load(path / "vocab.txt"), tokens, offsets, manifest=manifest, docs_file=path / "docs.jsonl"
         )
-        return corpus
 
 
 def split_indices(n: int, heldout: float, seed: int | np.random.Generator = 0) -> tuple[np.ndarray, np.ndarray]:
