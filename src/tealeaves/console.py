@@ -12,7 +12,12 @@ from rich.table import Table
 
 from tealeaves.progress import ProgressCallback, ProgressUpdate
 
+# Piped or redirected output is not wrapped at 80 columns: a table keeps its natural width
+# (rich wraps to the terminal's width only when there is one).
+PIPE_WIDTH = 10_000
 console = Console()
+if not console.is_terminal:
+    console = Console(width=PIPE_WIDTH)
 err_console = Console(stderr=True)
 
 

@@ -1,0 +1,118 @@
+"""Coherence commands: ``index`` a reference corpus, score ``coherence`` and topic ``diversity``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from tealeaves.cli.common import JsonOption, app, check_result_path, load_topics, print_json, reports_errors, show
+from tealeaves.console import console, err_console, mapping_table, progress_bar
+
+
+@app.command()
+@reports_errors
+def index(
+    corpus: Annotated[Path, typer.Argument(help="A reference corpus, prepared with --vocab-from the training one.")],
+    out: Annotated[Path, typer.Option("--out", "-o", help="Output index folder.")],
+    workers: Annotated[int, typer.Option(help="Processes indexing shards in parallel (0: one per core).")] = 1,
+    scheduler: Annotated[str | None, typer.Option(help="Dask scheduler: 'local' or tcp://host:port.")] = None,
+    force: Annotated[bool, typer.Option(help="Replace an existing output folder.")] = False,
+    as_json: JsonOption = False,
+) -> None:
+    """Index a reference corpus for coherence: word positions, built in one pass."""
+    from tealeaves.coherence import RefIndex
+
+    with progress_bar(transient=True) as progress:
+        built = RefIndex.build(corpus, out=out, workers=workers, scheduler=scheduler, force=force, progress=progress)
+    size = built.manifest["size"]
+    rows = {**built.manifest["stats"], "index / token array": size["ratio_to_token_array"]}
+    rows["seconds"] = built.manifest["build"]["seconds"]
+    show(as_json, lambda: {"index": out, **rows}, mapping_table(f"reference index -> {out}", rows))
+
+
+@app.command()
+@reports_errors
+def coherence(
+    topics: Annotated[Path, typer.Argument(help="A model folder, or a text file with one topic per line.")],
+    index: Annotated[Path, typer.Option("--index", "-i", help="A reference index folder (tealeaves index).")],
+    measure: Annotated[
+        str, typer.Option("--measure", "-m", help="uci, npmi, umass, lcp, cp1, cp2, cv, cp, ca or ds.")
+    ] = "npmi",
+    window: Annotated[
+        str | None, typer.Option(help="Window size, 'document' or 'context:5' [the measure's default].")
+    ] = None,
+    topn: Annotated[
+        list[int] | None, typer.Option("--topn", "-n", help="Top words per topic; repeat to average (-n 5 -n 10).")
+    ] = None,
+    compat: Annotated[str | None, typer.Option(help="Reproduce another tool: gensim or lau.")] = None,
+    on_missing: Annotated[str, typer.Option(help="Topic words missing from the index: error, skip or zero.")] = "error",
+    log_base: Annotated[float | None, typer.Option(help="Base of the logarithms [e].")] = None,
+    epsilon: Annotated[float | None, typer.Option(help="Added to joint probabilities.")] = None,
+    smoothing: Annotated[float | None, typer.Option(help="Added to joint counts.")] = None,
+    zero_pair: Annotated[float | None, typer.Option(help="Value of a pair that never co-occurs.")] = None,
+    out: Annotated[Path | None, typer.Option("--out", "-o", help="Write the result to a .json or .csv file.")] = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Score each topic's coherence against a reference index (per pair, per topic, per model)."""
+    from tealeaves.coherence import score
+    from tealeaves.coherence.tables import topics_scores_table
+    from tealeaves.results import write_result
+
+    check_result_path(out)
+    given = {"log_base": log_base, "epsilon": epsilon, "smoothing": smoothing, "zero_pair": zero_pair}
+    result = score(
+        load_topics(topics),
+        index,
+        measure=measure,
+        window=int(window) if window is not None and window.isdigit() else window,
+        topn=topn or None,
+        compat=compat,
+        on_missing=on_missing,  # type: ignore[arg-type]
+        conventions={name: value for name, value in given.items() if value is not None},
+    )
+    if out is not None:
+        write_result(result, out)
+    if as_json:
+        print_json(result.to_dict())
+        return
+    title = f"{result.measure}, {result.window}, top {'/'.join(map(str, result.topn))}: {topics}"
+    console.print(topics_scores_table(title, {result.measure: result}))
+    for k, word, why in result.missing:
+        err_console.print(f"missing: topic {k} {word!r} ({why}; {result.on_missing})", highlight=False)
+    if out is not None:
+        console.print(f"-> {out}")
+
+
+@app.command()
+@reports_errors
+def diversity(
+    topics: Annotated[Path, typer.Argument(help="A model folder, or a text file with one topic per line.")],
+    diversity_topn: Annotated[int, typer.Option(help="Top words for topic diversity (Dieng et al.).")] = 25,
+    uniqueness_topn: Annotated[int, typer.Option(help="Top words for topic uniqueness and inverted RBO.")] = 10,
+    overlap_topn: Annotated[int, typer.Option(help="Top words two topics may not share (Hoyle et al.).")] = 5,
+    out: Annotated[Path | None, typer.Option("--out", "-o", help="Write the result to a .json or .csv file.")] = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Topic diversity, topic uniqueness, inverted RBO and Hoyle et al.'s redundancy filter."""
+    from tealeaves.coherence import diversity as run_diversity
+    from tealeaves.coherence.tables import diversity_table
+    from tealeaves.results import write_result
+
+    check_result_path(out)
+    result = run_diversity(
+        load_topics(topics), diversity_topn=diversity_topn, uniqueness_topn=uniqueness_topn, overlap_topn=overlap_topn
+    )
+    if out is not None:
+        write_result(result, out)
+    if as_json:
+        print_json(result.to_dict())
+        return
+    console.print(diversity_table(f"diversity: {topics}", result))
+    for a, b, words in result.shared_top_words[:10]:
+        console.print(f"topics {a} and {b} share {' '.join(words)}", highlight=False)
+    if len(result.shared_top_words) > 10:
+        console.print(f"... and {len(result.shared_top_words) - 10} more pairs (--out lists them all)")
+    if out is not None:
+        console.print(f"-> {out}")

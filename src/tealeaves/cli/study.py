@@ -1,0 +1,223 @@
+"""Human study commands: ``study create``, ``serve``, ``export`` and ``import-qualtrics``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from tealeaves.cli.common import JsonOption, app, number, reports_errors, show
+from tealeaves.console import console, mapping_table
+from tealeaves.errors import InputError
+
+study_app = typer.Typer(
+    help="Human evaluation studies: create the items, serve them to annotators, export the responses.",
+    no_args_is_help=True,
+)
+app.add_typer(study_app, name="study")
+
+
+def report_responses(frame: Any, out: Path, as_json: bool) -> None:
+    """How many responses from how many annotators were written to ``out``."""
+    counts = {"out": out, "responses": len(frame), "annotators": int(frame["annotator"].nunique())}
+    show(as_json, lambda: counts, f"{counts['responses']} responses from {counts['annotators']} annotators -> {out}")
+
+
+def _share_or_count(text: str | None, name: str) -> float | int | None:
+    """``0.25`` (a share, has a dot) or ``12`` (a count)."""
+    return None if text is None else number(text, name)
+
+
+@study_app.command("create")
+@reports_errors
+def study_create(
+    models: Annotated[
+        list[Path], typer.Argument(help="Model folders (or topic-list files for word intrusion, rating).")
+    ],
+    task: Annotated[str, typer.Option(help="word-intrusion, topic-intrusion or rating.")],
+    out: Annotated[Path, typer.Option("--out", "-o", help="Output study folder.")],
+    label: Annotated[
+        list[str] | None, typer.Option(help="Label of each model, in order (default: folder names); never shown.")
+    ] = None,
+    corpus: Annotated[Path | None, typer.Option(help="Corpus whose documents topic intrusion shows.")] = None,
+    seed: Annotated[int, typer.Option(help="Random seed: the same seed gives the same study.")] = 0,
+    protocol: Annotated[str, typer.Option(help="Word intrusion: hoyle (5 of top 10) or chang (top 5).")] = "hoyle",
+    scale: Annotated[int, typer.Option(help="Rating scale: 3 or 5 points.")] = 3,
+    familiarity: Annotated[
+        bool | None,
+        typer.Option("--familiarity/--no-familiarity", help="Ask the familiarity question [intrusion, rating: yes]."),
+    ] = None,
+    topics_per_model: Annotated[int | None, typer.Option(help="Sample this many topics per model [all].")] = None,
+    docs: Annotated[int, typer.Option(help="Topic intrusion: documents to show.")] = 40,
+    annotators: Annotated[
+        int | None,
+        typer.Option(help="Answers wanted per item [the power analysis of Hoyle et al. A.5 for this design]."),
+    ] = None,
+    power: Annotated[float, typer.Option(help="Power analysis: the power wanted.")] = 0.9,
+    alpha: Annotated[float, typer.Option(help="Power analysis: the one-tailed test's level.")] = 0.05,
+    effect: Annotated[
+        str,
+        typer.Option(
+            help="Power analysis: fewer coherent items to detect, a share (0.08: Hoyle's 4 of 50) or a count."
+        ),
+    ] = "0.08",
+    items_per_participant: Annotated[
+        str | None, typer.Option(help="Questions per participant: a share (0.25) or a count [0.25].")
+    ] = None,
+    checks: Annotated[int | None, typer.Option(help="Ratings: synthetic attention-check topics [8].")] = None,
+    checks_per_participant: Annotated[int | None, typer.Option(help="Attention checks per participant [2].")] = None,
+    show_answer: Annotated[bool, typer.Option(help="Show the model's answer after each intrusion answer.")] = False,
+    title: Annotated[str, typer.Option(help="Title shown to participants.")] = "Reading lists of words",
+    consent: Annotated[Path | None, typer.Option(help="Text file with the consent text.")] = None,
+    instructions: Annotated[Path | None, typer.Option(help="Text file with the instructions.")] = None,
+    corpus_description: Annotated[
+        str | None, typer.Option(help="What the texts are (shown with instructions).")
+    ] = None,
+    completion_code: Annotated[str | None, typer.Option(help="Completion code [derived from the seed].")] = None,
+    redirect_url: Annotated[
+        str | None, typer.Option(help="Send finishers to URL?cc=CODE (Prolific: its completion URL).")
+    ] = None,
+    timeout_minutes: Annotated[float, typer.Option(help="Release an inactive participant's items after this.")] = 60.0,
+    force: Annotated[bool, typer.Option(help="Replace an existing output folder.")] = False,
+    as_json: JsonOption = False,
+) -> None:
+    """Create a human evaluation study (word intrusion, topic intrusion or ratings) from models.
+
+    Without --annotators, the answers wanted per item come from the power analysis of Hoyle et
+    al. 2021 (A.5) run for this design: the fewest annotators per item with which a one-tailed
+    test finds, with the given power at level alpha, a model with `effect` fewer coherent items
+    among as many items per model as this study has (Hoyle et al.'s 4 of 50 topics give 12 for
+    ratings and 23 for intrusion, power 0.97 and 0.94 at the 15 and 26 they used).
+    """
+    from tealeaves.models import TopicModel
+    from tealeaves.study import create_study
+    from tealeaves.study.design import load_model_like
+
+    if annotators is None:
+        from tealeaves.analysis import annotators_needed
+
+        if task == "topic-intrusion":
+            per_model = docs
+        else:
+            loaded = [load_model_like(str(path)) for path in models]
+            sizes = [m.k if isinstance(m, TopicModel) else len(m) for m in loaded]
+            per_model = min(sizes) if topics_per_model is None else min(topics_per_model, *sizes)
+        share_or_count = number(effect, "--effect")
+        fewer = share_or_count if isinstance(share_or_count, int) else round(share_or_count * per_model)
+        fewer = min(max(fewer, 1), per_model)
+        kind = "rating" if task == "rating" else "intrusion"
+        annotators = annotators_needed(kind, power=power, alpha=alpha, effect=fewer, k=per_model)
+        console.print(
+            f"{annotators} answers per item: power analysis (Hoyle et al. 2021, A.5) for {per_model} items per "
+            f"model, {fewer} fewer coherent, power {power}, alpha {alpha}"
+        )
+
+    def read(path: Path | None) -> str | None:
+        if path is None:
+            return None
+        try:
+            return path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            raise InputError(f"cannot read {path}: {exc}") from exc
+
+    study = create_study(
+        [str(m) for m in models],
+        task,
+        out,
+        labels=label or None,
+        corpus=corpus,
+        seed=seed,
+        protocol=protocol,
+        scale=scale,
+        familiarity=familiarity,
+        topics_per_model=topics_per_model,
+        docs=docs,
+        annotators=annotators,
+        items_per_participant=_share_or_count(items_per_participant, "--items-per-participant"),
+        checks=checks,
+        checks_per_participant=checks_per_participant,
+        show_answer=show_answer,
+        title=title,
+        consent=read(consent),
+        instructions=read(instructions),
+        corpus_description=corpus_description,
+        completion_code=completion_code,
+        redirect_url=redirect_url,
+        timeout_minutes=timeout_minutes,
+        force=force,
+    )
+    stats = {**study.manifest["stats"], "task": study.task}
+    show(
+        as_json,
+        lambda: {"study_id": study.study_id, "out": out, **stats},
+        mapping_table(f"study {study.study_id} -> {out}", stats),
+        f"serve it with: tealeaves study serve {out} --host 127.0.0.1 --port 8000",
+    )
+
+
+@study_app.command("serve")
+@reports_errors
+def study_serve(
+    study: Annotated[Path, typer.Argument(help="A study folder.")],
+    host: Annotated[str, typer.Option(help="Address to listen on.")] = "127.0.0.1",
+    port: Annotated[int, typer.Option(help="Port to listen on.")] = 8000,
+    db: Annotated[
+        str | None, typer.Option(help="Response store: sqlite:///FILE or postgresql://... [STUDY/responses.sqlite].")
+    ] = None,
+    admin_token: Annotated[
+        str | None, typer.Option(envvar="TEALEAVES_ADMIN_TOKEN", help="Token for /admin [random, printed].")
+    ] = None,
+    workers: Annotated[int, typer.Option(help="Server processes.")] = 1,
+) -> None:
+    """Serve a study to annotators (consent, instructions, one question per page) and its admin pages."""
+    from tealeaves.study.app import serve
+
+    serve(study, host=host, port=port, db=db, admin_token=admin_token, workers=workers, announce=console.print)
+
+
+@study_app.command("export")
+@reports_errors
+def study_export(
+    study: Annotated[Path, typer.Argument(help="A study folder.")],
+    out: Annotated[Path, typer.Option("--out", "-o", help="responses.csv, responses.parquet or survey.qsf.")],
+    db: Annotated[str | None, typer.Option(help="Response store URL [STUDY/responses.sqlite].")] = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Export the responses (long-format CSV or Parquet) or the study as a Qualtrics survey (.qsf)."""
+    from tealeaves.study import Store, Study, export_responses, write_qualtrics_survey, write_responses
+    from tealeaves.study.app import default_db
+
+    loaded = Study.load(study)
+    if out.suffix.lower() == ".qsf":
+        write_qualtrics_survey(loaded, out)
+        show(
+            as_json,
+            lambda: {"out": out, "questions": len(loaded.items)},
+            f"Qualtrics survey with {len(loaded.items)} questions -> {out}",
+        )
+        return
+    store = Store(db or default_db(study))
+    try:
+        frame = export_responses(loaded, store)
+    finally:
+        store.close()
+    write_responses(frame, out)
+    report_responses(frame, out, as_json)
+
+
+@study_app.command("import-qualtrics")
+@reports_errors
+def study_import_qualtrics(
+    study: Annotated[Path, typer.Argument(help="The study folder the survey was exported from.")],
+    csv_file: Annotated[Path, typer.Argument(help="Qualtrics CSV export (numeric values or choice text).")],
+    out: Annotated[Path, typer.Option("--out", "-o", help="responses.csv or responses.parquet.")],
+    timezone: Annotated[str, typer.Option(help="Time zone of the export's times.")] = "UTC",
+    as_json: JsonOption = False,
+) -> None:
+    """Read a Qualtrics CSV export back into the long format of `study export`."""
+    from tealeaves.study import Study, import_qualtrics, write_responses
+
+    frame = import_qualtrics(Study.load(study), csv_file, timezone=timezone)
+    write_responses(frame, out)
+    report_responses(frame, out, as_json)
