@@ -9,8 +9,9 @@ import numpy as np
 import pytest
 
 from tealeaves.coherence import MEASURES, Conventions, RefIndex, get_measure, score
+from tealeaves.coherence.confirmation import cosine_rows
 from tealeaves.corpus import Corpus, Vocabulary
-from tealeaves.errors import InputError
+from tealeaves.errors import EmptyResultError, InputError
 from tealeaves.models import TopicModel, Topics
 from tealeaves.results import write_result
 
@@ -69,7 +70,7 @@ def cosine(a, b):
     return dot / norm if norm else 0.0
 
 
-def expected(measure, topic, counts):
+def expected(measure, topic, counts, gamma=1):
     marginal, joint, n = counts
     m = len(topic)
     ordered = [(i, j) for i in range(m) for j in range(m) if i != j]
@@ -92,7 +93,7 @@ def expected(measure, topic, counts):
             given, given_not = p12 / p2, (p1 - p12) / (1 - p2)
             values.append((given - given_not) / (given + given_not) if given + given_not > 0 else 0.0)
     elif measure in ("cv", "ca"):
-        vec = [[npmi_value(joint[a, b], marginal[a], marginal[b], n, 1e-12) for b in w] for a in w]
+        vec = [[npmi_value(joint[a, b], marginal[a], marginal[b], n, 1e-12) ** gamma for b in w] for a in w]
         if measure == "cv":
             whole = [sum(vec[i][k] for i in range(m)) for k in range(m)]
             values = [cosine(vec[i], whole) for i in range(m)]
@@ -196,6 +197,87 @@ def test_unsmoothed_log_of_a_pair_that_never_co_occurs_is_refused_not_infinite(i
     assert np.isfinite(zero.per_topic).all()
 
 
+UNRELATED = [12, 0, 13, 3, 10]  # words 12, 13 never meet 0 and 3: negative NPMI in the context vectors
+
+
+@pytest.mark.parametrize("measure", ["cv", "ca"])
+def test_fractional_gamma_is_refused_not_turned_into_zero(index, measure):
+    # Defect 6: NPMI ** 0.5 of a negative NPMI was NaN, and cosine_rows mapped it to 0 (C_V 0.0)
+    words = [[WORDS[i] for i in UNRELATED]]
+    with pytest.raises(InputError, match="gamma must be a whole number"):
+        score(words, index, measure=measure, conventions={"gamma": 0.5})
+    with pytest.raises(InputError, match="gamma must be a whole number"):
+        score(words, index, measure=measure, conventions=Conventions(gamma=1.5))
+
+
+@pytest.mark.parametrize("measure", ["cv", "ca"])
+@pytest.mark.parametrize("gamma", [1, 2, 3])
+def test_context_vectors_raise_negative_npmi_to_whole_gamma(docs, index, measure, gamma):
+    counts = brute(docs, DEFAULT_WINDOWS[measure])
+    marginal, joint, n = counts
+    assert min(npmi_value(joint[a, b], marginal[a], marginal[b], n, 1e-12) for a in UNRELATED for b in UNRELATED) < 0
+    result = score([[WORDS[i] for i in UNRELATED]], index, measure=measure, conventions={"gamma": gamma})
+    value, _ = expected(measure, UNRELATED, counts, gamma)
+    assert result.per_topic[0] == pytest.approx(value, rel=1e-12, abs=1e-12)
+    assert abs(value) > 0.01 and result.conventions["gamma"] == gamma
+
+
+def test_cosine_rows_keeps_nan_and_scores_all_zero_rows_zero():
+    a = np.array([[1.0, 0.0], [np.nan, 1.0], [0.0, 0.0], [-np.inf, 1.0]])
+    b = np.array([[1.0, 1.0], [1.0, 1.0], [1.0, 1.0], [1.0, 1.0]])
+    values = cosine_rows(a, b)
+    assert values[0] == pytest.approx(1 / math.sqrt(2), rel=1e-15)
+    assert np.isnan(values[1]) and values[2] == 0.0 and np.isnan(values[3])
+
+
+def test_a_conventions_object_overrides_only_what_it_sets(docs, index):
+    # Defect 7: Conventions() replaced UMass's defaults, dropping its +1 smoothing
+    words = topics_as_words()
+    plain = score(words, index, measure="umass")
+    counts = brute(docs, "document")
+    for k, topic in enumerate(TOPICS):
+        assert plain.per_topic[k] == pytest.approx(expected("umass", topic, counts)[0], rel=1e-12)
+    empty = score(words, index, measure="umass", conventions=Conventions())
+    np.testing.assert_array_equal(empty.per_topic, plain.per_topic)
+    assert empty.conventions == plain.conventions and empty.conventions["smoothing"] == 1.0
+    as_object = score(words, index, measure="umass", conventions=Conventions(log_base=2))
+    as_dict = score(words, index, measure="umass", conventions={"log_base": 2})
+    np.testing.assert_array_equal(as_object.per_topic, as_dict.per_topic)
+    np.testing.assert_allclose(as_object.per_topic, plain.per_topic / math.log(2), rtol=1e-12)
+    assert as_object.conventions["smoothing"] == 1.0
+    unsmoothed = score(words, index, measure="umass", conventions=Conventions(smoothing=0.0, zero_pair=0.0))
+    assert unsmoothed.conventions["smoothing"] == 0.0
+    assert not np.allclose(unsmoothed.per_topic, plain.per_topic)
+    assert Conventions(log_base=2).merged(Conventions(epsilon=1e-12)) == Conventions(log_base=2, epsilon=1e-12)
+    with pytest.raises(InputError, match="Conventions or a dict"):
+        score(words, index, measure="umass", conventions=[("log_base", 2)])
+
+
+def test_skip_leaves_a_topic_with_too_few_known_words_unscored(index):
+    # Defect 8: one topic keeping a single known word used to fail the whole batch under "skip"
+    topics = [["w3", "nowhere", "w1", "w4"], ["w2", "gone", "absent"], ["w5", "w6", "w7"]]
+    result = score(topics, index, on_missing="skip")
+    direct = score([["w3", "w1", "w4"], ["w5", "w6", "w7"]], index)
+    assert np.isnan(result.per_topic[1]) and result.unscored.tolist() == [1]
+    np.testing.assert_allclose(result.per_topic[[0, 2]], direct.per_topic, rtol=1e-12)
+    assert result.model_mean == pytest.approx(direct.model_mean, rel=1e-12)
+    assert (
+        1,
+        "*",
+        "keeps 1 word(s) found in the reference corpus at all its words; coherence needs two (not scored)",
+    ) in result.missing
+    assert result.support[0, 1] == 0 and 1 not in set(result.to_frame()["topic"])
+    assert result.to_dict()["per_topic"][1] is None
+    by_n = score([["w2", "gone", "w6", "w5"], ["w3", "w1", "w4"]], index, topn=[2, 3], on_missing="skip")
+    assert np.isnan(by_n.per_topic_by_topn[0, 0]) and np.isfinite(by_n.per_topic_by_topn[1, 0])
+    assert np.isnan(by_n.per_topic[0]) and by_n.model_mean == by_n.per_topic[1]
+    assert [entry[2].split(";")[0] for entry in by_n.missing if entry[1] == "*"] == [
+        "keeps 1 word(s) found in the reference corpus at top-2"
+    ]
+    with pytest.raises(InputError, match="'gone'"):
+        score(topics, index)
+
+
 def lau_toolkit(docs, topic, metric, s):
     """Lau et al.'s ComputeWordCount + ComputeObservedCoherence, restated: padded windows,
     log base 10, 0 for zero counts (pmi/npmi), LCP's fallback to log P(later word)."""
@@ -257,7 +339,7 @@ def test_a_word_that_never_occurs_is_missing_too():
     index = RefIndex.build(Corpus.from_documents([[0, 1, 0, 1, 1]], Vocabulary(["a", "b", "c"])))
     with pytest.raises(InputError, match="never occurs in the reference corpus"):
         score([["a", "b", "c"]], index)
-    with pytest.raises(InputError, match="keeps 1 word"):
+    with pytest.raises(EmptyResultError, match="topic 0 keeps 1 word"):
         score([["a", "c"]], index, on_missing="skip")
 
 

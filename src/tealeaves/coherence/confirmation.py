@@ -16,7 +16,7 @@ from __future__ import annotations
 import dataclasses
 import math
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -25,9 +25,14 @@ from tealeaves.errors import InputError
 ROEDER_EPSILON = 1e-12  # Röder et al. 2015 (and gensim's EPSILON): keeps log(0) away
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False)
 class Conventions:
     """The choices a coherence number depends on, recorded with every result.
+
+    Only the fields passed to the constructor are *set*; the others hold the defaults below.
+    A measure has its own conventions (UMass: ``smoothing=1``); the caller's conventions, a
+    ``Conventions`` or a dict, override only the fields they set (:meth:`merged`), so
+    ``Conventions(log_base=2)`` keeps UMass's +1 and ``Conventions()`` changes nothing.
 
     Attributes
     ----------
@@ -41,8 +46,11 @@ class Conventions:
     zero_pair : float or None
         Value of a pair whose joint count is zero; None lets the (smoothed) formula decide,
         for NPMI its limit -1.
-    gamma : float
-        Exponent of the confirmation values in context vectors (C_V, C_A; Röder et al.: 1).
+    gamma : int
+        Exponent of the confirmation values in context vectors (C_V, C_A; Röder et al. 2015,
+        Eq. 10, search γ in {1, 2, 3}; default 1). A positive whole number: NPMI is negative
+        for words that co-occur less than chance, and a fractional power of a negative number
+        is not real (Palmetto's ``Math.pow`` returns NaN there), so fractional γ is refused.
     """
 
     log_base: float = math.e
@@ -50,26 +58,49 @@ class Conventions:
     smoothing: float = 0.0
     zero_pair: float | None = None
     gamma: float = 1.0
+    _set: ClassVar[tuple[str, ...]] = ()  # the fields passed to the constructor, per instance
 
-    def __post_init__(self) -> None:
+    def __init__(self, **settings: Any) -> None:
+        fields = {f.name: f.default for f in dataclasses.fields(self)}
+        unknown = set(settings) - set(fields)
+        if unknown:
+            raise InputError(f"unknown convention(s) {', '.join(sorted(unknown))}; use {', '.join(fields)}")
+        for name, default in fields.items():
+            object.__setattr__(self, name, settings.get(name, default))
+        object.__setattr__(self, "_set", tuple(name for name in fields if name in settings))
+        self._validate()
+
+    def _validate(self) -> None:
         if not (self.log_base > 0 and self.log_base != 1 and math.isfinite(self.log_base)):
             raise InputError(f"log_base must be positive and not 1, got {self.log_base}")
         if not (self.epsilon >= 0 and self.smoothing >= 0) or not math.isfinite(self.epsilon + self.smoothing):
             raise InputError("epsilon and smoothing must be finite and non-negative")
         if self.zero_pair is not None and not math.isfinite(self.zero_pair):
             raise InputError(f"zero_pair must be a finite number or None, got {self.zero_pair}")
-        if not (self.gamma > 0 and math.isfinite(self.gamma)):
-            raise InputError(f"gamma must be a positive number, got {self.gamma}")
+        if not (math.isfinite(self.gamma) and self.gamma >= 1 and float(self.gamma).is_integer()):
+            raise InputError(
+                f"gamma must be a whole number of at least 1 (Röder et al. 2015 use 1, 2 or 3), got {self.gamma}: "
+                "a fractional power of a negative NPMI is not a real number"
+            )
+
+    @property
+    def set_fields(self) -> dict[str, Any]:
+        """The fields passed to the constructor, with their values."""
+        return {name: getattr(self, name) for name in self._set}
 
     def replace(self, **changes: Any) -> Conventions:
-        """A copy with some fields changed (unknown names are refused)."""
-        unknown = set(changes) - {f.name for f in dataclasses.fields(self)}
-        if unknown:
-            raise InputError(
-                f"unknown convention(s) {', '.join(sorted(unknown))}; "
-                "use log_base, epsilon, smoothing, zero_pair or gamma"
-            )
-        return dataclasses.replace(self, **changes)
+        """A copy with some fields changed (unknown names are refused); set fields stay set."""
+        return Conventions(**{**self.set_fields, **changes})
+
+    def merged(self, overrides: Conventions | dict[str, Any] | None) -> Conventions:
+        """These conventions with the fields ``overrides`` sets (a dict: its keys) replaced."""
+        if overrides is None:
+            return self
+        if isinstance(overrides, Conventions):
+            return self.replace(**overrides.set_fields)
+        if isinstance(overrides, dict):
+            return self.replace(**overrides)
+        raise InputError(f"conventions must be a Conventions or a dict, got {type(overrides).__name__}")
 
     def as_dict(self) -> dict[str, Any]:
         """The conventions as plain values (``log_base`` e written as ``"e"``)."""
@@ -161,8 +192,15 @@ def fitelson(n12: np.ndarray, n1: np.ndarray, n2: np.ndarray, n: int, conv: Conv
 
 
 def cosine_rows(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """Cosine similarity of matching rows of ``a`` and ``b`` (0 where a row is all zero)."""
+    """Cosine similarity of matching rows of ``a`` and ``b``.
+
+    0 where a row is all zero (every word of it missing under ``on_missing="zero"``); a NaN or
+    infinite entry gives NaN, never a number, for the caller to refuse.
+    """
+    a = np.asarray(a, dtype=np.float64)
+    b = np.asarray(b, dtype=np.float64)
     dots = np.einsum("ij,ij->i", a, b)
     norms = np.linalg.norm(a, axis=1) * np.linalg.norm(b, axis=1)
+    finite = np.isfinite(a).all(axis=1) & np.isfinite(b).all(axis=1)
     with np.errstate(divide="ignore", invalid="ignore"):
-        return np.where(norms > 0, dots / norms, 0.0)
+        return np.where(~finite, np.nan, np.where(norms == 0, 0.0, dots / norms))

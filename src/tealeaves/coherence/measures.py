@@ -63,12 +63,14 @@ def _missing_to_zero(values: np.ndarray, c: TopicCounts, prime: np.ndarray, star
 
 
 def _vectors(c: TopicCounts, confirm: Callable[..., np.ndarray], conv: Conventions) -> np.ndarray:
-    """Context vectors in the topic's word space: ``v(w_i)_k = m(w_i, w_k) ** gamma``."""
+    """Context vectors in the topic's word space: ``v(w_i)_k = m(w_i, w_k) ** gamma``.
+
+    ``gamma`` is a whole number (:class:`Conventions` refuses others), so a negative
+    confirmation raised to it is real: its sign is kept for odd ``gamma``, dropped for even.
+    """
     m = len(c.marginal)
     i, k = np.indices((m, m))
-    matrix = confirm(c.joint[i, k], c.marginal[i], c.marginal[k], c.n_windows, conv)
-    with np.errstate(invalid="ignore"):
-        matrix = np.power(matrix, conv.gamma)
+    matrix = np.power(confirm(c.joint[i, k], c.marginal[i], c.marginal[k], c.n_windows, conv), conv.gamma)
     keep = np.outer(c.present, c.present)
     return np.where(keep, matrix, 0.0)
 

@@ -23,7 +23,7 @@ from tealeaves.coherence.index import RefIndex
 from tealeaves.coherence.measures import Measure, TopicCounts, get_measure
 from tealeaves.coherence.segmentation import SET
 from tealeaves.coherence.windows import Window, check_compat
-from tealeaves.errors import InputError
+from tealeaves.errors import EmptyResultError, InputError
 from tealeaves.models import TopicModel, Topics, as_topics
 from tealeaves.progress import ProgressCallback, notify
 from tealeaves.results import Result
@@ -32,6 +32,7 @@ OnMissing = Literal["error", "skip", "zero"]
 ON_MISSING: tuple[str, ...] = ("error", "skip", "zero")
 NOT_IN_VOCABULARY = "not in the index vocabulary"
 NEVER_OCCURS = "never occurs in the reference corpus"
+WHOLE_TOPIC = "*"  # the word of a ``missing`` entry about a whole topic left unscored
 SEGMENT_COLUMNS = ("topic", "topn", "w_prime", "w_star", "value", "count_prime", "count_star", "count_joint")
 
 
@@ -50,17 +51,21 @@ class CoherenceResult(Result):
     topics : tuple of tuple of str
         The scored words of each topic (the longest top-N).
     per_topic : float64[K]
-        Each topic's score: the mean over ``topn`` of its per-N scores.
+        Each topic's score: the mean over ``topn`` of its per-N scores. NaN for a topic that
+        ``on_missing="skip"`` left with fewer than two words at some top-N (listed in
+        ``missing`` with the word ``"*"``); see :attr:`unscored`.
     per_topic_by_topn, std : float64[len(topn), K]
-        Per top-N: the mean and the standard deviation of the topic's segment values.
+        Per top-N: the mean and the standard deviation of the topic's segment values (NaN
+        where the topic is not scored).
     support : int64[len(topn), K]
-        Per top-N: the number of segments averaged.
+        Per top-N: the number of segments averaged (0 where the topic is not scored).
     model_mean : float
-        Mean of ``per_topic``.
+        Mean of ``per_topic`` over the scored topics.
     n_windows : int
         Windows in the reference corpus (context windows: (centre, context) pairs).
     missing : tuple of (topic, word, reason)
-        Topic words the index lacks, and how ``on_missing`` treated them.
+        Topic words the index lacks, and how ``on_missing`` treated them; under "skip" also
+        ``(topic, "*", reason)`` for each topic and top-N left unscored.
     on_missing : str
     index : dict
         The reference corpus: fingerprint, documents, tokens.
@@ -84,6 +89,11 @@ class CoherenceResult(Result):
     on_missing: str
     index: dict[str, Any]
     segments: dict[str, np.ndarray]
+
+    @property
+    def unscored(self) -> np.ndarray:
+        """Indices of the topics without a score (NaN in ``per_topic``), ``missing`` says why."""
+        return np.flatnonzero(np.isnan(self.per_topic))
 
     def to_frame(self) -> pd.DataFrame:
         """One row per segment: topic, topn (words scored), W', W* (``*``: the whole topic),
@@ -139,9 +149,13 @@ def score(
     on_missing : "error", "skip" or "zero"
         A topic word that is not in the index vocabulary or never occurs in the reference
         corpus is refused, dropped from its topic, or kept with value 0 in every segment.
-        Either way it is listed in ``result.missing``.
+        Either way it is listed in ``result.missing``. A topic that "skip" leaves with fewer
+        than two words gets NaN, is listed in ``missing`` too (word ``"*"``), and the model
+        mean is over the other topics; EmptyResultError when no topic is left.
     conventions : Conventions or dict, optional
-        Overrides of the measure's conventions (``{"log_base": 2}``, ``{"epsilon": 1e-12}``).
+        Overrides of the measure's conventions (``{"log_base": 2}``, ``{"epsilon": 1e-12}``):
+        only the fields given override, the others keep the measure's values (UMass keeps
+        its +1 smoothing under ``Conventions(log_base=2)``).
 
     Returns
     -------
@@ -149,11 +163,8 @@ def score(
     """
     spec = get_measure(measure)
     check_compat(compat)
-    default_window, conv = spec.settings(compat)
-    if isinstance(conventions, dict):
-        conv = conv.replace(**conventions)
-    elif conventions is not None:
-        conv = conventions
+    default_window, defaults = spec.settings(compat)
+    conv = defaults.merged(conventions)
     window = _window_for(spec, default_window if window is None else window)
     if on_missing not in ON_MISSING:
         raise InputError(f"on_missing must be one of {', '.join(ON_MISSING)}, got {on_missing!r}")
@@ -174,6 +185,10 @@ def score(
     for t, n in enumerate(topns):
         for k, c in enumerate(counts):
             keep = _top_slots(scored.words[k], present[k], n, on_missing, k)
+            if len(keep) < 2:  # only under "skip": the topic is not scored at this top-N
+                by_topn[t, k] = std[t, k] = np.nan
+                missing.append((k, WHOLE_TOPIC, _too_few(len(keep), n)))
+                continue
             sub = TopicCounts(c.joint[np.ix_(keep, keep)], c.marginal[keep], c.n_windows, c.present[keep])
             values, prime, star = spec.evaluate(sub, conv, compat)
             _check_finite(values, spec, conv, k)
@@ -183,6 +198,12 @@ def score(
     notify(progress, "coherence", 2, 2)
 
     per_topic = by_topn.mean(axis=0)
+    if np.isnan(per_topic).all():
+        k, _, why = next(entry for entry in missing if entry[1] == WHOLE_TOPIC)
+        raise EmptyResultError(
+            f"no topic can be scored with on_missing='skip' (topic {k} {why}); use a reference corpus with "
+            "these words, a larger topn or on_missing='zero'"
+        )
     segments = {name: np.asarray(values) for name, values in columns.items()}
     return CoherenceResult(
         measure=spec.name,
@@ -195,7 +216,7 @@ def score(
         per_topic_by_topn=by_topn,
         std=std,
         support=support,
-        model_mean=float(per_topic.mean()),
+        model_mean=float(np.nanmean(per_topic)),
         n_windows=counts[0].n_windows,
         missing=tuple(missing),
         on_missing=on_missing,
@@ -279,16 +300,22 @@ def _topic_counts(
     return out
 
 
+def _too_few(kept: int, n: int | None) -> str:
+    top = f"top-{n}" if n is not None else "all its words"
+    return f"keeps {kept} word(s) found in the reference corpus at {top}; coherence needs two (not scored)"
+
+
 def _top_slots(words: Sequence[str], present: np.ndarray, n: int | None, on_missing: str, k: int) -> np.ndarray:
-    """Positions of the words scored at top-N: the first N, less missing ones under "skip"."""
+    """Positions of the words scored at top-N: the first N, less missing ones under "skip".
+
+    Fewer than two positions are returned only under "skip" (the caller leaves the topic
+    unscored); otherwise they are refused.
+    """
     slots = np.arange(len(words) if n is None else n)
     if on_missing == "skip":
-        slots = slots[present[slots]]
+        return slots[present[slots]]
     if len(slots) < 2:
-        raise InputError(
-            f"topic {k} keeps {len(slots)} word(s) found in the reference corpus at top-{n}; coherence needs two. "
-            "Use on_missing='zero', a larger topn, or a reference corpus with these words"
-        )
+        raise InputError(f"topic {k} {_too_few(len(slots), n)}; give every topic at least two words")
     return slots
 
 
