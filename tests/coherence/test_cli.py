@@ -101,6 +101,27 @@ def test_missing_words_exit_2_and_write_nothing(folders, tmp_path):
     assert result.exit_code == 0 and "missing: topic 0 'zebra'" in result.stderr
 
 
+def test_skip_reports_unscored_topics_and_averages_the_rest(folders, tmp_path):
+    # Defect 8: a topic keeping one known word no longer fails the batch; it is counted and listed
+    (tmp_path / "t.txt").write_text("w0 w1 w2\nw6 zebra yak\nw7 w8 gnu w9\n")
+    if not (folders / "idx").exists():
+        RefIndex.build(folders / "ref", out=folders / "idx")
+    result = invoke(
+        "coherence", tmp_path / "t.txt", "-i", folders / "idx", "--on-missing", "skip", "-o", tmp_path / "r.json"
+    )
+    assert result.exit_code == 0, result.output
+    assert "3 topic word(s) missing from the index (on_missing=skip)" in result.stderr
+    assert "1 of 3 topic(s) not scored (NaN), left out of the model mean: 1" in result.stderr
+    assert "not scored: topic 1 (keeps 1 word(s) found in the reference corpus" in result.stderr
+    assert "over 2 scored topics (1 not scored)" in result.stdout
+    data = json.loads((tmp_path / "r.json").read_text())
+    expected = score([["w0", "w1", "w2"], ["w7", "w8", "w9"]], RefIndex.load(folders / "idx"))
+    assert data["per_topic"][1] is None
+    assert [data["per_topic"][0], data["per_topic"][2]] == pytest.approx(expected.per_topic.tolist(), rel=1e-12)
+    assert data["model_mean"] == pytest.approx(expected.model_mean, rel=1e-12)
+    assert [1, "*"] in [entry[:2] for entry in data["missing"]]
+
+
 def test_index_refuses_a_non_corpus_and_an_existing_output(folders, tmp_path):
     result = invoke("index", folders / "model", "--out", tmp_path / "i")
     assert result.exit_code == 2 and "not a 'corpus'" in result.stderr

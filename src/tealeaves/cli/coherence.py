@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from tealeaves.cli.common import JsonOption, app, check_result_path, load_topics, print_json, reports_errors, show
 from tealeaves.console import console, err_console, mapping_table, progress_bar
+
+if TYPE_CHECKING:
+    from tealeaves.coherence.score import CoherenceResult
 
 
 @app.command()
@@ -74,15 +77,35 @@ def coherence(
     )
     if out is not None:
         write_result(result, out)
+    _report_missing(result)
     if as_json:
         print_json(result.to_dict())
         return
     title = f"{result.measure}, {result.window}, top {'/'.join(map(str, result.topn))}: {topics}"
     console.print(topics_scores_table(title, {result.measure: result}))
-    for k, word, why in result.missing:
-        err_console.print(f"missing: topic {k} {word!r} ({why}; {result.on_missing})", highlight=False)
     if out is not None:
         console.print(f"-> {out}")
+
+
+def _report_missing(result: CoherenceResult) -> None:
+    """On stderr: the missing topic words and the topics left unscored, each counted and listed."""
+    from tealeaves.coherence.score import WHOLE_TOPIC
+
+    words = [(k, word, why) for k, word, why in result.missing if word != WHOLE_TOPIC]
+    if words:
+        err_console.print(f"{len(words)} topic word(s) missing from the index (on_missing={result.on_missing}):")
+    for k, word, why in words:
+        err_console.print(f"missing: topic {k} {word!r} ({why})", highlight=False)
+    unscored = result.unscored
+    if len(unscored):
+        err_console.print(
+            f"{len(unscored)} of {len(result.per_topic)} topic(s) not scored (NaN), left out of the model mean: "
+            f"{', '.join(map(str, unscored))}",
+            highlight=False,
+        )
+    for k, word, why in result.missing:
+        if word == WHOLE_TOPIC:
+            err_console.print(f"not scored: topic {k} ({why})", highlight=False)
 
 
 @app.command()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+import numpy as np
 from rich.table import Table
 
 from tealeaves.coherence.diversity import DiversityResult
@@ -25,12 +26,21 @@ def topics_scores_table(title: str, results: Mapping[str, CoherenceResult], word
     for k, topic in enumerate(first.topics):
         table.add_row(str(k), *(f"{r.per_topic[k]:.3f}" for r in results.values()), " ".join(topic[:words]))
     table.add_section()
-    table.add_row("mean", *(f"{r.model_mean:.3f}" for r in results.values()), "")
+    table.add_row("mean", *(f"{r.model_mean:.3f}" for r in results.values()), _scored_note(first))
     return table
 
 
+def _scored_note(result: CoherenceResult) -> str:
+    """Empty when every topic is scored, else how many the mean is over (NaN topics: not scored)."""
+    unscored = len(result.unscored)
+    return f"over {len(result.per_topic) - unscored} scored topics ({unscored} not scored)" if unscored else ""
+
+
 def models_table(title: str, results: Mapping[str, Mapping[str, CoherenceResult]]) -> Table:
-    """One row per model: the mean and the standard deviation over topics of each measure."""
+    """One row per model: the mean and the standard deviation over topics of each measure.
+
+    Both are over the scored topics; a topic left unscored (NaN) is counted in the cell.
+    """
     table = Table(title=title, title_justify="left")
     table.add_column("model")
     table.add_column("K", justify="right")
@@ -39,7 +49,11 @@ def models_table(title: str, results: Mapping[str, Mapping[str, CoherenceResult]
         table.add_column(_label(result), justify="right")
     for model, by_measure in results.items():
         k = len(next(iter(by_measure.values())).per_topic)
-        cells = [f"{r.model_mean:.3f} ± {r.per_topic.std():.3f}" for r in by_measure.values()]
+        cells = [f"{r.model_mean:.3f} ± {np.nanstd(r.per_topic):.3f}" for r in by_measure.values()]
+        cells = [
+            cell + (f" ({len(r.unscored)} not scored)" if len(r.unscored) else "")
+            for cell, r in zip(cells, by_measure.values())
+        ]
         table.add_row(model, str(k), *cells)
     return table
 
