@@ -60,7 +60,11 @@ def test_flag_overlaps():
 def test_model_level_and_errors():
     value, means = model_level_correlation([1, 2, 3, 4, 5, 6], [1, 1, 2, 2, 3, 4], ["a", "a", "b", "b", "c", "c"])
     assert value == pytest.approx(stats.pearsonr([1.5, 3.5, 5.5], [1, 2, 3.5])[0])
-    assert len(means) == 3
+    assert len(means) == 3 and means["topics"].tolist() == [2, 2, 2]
+    # an unscored topic (NaN metric) leaves its model's means, and the count says so
+    value, means = model_level_correlation([1, 2, 3, 4, 5, 6], [1, np.nan, 2, 2, 3, 4], ["a", "a", "b", "b", "c", "c"])
+    assert value == pytest.approx(stats.pearsonr([1, 3.5, 5.5], [1, 2, 3.5])[0])
+    assert means["topics"].tolist() == [1, 2, 2] and not means.isna().any().any()
     with pytest.raises(EmptyResultError):
         model_level_correlation([1, 2], [1, 2], ["a", "b"])
     with pytest.raises(InputError, match="align"):

@@ -167,10 +167,13 @@ def model_level_correlation(
     """Model-level correlation (Lau et al. 2014 §4): correlate per-model means over models.
 
     ``human_scores`` and ``metric_scores`` are per topic, ``models`` the model of each topic.
-    Returns the correlation and the per-model means it was computed from.
+    A topic with a missing (NaN) value, such as a coherence topic that ``on_missing="skip"``
+    left unscored, is left out of its model's means; the ``topics`` column counts the topics
+    each mean is over. Returns the correlation and the per-model means it was computed from.
     """
     frame = pd.DataFrame({"model": np.asarray(models), "human": human_scores, "metric": metric_scores}).dropna()
-    means = frame.groupby("model", sort=True)[["human", "metric"]].mean().reset_index()
+    grouped = frame.groupby("model", sort=True)
+    means = grouped[["human", "metric"]].mean().assign(topics=grouped.size()).reset_index()
     if len(means) < 3:
         raise EmptyResultError(f"a model-level correlation needs at least three models, got {len(means)}")
     value = float(correlate_rows(means["human"].to_numpy(), means["metric"].to_numpy(), method)[0])
