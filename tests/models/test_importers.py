@@ -5,6 +5,7 @@ from __future__ import annotations
 import gzip
 import json
 import pickle
+import warnings
 
 import joblib
 import numpy as np
@@ -17,7 +18,7 @@ from tealeaves.corpus import Vocabulary
 from tealeaves.errors import InputError
 from tealeaves.models import TopicModel, Topics, import_model
 from tealeaves.models.compare import hellinger
-from tealeaves.models.importers import align_vocabulary, read_safetensors
+from tealeaves.models.importers import RenormalisationWarning, align_vocabulary, read_safetensors
 
 from .planted import lda_corpus
 
@@ -328,7 +329,8 @@ def test_topic_lists(tmp_path, corpus):
 def test_alignment_policy():
     vocab = Vocabulary(["a", "b", "c", "d"])
     weights = np.array([[1.0, 1.0, 2.0, 0.0], [0.0, 3.0, 1.0, 0.0]])  # over words a b x c
-    phi, report = align_vocabulary(["a", "b", "x", "c"], weights, vocab, floor=1e-6)
+    with pytest.warns(RenormalisationWarning, match="2 topic\\(s\\) lost more than 5%.*topic 0 50.0%, topic 1 25.0%"):
+        phi, report = align_vocabulary(["a", "b", "x", "c"], weights, vocab, floor=1e-6)
     # topic 0 is (1/4, 1/4, [x] 1/2, 0): x's half is dropped, c (0) and d (absent) are floored
     raw0 = np.array([0.25, 0.25, 1e-6, 1e-6])
     assert np.allclose(phi[0], raw0 / raw0.sum())
@@ -339,10 +341,58 @@ def test_alignment_policy():
     assert np.allclose(report["dropped_mass_per_topic"], [0.5, 0.25])
     assert report["missing_words"] == 1 and report["missing_examples"] == ["d"]
     assert report["floored_entries"] == 5 and report["matched_words"] == 3
+    assert report["topics_losing_over_5pct"] == [0, 1]
     with pytest.raises(InputError, match="no mass on any word"):
         align_vocabulary(["x", "y"], np.ones((1, 2)), vocab)
     with pytest.raises(InputError, match="non-negative"):
         align_vocabulary(["a", "b"], np.array([[1.0, -1.0]]), vocab)
+
+
+@pytest.mark.parametrize(("lost", "warned"), [(0.049, False), (0.051, True)])
+def test_renormalisation_warns_above_five_percent_lost(lost, warned):
+    # Defect 9: dropping a word that carried > 5% of a topic's mass is warned about
+    vocab = Vocabulary(["a", "b", "c"])
+    weights = np.array([[0.5 - lost / 2, 0.5 - lost / 2, lost], [0.5, 0.5, 0.0]])  # over a b x
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        phi, report = align_vocabulary(["a", "b", "x"], weights, vocab)
+    assert [w.category for w in caught] == ([RenormalisationWarning] if warned else [])
+    assert report["topics_losing_over_5pct"] == ([0] if warned else [])
+    # what the warning is about: the kept words of topic 0 are scaled up by 1 / (1 - lost)
+    assert phi[0, 0] == pytest.approx((0.5 - lost / 2) / (1 - lost), rel=1e-9)
+
+
+@pytest.fixture(scope="module")
+def gensim_with_an_extra_word(tmp_path_factory, texts):
+    """A gensim LdaModel whose documents also hold "zzz", a word the tealeaves corpus lacks."""
+    from gensim.corpora import Dictionary
+    from gensim.models import LdaModel
+
+    extra = [t + ["zzz"] * (8 if i % K == 0 else 0) for i, t in enumerate(texts)]
+    dictionary = Dictionary(extra)
+    lda = LdaModel([dictionary.doc2bow(t) for t in extra], num_topics=K, id2word=dictionary, passes=3, random_state=0)
+    path = tmp_path_factory.mktemp("gensim-extra") / "lda.gensim"
+    lda.save(str(path))
+    lam = lda.state.get_lambda()
+    lost = lam[:, dictionary.token2id["zzz"]] / lam.sum(axis=1)
+    return path, lost
+
+
+def test_gensim_import_warns_when_a_topic_loses_mass(tmp_path, corpus, gensim_with_an_extra_word):
+    path, lost = gensim_with_an_extra_word
+    assert lost.max() > 0.05  # the dropped word carries more than 5% of some topic
+    with pytest.warns(RenormalisationWarning, match="zzz") as record:
+        model = import_model("gensim", path, vocab_from=corpus)
+    report = model.manifest["import"]["vocabulary_alignment"]
+    assert report["topics_losing_over_5pct"] == np.flatnonzero(lost > 0.05).tolist()
+    assert np.allclose(report["dropped_mass_per_topic"], lost, rtol=1e-6)
+    assert f"topic {int(np.argmax(lost))} {lost.max():.1%}" in str(record[0].message)
+    corpus.save(tmp_path / "corpus")
+    result = CliRunner().invoke(
+        app, ["import", "gensim", str(path), "--vocab-from", str(tmp_path / "corpus"), "--out", str(tmp_path / "m")]
+    )
+    assert result.exit_code == 0, result.output
+    assert "warning:" in result.stderr and "lost more than 5% of their probability mass" in result.stderr
 
 
 def test_errors(tmp_path, corpus):

@@ -29,6 +29,7 @@ import json
 import os
 import subprocess
 import sys
+import warnings
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -42,6 +43,12 @@ from tealeaves.models.topic_model import TopicModel
 from tealeaves.models.topics import Topics
 
 DEFAULT_FLOOR = 1e-12
+MASS_LOSS_WARNING = 0.05  # a topic losing more than this share of its mass to dropped words is warned about
+
+
+class RenormalisationWarning(UserWarning):
+    """Aligning an imported model to a vocabulary removed enough of a topic's probability mass
+    that renormalising the rest changes what the model infers (θ̂, likelihoods)."""
 
 
 def import_model(
@@ -106,6 +113,12 @@ def align_vocabulary(
     zero probability, including those of ``vocab`` words the source lacks, is raised to
     ``floor``; each topic is then renormalised over ``vocab``. Returns Φ (K x len(vocab))
     and the report stored in the manifest.
+
+    Renormalising divides a topic's kept probabilities by ``1 - dropped mass``: a topic that
+    lost mass becomes more likely for every word it kept, so θ inferred with the aligned
+    model can differ from the source library's (a document's dominant topic can change).
+    A :class:`RenormalisationWarning` names every topic that lost more than
+    ``MASS_LOSS_WARNING`` (5%) of its mass.
     """
     weights = np.asarray(weights, dtype=np.float64)
     if weights.ndim != 2 or weights.shape[1] != len(words):
@@ -133,6 +146,7 @@ def align_vocabulary(
     present[ids[kept]] = True
     missing = [vocab.word(i) for i in np.flatnonzero(~present)]
     dropped = [w for w, k in zip(words, kept) if not k]
+    _warn_mass_loss(dropped_mass, dropped)
     report = {
         "policy": "source words not in the vocabulary are dropped; zero probabilities (and vocabulary words the "
         "source lacks) are raised to the floor; every topic is renormalised",
@@ -148,8 +162,27 @@ def align_vocabulary(
         "missing_examples": missing[:20],
         "floored_entries": int(zeros.sum()),
         "floor": floor,
+        "topics_losing_over_5pct": np.flatnonzero(dropped_mass > MASS_LOSS_WARNING).tolist(),
     }
     return phi, report
+
+
+def _warn_mass_loss(dropped_mass: np.ndarray, dropped: list[str]) -> None:
+    """Warn when renormalisation scales a topic up by more than ``1 / (1 - MASS_LOSS_WARNING)``."""
+    heavy = np.flatnonzero(dropped_mass > MASS_LOSS_WARNING)
+    if not len(heavy):
+        return
+    worst = heavy[np.argsort(-dropped_mass[heavy])]
+    shown = ", ".join(f"topic {k} {dropped_mass[k]:.1%}" for k in worst[:10])
+    more = f" and {len(heavy) - 10} more" if len(heavy) > 10 else ""
+    warnings.warn(
+        f"{len(heavy)} topic(s) lost more than {MASS_LOSS_WARNING:.0%} of their probability mass to "
+        f"{len(dropped)} source word(s) missing from the corpus vocabulary (e.g. {', '.join(dropped[:5])}): "
+        f"{shown}{more}. Renormalising makes these topics likelier for every word they kept, so inferred "
+        "θ can differ from the source model's; align to a corpus prepared like the model's training data",
+        RenormalisationWarning,
+        stacklevel=3,
+    )
 
 
 # --------------------------------------------------------------------------- what readers return
