@@ -1,13 +1,13 @@
 # Two commands on a fresh clone with only Python 3 and pip:
 #   make demo   install what the demo needs into .venv and run it on the built-in corpus
-#   make test   install the test dependencies into .venv, lint, check formatting, run the tests
+#   make test   install the test and docs dependencies into .venv, lint, check formatting, build the docs, run the tests
 
 PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 PIP := $(BIN)/python -m pip --disable-pip-version-check -q
 
-.PHONY: demo test lint install clean system-deps
+.PHONY: demo test lint docs install clean system-deps
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -18,7 +18,7 @@ $(VENV)/.installed-demo: pyproject.toml | $(BIN)/python
 	touch $@
 
 $(VENV)/.installed-test: pyproject.toml | $(BIN)/python
-	$(PIP) install -e ".[test]"
+	$(PIP) install -e ".[test,docs]"
 	touch $@
 
 install: $(VENV)/.installed-demo
@@ -34,8 +34,13 @@ lint: $(VENV)/.installed-test
 system-deps:
 	bash scripts/system-deps.sh
 
-test: lint system-deps
+# the documentation, its gallery examples run on the built-in corpus; any warning fails the build
+docs: $(VENV)/.installed-test
+	rm -rf docs/_build docs/auto_examples docs/gen_modules docs/api/generated
+	$(BIN)/python -m sphinx -W --keep-going -b html docs docs/_build/html
+
+test: lint docs system-deps
 	$(BIN)/python -m pytest
 
 clean:
-	rm -rf $(VENV) tealeaves-demo .pytest_cache .ruff_cache
+	rm -rf $(VENV) tealeaves-demo .pytest_cache .ruff_cache docs/_build docs/auto_examples docs/gen_modules docs/api/generated

@@ -33,7 +33,7 @@ SVM_RANK_C = 0.01  # Lau et al.'s toolkit (run-wi.sh): svm_rank_learn -c 0.01
 
 @dataclass(frozen=True)
 class RankingSVM:
-    """A fitted linear ranking function ``score(x) = w . x`` (higher ranks first).
+    """A fitted linear ranking function ``score(x) = w·x`` (higher ranks first).
 
     Attributes
     ----------
