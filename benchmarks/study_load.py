@@ -1,6 +1,7 @@
 """Concurrent simulated participants against a running study server on loopback: nothing lost or duplicated.
 
 Usage: python benchmarks/study_load.py [--participants 200] [--db sqlite|postgresql|URL] [--workers 1]
+                                       [--sqlite-synchronous full|normal]
 
 Creates a word-intrusion study over three synthetic 20-topic models (60 items, 10 per
 participant, the target per item chosen so that the participants exactly fill the study),
@@ -8,8 +9,11 @@ starts ``tealeaves study serve`` in its own process on 127.0.0.1, and sends all 
 through it at once over HTTP (consent, instructions, every question page and answer, the
 completion page). ``--db sqlite`` (default) uses a fresh SQLite file; ``--db postgresql``
 starts a throwaway PostgreSQL server on loopback (Debian's ``postgresql``); any other value is
-a database URL. Then it reads the response store back and checks every answer a participant
-sent against what was stored.
+a database URL. ``--sqlite-synchronous`` is the server's ``synchronous`` pragma (FULL, the
+default, survives a power cut; NORMAL only a crash): run both to see what FULL costs. Then it
+reads the response store back and checks every answer a participant sent against what was
+stored; items must reach their target with unflagged answers (answers of participants who
+began before the study filled are kept, flagged late, see :mod:`tealeaves.study.store`).
 
 Latency is that of the answer request (POST to the stored response's redirect); responses/s
 is all stored responses over the wall time of the whole run. The last line is
@@ -37,7 +41,7 @@ import numpy as np
 from tealeaves.corpus import Vocabulary
 from tealeaves.models import TopicModel
 from tealeaves.study import Store, Study, create_study
-from tealeaves.study.testing import TemporaryPostgres, free_port, simulate
+from tealeaves.study.testing import ParticipantRun, TemporaryPostgres, free_port, simulate
 
 MODELS, TOPICS, VOCAB, PER_PARTICIPANT = 3, 20, 2000, 10
 TOKEN = "benchmark-admin-token"
@@ -59,17 +63,75 @@ def make_study(folder: Path, participants: int) -> Study:
     )
 
 
-def wait_for(url: str, process: subprocess.Popen, seconds: float = 60) -> None:
-    deadline = time.monotonic() + seconds
-    while True:
-        try:
-            if httpx.get(f"{url}/healthz").status_code == 200:
-                return
-        except httpx.TransportError:
-            pass
-        if process.poll() is not None or time.monotonic() > deadline:
-            raise SystemExit(f"the study server did not start:\n{process.communicate()[0]}")
-        time.sleep(0.2)
+class StudyServer:
+    """``tealeaves study serve`` in its own process on 127.0.0.1 (no bound on starts per address:
+    every simulated participant comes from loopback)."""
+
+    def __init__(self, study_folder: Path, url: str, workers: int = 1, synchronous: str = "full"):
+        self.port = free_port()
+        self.base = f"http://127.0.0.1:{self.port}"
+        self.command = [
+            sys.executable, "-m", "tealeaves.cli", "study", "serve", str(study_folder), "--port", str(self.port),
+            "--db", url, "--admin-token", TOKEN, "--workers", str(workers), "--starts-per-address", "0",
+            "--sqlite-synchronous", synchronous,
+        ]  # fmt: skip
+        self.process: subprocess.Popen | None = None
+        self.log = study_folder.parent / "server.log"
+
+    def start(self, seconds: float = 120) -> None:
+        with self.log.open("a") as log:  # a file, not a pipe nobody reads while the server runs
+            self.process = subprocess.Popen(self.command, stdout=log, stderr=subprocess.STDOUT, text=True)
+        deadline = time.monotonic() + seconds
+        while True:
+            try:
+                if httpx.get(f"{self.base}/healthz").status_code == 200:
+                    return
+            except httpx.TransportError:
+                pass
+            if self.process.poll() is not None or time.monotonic() > deadline:
+                raise SystemExit(f"the study server did not start:\n{self.log.read_text()[-3000:]}")
+            time.sleep(0.1)
+
+    def kill(self) -> None:
+        """SIGKILL: no shutdown, no flushing, open transactions cut off."""
+        assert self.process is not None
+        self.process.kill()
+        self.process.wait()
+
+    def stop(self) -> None:
+        if self.process is not None and self.process.poll() is None:
+            self.process.terminate()
+            self.process.wait(timeout=30)
+
+
+def tally(study: Study, runs: list[ParticipantRun], stored: list[dict]) -> dict:
+    """Answers the participants had acknowledged against those stored: lost, duplicated, items at target."""
+    sent = Counter((run.token, position, answer) for run in runs for position, answer, _ in run.answered)
+    kept = Counter((r["token"], r["position"], r["answer"]) for r in stored)
+    pairs = Counter((r["token"], r["item_id"]) for r in stored)
+    counted = Counter(r["item_id"] for r in stored if not r["late"])
+    target = int(study.settings["annotators"])
+    latencies = sorted(ms for run in runs for ms in run.latencies_ms)
+    return {
+        "acked": sum(sent.values()),
+        "lost": sum((sent - kept).values()),
+        "duplicated": sum(n - 1 for n in pairs.values()) + sum((kept - sent).values()),
+        "at_target": sum(counted[item.item_id] == target for item in study.items),
+        "target": target,
+        "p50": statistics.median(latencies) if latencies else float("nan"),
+        "p95": latencies[int(0.95 * (len(latencies) - 1))] if latencies else float("nan"),
+        "outcomes": Counter(run.outcome for run in runs),
+        "errors": [run.error for run in runs if run.error],
+    }
+
+
+def store_url(args_db: str, folder: Path, stack: ExitStack) -> str:
+    """sqlite: a fresh file; postgresql: a throwaway durable server on loopback; else the URL given."""
+    if args_db == "sqlite":
+        return f"sqlite:///{folder / 'responses.sqlite'}"
+    if args_db == "postgresql":
+        return stack.enter_context(TemporaryPostgres(durable=True, max_connections=300)).url
+    return args_db
 
 
 def main() -> None:
@@ -79,65 +141,45 @@ def main() -> None:
         "--db", default="sqlite", help="sqlite (a fresh file), postgresql (a throwaway server) or a URL"
     )
     parser.add_argument("--workers", type=int, default=1, help="server processes")
+    parser.add_argument("--sqlite-synchronous", choices=("full", "normal"), default="full")
     args = parser.parse_args()
     with ExitStack() as stack:
         folder = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="tealeaves-load-")))
-        if args.db == "sqlite":
-            url = f"sqlite:///{folder / 'responses.sqlite'}"
-        elif args.db == "postgresql":
-            url = stack.enter_context(TemporaryPostgres(durable=True, max_connections=300)).url
-        else:
-            url = args.db
+        url = store_url(args.db, folder, stack)
         study = make_study(folder / "study", args.participants)
-        port = free_port()
-        base = f"http://127.0.0.1:{port}"
-        process = subprocess.Popen(
-            [sys.executable, "-m", "tealeaves.cli", "study", "serve", str(folder / "study"), "--port", str(port),
-             "--db", url, "--admin-token", TOKEN, "--workers", str(args.workers)],
-            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-        )  # fmt: skip
-        stack.callback(process.wait, 30)
-        stack.callback(process.terminate)
-        wait_for(base, process)
+        server = StudyServer(folder / "study", url, args.workers, args.sqlite_synchronous)
+        stack.callback(server.stop)
+        server.start()
 
         started = time.perf_counter()
-        runs = simulate(base, args.participants, seed=1, concurrency=args.participants, timeout_s=300)
+        runs = simulate(server.base, args.participants, seed=1, concurrency=args.participants, timeout_s=300)
         seconds = time.perf_counter() - started
 
         store = Store(url)
         stack.callback(store.close)
         stored = store.responses(study.study_id)
-        sent = Counter((run.token, position, answer) for run in runs for position, answer, _ in run.answered)
-        kept = Counter((r["token"], r["position"], r["answer"]) for r in stored)
-        lost = sum((sent - kept).values())
-        pairs = Counter((r["token"], r["item_id"]) for r in stored)
-        duplicated = sum(n - 1 for n in pairs.values()) + sum((kept - sent).values())
-        counts = Counter(r["item_id"] for r in stored)
-        target = int(study.settings["annotators"])
-        below = sum(counts[item.item_id] < target for item in study.items)
-        latencies = sorted(ms for run in runs for ms in run.latencies_ms)
-        outcomes = Counter(run.outcome for run in runs)
-        errors = [run.error for run in runs if run.error]
+        result = tally(study, runs, stored)
 
-    db_kind = url.split(":", 1)[0]
+    db_kind = url.split(":", 1)[0] + (f" synchronous={args.sqlite_synchronous}" if url.startswith("sqlite") else "")
+    target, outcomes, errors = result["target"], result["outcomes"], result["errors"]
     print(f"# study_load: {os.cpu_count()} CPUs, Python {platform.python_version()}, server workers {args.workers}")
     print(f"# study: {len(study.items)} items x {target} answers, {PER_PARTICIPANT} per participant; store: {db_kind}")
     print(f"{'store':<10} {'participants':>12} {'completed':>9} {'full':>5} {'errors':>6} {'responses':>9} "
-          f"{'items at target':>15} {'seconds':>8} {'p50 ms':>7} {'p95 ms':>7} {'responses/s':>11}")  # fmt: skip
-    p50 = statistics.median(latencies) if latencies else float("nan")
-    p95 = latencies[int(0.95 * (len(latencies) - 1))] if latencies else float("nan")
+          f"{'late':>5} {'items at target':>15} {'seconds':>8} {'p50 ms':>7} {'p95 ms':>7} {'responses/s':>11}")  # fmt: skip
+    late = sum(bool(r["late"]) for r in stored)
     print(
-        f"{db_kind:<10} {args.participants:>12} {outcomes['completed']:>9} {outcomes['full']:>5} {len(errors):>6} "
-        f"{len(stored):>9} {len(study.items) - below:>9} of {len(study.items):<3} {seconds:>8.1f} {p50:>7.1f} "
-        f"{p95:>7.1f} {len(stored) / seconds:>11.1f}"
+        f"{db_kind.split()[0]:<10} {args.participants:>12} {outcomes['completed']:>9} {outcomes['full']:>5} "
+        f"{len(errors):>6} {len(stored):>9} {late:>5} {result['at_target']:>9} of {len(study.items):<3} "
+        f"{seconds:>8.1f} {result['p50']:>7.1f} {result['p95']:>7.1f} {len(stored) / seconds:>11.1f}"
     )
     for error in errors[:5]:
         print(f"# error: {error}")
     print(
-        f"participants={args.participants} responses={len(stored)} lost={lost} duplicated={duplicated} "
-        f"p50_ms={p50:.1f} p95_ms={p95:.1f} responses_per_s={len(stored) / seconds:.1f}"
+        f"participants={args.participants} responses={len(stored)} lost={result['lost']} "
+        f"duplicated={result['duplicated']} p50_ms={result['p50']:.1f} p95_ms={result['p95']:.1f} "
+        f"responses_per_s={len(stored) / seconds:.1f}"
     )
-    if lost or duplicated or below or errors:
+    if result["lost"] or result["duplicated"] or result["at_target"] < len(study.items) or errors:
         raise SystemExit(1)
 
 

@@ -38,15 +38,27 @@ def client(app):
 def start(c, **platform):
     r = c.get("/", params=platform)
     assert r.status_code == 200 and "I agree" in r.text
-    r = c.post("/start", data={"consent": "yes", **platform})
+    nonce = re.search(r'name="nonce" value="([^"]+)"', r.text).group(1)
+    r = c.post("/start", data={"consent": "yes", "nonce": nonce, **platform})
     assert r.status_code == 303
     return re.search(r"/s/([^/]+)/instructions", r.headers["location"]).group(1)
 
 
 def first_question(c, token):
+    """The address of the participant's next question (handed out now, not yet shown)."""
     r = c.get(f"/s/{token}/next")
     assert r.status_code == 303
     return r.headers["location"]
+
+
+def answer_everything(c, token, data):
+    """Open and answer every question the participant gets; returns the last address (``/done``)."""
+    url = first_question(c, token)
+    while "/q/" in url:
+        assert c.get(url).status_code == 200
+        assert c.post(url, data=data).status_code == 303
+        url = first_question(c, token)
+    return url
 
 
 def snapshot(store, study):
@@ -60,21 +72,19 @@ def test_a_whole_session_with_prolific_ids(setup, clock):
     c = client(app)
     token = start(c, PROLIFIC_PID="5f1d2a", STUDY_ID="st9", SESSION_ID="se7")
     assert "Instructions" in c.get(f"/s/{token}/instructions").text
-    url = first_question(c, token)
     for n in range(3):
+        url = first_question(c, token)
         page = c.get(url)
         assert page.status_code == 200 and f"Question {n + 1} of 3" in page.text
         assert page.headers["cache-control"] == "no-store"
         clock.advance(2000)
         r = c.post(url, data={"answer": "1", "familiarity": "2", "rt_ms": "1500"})
-        assert r.status_code == 303
-        url = r.headers["location"]
+        assert r.status_code == 303 and r.headers["location"] == f"/s/{token}/next"
+    url = first_question(c, token)
     assert url.endswith("/done")
     r = c.get(url)
     assert r.status_code == 303
-    assert (
-        r.headers["location"] == f"https://app.prolific.com/submissions/complete?cc={study.settings['completion_code']}"
-    )
+    assert r.headers["location"] == f"https://app.prolific.com/submissions/complete?cc={study.completion_code}"
     (participant,) = store.participants(study.study_id)
     assert (participant["external_id"], participant["prolific_study_id"], participant["prolific_session_id"]) == (
         "5f1d2a",
@@ -97,15 +107,17 @@ def test_completion_code_page_and_model_answer(setup):
     position = url.rsplit("/", 1)[1]
     assert c.get(f"/s/{token}/q/{position}/answer").status_code == 404  # not before answering
     item = study.item(store.session(study, token, c.cookies[f"tl_{study.study_id}"].split(":")[1]).slots[0].item_id)
+    c.get(url)
     r = c.post(url, data={"answer": str(item.intruder_position), "familiarity": "1"})
     assert r.headers["location"].endswith(f"/q/{position}/answer")
     shown = c.get(r.headers["location"]).text
     assert item.intruder in shown and "The answer the computer program built into this question" in shown
     for _ in range(2):
         url = c.get(f"/s/{token}/next").headers["location"]
+        c.get(url)
         c.post(url, data={"answer": "0", "familiarity": "1"})
     done = c.get(f"/s/{token}/done")
-    assert done.status_code == 200 and study.settings["completion_code"] in done.text
+    assert done.status_code == 200 and study.completion_code in done.text
 
 
 def test_question_pages_never_reveal_the_key(setup, models, corpus):
@@ -119,9 +131,10 @@ def test_question_pages_never_reveal_the_key(setup, models, corpus):
         c = client(app)
         token = start(c)
         key = c.cookies[f"tl_{study.study_id}"].split(":")[1]
-        for slot in store.session(study, token, key).slots:
-            item = study.item(slot.item_id)
-            html = c.get(f"/s/{token}/q/{slot.position}").text
+        while "/q/" in (url := first_question(c, token)):
+            position = int(url.rsplit("/", 1)[1])
+            item = study.item(store.session(study, token, key).slot(position).item_id)
+            html = c.get(url).text
             page, _ = parse_page("", html)
             labels = [label for _, label in page.answers]
             if task == "word-intrusion":
@@ -147,6 +160,8 @@ def test_question_pages_never_reveal_the_key(setup, models, corpus):
                 assert secret not in lowered
             if item.intruder_position is not None:  # answer values are display positions, nothing more
                 assert [v for v, _ in page.answers] == list(range(item.n_options))
+            answer = {"answer": str(page.answers[0][0]), **({"familiarity": "1"} if page.familiarity else {})}
+            assert c.post(url, data=answer).status_code == 303
         store.close()
         # nothing else a participant can reach reveals it either
         assert set(c.get("/healthz").json()) == {"ok", "study_id", "task"}
@@ -167,24 +182,20 @@ def test_admin_routes_need_the_token(setup, path):
     _, _, app = setup()
     c = client(app)
     assert c.get(path).status_code == 401
-    assert c.get(path, headers={"Authorization": "Bearer wrong-token-123"}).status_code == 403
-    assert c.get(path, params={"token": "wrong-token-123"}).status_code == 403
-    assert c.get(path, headers={"Authorization": f"Bearer {TOKEN}"}).status_code == 200
+    assert c.post("/admin/login", data={"token": "wrong-token-123"}).status_code == 403
+    assert c.get(path).status_code == 401
+    assert c.post("/admin/login", data={"token": TOKEN}).status_code == 303
+    assert c.get(path).status_code == 200
 
 
 def test_admin_pages_show_progress_and_live_scores(setup):
     _, _, app = setup("rating", checks=2, checks_per_participant=1)
     for _ in range(4):
         c = client(app)
-        token = start(c)
-        url = first_question(c, token)
-        while "/q/" in url:
-            item_url = url
-            r = c.post(item_url, data={"answer": "3", "familiarity": "1"})
-            url = r.headers["location"]
+        answer_everything(c, start(c), {"answer": "3", "familiarity": "1"})
     admin = client(app)
-    r = admin.get("/admin", params={"token": TOKEN})
-    assert r.status_code == 303 and r.headers["location"] == "/admin"  # token moved into a cookie
+    r = admin.post("/admin/login", data={"token": TOKEN})
+    assert r.status_code == 303 and r.headers["location"] == "/admin"  # the token traded for a signed cookie
     page = admin.get("/admin").text
     assert "MODEL_ALPHA" in page and "mean rating" in page and "3.000" in page
     progress = admin.get("/admin/progress.json").json()
@@ -200,9 +211,10 @@ def test_refusals_change_nothing(setup):
     url = first_question(a, token_a)
     a.get(url)
     assert a.post(url, data={"answer": "2", "familiarity": "1"}).status_code == 303
-    before = snapshot(store, study)
     position = url.rsplit("/", 1)[1]
     nxt = first_question(a, token_a)
+    a.get(nxt)
+    before = snapshot(store, study)
     cases = [
         (a.post(url, data={"answer": "3", "familiarity": "1"}), 409),  # replayed submission
         (b.post(nxt, data={"answer": "1", "familiarity": "1"}), 403),  # another participant's session
@@ -246,7 +258,9 @@ def test_reload_and_back_never_lose_or_duplicate(setup):
     first = first_question(c, token)
     c.get(first)
     c.get(first)  # reload
-    second = c.post(first, data={"answer": "0", "familiarity": "1"}).headers["location"]
+    assert c.post(first, data={"answer": "0", "familiarity": "1"}).headers["location"].endswith("/next")
+    second = first_question(c, token)
+    assert second != first
     back = c.get(first)  # the back button: an answered question sends the participant on
     assert back.status_code == 303 and back.headers["location"].endswith("/next")
     assert c.get(back.headers["location"]).headers["location"] == second
@@ -256,9 +270,9 @@ def test_reload_and_back_never_lose_or_duplicate(setup):
 
 def test_one_platform_id_one_session_and_declining_records_nothing(setup):
     study, store, app = setup()
-    start(client(app), PROLIFIC_PID="abc123")
+    token = start(client(app), PROLIFIC_PID="abc123")
     r = client(app).post("/start", data={"consent": "yes", "PROLIFIC_PID": "abc123"})
-    assert r.status_code == 409
+    assert r.status_code == 303 and r.headers["location"] == f"/s/{token}/instructions"  # resumed
     r = client(app).post("/decline", data={"PROLIFIC_PID": "zzz"})
     assert r.status_code == 200 and "nothing was recorded" in r.text
     assert [p["external_id"] for p in store.participants(study.study_id)] == ["abc123"]
@@ -267,12 +281,9 @@ def test_one_platform_id_one_session_and_declining_records_nothing(setup):
 def test_a_full_study_says_so_and_gives_no_code(setup):
     study, _, app = setup(annotators=1, items_per_participant=20)
     c = client(app)
-    token = start(c)
-    url = first_question(c, token)
-    while "/q/" in url:
-        url = c.post(url, data={"answer": "0", "familiarity": "1"}).headers["location"]
+    answer_everything(c, start(c), {"answer": "0", "familiarity": "1"})
     late = client(app)
     token = start(late)
-    page = late.get(f"/s/{token}/instructions")
-    assert "The study is full" in page.text and study.settings["completion_code"] not in page.text
-    assert late.get(f"/s/{token}/done").text.count(study.settings["completion_code"]) == 0
+    page = late.get(f"/s/{token}/next")
+    assert "The study is full" in page.text and study.completion_code not in page.text
+    assert late.get(f"/s/{token}/done").text.count(study.completion_code) == 0

@@ -1,6 +1,9 @@
 """A real browser (Debian's Chromium driven by Playwright) completes each task by clicking and typing.
 
-Screenshots of every page type are kept in ``build/study-screenshots/`` for a person to look at.
+Screenshots of every page type are kept in ``build/study-screenshots/`` for a person to look at; the
+status code of each page is checked before its screenshot is taken, and no page may break the
+Content-Security-Policy. Chromium at ``$TEALEAVES_CHROMIUM`` (default Debian's ``/usr/bin/chromium``);
+when it or Playwright is missing the tests skip, or fail with ``CI=true``.
 """
 
 from __future__ import annotations
@@ -15,20 +18,21 @@ import pytest
 from tealeaves.study import create_study, export_responses
 from tealeaves.study.app import create_app
 from tealeaves.study.store import Store
-from tealeaves.study.testing import LiveServer
+from tealeaves.study.testing import LiveServer, unavailable
 
-CHROMIUM = "/usr/bin/chromium"
+CHROMIUM = os.environ.get("TEALEAVES_CHROMIUM", "/usr/bin/chromium")
 SHOTS = Path(__file__).resolve().parents[2] / "build" / "study-screenshots"
 TOKEN = "browser-admin-token"
-
-pytestmark = pytest.mark.skipif(
-    not os.access(CHROMIUM, os.X_OK), reason=f"{CHROMIUM} is missing: run scripts/system-deps.sh (Debian's chromium)"
-)
 
 
 @pytest.fixture(scope="module")
 def browser():
-    sync_api = pytest.importorskip("playwright.sync_api", reason="the playwright package is not installed")
+    if not os.access(CHROMIUM, os.X_OK):
+        unavailable(f"{CHROMIUM} is missing: run scripts/system-deps.sh (Debian's chromium)")
+    try:
+        from playwright import sync_api
+    except ImportError:
+        unavailable("the playwright package is not installed: pip install -e '.[test]'")
     profile = tempfile.mkdtemp(prefix="tealeaves-chromium-")
     SHOTS.mkdir(parents=True, exist_ok=True)
     with sync_api.sync_playwright() as playwright:
@@ -51,7 +55,25 @@ def browser():
     shutil.rmtree(profile, ignore_errors=True)
 
 
-def shot(page, name):
+def watch(page):
+    """Record the status of every page the tab navigates to, and every policy violation it reports."""
+    page.statuses, page.violations = [], []
+    page.on(
+        "response",
+        lambda r: (
+            page.statuses.append((r.url, r.status))
+            if r.request.is_navigation_request() and r.frame == page.main_frame
+            else None
+        ),
+    )
+    page.on("console", lambda m: page.violations.append(m.text) if "Content Security Policy" in m.text else None)
+    return page
+
+
+def shot(page, name, status=200):
+    """Screenshot of the page on screen, after checking the status code it came with."""
+    assert page.statuses and page.statuses[-1] == (page.url, status), (name, page.statuses[-3:])
+    assert not page.violations, page.violations
     page.screenshot(path=str(SHOTS / f"{name}.png"), full_page=True)
 
 
@@ -105,12 +127,12 @@ def test_a_browser_completes_a_session(browser, models, corpus, tmp_path, task):
     study = create_study(models, task, seed=2, annotators=2, items_per_participant=3, **kwargs)
     store = Store(f"sqlite:///{tmp_path / 'r.sqlite'}")
     store.ensure_study(study)
-    page = browser.new_page()
+    page = watch(browser.new_page())
     if task == "rating":
         page.set_viewport_size({"width": 390, "height": 844})  # a phone
     with LiveServer(create_app(study, store, TOKEN)) as server:
         code, answered = run_session(page, server.url, task, phone=task == "rating")
-        assert code == study.settings["completion_code"]
+        assert code == study.completion_code
         assert answered == (4 if task == "rating" else 3)
         frame = export_responses(study, store)
         assert len(frame) == answered and frame["rt_ms"].notna().all()
@@ -118,13 +140,19 @@ def test_a_browser_completes_a_session(browser, models, corpus, tmp_path, task):
         if study.settings["familiarity"]:
             assert frame["familiarity"].iloc[1] == 1 and (frame["familiarity"].drop(index=1) == 2).all()
         if task == "word-intrusion":
-            page.goto(f"{server.url}/admin?token={TOKEN}")
-            page.wait_for_url("**/admin")
-            assert "model precision" in page.content()
+            page.goto(f"{server.url}/admin")
+            shot(page, "admin-signed-out", 401)
+            page.goto(f"{server.url}/admin/login")
+            shot(page, "admin-login")
+            page.locator("#token").fill(TOKEN)
+            with page.expect_navigation():
+                page.get_by_role("button", name="Sign in").click()
+            assert page.url == f"{server.url}/admin" and "model precision" in page.content()
             shot(page, "admin")
-            other = browser.new_page()
+            other = watch(browser.new_page())
             other.goto(f"{server.url}/s/not-a-session/next")
-            shot(other, "refused")
+            assert "Not your session" in other.content()
+            shot(other, "refused", 403)
             other.close()
     page.close()
     store.close()

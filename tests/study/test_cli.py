@@ -35,11 +35,14 @@ def test_create_export_and_import(model_dirs, tmp_path):
     result = runner.invoke(
         app,
         ["study", "create", *model_dirs, "--task", "word-intrusion", "--out", str(out), "--seed", "3",
-         "--protocol", "chang", "--annotators", "8", "--items-per-participant", "0.5", "--show-answer"],
+         "--protocol", "chang", "--annotators", "8", "--items-per-participant", "0.5", "--show-answer",
+         "--per-participant-codes"],
     )  # fmt: skip
     assert result.exit_code == 0, result.output
     assert "tealeaves study serve" in result.output
     study = Study.load(out)
+    assert study.settings["per_participant_codes"] and study.settings["timeout_minutes"] == 10
+    assert study.completion_code not in result.output and (out / "secrets.json").stat().st_mode & 0o777 == 0o600
     assert study.labels == ["model_alpha", "model_beta"]
     assert study.settings["annotators"] == 8 and study.settings["items_per_participant"] == 10
     assert study.settings["protocol"] == "chang" and study.settings["show_answer"]
@@ -82,7 +85,8 @@ def test_serve_runs_the_app(model_dirs, tmp_path):
     port = free_port()
     process = subprocess.Popen(
         [sys.executable, "-m", "tealeaves.cli", "study", "serve", str(out), "--port", str(port),
-         "--admin-token", "cli-admin-token"],
+         "--admin-token", "cli-admin-token", "--require-pid", "--starts-per-address", "5",
+         "--sqlite-synchronous", "normal"],
         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
     )  # fmt: skip
     try:
@@ -97,13 +101,18 @@ def test_serve_runs_the_app(model_dirs, tmp_path):
                 time.sleep(0.2)
         assert health.json()["study_id"] == Study.load(out).study_id
         assert httpx.get(f"{base}/admin").status_code == 401
-        assert httpx.get(f"{base}/admin", headers={"Authorization": "Bearer cli-admin-token"}).status_code == 200
-        assert "I agree" in httpx.get(f"{base}/").text
+        login = httpx.post(f"{base}/admin/login", data={"token": "cli-admin-token"})
+        assert login.status_code == 303 and "cli-admin-token" not in login.headers["set-cookie"]
+        assert httpx.get(f"{base}/admin", cookies=login.cookies).status_code == 200
+        assert httpx.get(f"{base}/").status_code == 400  # --require-pid
+        assert "I agree" in httpx.get(f"{base}/", params={"PROLIFIC_PID": "abc"}).text
         assert (out / "responses.sqlite").exists()
     finally:
         process.terminate()
         output = process.communicate(timeout=30)[0]
-    assert f"{base}/admin?token=cli-admin-token" in output
+    assert f"{base}/admin/login" in output and "cli-admin-token" not in output  # a token it did not make
+    result = runner.invoke(app, ["study", "serve", str(out), "--sqlite-synchronous", "off"])
+    assert result.exit_code == 2 and "synchronous must be one of full, normal" in result.output
 
 
 def test_default_annotators_come_from_the_power_analysis(tmp_path):

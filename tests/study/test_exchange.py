@@ -33,10 +33,10 @@ def answered(models, corpus, tmp_path, clock):
     store.ensure_study(study)
     for n in range(3):
         token, key = store.start(study, external_id=f"P{n}")
-        for slot in store.session(study, token, key).slots:
-            store.show(study, token, key, slot.position)
+        while (step := store.advance(study, token, key)).kind == "question":
+            store.show(study, token, key, step.position)
             clock.advance(1234)
-            store.record(study, token, key, slot.position, n % 4, None, None)
+            store.record(study, token, key, step.position, n % 4, None, None)
     yield study, store
     store.close()
 
@@ -130,7 +130,7 @@ def test_qualtrics_survey_and_export_round_trip(models, corpus, tmp_path, task, 
             assert shown[:6] == list(item.words)  # the study's display order, not re-shuffled
         assert q["Randomization"]["Type"] == "None" and "MODEL_" not in json.dumps(q)
     (options,) = [e["Payload"] for e in survey["SurveyElements"] if e["Element"] == "SO"]
-    assert options["EOSRedirectURL"].endswith(f"?cc={study.settings['completion_code']}")
+    assert options["EOSRedirectURL"].endswith(f"?cc={study.completion_code}")
     (blocks,) = [e["Payload"] for e in survey["SurveyElements"] if e["Element"] == "BL"]
     per = study.settings["items_per_participant"] + study.settings["checks_per_participant"]
     assert blocks[2]["Options"]["Randomization"]["Advanced"]["TotalRandSubset"] == per
@@ -178,9 +178,9 @@ def test_the_analysis_reads_the_export(models, tmp_path, clock, suffix):
     store.ensure_study(study)
     for n in range(4):
         token, key = store.start(study, external_id=f"P{n}")
-        for slot in store.session(study, token, key).slots:
-            store.show(study, token, key, slot.position)
-            store.record(study, token, key, slot.position, 3 if n == 0 else 1, 1, None)  # P0 rates checks 3 of 3
+        while (step := store.advance(study, token, key)).kind == "question":
+            store.show(study, token, key, step.position)
+            store.record(study, token, key, step.position, 3 if n == 0 else 1, 1, None)  # P0 rates checks 3 of 3
     path = write_responses(export_responses(study, store), tmp_path / f"export{suffix}")
     store.close()
     frame = analysis.read_export(path)

@@ -35,14 +35,16 @@ def test_many_participants_complete_a_word_intrusion_study(models, db_url):
     store = Store(db_url, rng=random.Random(1))
     store.ensure_study(study)
     skill = {"MODEL_ALPHA": 0.9, "MODEL_BETA": 0.3}
-    with LiveServer(create_app(study, store, TOKEN)) as server:
+    with LiveServer(create_app(study, store, TOKEN, starts_per_client=0)) as server:
         runs = simulate(server.url, 48, policy=oracle(study, skill), seed=2, concurrency=16)
     outcomes = Counter(run.outcome for run in runs)
-    assert outcomes == {"completed": 40, "full": 8}, [run.error for run in runs if run.error]
-    assert {run.completion for run in runs if run.completion} == {study.settings["completion_code"]}
+    assert set(outcomes) <= {"completed", "full"} and outcomes["completed"] >= 40, [r.error for r in runs if r.error]
+    assert all(len(run.answered) == 6 for run in runs if run.outcome == "completed")
+    assert {run.completion for run in runs if run.completion} == {study.completion_code}
     frame = export_responses(study, store)
-    assert len(frame) == 240 == sum(len(run.answered) for run in runs)
-    assert Counter(frame["item_id"]) == {item.item_id: 12 for item in study.items}  # every item at its target
+    assert len(frame) == sum(len(run.answered) for run in runs) == 240 + frame["late"].sum()
+    counted = frame[~frame["late"]]  # every item at its target with unflagged answers, the rest flagged
+    assert Counter(counted["item_id"]) == {item.item_id: 12 for item in study.items}
     assert not frame.duplicated(["annotator", "item_id"]).any()
     # every answer a participant sent is stored exactly as sent
     sent = Counter((run.prolific_pid, answer, familiarity) for run in runs for _, answer, familiarity in run.answered)
@@ -62,15 +64,15 @@ def test_abandoned_sessions_release_their_items(models, tmp_path):
     )
     store = Store(f"sqlite:///{tmp_path / 'r.sqlite'}")
     store.ensure_study(study)
-    with LiveServer(create_app(study, store, TOKEN)) as server:
+    with LiveServer(create_app(study, store, TOKEN, starts_per_client=0)) as server:
         quitters = simulate(server.url, 6, seed=3, abandon=1.0)
         assert {run.outcome for run in quitters} == {"abandoned"}
         time.sleep(3.5)  # past the 3 s timeout: their unanswered items go back to the pool
         finishers = simulate(server.url, 12, seed=4, pid_prefix="LATE")
     frame = export_responses(study, store)
-    assert Counter(frame["item_id"]) == {item.item_id: 5 for item in study.items}
+    assert Counter(frame.loc[~frame["late"], "item_id"]) == {item.item_id: 5 for item in study.items}
     assert sum(run.outcome == "completed" for run in finishers) >= 8
-    assert len(frame) == 100 == sum(len(run.answered) for run in quitters + finishers)
+    assert len(frame) == 100 + frame["late"].sum() == sum(len(run.answered) for run in quitters + finishers)
     store.close()
 
 
@@ -80,11 +82,11 @@ def test_other_tasks_run_end_to_end(models, corpus, tmp_path, task):
     study = create_study(models, task, seed=7, annotators=4, items_per_participant=4, **kwargs)
     store = Store(f"sqlite:///{tmp_path / 'r.sqlite'}")
     store.ensure_study(study)
-    with LiveServer(create_app(study, store, TOKEN)) as server:
+    with LiveServer(create_app(study, store, TOKEN, starts_per_client=0)) as server:
         runs = simulate(server.url, 22, seed=5)  # 20 fill either study (80 answers, 4 each)
     assert all(run.outcome in ("completed", "full") for run in runs), [run.error for run in runs]
     frame = export_responses(study, store)
-    regular = frame[~frame["is_check"]]
+    regular = frame[~frame["is_check"] & ~frame["late"]]
     assert Counter(regular["item_id"]) == {item.item_id: 4 for item in study.items if not item.is_check}
     if task == "rating":
         completed = [run for run in runs if run.outcome == "completed"]

@@ -1,8 +1,9 @@
-"""The response store on SQLite and PostgreSQL: assignment, release, replay refusal, concurrency."""
+"""The response store on SQLite and PostgreSQL: lazy hand-out, leases, replay refusal, concurrency."""
 
 from __future__ import annotations
 
 import threading
+import time
 from collections import Counter
 
 import pytest
@@ -10,7 +11,19 @@ from sqlalchemy import text
 
 from tealeaves.errors import ArtifactError
 from tealeaves.study import SCHEMA_VERSION, create_study
-from tealeaves.study.store import ANSWERED, RELEASED, AlreadyAnswered, AlreadyStarted, Store, UnknownSession, WrongKey
+from tealeaves.study.store import (
+    ANSWERED,
+    DONE,
+    FULL,
+    QUESTION,
+    RELEASED,
+    WAIT,
+    AlreadyAnswered,
+    NotShown,
+    Store,
+    UnknownSession,
+    WrongKey,
+)
 
 
 @pytest.fixture(scope="module")
@@ -19,120 +32,137 @@ def study(models):
     return create_study(models, "word-intrusion", seed=3, annotators=3, items_per_participant=4)
 
 
+def lease_ms(study):
+    return int(study.settings["timeout_minutes"] * 60_000)
+
+
 def answer_all(store, study, token, key):
-    session = store.session(study, token, key)
-    for slot in session.slots:
-        if slot.status != ANSWERED:
-            store.show(study, token, key, slot.position)
-            store.record(study, token, key, slot.position, 0, 1, None)
+    """Take and answer questions until the participant is done or the study full; returns that step."""
+    while (step := store.advance(study, token, key)).kind in (QUESTION, WAIT):
+        if step.kind == WAIT:  # every item still needed is on others' screens: try again soon
+            time.sleep(0.01)
+            continue
+        store.show(study, token, key, step.position)
+        store.record(study, token, key, step.position, 0, 1, None)
+    return step
+
+
+def unflagged(store, study):
+    return {item_id: answered for item_id, (answered, _) in store.item_counts(study.study_id).items()}
 
 
 def test_participants_fill_every_item_to_its_target_and_no_further(store_factory, study):
     store = store_factory()
     store.ensure_study(study)
-    tokens = []
     for n in range(15):
         token, key = store.start(study, external_id=f"P{n}")
-        tokens.append(token)
+        assert store.session(study, token, key).slots == ()  # nothing is handed out before it is asked for
+        assert answer_all(store, study, token, key).kind == DONE
         session = store.session(study, token, key)
-        assert len(session.slots) == 4 and len({s.item_id for s in session.slots}) == 4
-        answer_all(store, study, token, key)
-    counts = store.item_counts(study.study_id)
-    assert {item.item_id: counts[item.item_id][0] for item in study.items} == {i.item_id: 3 for i in study.items}
+        assert [s.status for s in session.slots] == [ANSWERED] * 4 and len({s.item_id for s in session.slots}) == 4
+    assert unflagged(store, study) == {item.item_id: 3 for item in study.items}
     token, key = store.start(study, external_id="late")
-    assert store.session(study, token, key).slots == ()  # the study is full
+    assert store.advance(study, token, key).kind == FULL and store.session(study, token, key).slots == ()
     responses = store.responses(study.study_id)
-    assert len(responses) == 60 and len({(r["token"], r["item_id"]) for r in responses}) == 60
+    assert len(responses) == 60 and not any(r["late"] for r in responses)
+    assert len({(r["token"], r["item_id"]) for r in responses}) == 60
 
 
 def test_items_furthest_below_target_come_first(store_factory, study):
     store = store_factory()
     store.ensure_study(study)
-    first, key = store.start(study)
-    held = {s.item_id for s in store.session(study, first, key).slots}
-    second, key2 = store.start(study)
-    # with 20 items all 3 below target, the first participant's 4 now need only 2: nobody else gets them
-    assert held.isdisjoint(s.item_id for s in store.session(study, second, key2).slots)
+    held = []
+    for _ in range(20):  # every item is 3 below target; each one handed out is then only 2 below
+        token, key = store.start(study)
+        position = store.advance(study, token, key).position
+        held.append(store.session(study, token, key).slot(position).item_id)
+    assert sorted(held) == sorted(item.item_id for item in study.items)
 
 
-def test_stale_items_are_released_and_taken_back_when_still_needed(store_factory, study, clock):
+def test_an_expired_lease_is_kept_while_the_item_has_room(store_factory, study, clock):
     store = store_factory()
     store.ensure_study(study)
     idle, idle_key = store.start(study)
-    store.show(study, idle, idle_key, 1)
-    held = [s.item_id for s in store.session(study, idle, idle_key).slots]
-    clock.advance(int(study.settings["timeout_minutes"] * 60_000) + 1)
-    store.start(study)  # any new assignment releases the questions of inactive participants
-    assert all(s.status == RELEASED for s in store.session(study, idle, idle_key).slots)
-    store.record(study, idle, idle_key, 1, 2, 1, None)  # a late answer is stored, never lost
-    # back again: the released questions are still below target (3), so the participant takes them back
-    session = store.refill(study, idle, idle_key)
-    assert [s.item_id for s in session.slots] == held
-    assert [s.status for s in session.slots] == [ANSWERED, "assigned", "assigned", "assigned"]
+    first = store.advance(study, idle, idle_key)
+    store.show(study, idle, idle_key, first.position)
+    clock.advance(lease_ms(study) + 1)
+    for n in range(3):  # others come and go; the item still has room for the idle participant's answer
+        answer_all(store, study, *store.start(study, external_id=f"O{n}"))
+    assert store.advance(study, idle, idle_key) == first  # back: the same question, its lease renewed
+    store.record(study, idle, idle_key, first.position, 2, 1, None)
+    assert not store.responses(study.study_id)[-1]["late"]
 
 
-def test_released_items_go_to_others_and_the_returning_participant_gets_the_rest(models, store_factory, clock):
+def test_a_released_question_goes_to_others_and_the_late_answer_is_kept_flagged(models, store_factory, clock):
     study = create_study(models, "word-intrusion", seed=3, annotators=1, items_per_participant=4)
     store = store_factory()
     store.ensure_study(study)
     idle, idle_key = store.start(study)
-    held = {s.item_id for s in store.session(study, idle, idle_key).slots}
-    clock.advance(int(study.settings["timeout_minutes"] * 60_000) + 1)
-    others = [store.start(study) for _ in range(4)]  # 16 of the 20 items, some of the 4 released ones among them
-    taken = {s.item_id for token, key in others for s in store.session(study, token, key).slots}
-    assert len(taken) == 16
-    session = store.refill(study, idle, idle_key)
-    mine = {s.item_id for s in session.slots if s.status == "assigned"}
-    everything = {item.item_id for item in study.items}
-    assert len(mine) == 4 and mine.isdisjoint(taken) and mine | taken == everything
-    assert mine & held == held - taken  # its own released items nobody took, plus fresh ones
+    step = store.advance(study, idle, idle_key)
+    store.show(study, idle, idle_key, step.position)
+    mine = store.session(study, idle, idle_key).slot(step.position).item_id
+    clock.advance(lease_ms(study) + 1)
+    for n in range(5):  # all 20 items go to others, the idle participant's among them
+        assert answer_all(store, study, *store.start(study, external_id=f"O{n}")).kind == DONE
+    assert unflagged(store, study) == {item.item_id: 1 for item in study.items}
+    store.record(study, idle, idle_key, step.position, 0, 1, None)  # the late answer is stored, never lost
+    late = [r for r in store.responses(study.study_id) if r["late"]]
+    assert [(r["token"], r["item_id"]) for r in late] == [(idle, mine)]
+    assert unflagged(store, study) == {item.item_id: 1 for item in study.items}
 
 
-def test_a_late_answer_to_a_reassigned_item_is_kept(models, store_factory, clock):
-    study = create_study(models, "word-intrusion", seed=3, annotators=1, items_per_participant=4)
+def test_an_expired_lease_whose_item_filled_is_released_and_another_question_comes(models, store_factory, clock):
+    study = create_study(models, "word-intrusion", seed=3, annotators=1, items_per_participant=2)
     store = store_factory()
     store.ensure_study(study)
     idle, idle_key = store.start(study)
-    first = store.session(study, idle, idle_key).slots[0].item_id
-    clock.advance(int(study.settings["timeout_minutes"] * 60_000) + 1)
-    for _ in range(5):  # all 20 items go to others, the idle participant's among them
-        store.start(study)
-    assert store.refill(study, idle, idle_key).pending is None  # nothing left to give back
-    store.record(study, idle, idle_key, 1, 0, 1, None)
-    assert Counter(r["item_id"] for r in store.responses(study.study_id)) == {first: 1}
-    assert store.item_counts(study.study_id)[first] == (1, 1)  # one answer, and the other holder's assignment
+    step = store.advance(study, idle, idle_key)
+    store.show(study, idle, idle_key, step.position)
+    mine = store.session(study, idle, idle_key).slot(step.position).item_id
+    clock.advance(lease_ms(study) + 1)
+    n = 0
+    while unflagged(store, study).get(mine, 0) == 0:  # others come until one of them answered that item
+        answer_all(store, study, *store.start(study, external_id=f"O{n}"))
+        n += 1
+    assert sum(unflagged(store, study).values()) == 2 * n < 20
+    again = store.advance(study, idle, idle_key)
+    assert again.kind == QUESTION and again.position != step.position
+    assert store.session(study, idle, idle_key).slot(step.position).status == RELEASED
 
 
-def test_replayed_answers_and_foreign_sessions_change_nothing(store_factory, study):
+def test_replayed_answers_unshown_questions_and_foreign_sessions_change_nothing(store_factory, study):
     store = store_factory()
     store.ensure_study(study)
     token, key = store.start(study, external_id="A")
-    store.show(study, token, key, 1)
-    store.record(study, token, key, 1, 3, 2, 1500)
+    step = store.advance(study, token, key)
+    with pytest.raises(NotShown):
+        store.record(study, token, key, step.position, 3, 2, 1500)
+    store.show(study, token, key, step.position)
+    store.record(study, token, key, step.position, 3, 2, 1500)
     with pytest.raises(AlreadyAnswered):
-        store.record(study, token, key, 1, 4, 1, 1500)
+        store.record(study, token, key, step.position, 4, 1, 1500)
     with pytest.raises(WrongKey):
         store.record(study, token, "not-the-key", 2, 0, 1, None)
     with pytest.raises(UnknownSession):
         store.record(study, "no-such-token", key, 2, 0, 1, None)
     with pytest.raises(UnknownSession):
         store.record(study, token, key, 99, 0, 1, None)
-    with pytest.raises(AlreadyStarted):
-        store.start(study, external_id="A")
+    assert store.start(study, external_id="A", key=key) == (token, key)  # the same id resumes, never a second one
     (only,) = store.responses(study.study_id)
     assert only["answer"] == 3 and only["familiarity"] == 2
+    assert len(store.participants(study.study_id)) == 1
 
 
 def test_response_time_is_the_browsers_when_plausible(store_factory, study, clock):
     store = store_factory()
     store.ensure_study(study)
     token, key = store.start(study)
-    store.show(study, token, key, 1)
-    store.show(study, token, key, 2)
-    clock.advance(5000)
-    store.show(study, token, key, 1)  # a reload does not restart the clock
-    store.record(study, token, key, 1, 0, 1, 4200)
-    store.record(study, token, key, 2, 0, 1, 999_999)  # implausible: longer than the page was out
+    for rt in (4200, 999_999):  # the second is implausible: longer than the page was out
+        step = store.advance(study, token, key)
+        store.show(study, token, key, step.position)
+        clock.advance(5000)
+        store.show(study, token, key, step.position)  # a reload does not restart the clock
+        store.record(study, token, key, step.position, 0, 1, rt)
     rts = [r["rt_ms"] for r in store.responses(study.study_id)]
     assert rts == [4200, 5000]
 
@@ -155,8 +185,9 @@ def test_concurrent_participants_never_overfill_an_item(store_factory, study):
     for t in threads:
         t.join()
     assert not errors
-    answers = Counter(r["item_id"] for r in store.responses(study.study_id))
-    assert answers == {item.item_id: 3 for item in study.items}
+    rows = store.responses(study.study_id)
+    assert Counter(r["item_id"] for r in rows if not r["late"]) == {item.item_id: 3 for item in study.items}
+    assert Counter(r["token"] for r in rows) == Counter({token: 4 for token in {r["token"] for r in rows}})
 
 
 def test_schema_version_and_study_identity_are_checked(store_factory, study, models, db_url):

@@ -74,11 +74,18 @@ def study_create(
     corpus_description: Annotated[
         str | None, typer.Option(help="What the texts are (shown with instructions).")
     ] = None,
-    completion_code: Annotated[str | None, typer.Option(help="Completion code [derived from the seed].")] = None,
+    completion_code: Annotated[
+        str | None, typer.Option(help="Completion code [drawn at random, kept in STUDY/secrets.json].")
+    ] = None,
+    per_participant_codes: Annotated[
+        bool, typer.Option(help="Each participant gets their own code (HMAC of their id), listed in the export.")
+    ] = False,
     redirect_url: Annotated[
         str | None, typer.Option(help="Send finishers to URL?cc=CODE (Prolific: its completion URL).")
     ] = None,
-    timeout_minutes: Annotated[float, typer.Option(help="Release an inactive participant's items after this.")] = 60.0,
+    timeout_minutes: Annotated[
+        float, typer.Option(help="Lease on the question on screen, renewed by each page the participant opens.")
+    ] = 10.0,
     force: Annotated[bool, typer.Option(help="Replace an existing output folder.")] = False,
     as_json: JsonOption = False,
 ) -> None:
@@ -143,6 +150,7 @@ def study_create(
         instructions=read(instructions),
         corpus_description=corpus_description,
         completion_code=completion_code,
+        per_participant_codes=per_participant_codes,
         redirect_url=redirect_url,
         timeout_minutes=timeout_minutes,
         force=force,
@@ -166,14 +174,35 @@ def study_serve(
         str | None, typer.Option(help="Response store: sqlite:///FILE or postgresql://... [STUDY/responses.sqlite].")
     ] = None,
     admin_token: Annotated[
-        str | None, typer.Option(envvar="TEALEAVES_ADMIN_TOKEN", help="Token for /admin [random, printed].")
+        str | None,
+        typer.Option(envvar="TEALEAVES_ADMIN_TOKEN", help="Token for /admin/login [made and printed when not given]."),
     ] = None,
     workers: Annotated[int, typer.Option(help="Server processes.")] = 1,
+    require_pid: Annotated[
+        bool, typer.Option(help="Only participants with a PROLIFIC_PID [on when the study has a --redirect-url].")
+    ] = False,
+    starts_per_address: Annotated[
+        int, typer.Option(help="New participants one client address may start per hour (0: no bound).")
+    ] = 20,
+    sqlite_synchronous: Annotated[
+        str, typer.Option(help="SQLite synchronous: full (survives power cuts) or normal (faster).")
+    ] = "full",
 ) -> None:
     """Serve a study to annotators (consent, instructions, one question per page) and its admin pages."""
     from tealeaves.study.app import serve
 
-    serve(study, host=host, port=port, db=db, admin_token=admin_token, workers=workers, announce=console.print)
+    serve(
+        study,
+        host=host,
+        port=port,
+        db=db,
+        admin_token=admin_token,
+        workers=workers,
+        announce=console.print,
+        require_pid=require_pid,
+        starts_per_client=starts_per_address,
+        synchronous=sqlite_synchronous,
+    )
 
 
 @study_app.command("export")

@@ -5,31 +5,48 @@ indicator → optionally the model's answer after each intrusion answer (Chang e
 → completion page with the code, or a redirect to ``redirect_url?cc=CODE`` (Prolific).
 ``PROLIFIC_PID``, ``STUDY_ID`` and ``SESSION_ID`` given in the study link are recorded.
 
-A participant's session lives at ``/s/{token}/...``; the browser holds the session's secret
-key in an HttpOnly cookie, and a request whose key does not match is refused (403). Question
-pages carry only what :meth:`Item.public` gives (words, document, scale): the intruder, the
-model and whether the item is an attention check never reach the browser before the answer
-is stored. Pages are sent with ``Cache-Control: no-store``, so the back button reloads them:
-an answered question sends the participant on, and a resubmitted answer is refused (409)
-without changing anything.
+Questions are handed out one at a time, each under a short lease renewed by activity
+(:meth:`Store.advance`): a participant who starts and leaves holds at most one question, and
+only for the lease. With ``require_pid`` (always when the study redirects to Prolific) a start
+needs a ``PROLIFIC_PID``; new participants per client address are bounded
+(``starts_per_client`` per hour). A start with a known ``PROLIFIC_PID`` resumes that
+participant, and the consent form carries a nonce, so a lost reply or a double click never makes
+a second participant or locks one out. The completion code is shown only when every question
+handed to the participant, attention checks included, is answered.
 
-Admin pages (``/admin``) need the admin token: ``Authorization: Bearer TOKEN``, or
-``?token=TOKEN`` once (it is then kept in a cookie).
+A participant's session lives at ``/s/{token}/...``; the browser holds the session's key in an
+HttpOnly cookie, and a request whose key does not match is refused (403). The key of a
+participant with a platform id or a consent nonce is derived from it under the study secret,
+so every browser of that participant holds the same key. Question pages carry only what
+:meth:`Item.public` gives (words, document, scale): the intruder, the model and whether the
+item is an attention check never reach the browser before the answer is stored. Pages are
+sent with ``Cache-Control: no-store`` and a Content-Security-Policy that allows scripts from
+the app only (``/static/item.js``). Every malformed request gets a 4xx page a person can read.
+
+Admin pages (``/admin``): the admin token is taken in one place, the form at ``/admin/login``,
+and traded for a cookie signed with HMAC-SHA256 (:func:`admin_verifier`, :class:`AdminCookie`);
+the cookie never holds the token, and the app keeps only a PBKDF2 hash of it.
 """
 
 from __future__ import annotations
 
+import base64
+import hashlib
+import hmac
 import json
 import os
 import re
 import secrets
+import tempfile
+import time
 from collections.abc import Awaitable, Callable
+from importlib.resources import files
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-import pandas as pd
 from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
 from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 from jinja2 import Environment, PackageLoader, select_autoescape
 from starlette.concurrency import run_in_threadpool
@@ -43,20 +60,30 @@ from tealeaves.study.exchange import (
     answer_labels,
     completion_url,
     export_responses,
+    participants_frame,
     qualtrics_survey,
     responses_bytes,
+    spreadsheet_safe,
 )
 from tealeaves.study.monitor import summary
-from tealeaves.study.store import ANSWERED, RELEASED, Session, Store, StoreError
+from tealeaves.study.store import ASSIGNED, DONE, FULL, QUESTION, Session, Step, Store, StoreError
 
 MAX_BODY_BYTES = 16 * 1024
 """Requests with a larger body are refused with 413 before they are read."""
 MAX_FIELD_CHARS = 64
 PLATFORM_FIELDS = ("PROLIFIC_PID", "STUDY_ID", "SESSION_ID")
 PLATFORM_VALUE = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+TOKEN_VALUE = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+NONCE_VALUE = re.compile(r"^[A-Za-z0-9_-]{16,64}$")
 ANSWER_FIELDS = frozenset({"answer", "familiarity", "rt_ms"})
+START_FIELDS = frozenset({"consent", "nonce", *PLATFORM_FIELDS})
+DEFAULT_STARTS_PER_CLIENT = 20
+"""New participants one client address may start per hour (0: no bound)."""
+ADMIN_COOKIE_HOURS = 12
+ADMIN_KDF_ITERATIONS = 100_000
 
 templates = Environment(loader=PackageLoader("tealeaves.study", "templates"), autoescape=select_autoescape())
+ITEM_SCRIPT = files("tealeaves.study").joinpath("static/item.js").read_bytes()
 
 
 class BodyLimit:
@@ -71,7 +98,7 @@ class BodyLimit:
             await self.app(scope, receive, send)
             return
         length = dict(scope["headers"]).get(b"content-length")
-        if length is not None and (not length.isdigit() or int(length) > self.limit):
+        if length is not None and (not length.isdigit() or len(length) > 12 or int(length) > self.limit):
             response = Response("request body too large", status_code=413, media_type="text/plain")
             await response(scope, receive, send)
             return
@@ -89,17 +116,77 @@ class BodyLimit:
         await self.app(scope, limited, send)
 
 
-def create_app(study: Study, store: Store, admin_token: str) -> FastAPI:
-    """The study's web app over ``store`` (the study must be registered with :meth:`Store.ensure_study`)."""
-    if len(admin_token) < 8:
+# --------------------------------------------------------------------------- admin credentials
+def admin_verifier(study_id: str, token: str) -> str:
+    """What the app keeps of the admin token: PBKDF2-HMAC-SHA256 of it, salted with the study id
+    (:data:`ADMIN_KDF_ITERATIONS` rounds), hex. It checks a token without holding it."""
+    if len(token) < 8:
         raise InputError("the admin token must have at least 8 characters")
+    salt = f"tealeaves-admin:{study_id}".encode()
+    return hashlib.pbkdf2_hmac("sha256", token.encode("utf-8"), salt, ADMIN_KDF_ITERATIONS).hex()
+
+
+class AdminCookie:
+    """The admin session cookie: ``EXPIRES.MAC``, MAC = HMAC-SHA256 of ``admin:EXPIRES`` under a key
+    derived from the study secret and the admin verifier (a new token or study secret voids it)."""
+
+    def __init__(self, study: Study, verifier: str, hours: float = ADMIN_COOKIE_HOURS):
+        self.key = study.derive("admin-cookie", verifier)
+        self.seconds = int(hours * 3600)
+
+    def _mac(self, expires: str) -> str:
+        return hmac.new(self.key, f"admin:{expires}".encode(), "sha256").hexdigest()
+
+    def issue(self) -> str:
+        expires = str(int(time.time()) + self.seconds)
+        return f"{expires}.{self._mac(expires)}"
+
+    def valid(self, value: str) -> bool:
+        expires, _, mac = value.partition(".")
+        if not expires.isascii() or not expires.isdigit() or len(expires) > 12 or not mac.isascii():
+            return False
+        return hmac.compare_digest(mac.encode(), self._mac(expires).encode()) and int(expires) > time.time()
+
+
+# --------------------------------------------------------------------------- the app
+def create_app(
+    study: Study,
+    store: Store,
+    admin_token: str | None = None,
+    *,
+    admin_hash: str | None = None,
+    require_pid: bool = False,
+    starts_per_client: int = DEFAULT_STARTS_PER_CLIENT,
+) -> FastAPI:
+    """The study's web app over ``store`` (the study must be registered with :meth:`Store.ensure_study`).
+
+    Parameters
+    ----------
+    study, store
+    admin_token : str, optional
+        The admin token (at least 8 characters); or give ``admin_hash``.
+    admin_hash : str, optional
+        :func:`admin_verifier` of the token, so that the process never holds the token itself.
+    require_pid : bool
+        Refuse starts without a ``PROLIFIC_PID`` (always on when the study has a redirect URL).
+    starts_per_client : int
+        New participants one client address may start per hour (0: no bound).
+    """
+    if (admin_token is None) == (admin_hash is None):
+        raise InputError("give the admin token or its hash (admin_verifier), one of the two")
+    verifier = admin_hash if admin_hash is not None else admin_verifier(study.study_id, admin_token or "")
+    if starts_per_client < 0:
+        raise InputError(f"starts per client address must be 0 (no bound) or more, got {starts_per_client}")
     settings = study.settings
+    redirect = settings.get("redirect_url")
+    require_pid = bool(require_pid or redirect)
+    quota = int(settings["items_per_participant"]) + int(settings["checks_per_participant"])
     cookie = f"tl_{study.study_id}"
-    admin_cookie = f"tl_admin_{study.study_id}"
+    admin_cookie_name = f"tl_admin_{study.study_id}"
+    admin_cookie = AdminCookie(study, verifier)
     app = FastAPI(title=settings["title"], docs_url=None, redoc_url=None, openapi_url=None)
     app.add_middleware(BodyLimit)
     app.state.study, app.state.store = study, store
-    redirect = settings.get("redirect_url")
     form_targets = "'self'" + (f" {_origin(redirect)}" if redirect else "")
     security_headers = {
         "Cache-Control": "no-store",
@@ -107,7 +194,7 @@ def create_app(study: Study, store: Store, admin_token: str) -> FastAPI:
         "X-Content-Type-Options": "nosniff",
         "X-Frame-Options": "DENY",
         "Content-Security-Policy": (
-            "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src 'self'; "
+            "default-src 'none'; style-src 'unsafe-inline'; script-src 'self'; img-src 'self'; "
             f"form-action {form_targets}; base-uri 'none'; frame-ancestors 'none'"
         ),
     }
@@ -122,22 +209,39 @@ def create_app(study: Study, store: Store, admin_token: str) -> FastAPI:
     # ----------------------------------------------------------------- rendering helpers
     def page(request: Request, name: str, status: int = 200, **context: Any) -> HTMLResponse:
         context.setdefault("title", settings["title"])
-        html = templates.get_template(name).render(root=request.scope.get("root_path", ""), **context)
+        html = templates.get_template(name).render(root=_root(request), **context)
         return HTMLResponse(html, status_code=status)
 
     def message(request: Request, heading: str, text: str, status: int = 200, **link: str) -> HTMLResponse:
         return page(request, "message.html", status, heading=heading, message=text, **link)
 
     def go(request: Request, path: str) -> RedirectResponse:
-        return RedirectResponse(request.scope.get("root_path", "") + path, status_code=303)
+        return RedirectResponse(_root(request) + path, status_code=303)
+
+    def session_key(kind: str, value: str) -> str:
+        """The session key of a participant named by a platform id or a consent nonce."""
+        return base64.urlsafe_b64encode(study.derive(f"session-key:{kind}", value)).decode("ascii").rstrip("=")
+
+    def client_hash(request: Request) -> str | None:
+        return study.derive("client", request.client.host).hex()[:32] if request.client else None
+
+    def from_cookie(request: Request) -> tuple[str, str] | None:
+        owner, _, key = request.cookies.get(cookie, "").partition(":")
+        if not TOKEN_VALUE.match(owner) or not TOKEN_VALUE.match(key):
+            return None
+        return owner, key
 
     def credentials(request: Request, token: str) -> str:
         """The session key from the cookie, which must belong to ``token``; else 403."""
-        value = request.cookies.get(cookie, "")
-        owner, _, key = value.partition(":")
-        if not key or not secrets.compare_digest(owner, token):
-            raise _Refused(403, "Not your session", "This page belongs to another participant's session.")
-        return key
+        held = from_cookie(request)
+        if not TOKEN_VALUE.match(token) or held is None or not hmac.compare_digest(held[0].encode(), token.encode()):
+            raise _Refused(
+                403,
+                "Not your session",
+                "This page belongs to another participant's session, or your browser no longer has the "
+                "cookie of this session. Open the study link again to continue.",
+            )
+        return held[1]
 
     @app.exception_handler(StoreError)
     async def store_error(request: Request, exc: StoreError) -> HTMLResponse:
@@ -154,44 +258,74 @@ def create_app(study: Study, store: Store, admin_token: str) -> FastAPI:
     async def input_error(request: Request, exc: InputError) -> HTMLResponse:
         return message(request, "This answer could not be saved", str(exc), 422)
 
+    @app.exception_handler(RequestValidationError)
+    async def validation_error(request: Request, exc: RequestValidationError) -> HTMLResponse:
+        return message(request, "Malformed request", "This address or form is not one the study uses.", 422)
+
     @app.exception_handler(HTTPException)
     async def http_error(request: Request, exc: HTTPException) -> Response:
         if isinstance(exc, _Refused):
             return message(request, exc.heading, exc.detail, exc.status_code)
-        if exc.status_code in (401, 403) and request.url.path.startswith(_root(request) + "/admin"):
-            return JSONResponse({"detail": exc.detail}, status_code=exc.status_code)
-        return message(request, "Not available", str(exc.detail), exc.status_code)
+        headings = {404: "Page not found", 405: "Not available", 413: "Request too large"}
+        return message(request, headings.get(exc.status_code, "Not available"), str(exc.detail), exc.status_code)
 
     # ----------------------------------------------------------------- participants
     @app.get("/", response_class=HTMLResponse)
     async def entry(request: Request) -> Response:
         platform = _platform(dict(request.query_params))
-        resumed = await _resume(request)
+        resumed = await _resume(request, platform)
         if resumed is not None:
             return resumed
-        return page(request, "consent.html", consent=texts.blocks(settings["consent"]), platform=platform)
+        if require_pid and "PROLIFIC_PID" not in platform:
+            raise _needs_pid()
+        return page(
+            request,
+            "consent.html",
+            consent=texts.blocks(settings["consent"]),
+            platform=platform,
+            nonce=secrets.token_urlsafe(16),
+        )
 
-    async def _resume(request: Request) -> Response | None:
-        owner, _, key = request.cookies.get(cookie, "").partition(":")
-        if not owner or not key:
+    async def _resume(request: Request, platform: dict[str, str]) -> Response | None:
+        """Back to the session of this browser's cookie, unless the link names another participant."""
+        held = from_cookie(request)
+        if held is None:
             return None
         try:
-            await run_in_threadpool(store.session, study, owner, key)
+            session = await run_in_threadpool(store.session, study, *held)
         except StoreError:
             return None
-        return go(request, f"/s/{owner}/next")
+        if "PROLIFIC_PID" in platform and session.external_id != platform["PROLIFIC_PID"]:
+            return None
+        return go(request, f"/s/{held[0]}/next")
 
     @app.post("/start")
     async def start(request: Request) -> Response:
-        form = await _form(request, {"consent", *PLATFORM_FIELDS})
+        form = await _form(request, START_FIELDS)
         if form.get("consent") != "yes":
             raise _Refused(422, "Consent is needed", "The study starts only after you agree to take part.")
         platform = _platform(form)
-        resumed = await _resume(request)
+        nonce = form.get("nonce") or None
+        if nonce is not None and not NONCE_VALUE.match(nonce):
+            raise _Refused(400, "Malformed request", "The consent form was changed; open the study link again.")
+        resumed = await _resume(request, platform)
         if resumed is not None:
             return resumed
+        pid = platform.get("PROLIFIC_PID")
+        if require_pid and pid is None:
+            raise _needs_pid()
+        key = session_key("pid", pid) if pid else session_key("nonce", nonce) if nonce else None
         token, key = await run_in_threadpool(
-            store.start, study, platform.get("PROLIFIC_PID"), platform.get("STUDY_ID"), platform.get("SESSION_ID")
+            lambda: store.start(
+                study,
+                pid,
+                platform.get("STUDY_ID"),
+                platform.get("SESSION_ID"),
+                key=key,
+                nonce=None if pid else nonce,
+                client=client_hash(request),
+                starts_per_client=starts_per_client,
+            )
         )
         response = go(request, f"/s/{token}/instructions")
         response.set_cookie(
@@ -206,7 +340,7 @@ def create_app(study: Study, store: Store, admin_token: str) -> FastAPI:
 
     @app.post("/decline", response_class=HTMLResponse)
     async def decline(request: Request) -> Response:
-        await _form(request, {"consent", *PLATFORM_FIELDS})
+        await _form(request, START_FIELDS)
         return message(
             request,
             "Thank you",
@@ -218,6 +352,24 @@ def create_app(study: Study, store: Store, admin_token: str) -> FastAPI:
         key = credentials(request, token)
         return await run_in_threadpool(store.session, study, token, key), key
 
+    def _step(request: Request, token: str, step: Step) -> Response:
+        if step.kind == QUESTION:
+            return go(request, f"/s/{token}/q/{step.position}")
+        if step.kind == DONE:
+            return go(request, f"/s/{token}/done")
+        if step.kind == FULL:
+            return _full(request)
+        return page(
+            request,
+            "message.html",
+            heading="Please wait a moment",
+            message="Every question that still needs answers is on another participant's screen right now. "
+            "Questions come free when others answer them or leave; please try again in a minute.",
+            link=f"{_root(request)}/s/{token}/next",
+            link_text="Try again",
+            marker="wait",
+        )
+
     @app.get("/s/{token}", response_class=HTMLResponse)
     async def session_root(request: Request, token: str) -> Response:
         await _session(request, token)
@@ -225,29 +377,20 @@ def create_app(study: Study, store: Store, admin_token: str) -> FastAPI:
 
     @app.get("/s/{token}/instructions", response_class=HTMLResponse)
     async def instructions(request: Request, token: str) -> Response:
-        session, _ = await _session(request, token)
-        total = sum(s.status != RELEASED for s in session.slots)
-        if total == 0:
-            return _full(request)
+        await _session(request, token)
         return page(
             request,
             "instructions.html",
             token=token,
-            total=total,
+            total=quota,
             instructions=texts.blocks(settings["instructions"]),
             corpus_description=texts.blocks(settings.get("corpus_description") or ""),
         )
 
     @app.get("/s/{token}/next")
     async def next_question(request: Request, token: str) -> Response:
-        session, key = await _session(request, token)
-        if session.completed_ms is None and any(s.status == RELEASED for s in session.slots):
-            session = await run_in_threadpool(store.refill, study, token, key)
-        if session.pending is not None:
-            return go(request, f"/s/{token}/q/{session.pending.position}")
-        if session.answered:
-            return go(request, f"/s/{token}/done")
-        return _full(request)
+        key = credentials(request, token)
+        return _step(request, token, await run_in_threadpool(store.advance, study, token, key))
 
     def _full(request: Request) -> HTMLResponse:
         return message(
@@ -258,24 +401,26 @@ def create_app(study: Study, store: Store, admin_token: str) -> FastAPI:
         )
 
     def _numbering(session: Session, position: int) -> tuple[int, int]:
-        live = [s for s in session.slots if s.status != RELEASED or s.position == position]
-        return next(n for n, s in enumerate(live, 1) if s.position == position), len(live)
+        """This question's number (answered before it, plus one) and the participant's number of questions."""
+        number = sum(s.status != ASSIGNED and s.answer is not None and s.position != position for s in session.slots)
+        return number + 1, max(quota, number + 1)
 
     @app.get("/s/{token}/q/{position}", response_class=HTMLResponse)
-    async def question(request: Request, token: str, position: int) -> Response:
+    async def question(request: Request, token: str, position: str) -> Response:
         key = credentials(request, token)
-        session = await run_in_threadpool(store.show, study, token, key, position)
-        slot = session.slot(position)
-        if slot.status == ANSWERED:
+        number = _position(position)
+        session = await run_in_threadpool(store.show, study, token, key, number)
+        slot = session.slot(number)
+        if slot.status != ASSIGNED:  # answered, or released to someone else: the next step decides
             return go(request, f"/s/{token}/next")
         item = study.item(slot.item_id)
-        number, total = _numbering(session, position)
+        shown, total = _numbering(session, number)
         return page(
             request,
             "item.html",
             token=token,
-            position=position,
-            number=number,
+            position=number,
+            number=shown,
             total=total,
             view=item.public(),
             question=texts.QUESTIONS[item.task],
@@ -284,31 +429,33 @@ def create_app(study: Study, store: Store, admin_token: str) -> FastAPI:
         )
 
     @app.post("/s/{token}/q/{position}")
-    async def answer(request: Request, token: str, position: int) -> Response:
+    async def answer(request: Request, token: str, position: str) -> Response:
         key = credentials(request, token)
+        number = _position(position)
         form = await _form(request, ANSWER_FIELDS)
         value = _integer(form.get("answer"), "answer", digits=2, required=True)
         familiarity = _integer(form.get("familiarity"), "familiarity", digits=1)
         rt_ms = _integer(form.get("rt_ms"), "rt_ms", digits=9)
-        slot, following = await run_in_threadpool(store.record, study, token, key, position, value, familiarity, rt_ms)
+        slot = await run_in_threadpool(store.record, study, token, key, number, value, familiarity, rt_ms)
         if settings.get("show_answer") and study.item(slot.item_id).intruder_position is not None:
-            return go(request, f"/s/{token}/q/{position}/answer")
-        return go(request, f"/s/{token}/q/{following}" if following is not None else f"/s/{token}/done")
+            return go(request, f"/s/{token}/q/{number}/answer")
+        return go(request, f"/s/{token}/next")
 
     @app.get("/s/{token}/q/{position}/answer", response_class=HTMLResponse)
-    async def model_answer(request: Request, token: str, position: int) -> Response:
+    async def model_answer(request: Request, token: str, position: str) -> Response:
         session, _ = await _session(request, token)
-        slot = session.slot(position)
+        number = _position(position)
+        slot = session.slot(number)
         item = study.item(slot.item_id)
-        if not settings.get("show_answer") or slot.status != ANSWERED or item.intruder_position is None:
+        if not settings.get("show_answer") or slot.answer is None or item.intruder_position is None:
             raise _Refused(404, "Not available", "There is no answer to show for this question (yet).")
         labels = dict(answer_labels(item))
-        number, total = _numbering(session, position)
+        shown, total = _numbering(session, number)
         return page(
             request,
             "answer.html",
             token=token,
-            number=number,
+            number=shown,
             total=total,
             chosen=labels[slot.answer],
             key=labels[item.intruder_position],
@@ -317,16 +464,18 @@ def create_app(study: Study, store: Store, admin_token: str) -> FastAPI:
 
     @app.get("/s/{token}/done", response_class=HTMLResponse)
     async def done(request: Request, token: str) -> Response:
-        session, key = await _session(request, token)
-        if session.pending is not None:
-            return go(request, f"/s/{token}/next")
-        session = await run_in_threadpool(store.complete, study, token, key)
-        if not session.answered:
-            return _full(request)
-        code = settings["completion_code"]
+        key = credentials(request, token)
+        step, session = await run_in_threadpool(store.complete, study, token, key)
+        if step.kind != DONE:
+            return _step(request, token, step)
+        code = study.code_for(session.external_id or session.token)
         if redirect:
             return RedirectResponse(completion_url(redirect, code), status_code=303)
         return page(request, "done.html", answered=session.answered, code=code, redirect=None)
+
+    @app.get("/static/item.js")
+    async def item_script() -> Response:
+        return Response(ITEM_SCRIPT, media_type="text/javascript", headers={"Cache-Control": "max-age=3600"})
 
     @app.get("/healthz")
     async def health() -> dict[str, Any]:
@@ -334,26 +483,38 @@ def create_app(study: Study, store: Store, admin_token: str) -> FastAPI:
 
     # ----------------------------------------------------------------- admin
     def require_admin(request: Request) -> None:
-        header = request.headers.get("authorization", "")
-        supplied = (
-            request.query_params.get("token")
-            or (header[7:] if header.lower().startswith("bearer ") else "")
-            or request.cookies.get(admin_cookie, "")
+        if not admin_cookie.valid(request.cookies.get(admin_cookie_name, "")):
+            raise _Refused(
+                401, "Sign in first", f"The admin pages need the admin token: sign in at {_root(request)}/admin/login."
+            )
+
+    @app.get("/admin/login", response_class=HTMLResponse)
+    async def admin_login_form(request: Request) -> Response:
+        if request.query_params:
+            raise _Refused(400, "Not here", "Give the admin token in the form, never in the address.")
+        return page(request, "admin_login.html", hours=ADMIN_COOKIE_HOURS)
+
+    @app.post("/admin/login")
+    async def admin_login(request: Request) -> Response:
+        supplied = (await _form(request, {"token"})).get("token", "")
+        given = await run_in_threadpool(admin_verifier, study.study_id, supplied) if len(supplied) >= 8 else ""
+        if not hmac.compare_digest(given.encode(), verifier.encode()):
+            raise _Refused(403, "Wrong admin token", "That is not the admin token of this study.")
+        response = go(request, "/admin")
+        response.set_cookie(
+            admin_cookie_name,
+            admin_cookie.issue(),
+            max_age=admin_cookie.seconds,
+            path=_root(request) + "/admin",
+            httponly=True,
+            samesite="strict",
+            secure=request.url.scheme == "https",
         )
-        if not supplied:
-            raise HTTPException(401, "the admin pages need the admin token (Authorization: Bearer TOKEN or ?token=)")
-        if not secrets.compare_digest(supplied.encode(), admin_token.encode()):
-            raise HTTPException(403, "wrong admin token")
+        return response
 
     @app.get("/admin", response_class=HTMLResponse)
     async def admin(request: Request) -> Response:
         require_admin(request)
-        if "token" in request.query_params:  # keep the token out of the address bar and history
-            response = go(request, "/admin")
-            response.set_cookie(
-                admin_cookie, admin_token, httponly=True, samesite="strict", secure=request.url.scheme == "https"
-            )
-            return response
         data = await run_in_threadpool(summary, study, store)
         return page(request, "admin.html", summary=data, wide=True)
 
@@ -387,8 +548,8 @@ def create_app(study: Study, store: Store, admin_token: str) -> FastAPI:
     @app.get("/admin/participants.csv")
     async def admin_participants(request: Request) -> Response:
         require_admin(request)
-        rows = await run_in_threadpool(store.participants, study.study_id)
-        return Response(pd.DataFrame(rows).to_csv(index=False), media_type="text/csv; charset=utf-8")
+        frame = await run_in_threadpool(participants_frame, study, store)
+        return Response(spreadsheet_safe(frame).to_csv(index=False), media_type="text/csv; charset=utf-8")
 
     return app
 
@@ -401,6 +562,15 @@ class _Refused(HTTPException):
         self.heading = heading
 
 
+def _needs_pid() -> _Refused:
+    return _Refused(
+        400,
+        "Please use the link from the recruitment site",
+        "This study needs your participant id, which the link on the recruitment site (Prolific) carries. "
+        "Open the study from that link.",
+    )
+
+
 def _root(request: Request) -> str:
     return str(request.scope.get("root_path", ""))
 
@@ -408,6 +578,13 @@ def _root(request: Request) -> str:
 def _origin(url: str) -> str:
     parts = urlsplit(url)
     return f"{parts.scheme}://{parts.netloc}"
+
+
+def _position(text: str) -> int:
+    """A question number from the address: 1-6 ASCII digits, else a 404 page."""
+    if not text.isascii() or not text.isdigit() or len(text) > 6:
+        raise _Refused(404, "Page not found", "This session has no such question.")
+    return int(text)
 
 
 def _platform(fields: dict[str, str]) -> dict[str, str]:
@@ -445,14 +622,22 @@ def _integer(text: str | None, name: str, digits: int, required: bool = False) -
 
 
 # --------------------------------------------------------------------------- serving
-ENVIRONMENT_VARIABLE = "TEALEAVES_STUDY_SERVE"
+CONFIG_VARIABLE = "TEALEAVES_STUDY_SERVE"
+"""With several workers: the path of a private (0600) file with the app's settings, never the token."""
 
 
 def app_from_environment() -> FastAPI:
-    """App factory for ``uvicorn --factory`` with several workers (settings in an environment variable)."""
-    config = json.loads(os.environ[ENVIRONMENT_VARIABLE])
+    """App factory for ``uvicorn --factory`` with several workers (settings in the file :data:`CONFIG_VARIABLE` names)."""
+    config = json.loads(Path(os.environ[CONFIG_VARIABLE]).read_text(encoding="utf-8"))
     study = Study.load(config["study"])
-    return create_app(study, Store(config["db"]), config["admin_token"])
+    store = Store(config["db"], synchronous=config["synchronous"])
+    return create_app(
+        study,
+        store,
+        admin_hash=config["admin_hash"],
+        require_pid=config["require_pid"],
+        starts_per_client=config["starts_per_client"],
+    )
 
 
 def default_db(study_path: str | os.PathLike[str]) -> str:
@@ -469,34 +654,61 @@ def serve(
     workers: int = 1,
     log_level: str = "warning",
     announce: Callable[[str], None] = print,
+    require_pid: bool = False,
+    starts_per_client: int = DEFAULT_STARTS_PER_CLIENT,
+    synchronous: str = "full",
 ) -> None:
-    """Serve a study folder with uvicorn until interrupted (see :func:`create_app`)."""
+    """Serve a study folder with uvicorn until interrupted (see :func:`create_app`).
+
+    A token is made and printed only when none is given; a given one (``--admin-token`` or
+    ``TEALEAVES_ADMIN_TOKEN``) is never printed. With several workers, the workers read their
+    settings (the token's PBKDF2 hash, not the token) from a private file removed at exit.
+    """
     import uvicorn
 
-    study = Study.load(study_path)
-    db = db or default_db(study_path)
-    store = Store(db)
-    store.ensure_study(study)
-    token = admin_token or secrets.token_urlsafe(18)
     if workers < 1:
         raise InputError(f"workers must be at least 1, got {workers}")
+    study = Study.load(study_path)
+    db = db or default_db(study_path)
+    store = Store(db, synchronous=synchronous)
+    store.ensure_study(study)
+    made = admin_token is None
+    token = admin_token or secrets.token_urlsafe(18)
+    verifier = admin_verifier(study.study_id, token)
+    options = {"require_pid": require_pid, "starts_per_client": starts_per_client}
+    app = create_app(study, store, admin_hash=verifier, **options)  # checks the options before announcing
     base = f"http://{host if ':' not in host else f'[{host}]'}:{port}"
     announce(f"study {study.study_id} ({study.task}, {len(study.items)} items), responses in {store.display_url}")
     announce(
         f"participants: {base}/   (Prolific: {base}/?PROLIFIC_PID={{{{%PROLIFIC_PID%}}}}"
         f"&STUDY_ID={{{{%STUDY_ID%}}}}&SESSION_ID={{{{%SESSION_ID%}}}})"
     )
-    announce(f"admin:        {base}/admin?token={token}")
+    announce(f"admin:        {base}/admin/login")
+    if made:
+        announce(f"admin token:  {token}   (made now: choose one with --admin-token or TEALEAVES_ADMIN_TOKEN)")
     if workers == 1:
-        uvicorn.run(create_app(study, store, token), host=host, port=port, log_level=log_level)
+        uvicorn.run(app, host=host, port=port, log_level=log_level)
         return
     store.close()
-    os.environ[ENVIRONMENT_VARIABLE] = json.dumps({"study": str(study_path), "db": db, "admin_token": token})
-    uvicorn.run(
-        "tealeaves.study.app:app_from_environment",
-        factory=True,
-        host=host,
-        port=port,
-        workers=workers,
-        log_level=log_level,
-    )
+    folder = Path(tempfile.mkdtemp(prefix="tealeaves-serve-"))
+    config = folder / "config.json"
+    try:
+        descriptor = os.open(config, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
+            json.dump(
+                {"study": str(study_path), "db": db, "admin_hash": verifier, "synchronous": synchronous, **options},
+                handle,
+            )
+        os.environ[CONFIG_VARIABLE] = str(config)
+        uvicorn.run(
+            "tealeaves.study.app:app_from_environment",
+            factory=True,
+            host=host,
+            port=port,
+            workers=workers,
+            log_level=log_level,
+        )
+    finally:
+        os.environ.pop(CONFIG_VARIABLE, None)
+        config.unlink(missing_ok=True)
+        folder.rmdir()

@@ -6,19 +6,25 @@
 a study folder:
 
 - ``items.jsonl``   one line per item, with its answer key (never served before answering);
-- ``manifest.json`` the settings, the models (label, kind, fingerprint of Φ), the seed and counts.
+- ``manifest.json`` the settings, the models (label, kind, fingerprint of Φ), the seed and counts;
+- ``secrets.json``  (readable by its owner only) the completion code and the study secret, drawn
+  with :mod:`secrets` at creation and never from the seed: nobody can derive them from the
+  items, the settings or the seed.
 
 The same inputs and seed give the same study, byte for byte in ``items.jsonl`` and with the
-same study id. Responses are not stored here but in the response store
+same study id (the secrets are drawn anew each time and are no part of the id). Responses are not stored here but in the response store
 (:mod:`tealeaves.study.store`), by default ``responses.sqlite`` inside the folder.
 """
 
 from __future__ import annotations
 
+import base64
 import hashlib
+import hmac
 import json
 import math
 import os
+import secrets
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -46,6 +52,7 @@ from tealeaves.study.items import (
 from tealeaves.study.schema import TASKS
 
 ITEMS_FILE = "items.jsonl"
+SECRETS_FILE = "secrets.json"
 DEFAULT_DB_FILE = "responses.sqlite"
 
 ANNOTATORS_PER_ITEM: dict[str, int] = {"rating": 15, "word-intrusion": 26, "topic-intrusion": 26}
@@ -82,6 +89,9 @@ class Study:
     models : list of dict
         Label, kind and fingerprint of each model (never shown to participants).
     manifest : dict
+    secrets : dict
+        ``completion_code`` and ``secret`` (64 hex digits), from :func:`new_secrets`; kept in
+        ``secrets.json``, apart from the items and settings and outside the fingerprint.
     """
 
     study_id: str
@@ -90,6 +100,7 @@ class Study:
     settings: dict[str, Any]
     models: list[dict[str, Any]] = field(default_factory=list)
     manifest: dict[str, Any] = field(default_factory=dict)
+    secrets: dict[str, str] = field(default_factory=lambda: new_secrets(), repr=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "_by_id", {item.item_id: item for item in self.items})
@@ -115,6 +126,25 @@ class Study:
     def has_item(self, item_id: str) -> bool:
         """Whether the study has an item with this id."""
         return item_id in self._by_id  # type: ignore[attr-defined]
+
+    @property
+    def completion_code(self) -> str:
+        """The study's completion code (drawn with :mod:`secrets`, or the one given at creation)."""
+        return self.secrets["completion_code"]
+
+    def derive(self, purpose: str, value: str) -> bytes:
+        """HMAC-SHA256 of ``purpose:value`` under the study secret (codes, session keys, address hashes)."""
+        return hmac.new(bytes.fromhex(self.secrets["secret"]), f"{purpose}:{value}".encode(), "sha256").digest()
+
+    def participant_code(self, raw_id: str) -> str:
+        """The per-participant completion code: ``TL`` + 10 base-32 characters of
+        HMAC-SHA256(study secret, ``code:`` + raw id), the raw id being the ``PROLIFIC_PID`` (or
+        the session token of a participant without one). Only who holds the secret can make it."""
+        return "TL" + base64.b32encode(self.derive("code", raw_id)).decode("ascii")[:10]
+
+    def code_for(self, raw_id: str) -> str:
+        """The code shown to this participant: per participant when the study asks for that, else the study's."""
+        return self.participant_code(raw_id) if self.settings.get("per_participant_codes") else self.completion_code
 
     @property
     def fingerprint(self) -> str:
@@ -150,6 +180,9 @@ class Study:
         def write(tmp: Path) -> None:
             (tmp / ITEMS_FILE).write_text(items_jsonl(self.items), encoding="utf-8")
             write_json(tmp / "manifest.json", manifest)
+            descriptor = os.open(tmp / SECRETS_FILE, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+            with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
+                json.dump(self.secrets, handle, sort_keys=True)
 
         write_artifact(out, write, force=force)
         object.__setattr__(self, "manifest", manifest)
@@ -165,6 +198,16 @@ class Study:
             items = tuple(Item.from_dict(json.loads(line)) for line in lines if line.strip())
         except (OSError, ValueError, TypeError) as exc:
             raise ArtifactError(f"study {path} has a missing or corrupt {ITEMS_FILE} ({exc}); create it again") from exc
+        try:
+            kept = json.loads((path / SECRETS_FILE).read_text(encoding="utf-8"))
+            bytes.fromhex(kept["secret"])
+            if not isinstance(kept["completion_code"], str):
+                raise TypeError("completion_code is not text")
+        except (OSError, ValueError, TypeError, KeyError) as exc:
+            raise ArtifactError(
+                f"study {path} has a missing or corrupt {SECRETS_FILE} ({exc}); a study made by an older tealeaves "
+                "has none: create the study again"
+            ) from exc
         study = cls(
             study_id=manifest["study_id"],
             task=manifest["task"],
@@ -172,6 +215,7 @@ class Study:
             settings=manifest["settings"],
             models=manifest.get("models", []),
             manifest=manifest,
+            secrets={"completion_code": kept["completion_code"], "secret": kept["secret"]},
         )
         if study.fingerprint != manifest.get("fingerprint"):
             raise ArtifactError(
@@ -179,6 +223,14 @@ class Study:
                 "create the study again instead of editing it"
             )
         return study
+
+
+def new_secrets(completion_code: str | None = None) -> dict[str, str]:
+    """A study's secrets, drawn with :mod:`secrets`: the completion code (``TL`` + 10 base-32
+    characters, 50 bits, unless one is given) and a 256-bit secret for per-participant codes,
+    session keys and signed admin cookies."""
+    code = completion_code or "TL" + base64.b32encode(secrets.token_bytes(10)).decode("ascii")[:10]
+    return {"completion_code": code, "secret": secrets.token_hex(32)}
 
 
 def items_jsonl(items: Sequence[Item]) -> str:
@@ -237,8 +289,9 @@ def create_study(
     instructions: str | None = None,
     corpus_description: str | None = None,
     completion_code: str | None = None,
+    per_participant_codes: bool = False,
     redirect_url: str | None = None,
-    timeout_minutes: float = 60.0,
+    timeout_minutes: float = 10.0,
     force: bool = False,
 ) -> Study:
     """Create a human evaluation study of ``task`` over one or more models.
@@ -289,10 +342,15 @@ def create_study(
     title, consent, instructions, corpus_description : str, optional
         Texts shown to participants (defaults in :mod:`tealeaves.study.texts`).
     completion_code : str, optional
-        Code shown at the end (default: derived from the seed); with ``redirect_url`` the
-        participant is sent to ``redirect_url?cc=CODE`` (Prolific's completion URL).
+        Code shown at the end (default: drawn with :mod:`secrets`, never from the seed; kept in
+        ``secrets.json``); with ``redirect_url`` the participant is sent to
+        ``redirect_url?cc=CODE`` (Prolific's completion URL).
+    per_participant_codes : bool
+        Show each participant their own code, HMAC-SHA256 of their ``PROLIFIC_PID`` under the
+        study secret (:meth:`Study.participant_code`), listed in the export for checking.
     timeout_minutes : float
-        Unanswered items of a participant inactive this long go back to the pool.
+        The lease on the question a participant has on screen: it goes back to the pool when
+        they have shown no activity for this long (each page they open renews it).
     force : bool
         Replace an existing ``out`` folder.
     """
@@ -379,7 +437,7 @@ def create_study(
         "consent": texts.CONSENT if consent is None else consent,
         "instructions": texts.INSTRUCTIONS[task] if instructions is None else instructions,
         "corpus_description": texts.CORPUS_DESCRIPTION if corpus_description is None else corpus_description,
-        "completion_code": completion_code or "TL" + format(seeds[3] % 16**8, "08X"),
+        "per_participant_codes": bool(per_participant_codes),
         "redirect_url": redirect_url,
         "timeout_minutes": float(timeout_minutes),
         "topics_per_model": topics_per_model,
@@ -397,7 +455,7 @@ def create_study(
             "participants_needed": math.ceil(n_regular * annotators / per),
         },
     )
-    study = Study(study_id, task, tuple(items), settings, model_records, manifest)
+    study = Study(study_id, task, tuple(items), settings, model_records, manifest, new_secrets(completion_code))
     if out is not None:
         study.save(out, force=force)
     return study

@@ -2,7 +2,9 @@
 
 - :func:`export_responses` gives one row per stored response with exactly the columns of
   :data:`tealeaves.study.schema.EXPORT_COLUMNS`; :func:`write_responses` writes it as CSV or
-  Parquet, atomically.
+  Parquet, atomically. CSV cells that a spreadsheet would run as a formula (text starting
+  with ``=``, ``+``, ``-``, ``@``, a tab or a carriage return) get a leading ``'``
+  (:func:`spreadsheet_safe`); Parquet keeps the text as it is.
 - :func:`qualtrics_survey` builds a Qualtrics survey (``.qsf``) with the same items for teams
   that must run their study on Qualtrics: one multiple-choice question per item (data export
   tag = item id), the answers in the study's display order (not re-shuffled, so the recorded
@@ -36,6 +38,9 @@ from tealeaves.study.schema import EXPORT_COLUMNS
 from tealeaves.study.store import Store, annotator_id
 
 INT_COLUMNS = ("topic", "intruder_position", "response", "familiarity", "scale", "rt_ms")
+BOOL_COLUMNS = ("correct", "is_check", "late")
+FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+"""Text a spreadsheet reads as a formula (OWASP, "CSV injection")."""
 
 
 # --------------------------------------------------------------------------- long format
@@ -73,17 +78,23 @@ def long_frame(rows: list[dict[str, Any]]) -> pd.DataFrame:
         frame[name] = frame[name].astype("Int64")
     frame["correct"] = frame["correct"].astype("boolean")
     frame["is_check"] = frame["is_check"].astype(bool)
+    frame["late"] = frame["late"].astype("boolean")
     for name in EXPORT_COLUMNS:
-        if name not in INT_COLUMNS and name not in ("correct", "is_check"):
+        if name not in INT_COLUMNS and name not in BOOL_COLUMNS:
             frame[name] = frame[name].astype("string")
     return frame
 
 
 def export_responses(study: Study, store: Store) -> pd.DataFrame:
-    """Every stored response of ``study`` as one row, with exactly the :data:`EXPORT_COLUMNS`."""
+    """Every stored response of ``study`` as one row, with exactly the :data:`EXPORT_COLUMNS`.
+
+    ``completion_code`` is the code the annotator was shown when they finished, so that a code
+    entered on the recruitment site can be checked against their answers.
+    """
     rows = []
     for r in store.responses(study.study_id):
         item = study.item(r["item_id"])
+        finished = r["completed_ms"] is not None
         rows.append(
             {
                 **item_columns(study, item),
@@ -94,9 +105,35 @@ def export_responses(study: Study, store: Store) -> pd.DataFrame:
                 "rt_ms": r["rt_ms"],
                 "shown_at": iso_utc(r["shown_ms"]),
                 "answered_at": iso_utc(r["answered_ms"]),
+                "late": bool(r["late"]),
+                "completion_code": study.code_for(r["external_id"] or r["token"]) if finished else None,
             }
         )
     return long_frame(rows)
+
+
+def participants_frame(study: Study, store: Store) -> pd.DataFrame:
+    """Participants with their platform ids and the completion code each was shown (for paying them)."""
+    rows = store.participants(study.study_id)
+    for row in rows:
+        raw_id = row.pop("token")
+        finished = row["completed_ms"] is not None
+        row["completion_code"] = study.code_for(row["external_id"] or raw_id) if finished else None
+    return pd.DataFrame(rows)
+
+
+def spreadsheet_safe(frame: pd.DataFrame) -> pd.DataFrame:
+    """A copy whose text cells starting like a formula (:data:`FORMULA_START`) get a leading ``'``."""
+    out = frame.copy()
+    for name in out.columns:
+        column = out[name]
+        if pd.api.types.is_string_dtype(column):
+            out[name] = column.map(_neutralised, na_action="ignore").astype(column.dtype)
+    return out
+
+
+def _neutralised(value: Any) -> Any:
+    return "'" + value if isinstance(value, str) and value.startswith(FORMULA_START) else value
 
 
 def write_responses(frame: pd.DataFrame, path: str | os.PathLike[str]) -> Path:
@@ -109,7 +146,7 @@ def write_responses(frame: pd.DataFrame, path: str | os.PathLike[str]) -> Path:
     tmp = path.with_name(f".{path.name}.tmp")
     try:
         if suffix == ".csv":
-            frame.to_csv(tmp, index=False)
+            spreadsheet_safe(frame).to_csv(tmp, index=False)
         else:
             frame.to_parquet(tmp, index=False)
         os.replace(tmp, path)
@@ -119,9 +156,9 @@ def write_responses(frame: pd.DataFrame, path: str | os.PathLike[str]) -> Path:
 
 
 def responses_bytes(frame: pd.DataFrame, fmt: str) -> bytes:
-    """A long-format frame as CSV or Parquet bytes (for downloads)."""
+    """A long-format frame as CSV (:func:`spreadsheet_safe`) or Parquet bytes (for downloads)."""
     if fmt == "csv":
-        return frame.to_csv(index=False).encode("utf-8")
+        return spreadsheet_safe(frame).to_csv(index=False).encode("utf-8")
     buffer = io.BytesIO()
     frame.to_parquet(buffer, index=False)
     return buffer.getvalue()
@@ -327,10 +364,10 @@ def qualtrics_survey(study: Study) -> dict[str, Any]:
             "NoIndex": "Yes",
             "ProgressBarDisplay": "Text",
             "PartialData": "+1 week",
-            "SurveyTitle": settings["title"],
+            "SurveyTitle": html.escape(settings["title"]),
             "SurveyTermination": "Redirect" if redirect else "DefaultMessage",
-            "EOSRedirectURL": completion_url(redirect, settings["completion_code"]) if redirect else "",
-            "EOSMessage": "" if redirect else f"Your completion code is {settings['completion_code']}",
+            "EOSRedirectURL": completion_url(redirect, study.completion_code) if redirect else "",
+            "EOSMessage": "" if redirect else f"Your completion code is {html.escape(study.completion_code)}",
         },
     )
     elements = [
@@ -344,7 +381,7 @@ def qualtrics_survey(study: Study) -> dict[str, Any]:
     return {
         "SurveyEntry": {
             "SurveyID": SURVEY_ID,
-            "SurveyName": f"{settings['title']} ({study.study_id})",
+            "SurveyName": html.escape(f"{settings['title']} ({study.study_id})"),
             "SurveyDescription": None,
             "SurveyLanguage": "EN",
             "SurveyStatus": "Inactive",
@@ -442,6 +479,8 @@ def import_qualtrics(
                     "rt_ms": None,
                     "shown_at": None,
                     "answered_at": answered_at,
+                    "late": False,
+                    "completion_code": None,
                 }
             )
     return long_frame(rows)

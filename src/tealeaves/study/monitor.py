@@ -110,6 +110,7 @@ def summary(study: Study, store: Store) -> dict[str, Any]:
         "participants": len(participants),
         "completed": sum(p["completed_ms"] is not None for p in participants),
         "responses": len(responses),
+        "late": sum(bool(r["late"]) for r in responses),
         "models": models,
         "score_names": score_names,
         "score_note": (

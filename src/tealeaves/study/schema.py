@@ -33,4 +33,8 @@ EXPORT_COLUMNS: dict[str, str] = {
     "is_check": "whether the item is a synthetic attention check",
     "shown_at": "ISO 8601 UTC time the item was shown",
     "answered_at": "ISO 8601 UTC time the answer was stored",
+    "late": "whether the answer came after its question was released to someone else (kept, but not counted "
+    "toward the item's target)",
+    "completion_code": "the completion code shown to this annotator (their own code with per-participant codes, "
+    "else the study's); empty when they did not finish",
 }

@@ -1,18 +1,25 @@
 """The response store: SQLAlchemy 2 tables for studies, items, participants, assignments, responses.
 
-SQLite (a file, in WAL mode) by default; PostgreSQL with a ``postgresql://`` URL. The schema
-carries a version number (:data:`SCHEMA_VERSION`, table ``meta``) checked on opening.
+SQLite (a file, in WAL mode, ``synchronous=FULL`` unless asked for ``NORMAL``) by default;
+PostgreSQL with a ``postgresql://`` URL. The schema carries a version number
+(:data:`SCHEMA_VERSION`, table ``meta``) checked on opening.
 
-Guarantees, kept by the database and not only by the app:
+Questions are handed out one at a time. A participant holds only the question on their screen,
+under a *lease* of the study's ``timeout_minutes`` that every page they open renews; nothing is
+reserved at the start. Guarantees, kept by the database and not only by the app:
 
 - an item is never assigned twice to the same participant (unique participant + item);
 - a response is stored at most once per assignment and per participant and item (unique
   constraints), so a replayed or resubmitted answer is refused and changes nothing;
-- assignment is serialised per study (``BEGIN IMMEDIATE`` on SQLite, a row lock on the study
-  on PostgreSQL), and the counts it reads come from one statement, so concurrent participants
-  never push an item past its target by racing;
-- a participant inactive for the study's timeout has their unanswered items released to the
-  pool; an answer that arrives late is still stored, never lost.
+- an answer is taken only for a question that was shown to that participant;
+- every change of leases and answers is serialised per study (``BEGIN IMMEDIATE`` on SQLite, a
+  row lock on the study on PostgreSQL), and for every item it keeps
+  ``unflagged answers + live leases <= target``: an answer whose question was released (its
+  lease ran out and the item went to someone else, or it was handed to a participant with a
+  platform id), or that came to an item which already had its answers, is stored but flagged
+  ``late``, so the item reaches its target with unflagged answers and never passes it;
+- a platform participant id (``PROLIFIC_PID``) and a consent-form nonce each name one
+  participant: starting again with them resumes that participant, never a second one.
 
 Times are integer milliseconds since the Unix epoch (UTC).
 """
@@ -44,13 +51,12 @@ from sqlalchemy import (
     Table,
     Text,
     UniqueConstraint,
+    case,
     create_engine,
     event,
     func,
-    literal,
     make_url,
     select,
-    union_all,
     update,
 )
 from sqlalchemy.exc import IntegrityError, OperationalError, SQLAlchemyError
@@ -59,7 +65,12 @@ from tealeaves.errors import ArtifactError, InputError, TealeavesError
 from tealeaves.study.design import Study
 from tealeaves.study.texts import FAMILIARITY
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
+SYNCHRONOUS = ("full", "normal")
+"""SQLite ``synchronous`` settings: FULL (default) survives a power cut; NORMAL in WAL mode
+survives a crash of the server but may lose the last commits on a power cut."""
+START_WINDOW_MS = 3_600_000
+"""Starts per client address are counted over this window (one hour)."""
 
 metadata = MetaData()
 
@@ -102,10 +113,14 @@ participant_table = Table(
     Column("external_id", String(64)),
     Column("prolific_study_id", String(64)),
     Column("prolific_session_id", String(64)),
+    Column("start_nonce", String(64)),
+    Column("client_hash", String(64)),
     Column("created_ms", BigInteger, nullable=False),
     Column("last_seen_ms", BigInteger, nullable=False),
     Column("completed_ms", BigInteger),
     UniqueConstraint("study_id", "external_id", name="uq_participant_external"),
+    UniqueConstraint("study_id", "start_nonce", name="uq_participant_nonce"),
+    Index("ix_participant_client", "study_id", "client_hash", "created_ms"),
 )
 
 assignment_table = Table(
@@ -118,6 +133,7 @@ assignment_table = Table(
     Column("position", Integer, nullable=False),
     Column("status", String(16), nullable=False),
     Column("assigned_ms", BigInteger, nullable=False),
+    Column("lease_until_ms", BigInteger, nullable=False),
     Column("shown_ms", BigInteger),
     Column("released_ms", BigInteger),
     ForeignKeyConstraint(["study_id", "item_id"], ["item.study_id", "item.item_id"]),
@@ -140,12 +156,14 @@ response_table = Table(
     Column("rt_ms", Integer, nullable=False),
     Column("shown_ms", BigInteger),
     Column("answered_ms", BigInteger, nullable=False),
+    Column("late", Boolean, nullable=False),
     ForeignKeyConstraint(["study_id", "item_id"], ["item.study_id", "item.item_id"]),
     UniqueConstraint("participant_id", "item_id", name="uq_response_item"),
     Index("ix_response_study_item", "study_id", "item_id"),
 )
 
 ASSIGNED, ANSWERED, RELEASED = "assigned", "answered", "released"
+QUESTION, WAIT, DONE, FULL = "question", "wait", "done", "full"
 
 
 # --------------------------------------------------------------------------- errors
@@ -173,27 +191,34 @@ class AlreadyAnswered(StoreError):
     status = 409
 
 
-class AlreadyStarted(StoreError):
-    """This platform participant id has a session in another browser."""
+class NotShown(StoreError):
+    """An answer to a question that was never shown to this participant."""
 
     status = 409
+
+
+class TooManyStarts(StoreError):
+    """Too many new participants from one client address within :data:`START_WINDOW_MS`."""
+
+    status = 429
 
 
 # --------------------------------------------------------------------------- records
 @dataclass(frozen=True)
 class Slot:
-    """One assigned question of a participant, in the order they see them."""
+    """One question handed to a participant, in the order they got them."""
 
     position: int
     item_id: str
     status: str
     shown_ms: int | None
     answer: int | None = None
+    late: bool = False
 
 
 @dataclass(frozen=True)
 class Session:
-    """A participant's state: their questions and whether they finished."""
+    """A participant's state: the questions they were handed and whether they finished."""
 
     token: str
     annotator: str
@@ -204,7 +229,7 @@ class Session:
 
     @property
     def pending(self) -> Slot | None:
-        """The first question not yet answered (and not released), in display order."""
+        """The question the participant holds now (handed out, not answered, not released)."""
         return next((s for s in self.slots if s.status == ASSIGNED), None)
 
     @property
@@ -216,6 +241,16 @@ class Session:
             if s.position == position:
                 return s
         raise UnknownSession(f"this session has no question {position}")
+
+
+@dataclass(frozen=True)
+class Step:
+    """What a participant gets next: a ``question`` (at ``position``), ``wait`` (every item still
+    below its target is on someone else's screen), ``done`` (all their questions answered) or
+    ``full`` (nothing left for them, and they answered nothing)."""
+
+    kind: str
+    position: int | None = None
 
 
 def hash_key(key: str) -> str:
@@ -251,13 +286,25 @@ class Store:
     clock : callable, optional
         Returns the current time in epoch milliseconds (tests pass a fake clock).
     rng : random.Random, optional
-        Breaks ties between equally needed items (seed it for reproducible assignment).
+        Breaks ties between equally needed items and places the attention checks among a
+        participant's questions (seed it for reproducible assignment).
+    synchronous : {"full", "normal"}
+        SQLite's ``synchronous`` pragma (see :data:`SYNCHRONOUS`); ignored for PostgreSQL.
     """
 
-    def __init__(self, url: str, clock: Callable[[], int] | None = None, rng: random.Random | None = None):
+    def __init__(
+        self,
+        url: str,
+        clock: Callable[[], int] | None = None,
+        rng: random.Random | None = None,
+        synchronous: str = "full",
+    ):
+        if synchronous not in SYNCHRONOUS:
+            raise InputError(f"synchronous must be one of {', '.join(SYNCHRONOUS)}, got {synchronous!r}")
         self.url = normalise_url(url)
         self.clock = clock or (lambda: time.time_ns() // 1_000_000)
         self.rng = rng or random.Random()
+        self.synchronous = synchronous
         self.is_sqlite = self.url.startswith("sqlite")
         try:
             self.engine = self._engine()
@@ -280,13 +327,14 @@ class Store:
                 max_overflow=20,
                 pool_timeout=60,
             )
+            synchronous = self.synchronous.upper()
 
             @event.listens_for(engine, "connect")
             def _on_connect(dbapi_connection: Any, _record: Any) -> None:
                 dbapi_connection.isolation_level = None  # transactions are begun explicitly below
                 cursor = dbapi_connection.cursor()
                 cursor.execute("PRAGMA journal_mode=WAL")
-                cursor.execute("PRAGMA synchronous=NORMAL")
+                cursor.execute(f"PRAGMA synchronous={synchronous}")
                 cursor.execute("PRAGMA foreign_keys=ON")
                 cursor.execute("PRAGMA busy_timeout=60000")
                 cursor.close()
@@ -305,7 +353,7 @@ class Store:
 
     @contextmanager
     def _write(self, study_id: str | None = None) -> Iterator[Connection]:
-        """A write transaction; with ``study_id`` it is serialised with other assignments of the study."""
+        """A write transaction; with ``study_id`` it is serialised with the other changes of the study."""
         with self.engine.connect() as conn:
             conn = conn.execution_options(tealeaves_write=True)
             with conn.begin():
@@ -381,219 +429,310 @@ class Store:
         external_id: str | None = None,
         prolific_study_id: str | None = None,
         prolific_session_id: str | None = None,
+        *,
+        key: str | None = None,
+        nonce: str | None = None,
+        client: str | None = None,
+        starts_per_client: int = 0,
     ) -> tuple[str, str]:
-        """Create a participant and assign their questions; returns ``(token, key)``.
+        """Create a participant, or resume the one with this platform id or consent nonce; returns ``(token, key)``.
 
-        A platform id (``PROLIFIC_PID``) may start only once per study: a second start raises
-        :class:`AlreadyStarted` (the first browser keeps the session).
+        Nothing is handed out here (see :meth:`advance`). A start with a known ``external_id``
+        (``PROLIFIC_PID``), or without one but with the ``nonce`` of a consent form already
+        submitted (a double click), resumes that participant: the same token, and ``key``
+        becomes its key (give the same key, derived from the id, and every browser of the
+        participant keeps working; a fresh random key moves the session to the new browser).
+        A new participant from a ``client`` (an opaque hash of the address) that already
+        started ``starts_per_client`` participants in the last hour is refused with
+        :class:`TooManyStarts` (0: no bound).
         """
-        token, key = secrets.token_urlsafe(16), secrets.token_urlsafe(24)
+        key = key or secrets.token_urlsafe(24)
         now = self.clock()
-        annotator = annotator_id(study.study_id, external_id or token)
-        try:
-            with self._write(study.study_id) as conn:
-                result = conn.execute(
-                    participant_table.insert().values(
-                        study_id=study.study_id,
-                        token=token,
-                        key_hash=hash_key(key),
-                        annotator=annotator,
-                        external_id=external_id,
-                        prolific_study_id=prolific_study_id,
-                        prolific_session_id=prolific_session_id,
-                        created_ms=now,
-                        last_seen_ms=now,
+        p = participant_table
+        with self._write(study.study_id) as conn:
+            known = None
+            if external_id is not None:
+                known = conn.execute(
+                    select(p.c.id, p.c.token, p.c.key_hash).where(
+                        p.c.study_id == study.study_id, p.c.external_id == external_id
                     )
+                ).first()
+            elif nonce is not None:
+                known = conn.execute(
+                    select(p.c.id, p.c.token, p.c.key_hash).where(
+                        p.c.study_id == study.study_id, p.c.start_nonce == nonce
+                    )
+                ).first()
+            if known is not None:
+                values = {"last_seen_ms": now}
+                if not secrets.compare_digest(known.key_hash, hash_key(key)):
+                    values["key_hash"] = hash_key(key)
+                conn.execute(update(p).where(p.c.id == known.id).values(**values))
+                return known.token, key
+            if starts_per_client and client is not None:
+                recent = conn.execute(
+                    select(func.count()).where(
+                        p.c.study_id == study.study_id,
+                        p.c.client_hash == client,
+                        p.c.created_ms > now - START_WINDOW_MS,
+                    )
+                ).scalar()
+                if int(recent or 0) >= starts_per_client:
+                    raise TooManyStarts(
+                        "too many people started this study from your network in the last hour; please try again later"
+                    )
+            token = secrets.token_urlsafe(16)
+            conn.execute(
+                p.insert().values(
+                    study_id=study.study_id,
+                    token=token,
+                    key_hash=hash_key(key),
+                    annotator=annotator_id(study.study_id, external_id or token),
+                    external_id=external_id,
+                    prolific_study_id=prolific_study_id,
+                    prolific_session_id=prolific_session_id,
+                    start_nonce=nonce,
+                    client_hash=client,
+                    created_ms=now,
+                    last_seen_ms=now,
                 )
-                participant_id = int(result.inserted_primary_key[0])
-                self._fill(conn, study, participant_id, now)
-        except IntegrityError:
-            raise AlreadyStarted(
-                "this participant id has already started the study in another browser; continue there"
-            ) from None
+            )
         return token, key
 
     def session(self, study: Study, token: str, key: str) -> Session:
         """The participant's state; raises :class:`UnknownSession` or :class:`WrongKey`."""
         with self._read() as conn:
-            return self._session(conn, study, token, key)
+            return self._session(conn, study, self._participant(conn, study, token, key))
 
     def _participant(self, conn: Connection, study: Study, token: str, key: str) -> Any:
         """The participant row of ``token``, after checking the browser's ``key``."""
         p = participant_table
         row = conn.execute(
-            select(p.c.id, p.c.key_hash, p.c.annotator, p.c.external_id, p.c.created_ms, p.c.completed_ms).where(
-                p.c.token == token, p.c.study_id == study.study_id
-            )
-        ).first()
+            select(p.c.id, p.c.token, p.c.key_hash, p.c.annotator, p.c.external_id, p.c.created_ms, p.c.completed_ms)
+            .where(p.c.token == token, p.c.study_id == study.study_id)
+        ).first()  # fmt: skip
         if row is None:
             raise UnknownSession("no session with this address; start the study from its link")
         if not secrets.compare_digest(row.key_hash, hash_key(key)):
-            raise WrongKey("this session belongs to another browser")
+            raise WrongKey("this session belongs to another browser; open the study link again to continue here")
         return row
 
-    def _participant_id(self, conn: Connection, study: Study, token: str, key: str) -> int:
-        return int(self._participant(conn, study, token, key).id)
-
-    def _session(self, conn: Connection, study: Study, token: str, key: str) -> Session:
-        row = self._participant(conn, study, token, key)
+    def _session(self, conn: Connection, study: Study, row: Any) -> Session:
         a, r = assignment_table, response_table
         slots = conn.execute(
-            select(a.c.position, a.c.item_id, a.c.status, a.c.shown_ms, r.c.answer)
+            select(a.c.position, a.c.item_id, a.c.status, a.c.shown_ms, r.c.answer, r.c.late)
             .outerjoin(r, r.c.assignment_id == a.c.id)
             .where(a.c.participant_id == row.id)
             .order_by(a.c.position)
         ).all()
         return Session(
-            token=token,
+            token=row.token,
             annotator=row.annotator,
             external_id=row.external_id,
             created_ms=row.created_ms,
             completed_ms=row.completed_ms,
-            slots=tuple(Slot(s.position, s.item_id, s.status, s.shown_ms, s.answer) for s in slots),
+            slots=tuple(Slot(s.position, s.item_id, s.status, s.shown_ms, s.answer, bool(s.late)) for s in slots),
         )
 
-    def show(self, study: Study, token: str, key: str, position: int) -> Session:
-        """Record that question ``position`` is being shown (the time is kept from the first
-        showing only, unless it was answered already) and return the participant's session."""
-        now = self.clock()
-        with self._write() as conn:
-            participant_id = self._participant_id(conn, study, token, key)
-            a = assignment_table
-            found = conn.execute(
-                update(a)
-                .where(
-                    a.c.participant_id == participant_id,
-                    a.c.position == position,
-                    a.c.shown_ms.is_(None),
-                    a.c.status != ANSWERED,
-                )
-                .values(shown_ms=now)
-            )
-            conn.execute(
-                update(participant_table).where(participant_table.c.id == participant_id).values(last_seen_ms=now)
-            )
-            session = self._session(conn, study, token, key)
-            if not found.rowcount:
-                session.slot(position)  # raises UnknownSession for a question the session does not have
-            return session
+    def _touch(self, conn: Connection, participant_id: int, now: int) -> None:
+        p = participant_table
+        conn.execute(update(p).where(p.c.id == participant_id).values(last_seen_ms=now))
 
-    def refill(self, study: Study, token: str, key: str) -> Session:
-        """A returning participant whose unanswered questions were released: take back those still
-        needed (below target), then top up with others; return the session."""
+    def _lease_ms(self, study: Study) -> int:
+        return int(float(study.settings["timeout_minutes"]) * 60_000)
+
+    # ----------------------------------------------------------------- handing out questions
+    def advance(self, study: Study, token: str, key: str) -> Step:
+        """The participant's next step (see :class:`Step`), handing out a question when they hold none.
+
+        The question on screen is kept while its lease lives, and also after it ran out when
+        the item still has room (its lease is renewed); otherwise it is released and another
+        comes. A new question is the item furthest below its target (target minus unflagged
+        answers minus live leases; ties at random) among those the participant has not
+        answered; attention checks are placed at random among the participant's questions.
+        When every item below its target is on others' screens, a participant with a platform
+        id takes over the lease least recently renewed by a participant without one (whose
+        answer, if it still comes, is kept and flagged late); anyone else waits. A participant
+        who has begun and finds every item at its target gets items that have their answers
+        (the answers kept, flagged late) until their quota is answered: ``done`` needs every
+        question of the quota (``items_per_participant`` + ``checks_per_participant``) answered.
+        """
         now = self.clock()
         with self._write(study.study_id) as conn:
-            participant_id = self._participant_id(conn, study, token, key)
-            conn.execute(
-                update(participant_table).where(participant_table.c.id == participant_id).values(last_seen_ms=now)
-            )
-            self._fill(conn, study, participant_id, now)
-            return self._session(conn, study, token, key)
+            row = self._participant(conn, study, token, key)
+            self._touch(conn, row.id, now)
+            return self._advance(conn, study, row, now)
 
-    def complete(self, study: Study, token: str, key: str) -> Session:
-        """Mark the participant as finished (idempotent) when they answered everything assigned."""
-        now = self.clock()
-        with self._write() as conn:
-            participant_id = self._participant_id(conn, study, token, key)
-            session = self._session(conn, study, token, key)
-            if session.pending is None and session.answered and session.completed_ms is None:
-                p = participant_table
-                conn.execute(update(p).where(p.c.id == participant_id).values(completed_ms=now, last_seen_ms=now))
-                session = self._session(conn, study, token, key)
-            return session
-
-    # ----------------------------------------------------------------- assignment
-    def _fill(self, conn: Connection, study: Study, participant_id: int, now: int) -> None:
-        """Assign questions until the participant holds their quota of items and checks.
-
-        Items are drawn from those furthest below their target (target minus answers minus
-        questions currently assigned), ties broken at random; checks from the least answered.
-        A participant never gets an item twice (also not one released from them earlier).
-        """
-        self._release_stale(conn, study, now)
+    def _mine(self, conn: Connection, participant_id: int) -> list[Any]:
         a = assignment_table
-        counts = self._counts(conn, study.study_id)
-        target = int(study.settings["annotators"])
-        mine = conn.execute(
-            select(a.c.id, a.c.item_id, a.c.status, a.c.position).where(a.c.participant_id == participant_id)
-        ).all()
-        back = [
-            r.id
-            for r in mine
-            if r.status == RELEASED
-            and (study.item(r.item_id).is_check or target - sum(counts.get(r.item_id, (0, 0))) > 0)
-        ]
-        if back:  # the participant's own released questions that nobody has taken since
-            conn.execute(update(a).where(a.c.id.in_(back)).values(status=ASSIGNED, released_ms=None))
-            mine = conn.execute(
-                select(a.c.id, a.c.item_id, a.c.status, a.c.position).where(a.c.participant_id == participant_id)
-            ).all()
-            counts = self._counts(conn, study.study_id)
-        seen = {r.item_id for r in mine}
-        holding = [r.item_id for r in mine if r.status != RELEASED]
-        held_checks = sum(study.item(i).is_check for i in holding)
-        want_items = int(study.settings["items_per_participant"]) - (len(holding) - held_checks)
-        want_checks = int(study.settings["checks_per_participant"]) - held_checks
-        if want_items <= 0 and want_checks <= 0:
-            return
-        regular, checks = [], []
-        for item in study.items:
-            if item.item_id in seen:
-                continue
-            answered, assigned = counts.get(item.item_id, (0, 0))
-            if item.is_check:
-                checks.append((answered + assigned, self.rng.random(), item.item_id))
-            elif target - answered - assigned > 0:
-                regular.append((-(target - answered - assigned), self.rng.random(), item.item_id))
-        chosen = [i for *_, i in sorted(regular)[: max(want_items, 0)]]
-        if not chosen and not holding:
-            return  # nothing left to answer: no checks alone
-        chosen += [i for *_, i in sorted(checks)[: max(want_checks, 0)]]
-        self.rng.shuffle(chosen)
-        start = max((r.position for r in mine), default=0) + 1
-        if chosen:
+        return list(
             conn.execute(
-                a.insert(),
-                [
-                    {
-                        "participant_id": participant_id,
-                        "study_id": study.study_id,
-                        "item_id": item_id,
-                        "position": start + n,
-                        "status": ASSIGNED,
-                        "assigned_ms": now,
-                    }
-                    for n, item_id in enumerate(chosen)
-                ],
-            )
-
-    def _counts(self, conn: Connection, study_id: str) -> dict[str, tuple[int, int]]:
-        """Answers and live assignments per item, read in one statement (one snapshot)."""
-        r, a = response_table, assignment_table
-        both = union_all(
-            select(r.c.item_id, literal(1).label("answered"), literal(0).label("assigned")).where(
-                r.c.study_id == study_id
-            ),
-            select(a.c.item_id, literal(0).label("answered"), literal(1).label("assigned")).where(
-                a.c.study_id == study_id, a.c.status == ASSIGNED
-            ),
-        ).subquery()
-        rows = conn.execute(
-            select(both.c.item_id, func.sum(both.c.answered), func.sum(both.c.assigned)).group_by(both.c.item_id)
-        ).all()
-        return {row[0]: (int(row[1]), int(row[2])) for row in rows}
-
-    def _release_stale(self, conn: Connection, study: Study, now: int) -> int:
-        """Release the unanswered questions of participants inactive for the study's timeout."""
-        cutoff = now - int(float(study.settings["timeout_minutes"]) * 60_000)
-        p, a = participant_table, assignment_table
-        stale = select(p.c.id).where(p.c.study_id == study.study_id, p.c.last_seen_ms < cutoff)
-        result = conn.execute(
-            update(a)
-            .where(a.c.study_id == study.study_id, a.c.status == ASSIGNED, a.c.participant_id.in_(stale))
-            .values(status=RELEASED, released_ms=now)
+                select(a.c.id, a.c.item_id, a.c.position, a.c.status, a.c.lease_until_ms, a.c.shown_ms)
+                .where(a.c.participant_id == participant_id)
+                .order_by(a.c.position)
+            ).all()
         )
-        return int(result.rowcount or 0)
+
+    def _room(self, conn: Connection, study: Study, slot: Any, now: int) -> bool:
+        """Whether the item of ``slot`` has room for one more unflagged answer or live lease besides
+        the slot's own: unflagged answers plus the other live leases below its target (checks always have)."""
+        if study.item(slot.item_id).is_check:
+            return True
+        answered, live = self._counts(conn, study.study_id, now).get(slot.item_id, (0, 0))
+        own = slot.status == ASSIGNED and slot.lease_until_ms >= now
+        return answered + live - own < int(study.settings["annotators"])
+
+    def _keep(self, conn: Connection, study: Study, slot: Any, now: int) -> bool:
+        """Renew the lease of a held question if it is live or the item has room; else release it."""
+        a = assignment_table
+        if slot.lease_until_ms >= now or self._room(conn, study, slot, now):
+            conn.execute(update(a).where(a.c.id == slot.id).values(lease_until_ms=now + self._lease_ms(study)))
+            return True
+        conn.execute(update(a).where(a.c.id == slot.id).values(status=RELEASED, released_ms=now))
+        return False
+
+    def _advance(self, conn: Connection, study: Study, row: Any, now: int) -> Step:
+        mine = self._mine(conn, row.id)
+        for slot in mine:
+            if slot.status == ASSIGNED and self._keep(conn, study, slot, now):
+                return Step(QUESTION, slot.position)
+        if row.completed_ms is not None:
+            return Step(DONE)
+        answered = {s.item_id for s in mine if s.status == ANSWERED}
+        checks_done = sum(study.item(i).is_check for i in answered)
+        want_items = int(study.settings["items_per_participant"]) - (len(answered) - checks_done)
+        want_checks = int(study.settings["checks_per_participant"]) - checks_done
+        if want_items <= 0 and want_checks <= 0:
+            return Step(DONE)
+        counts = self._counts(conn, study.study_id, now)
+        target = int(study.settings["annotators"])
+        open_items, below, rest, checks = [], [], [], []
+        for item in study.items:
+            if item.item_id in answered:
+                continue
+            done, live = counts.get(item.item_id, (0, 0))
+            need = (done + live, self.rng.random(), item.item_id)
+            if item.is_check:
+                checks.append(need)
+                continue
+            rest.append(need)
+            if done < target:
+                below.append(item.item_id)
+                if done + live < target:
+                    open_items.append(need)
+        if not answered and not below:
+            return Step(FULL)  # nothing left to answer: no attention checks alone
+        if (
+            want_checks > 0
+            and checks
+            and (want_items <= 0 or self.rng.random() < want_checks / (want_items + want_checks))
+        ):
+            return self._hand(conn, study, row.id, min(checks)[2], mine, now)
+        if want_items > 0:
+            if open_items:
+                return self._hand(conn, study, row.id, min(open_items)[2], mine, now)
+            if below:
+                taken = self._take_over(conn, study, below, now) if row.external_id is not None else None
+                if taken is not None:
+                    return self._hand(conn, study, row.id, taken, mine, now)
+                if want_checks > 0 and checks:
+                    return self._hand(conn, study, row.id, min(checks)[2], mine, now)
+                return Step(WAIT)
+            if rest:  # every item has its answers: the participant's last ones are kept, flagged late
+                return self._hand(conn, study, row.id, min(rest)[2], mine, now)
+        if want_checks > 0 and checks:
+            return self._hand(conn, study, row.id, min(checks)[2], mine, now)
+        return Step(DONE)
+
+    def _take_over(self, conn: Connection, study: Study, items: list[str], now: int) -> str | None:
+        """Release the live lease, on one of ``items``, least recently renewed by a participant without a platform id."""
+        a, p = assignment_table, participant_table
+        victim = conn.execute(
+            select(a.c.id, a.c.item_id)
+            .join(p, p.c.id == a.c.participant_id)
+            .where(
+                a.c.study_id == study.study_id,
+                a.c.status == ASSIGNED,
+                a.c.lease_until_ms >= now,
+                a.c.item_id.in_(items),
+                p.c.external_id.is_(None),
+            )
+            .order_by(a.c.lease_until_ms, a.c.id)
+            .limit(1)
+        ).first()
+        if victim is None:
+            return None
+        conn.execute(update(a).where(a.c.id == victim.id).values(status=RELEASED, released_ms=now))
+        return str(victim.item_id)
+
+    def _hand(
+        self, conn: Connection, study: Study, participant_id: int, item_id: str, mine: list[Any], now: int
+    ) -> Step:
+        """Lease ``item_id`` to the participant (again, if it was released from them earlier)."""
+        a = assignment_table
+        lease = now + self._lease_ms(study)
+        earlier = next((s for s in mine if s.item_id == item_id), None)
+        if earlier is not None:
+            conn.execute(
+                update(a).where(a.c.id == earlier.id).values(status=ASSIGNED, released_ms=None, lease_until_ms=lease)
+            )
+            return Step(QUESTION, earlier.position)
+        position = max((s.position for s in mine), default=0) + 1
+        conn.execute(
+            a.insert().values(
+                participant_id=participant_id,
+                study_id=study.study_id,
+                item_id=item_id,
+                position=position,
+                status=ASSIGNED,
+                assigned_ms=now,
+                lease_until_ms=lease,
+            )
+        )
+        return Step(QUESTION, position)
+
+    def show(self, study: Study, token: str, key: str, position: int) -> Session:
+        """Question ``position`` is being shown: renew its lease (or release it, see :meth:`advance`)
+        and record the first showing; returns the session (the slot's status tells whether to show it)."""
+        now = self.clock()
+        a = assignment_table
+        with self._write(study.study_id) as conn:
+            row = self._participant(conn, study, token, key)
+            self._touch(conn, row.id, now)
+            slot = next((s for s in self._mine(conn, row.id) if s.position == position), None)
+            if slot is None:
+                raise UnknownSession(f"this session has no question {position}")
+            if slot.status == ASSIGNED and self._keep(conn, study, slot, now) and slot.shown_ms is None:
+                conn.execute(update(a).where(a.c.id == slot.id).values(shown_ms=now))
+            return self._session(conn, study, row)
+
+    def complete(self, study: Study, token: str, key: str) -> tuple[Step, Session]:
+        """Mark the participant as finished when their step is ``done`` (idempotent); returns the step and session."""
+        now = self.clock()
+        with self._write(study.study_id) as conn:
+            row = self._participant(conn, study, token, key)
+            self._touch(conn, row.id, now)
+            step = self._advance(conn, study, row, now)
+            if step.kind == DONE and row.completed_ms is None:
+                p = participant_table
+                conn.execute(update(p).where(p.c.id == row.id).values(completed_ms=now))
+                row = self._participant(conn, study, token, key)
+            return step, self._session(conn, study, row)
+
+    def _counts(self, conn: Connection, study_id: str, now: int) -> dict[str, tuple[int, int]]:
+        """Unflagged answers and live leases per item, read in one statement (one snapshot)."""
+        a, r = assignment_table, response_table
+        rows = conn.execute(
+            select(
+                a.c.item_id,
+                func.sum(case((r.c.late.is_(False), 1), else_=0)),
+                func.sum(case(((a.c.status == ASSIGNED) & (a.c.lease_until_ms >= now), 1), else_=0)),
+            )
+            .outerjoin(r, r.c.assignment_id == a.c.id)
+            .where(a.c.study_id == study_id)
+            .group_by(a.c.item_id)
+        ).all()
+        return {row[0]: (int(row[1] or 0), int(row[2] or 0)) for row in rows}
 
     # ----------------------------------------------------------------- responses
     def record(
@@ -605,60 +744,55 @@ class Store:
         answer: int,
         familiarity: int | None,
         rt_ms: int | None,
-    ) -> tuple[Slot, int | None]:
-        """Store the answer to question ``position``; refuse a second answer with :class:`AlreadyAnswered`.
+    ) -> Slot:
+        """Store the answer to question ``position``; returns the answered slot.
 
-        Returns the answered slot and the position of the participant's next unanswered
-        question (None when there is none).
-
-        ``answer`` and ``familiarity`` are checked against the item (:class:`InputError`). The response
+        Refused: a second answer (:class:`AlreadyAnswered`), an answer to a question never shown
+        to the participant (:class:`NotShown`), an answer or familiarity that does not fit the
+        item (:class:`InputError`). An answer to a question released from the participant, or
+        whose lease ran out while the item filled up, is stored with ``late`` set. The response
         time is the browser's measurement when given and plausible (not longer than the time
         since the page was first served), otherwise the server's.
         """
         now = self.clock()
+        a = assignment_table
         try:
-            with self._write() as conn:
-                participant_id = self._participant_id(conn, study, token, key)
-                a = assignment_table
-                query = select(a.c.id, a.c.item_id, a.c.status, a.c.shown_ms).where(
-                    a.c.participant_id == participant_id, a.c.position == position
-                )
-                row = conn.execute(query if self.is_sqlite else query.with_for_update()).first()
-                if row is None:
+            with self._write(study.study_id) as conn:
+                row = self._participant(conn, study, token, key)
+                slot = next((s for s in self._mine(conn, row.id) if s.position == position), None)
+                if slot is None:
                     raise UnknownSession(f"this session has no question {position}")
-                if row.status == ANSWERED:
+                if slot.status == ANSWERED:
                     raise AlreadyAnswered("this question was answered already; its first answer is kept")
-                item = study.item(row.item_id)
+                if slot.shown_ms is None:
+                    raise NotShown("this question was not shown to you yet, so no answer to it can be taken")
+                item = study.item(slot.item_id)
                 if answer not in item.answers():
                     raise InputError(f"the answer must be one of {item.answers()} for this question, got {answer}")
                 if (familiarity is None) == item.familiarity or familiarity not in (None, *FAMILIARITY):
                     asked = "one of 1, 2 or 3" if item.familiarity else "absent: this question does not ask it"
                     raise InputError(f"the familiarity must be {asked}, got {familiarity}")
-                shown = row.shown_ms if row.shown_ms is not None else now
-                server_rt = max(0, now - shown)
+                late = slot.status == RELEASED or not self._room(conn, study, slot, now)
+                server_rt = max(0, now - slot.shown_ms)
                 rt = rt_ms if rt_ms is not None and 0 <= rt_ms <= server_rt + 1000 else server_rt
                 conn.execute(
                     response_table.insert().values(
-                        assignment_id=row.id,
-                        participant_id=participant_id,
+                        assignment_id=slot.id,
+                        participant_id=row.id,
                         study_id=study.study_id,
-                        item_id=row.item_id,
+                        item_id=slot.item_id,
                         answer=answer,
                         familiarity=familiarity,
                         correct=item.is_correct(answer),
                         rt_ms=int(min(rt, 2**31 - 1)),
-                        shown_ms=shown,
+                        shown_ms=slot.shown_ms,
                         answered_ms=now,
+                        late=late,
                     )
                 )
-                conn.execute(update(a).where(a.c.id == row.id).values(status=ANSWERED, shown_ms=shown))
-                conn.execute(
-                    update(participant_table).where(participant_table.c.id == participant_id).values(last_seen_ms=now)
-                )
-                following = conn.execute(
-                    select(func.min(a.c.position)).where(a.c.participant_id == participant_id, a.c.status == ASSIGNED)
-                ).scalar()
-                return Slot(position, row.item_id, ANSWERED, shown, answer), following
+                conn.execute(update(a).where(a.c.id == slot.id).values(status=ANSWERED))
+                self._touch(conn, row.id, now)
+                return Slot(position, slot.item_id, ANSWERED, slot.shown_ms, answer, late)
         except IntegrityError:
             raise AlreadyAnswered("this question was answered already; its first answer is kept") from None
 
@@ -676,8 +810,11 @@ class Store:
                 r.c.rt_ms,
                 r.c.shown_ms,
                 r.c.answered_ms,
+                r.c.late,
                 p.c.annotator,
                 p.c.token,
+                p.c.external_id,
+                p.c.completed_ms,
                 a.c.position,
             )
             .join(p, p.c.id == r.c.participant_id)
@@ -689,9 +826,9 @@ class Store:
             return [dict(row._mapping) for row in conn.execute(query)]
 
     def item_counts(self, study_id: str) -> dict[str, tuple[int, int]]:
-        """``{item_id: (answers, live assignments)}`` for items with any."""
+        """``{item_id: (unflagged answers, live leases)}`` for items ever handed out."""
         with self._read() as conn:
-            return self._counts(conn, study_id)
+            return self._counts(conn, study_id, self.clock())
 
     def participants(self, study_id: str) -> list[dict[str, Any]]:
         """Participants with their platform ids (for paying them; never exported with responses)."""
@@ -703,6 +840,7 @@ class Store:
                 p.c.external_id,
                 p.c.prolific_study_id,
                 p.c.prolific_session_id,
+                p.c.token,
                 p.c.created_ms,
                 p.c.last_seen_ms,
                 p.c.completed_ms,

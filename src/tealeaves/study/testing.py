@@ -2,12 +2,17 @@
 
 - :func:`simulate` sends simulated participants through a running study over HTTP, as a
   browser would (consent, instructions, each question page, the answer form, the completion
-  page), concurrently; each answers with a policy you give (random by default). The test
-  suite and ``benchmarks/study_load.py`` use it; use it to pilot a deployment.
+  page), concurrently; each answers with a policy you give (random by default). With
+  ``retry_s`` they also behave as a browser does when the server is down or a reply is lost:
+  they send the same request again, with the same cookie and participant id. The test suite,
+  ``benchmarks/study_load.py`` and ``benchmarks/study_chaos.py`` use it; use it to pilot a
+  deployment.
 - :class:`LiveServer` runs a study app with uvicorn on loopback in a background thread.
 - :class:`TemporaryPostgres` starts a PostgreSQL server in a temporary folder on loopback
-  (Debian's ``postgresql`` binaries: ``initdb`` and ``pg_ctl``; as the ``postgres`` user when
-  run as root, since ``initdb`` refuses root) and removes it afterwards.
+  (Debian's ``postgresql`` binaries: ``initdb`` and ``pg_ctl``, or those in
+  ``$TEALEAVES_POSTGRES_BINDIR``; as the ``postgres`` user when run as root, since ``initdb``
+  refuses root) and removes it afterwards.
+- :func:`unavailable` skips a test whose system program is missing, or fails it when ``CI=true``.
 
 ``httpx`` is needed for :func:`simulate` (``pip install 'tealeaves[test]'``).
 """
@@ -131,6 +136,7 @@ class ParticipantRun:
     latencies_ms: list[float] = field(default_factory=list)
     completion: str | None = None
     error: str | None = None
+    retries: int = 0
 
 
 async def run_participant(
@@ -141,17 +147,44 @@ async def run_participant(
     prolific_pid: str | None = None,
     abandon_after: int | None = None,
     max_steps: int = 1000,
+    retry_s: float = 0.0,
+    wait_s: float = 0.5,
 ) -> ParticipantRun:
-    """One participant from the study link to the completion page (``client``: an ``httpx.AsyncClient``)."""
+    """One participant from the study link to the completion page (``client``: an ``httpx.AsyncClient``).
+
+    With ``retry_s`` > 0 a request that gets no reply or a 5xx is sent again (the same
+    request, cookies and participant id: a browser's reload) until ``retry_s`` seconds have
+    passed since the first try. An answer whose resubmission is refused as already answered
+    was stored by a try whose reply was lost; it counts as sent. On the "please wait" page the
+    participant waits ``wait_s`` seconds and tries again.
+    """
+    import httpx
+
     rng = rng or random.Random()
     run = ParticipantRun(prolific_pid)
     platform = {"PROLIFIC_PID": prolific_pid, "STUDY_ID": "sim-study", "SESSION_ID": f"sim-{prolific_pid}"}
     params = urlencode(platform) if prolific_pid else ""
+
+    async def send(method: str, url: str, **kwargs: Any) -> tuple[Any, bool]:
+        deadline, retried = time.monotonic() + retry_s, False
+        while True:
+            try:
+                response = await client.request(method, url, **kwargs)
+                if response.status_code < 500 or time.monotonic() > deadline:
+                    return response, retried
+            except httpx.TransportError:  # no reply: connection refused or reset, timeout
+                if time.monotonic() > deadline:
+                    raise
+            retried = True
+            run.retries += 1
+            await asyncio.sleep(0.1 + 0.2 * rng.random())
+
     try:
-        r = await client.get(f"{base_url}/" + (f"?{params}" if params else ""))
+        r, _ = await send("GET", f"{base_url}/" + (f"?{params}" if params else ""))
         _expect(r, 200, "consent page")
-        form = {"consent": "yes", **({k: v for k, v in platform.items()} if prolific_pid else {})}
-        r = await client.post(f"{base_url}/start", data=form)
+        nonce = re.search(r'name="nonce" value="([^"]+)"', r.text)
+        form = {"consent": "yes", **(platform if prolific_pid else {}), **({"nonce": nonce.group(1)} if nonce else {})}
+        r, _ = await send("POST", f"{base_url}/start", data=form)
         _expect(r, 303, "consent")
         match = re.search(r"/s/([^/]+)/", r.headers["location"])
         if not match:
@@ -159,7 +192,7 @@ async def run_participant(
         run.token = match.group(1)
         url = f"{base_url}/s/{run.token}/next"
         for _ in range(max_steps):
-            r = await client.get(url)
+            r, _ = await send("GET", url)
             if r.status_code == 303:
                 url = _absolute(base_url, r.headers["location"])
                 continue
@@ -172,6 +205,8 @@ async def run_participant(
                 if "The study is full" in r.text:
                     run.outcome = "full"
                     return run
+                if 'id="wait"' in r.text:
+                    await asyncio.sleep(wait_s)
                 follow = [link for link in parser.links if link.endswith("/next")]
                 if not follow:
                     raise TealeavesError(f"a page with no question and no way on: {url}")
@@ -186,12 +221,15 @@ async def run_participant(
             if familiarity is not None:
                 data["familiarity"] = str(familiarity)
             started = time.perf_counter()
-            r = await client.post(_absolute(base_url, page.action), data=data)
+            r, retried = await send("POST", _absolute(base_url, page.action), data=data)
             run.latencies_ms.append((time.perf_counter() - started) * 1000)
-            _expect(r, 303, f"answer at {page.action}")
+            if retried and r.status_code == 409 and "answered already" in r.text:
+                url = f"{base_url}/s/{run.token}/next"  # an earlier try stored it; its reply was lost
+            else:
+                _expect(r, 303, f"answer at {page.action}")
+                url = _absolute(base_url, r.headers["location"])
             position = int(page.action.rstrip("/").rsplit("/", 1)[1])
             run.answered.append((position, answer, familiarity))
-            url = _absolute(base_url, r.headers["location"])
         raise TealeavesError(f"participant did not finish in {max_steps} pages")
     except Exception as exc:  # a simulated participant reports, never raises
         run.outcome, run.error = "error", f"{type(exc).__name__}: {exc}"
@@ -220,12 +258,13 @@ def simulate(
     prolific: bool = True,
     pid_prefix: str = "SIM",
     timeout_s: float = 120.0,
+    retry_s: float = 0.0,
 ) -> list[ParticipantRun]:
     """Run ``participants`` simulated participants against ``base_url``, ``concurrency`` at a time.
 
     Each has its own cookies (its own browser). A share ``abandon`` of them stop after
     answering a random number of questions. With ``prolific`` each arrives with a
-    ``PROLIFIC_PID`` (``{pid_prefix}00001``, ...).
+    ``PROLIFIC_PID`` (``{pid_prefix}00001``, ...). ``retry_s``: see :func:`run_participant`.
     """
     try:
         import httpx
@@ -243,7 +282,7 @@ def simulate(
         async with limit:
             limits = httpx.Limits(max_connections=2, max_keepalive_connections=2)
             async with httpx.AsyncClient(timeout=timeout_s, follow_redirects=False, limits=limits) as client:
-                return await run_participant(client, base_url, policy, rng, pid, abandon_after)
+                return await run_participant(client, base_url, policy, rng, pid, abandon_after, retry_s=retry_s)
 
     async def everyone() -> list[ParticipantRun]:
         return list(await asyncio.gather(*(one(*plan) for plan in plans)))
@@ -288,8 +327,22 @@ class LiveServer:
         self.thread.join(timeout=20)
 
 
+def unavailable(reason: str) -> None:
+    """Skip the current test because a system program is missing, or fail it when ``CI=true``
+    (on CI a test that cannot run is a failure, never a quiet skip)."""
+    import pytest
+
+    if os.environ.get("CI", "").lower() == "true":
+        pytest.fail(f"{reason} (CI=true: this test must run on CI)", pytrace=False)
+    pytest.skip(reason)
+
+
 def postgres_bindir() -> Path | None:
-    """Folder with ``initdb`` and ``pg_ctl`` (Debian's newest ``/usr/lib/postgresql/*/bin``, or PATH)."""
+    """Folder with ``initdb`` and ``pg_ctl``: ``$TEALEAVES_POSTGRES_BINDIR`` when set, else Debian's
+    newest ``/usr/lib/postgresql/*/bin``, else PATH."""
+    chosen = os.environ.get("TEALEAVES_POSTGRES_BINDIR")
+    if chosen is not None:
+        return Path(chosen) if (Path(chosen) / "initdb").is_file() else None
     found = sorted(glob.glob("/usr/lib/postgresql/*/bin/initdb"), key=lambda p: int(Path(p).parts[-3]))
     if found:
         return Path(found[-1]).parent
