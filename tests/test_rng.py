@@ -91,3 +91,27 @@ def test_as_seed():
     assert 0 <= rng.as_seed(generator) < 2**63
     with pytest.raises(InputError):
         rng.as_seed(-1)
+
+
+def test_every_purpose_has_its_own_stream_family():
+    # the purposes the package draws from, with the same seeds: no two share a seed (a 63-bit hash each)
+    purposes = [
+        "synthetic corpus",
+        "perturb topics",
+        "perturb base measure",
+        "bootstrap runs",
+        "gibbs inference",
+        *(f"estimate {m}" for m in ("is-prior-theta", "is-pzw", "is-iterated-pseudocounts", "harmonic-mean")),
+        *(f"estimate {m}" for m in ("ais", "chib", "left-to-right")),
+        *(f"complete {m}" for m in ("estimated-theta", "left-to-right", "ais")),
+    ]
+    seeds = {(seed, p): rng.family_seed(seed, p) for seed in range(50) for p in purposes}
+    assert len(set(seeds.values())) == len(seeds) and all(0 <= s < 2**63 for s in seeds.values())
+    assert rng.family_seed(3, "synthetic corpus") == rng.family_seed(3, "synthetic corpus")
+    assert rng.family_seed(np.random.default_rng(5), "x") == rng.family_seed(np.random.default_rng(5), "x")
+    assert not np.array_equal(uniforms(rng.family_seed(0, "synthetic corpus"), 0, 10), uniforms(0, 0, 10))
+    same = rng.family_generator(7, "perturb topics").random(3)
+    assert np.array_equal(same, rng.family_generator(7, "perturb topics").random(3))
+    assert not np.array_equal(same, rng.family_generator(7, "perturb base measure").random(3))
+    with pytest.raises(InputError):
+        rng.family_seed(-1, "synthetic corpus")

@@ -82,3 +82,11 @@ def test_exact_refuses_documents_too_long_to_enumerate():
     phi, alpha = tiny_model(20, 3, seed=1)
     with pytest.raises(InputError, match="estimate it instead"):
         exact(phi, alpha, np.zeros(30, dtype=int))
+
+
+def test_topic_counts_do_not_overflow_on_the_longest_admitted_documents():
+    # K = 1: P(w) = Π_n φ_{w_n} exactly, whatever αm. N = 65,536 is within the work limit and one
+    # past what 16-bit topic counts hold (they wrapped to 0 and gave -760,176 instead of -98,892).
+    phi = np.array([[0.1, 0.2, 0.3, 0.4]])
+    doc = np.random.default_rng(0).integers(0, 4, size=65_536)
+    assert exact(phi, [0.7], doc) == pytest.approx(np.log(phi[0, doc]).sum(), rel=1e-12)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+import tomotopy as tp
 
 from tealeaves.corpus import Corpus, Vocabulary
 from tealeaves.errors import EmptyResultError, InputError
@@ -65,7 +66,20 @@ def test_estimates_follow_the_counts(fitted, planted):
     lengths = corpus.doc_lengths()
     n_dk = fitted.theta * (lengths[:, None] + fitted.alpha.sum()) - fitted.alpha
     assert np.allclose(n_dk * sweeps, np.round(n_dk * sweeps), atol=1e-6)
-    assert np.allclose(n_dk.sum(axis=1), lengths, atol=1e-8)
+    # the same sampler replayed directly (tomotopy, same seed, one thread): the document-topic counts
+    # averaged over the last 50 sweeps, with the final α, are the stored θ, to rounding
+    sampler = tp.LDAModel(k=4, alpha=0.25 / 4, eta=0.1, seed=1, min_cf=0, min_df=0, rm_top=0)
+    sampler.optim_interval, sampler.burn_in = 10, 50
+    for d in range(len(corpus)):
+        sampler.add_doc([corpus.vocab.words[t] for t in corpus.doc(d)])
+    sampler.train(250, workers=1)
+    replayed = np.zeros((len(corpus), 4))
+    for _ in range(sweeps):
+        sampler.train(1, workers=1)
+        replayed += [np.bincount(doc.topics, minlength=4) for doc in sampler.docs]
+    alpha = np.asarray(sampler.alpha)
+    assert np.allclose(fitted.alpha, alpha, rtol=1e-12)
+    assert np.allclose(fitted.theta, (replayed / sweeps + alpha) / (lengths[:, None] + alpha.sum()), rtol=1e-12)
     # φ_kw = (n̄_kw + β) / (n̄_k + Vβ): the implied counts add up to the corpus' tokens
     beta = fitted.params["beta"]
     n_k = n_dk.sum(axis=0)

@@ -71,11 +71,24 @@ def test_theta_smoothing_is_the_pseudo_count(planted):
     corpus, _, _ = planted
     model = train(corpus.subset(np.arange(100)), "plsi", k=5, seed=0, iterations=5, smoothing=2.0)
     lengths = corpus.subset(np.arange(100)).doc_lengths()
-    # θ_dk = (n_dk + λ) / (N_d + Kλ): every θ_dk >= λ / (N_d + Kλ), and the implied counts sum to N_d
+    # θ_dk = (n_dk + λ) / (N_d + Kλ): every θ_dk >= λ / (N_d + Kλ)
     floor = 2.0 / (lengths + 5 * 2.0)
     assert np.all(model.theta >= floor[:, None] - 1e-12)
-    n_dk = model.theta * (lengths + 10.0)[:, None] - 2.0
-    assert np.allclose(n_dk.sum(axis=1), lengths)
+    # the five EM iterations re-done densely in numpy from the documented start (normalised
+    # Gamma(100, 1/100) draws, θ then Φ, from the seed): the same θ and Φ up to rounding
+    rng = np.random.default_rng(0)
+    theta = rng.gamma(100.0, 0.01, size=(100, 5))
+    theta /= theta.sum(axis=1, keepdims=True)
+    phi = rng.gamma(100.0, 0.01, size=(5, len(corpus.vocab)))
+    phi /= phi.sum(axis=1, keepdims=True)
+    counts = corpus.subset(np.arange(100)).doc_term_matrix().toarray().astype(float)
+    for _ in range(5):
+        joint = theta[:, :, None] * phi[None, :, :]
+        n_dkw = counts[:, None, :] * joint / joint.sum(axis=1, keepdims=True)
+        theta = (n_dkw.sum(axis=2) + 2.0) / (lengths + 5 * 2.0)[:, None]
+        n_kw = n_dkw.sum(axis=0)
+        phi = (n_kw + 0.01) / (n_kw.sum(axis=1) + len(corpus.vocab) * 0.01)[:, None]
+    assert np.allclose(model.theta, theta, rtol=1e-10) and np.allclose(model.phi, phi, rtol=1e-10)
 
 
 def test_fold_in_is_the_map_estimate(small):

@@ -2,7 +2,9 @@
 
 Every estimator kernel loops over documents with ``prange`` and gives document ``d`` the
 random stream ``stream(seed, base + d)`` (``base`` is the index of the batch's first document
-in the whole corpus), so results do not depend on the number of threads or on batching.
+in the whole corpus), so results do not depend on the number of threads or on batching. The
+``seed`` a kernel receives is already its caller's stream family
+(:func:`tealeaves.rng.family_seed`), never the user's seed itself.
 
 Shared conventions:
 
@@ -371,12 +373,14 @@ def chib(tokens, offsets, phi_t, alpha, samples, burn_in, icm_sweeps, seed, base
     set to the mode of eq. 7, positions 1..N) until a sweep changes nothing or ``icm_sweeps``.
     s ~ Uniform{1..S}; z^(s) ~ T̃(· <- z*) (eq. 7 applied in reverse order); forward sweeps
     give z^(s+1..S) and reverse sweeps z^(s-1..1). Returns
-    log P(z*, w) - log (1/S) Σ_s' T(z* <- z^(s')).
+    log P(z*, w) - log (1/S) Σ_s' T(z* <- z^(s')) and the number of ICM sweeps run (the last
+    one changed nothing, unless the cap was reached), per document.
     """
     n_docs = offsets.shape[0] - 1
     k_topics = alpha.shape[0]
     alpha_sum = alpha.sum()
     out = np.zeros(n_docs)
+    icm_done = np.zeros(n_docs, dtype=np.int64)
     for d in prange(n_docs):
         lo, hi = offsets[d], offsets[d + 1]
         n_tokens = hi - lo
@@ -391,6 +395,7 @@ def chib(tokens, offsets, phi_t, alpha, samples, burn_in, icm_sweeps, seed, base
         for _ in range(burn_in):
             gibbs_sweep(f, z, na, state, 0, n_tokens, False)
         for _ in range(icm_sweeps):
+            icm_done[d] += 1
             changed = False
             for n in range(n_tokens):
                 na[z[n]] -= 1.0
@@ -429,7 +434,7 @@ def chib(tokens, offsets, phi_t, alpha, samples, burn_in, icm_sweeps, seed, base
             gibbs_sweep(f, z, na, state, 0, n_tokens, True)
             log_t[s] = log_transition_to(f, z, zstar, na, work)
         out[d] = log_joint - (logsumexp(log_t) - math.log(samples))
-    return out
+    return out, icm_done
 
 
 # --------------------------------------------------------------------------- left-to-right (§4.5, §5.3)

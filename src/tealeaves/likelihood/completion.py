@@ -22,10 +22,10 @@ from tealeaves.likelihood import _kernels
 from tealeaves.likelihood.documents import Docs, Documents, OnMissing, as_documents, model_arrays
 from tealeaves.likelihood.estimate import run
 from tealeaves.likelihood.estimators import (
+    Estimates,
     Method,
     find_method,
     left_to_right,
-    left_to_right_cost,
     left_to_right_params,
     positive,
 )
@@ -41,7 +41,7 @@ if TYPE_CHECKING:
 
 def estimated_theta(
     phi_t: np.ndarray, alpha: np.ndarray, docs: Documents, seed: int, *, burn_in: int = 100, samples: int = 1000
-) -> np.ndarray:
+) -> Estimates:
     """ET: the estimated θ method (§5.1, eq. 27).
 
     Gibbs sampling on w^(1) alone gives z^(1,s) after ``burn_in`` sweeps, one per sweep for S
@@ -55,9 +55,10 @@ def estimated_theta(
     """
     burn_in = positive("burn_in", burn_in, 0)
     samples = positive("samples", samples)
-    return _kernels.estimated_theta(
+    log_prob = _kernels.estimated_theta(
         docs.tokens, docs.offsets, docs.starts, phi_t, alpha, burn_in, samples, seed, docs.base
     )
+    return Estimates(log_prob, (burn_in + samples) * docs.starts)
 
 
 def ais_completion(
@@ -69,7 +70,7 @@ def ais_completion(
     temperatures: int = 1000,
     schedule: str = "geometric",
     burn_in: int = 100,
-) -> np.ndarray:
+) -> Estimates:
     """AIS for document completion (§5.2, Algorithm 4).
 
     P_s(z) ∝ P(w^(2) | z, Φ)^τ_s P(z | w^(1), Φ, αm) over the topics z of all tokens; z^(1)
@@ -82,17 +83,22 @@ def ais_completion(
     Unbiased for P(w^(2) | w^(1)) when z^(1) is an exact posterior sample; the burn-in only
     approximates one. Cost: B N^(1) + S N site updates.
     """
-    taus = temperatures_schedule(positive("temperatures", temperatures), schedule)
+    temperatures = positive("temperatures", temperatures)
+    taus = temperatures_schedule(temperatures, schedule)
     burn_in = positive("burn_in", burn_in, 0)
-    return _kernels.annealed_importance(
+    log_prob = _kernels.annealed_importance(
         docs.tokens, docs.offsets, docs.starts, phi_t, alpha, taus, burn_in, seed, docs.base
     )
+    return Estimates(log_prob, burn_in * docs.starts + temperatures * docs.lengths)
 
 
 def _left_to_right_guarantee(params: dict[str, Any]) -> str:
     if params["variant"] == "sis":
         return "consistent (ratio of unbiased estimates of P(w1, w2) and P(w1) from the same particles)"
-    return "biased, converges as particles grow to a limit near log P(w2 | w1) (product of per-position averages)"
+    return (
+        "biased: converges as particles grow to Σ_n log E_q[P(w_n | z_<n)] over w2 under its particles' law q, "
+        "not to log P(w2 | w1) (above or below it)"
+    )
 
 
 COMPLETION_METHODS: dict[str, Method] = {
@@ -101,17 +107,13 @@ COMPLETION_METHODS: dict[str, Method] = {
         "ET",
         estimated_theta,
         lambda p: "biased (θ clamped to point estimates from w1)",
-        lambda p, d: (p["burn_in"] + p["samples"]) * d.starts,
     ),
-    "left-to-right": Method(
-        "left-to-right", "LR", left_to_right, _left_to_right_guarantee, left_to_right_cost, left_to_right_params
-    ),
+    "left-to-right": Method("left-to-right", "LR", left_to_right, _left_to_right_guarantee, left_to_right_params),
     "ais": Method(
         "ais",
         "AIS",
         ais_completion,
         lambda p: "unbiased for P(w2 | w1) given an exact posterior sample of z over w1 (burn-in approximates it)",
-        lambda p, d: p["burn_in"] * d.starts + p["temperatures"] * d.lengths,
     ),
 }
 
@@ -147,7 +149,7 @@ def complete(
     seed = as_seed(seed)
     halves = split_documents(documents, phi.shape[1], split, seed)
     estimand = f"log P(w2 | w1, Φ, αm), {split} split"
-    return run(spec, resolved, phi, alpha, halves, estimand, seed, runs, bootstrap, progress)
+    return run(spec, resolved, phi, alpha, halves, estimand, f"complete {spec.name}", seed, runs, bootstrap, progress)
 
 
 def split_documents(documents: Documents, n_words: int, split: str, seed: int) -> Documents:

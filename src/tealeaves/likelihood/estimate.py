@@ -15,7 +15,7 @@ from tealeaves.likelihood.result import LikelihoodResult
 from tealeaves.likelihood.uncertainty import average_runs, bootstrap_sd, run_seed
 from tealeaves.models import TopicModel
 from tealeaves.progress import ProgressCallback, notify
-from tealeaves.rng import as_seed
+from tealeaves.rng import as_seed, family_seed
 
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
@@ -52,7 +52,10 @@ def estimate(
         ``is-iterated-pseudocounts``, ``harmonic-mean`` (biased baseline), ``ais``, ``chib``,
         ``left-to-right`` (variants ``sis``, ``wallach``, ``mallet``).
     seed : int or Generator
-        Document d of run r uses the random stream (run seed, d): results do not depend on threads.
+        Document d of run r uses the random stream (run seed, d), where run 0's seed is the
+        method's own stream family under ``seed`` (:func:`tealeaves.rng.family_seed`, so no other
+        function called with the same seed, e.g. :func:`synthetic_corpus`, shares its streams):
+        results do not depend on threads.
     runs : int
         Independent runs per document; ``log_prob`` is the log of the mean of P̂ over runs, and with
         several runs ``total_sd`` is the bootstrap standard deviation of the total (§6.2).
@@ -70,7 +73,9 @@ def estimate(
     resolved = spec.resolve(params)
     phi, alpha, vocab = model_arrays(phi, alpha, f"{spec.name} ({spec.label})")
     documents = as_documents(docs, phi.shape[1], on_missing, vocab)
-    return run(spec, resolved, phi, alpha, documents, FULL_DOCUMENT, seed, runs, bootstrap, progress)
+    return run(
+        spec, resolved, phi, alpha, documents, FULL_DOCUMENT, f"estimate {spec.name}", seed, runs, bootstrap, progress
+    )
 
 
 def run(
@@ -80,15 +85,21 @@ def run(
     alpha: np.ndarray,
     documents: Documents,
     estimand: str,
+    purpose: str,
     seed: int | np.random.Generator,
     runs: int,
     bootstrap: int,
     progress: ProgressCallback | None,
 ) -> LikelihoodResult:
-    """Run ``spec`` ``runs`` times over ``documents`` in batches and collect the result."""
+    """Run ``spec`` ``runs`` times over ``documents`` in batches and collect the result.
+
+    The kernels draw from the stream family of ``purpose`` under ``seed``; run r uses
+    ``run_seed(family, r)``. ``seed`` itself is what the result records.
+    """
     if isinstance(runs, bool) or not isinstance(runs, (int, np.integer)) or runs < 1:
         raise InputError(f"runs must be an integer >= 1, got {runs!r}")
     seed = as_seed(seed)
+    family = family_seed(seed, purpose)
     phi_t = np.ascontiguousarray(phi.T)
     n_docs = len(documents)
     batches = 1 if progress is None else min(n_docs, BATCHES)  # each batch is one parallel region
@@ -96,11 +107,14 @@ def run(
     task = f"{spec.describe(params)} likelihood"
     started = time.perf_counter()
     run_log_prob = np.zeros((runs, n_docs))
+    site_updates = 0.0
     notify(progress, task, 0, runs * n_docs)
     for r in range(runs):
         for lo, hi in itertools.pairwise(bounds):
             batch = documents.batch(int(lo), int(hi))
-            run_log_prob[r, lo:hi] = spec.function(phi_t, alpha, batch, run_seed(seed, r), **params)
+            estimates = spec.function(phi_t, alpha, batch, run_seed(family, r), **params)
+            run_log_prob[r, lo:hi] = estimates.log_prob
+            site_updates += float(np.sum(estimates.site_updates, dtype=np.float64))
             notify(progress, task, r * n_docs + int(hi), runs * n_docs, run=r + 1)
     seconds = time.perf_counter() - started
     if not np.all(np.isfinite(run_log_prob)):  # pragma: no cover - a kernel defect, never input
@@ -117,7 +131,7 @@ def run(
         n_tokens=documents.scored,
         n_oov=documents.n_oov,
         total_sd=bootstrap_sd(run_log_prob, bootstrap, seed),
-        site_updates=float(runs * np.sum(spec.cost(params, documents), dtype=np.float64)),
+        site_updates=site_updates,
         seed=seed,
         seconds=round(seconds, 4),
     )

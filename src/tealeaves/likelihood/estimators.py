@@ -1,9 +1,10 @@
 """The estimators of P(w | Φ, αm) of Wallach, Murray, Salakhutdinov & Mimno (2009), §4.
 
 Each function estimates the log probability of every document of a batch (numba kernels in
-:mod:`tealeaves.likelihood._kernels`, one random stream per document) and documents what it
-estimates, what it guarantees, and its cost in Gibbs site updates for a document of N tokens
-(Table 1). ``N`` is the document's length; ``K`` topics.
+:mod:`tealeaves.likelihood._kernels`, one random stream per document) and returns it with the
+Gibbs site updates it spent on each document (:class:`Estimates`); its docstring says what it
+estimates, what it guarantees, and that cost for a document of N tokens (Table 1's unit).
+``N`` is the document's length; ``K`` topics.
 
 Unbiased for P(w) means E[P̂] = P(w); then, by Jensen's inequality, E[log P̂] <= log P(w):
 the log estimate is a stochastic lower bound, so larger estimates are more likely to be
@@ -17,7 +18,7 @@ from __future__ import annotations
 import inspect
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -32,6 +33,13 @@ DEFAULT_PARTICLES = {"sis": 1000, "wallach": 20, "mallet": 1000}
 ICM_SWEEPS = 100  # cap on iterated-conditional-modes sweeps when setting the Chib special state
 
 
+class Estimates(NamedTuple):
+    """What an estimator returns for a batch of documents."""
+
+    log_prob: np.ndarray  # float64[D]: log P̂ per document
+    site_updates: np.ndarray  # [D]: Gibbs site updates spent on each document (the unit of Table 1)
+
+
 def positive(name: str, value: Any, minimum: int = 1) -> int:
     """``value`` as an int >= ``minimum``; a clear error otherwise."""
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < minimum:
@@ -42,7 +50,7 @@ def positive(name: str, value: Any, minimum: int = 1) -> int:
 # --------------------------------------------------------------------------- §4.1 importance sampling
 def is_prior_theta(
     phi_t: np.ndarray, alpha: np.ndarray, docs: Documents, seed: int, *, samples: int = 1000
-) -> np.ndarray:
+) -> Estimates:
     """IS-PT: importance sampling from the prior over θ (eqs. 12-13); MALLET's "empirical likelihood".
 
     P̂(w) = (1/S) Σ_s Π_n Σ_t φ_{w_n|t} θ_t^(s),  θ^(s) ~ Dir(αm).
@@ -51,10 +59,11 @@ def is_prior_theta(
     documents because prior draws of θ rarely explain w. Cost: S N (Table 1).
     """
     samples = positive("samples", samples)
-    return _kernels.is_prior_theta(docs.tokens, docs.offsets, phi_t, alpha, samples, seed, docs.base)
+    log_prob = _kernels.is_prior_theta(docs.tokens, docs.offsets, phi_t, alpha, samples, seed, docs.base)
+    return Estimates(log_prob, samples * docs.lengths)
 
 
-def is_pzw(phi_t: np.ndarray, alpha: np.ndarray, docs: Documents, seed: int, *, samples: int = 1000) -> np.ndarray:
+def is_pzw(phi_t: np.ndarray, alpha: np.ndarray, docs: Documents, seed: int, *, samples: int = 1000) -> Estimates:
     """IS-PZW: importance sampling of z from Q(z_n) ∝ α m_{z_n} φ_{w_n|z_n}, tokens independent (§4.1).
 
     P̂(w) = (1/S) Σ_s P(w | z^(s), Φ) P(z^(s) | αm) / Π_n Q(z_n^(s)),  with P(z | αm) from eq. 5.
@@ -62,12 +71,13 @@ def is_pzw(phi_t: np.ndarray, alpha: np.ndarray, docs: Documents, seed: int, *, 
     Unbiased for P(w). Cost: S N (Table 1).
     """
     samples = positive("samples", samples)
-    return _kernels.is_topic_proposal(docs.tokens, docs.offsets, phi_t, alpha, 0, samples, seed, docs.base)
+    log_prob = _kernels.is_topic_proposal(docs.tokens, docs.offsets, phi_t, alpha, 0, samples, seed, docs.base)
+    return Estimates(log_prob, samples * docs.lengths)
 
 
 def is_iterated_pseudocounts(
     phi_t: np.ndarray, alpha: np.ndarray, docs: Documents, seed: int, *, iterations: int = 10, samples: int = 1000
-) -> np.ndarray:
+) -> Estimates:
     """IS-IP: importance sampling of z with "iterated pseudo-counts" proposals (eq. 11).
 
     Starting from Q(z_n)^(0) ∝ α m_{z_n} φ_{w_n|z_n}, ``iterations`` synchronous updates
@@ -78,13 +88,14 @@ def is_iterated_pseudocounts(
     """
     iterations = positive("iterations", iterations, 0)
     samples = positive("samples", samples)
-    return _kernels.is_topic_proposal(docs.tokens, docs.offsets, phi_t, alpha, iterations, samples, seed, docs.base)
+    log_prob = _kernels.is_topic_proposal(docs.tokens, docs.offsets, phi_t, alpha, iterations, samples, seed, docs.base)
+    return Estimates(log_prob, (iterations + samples) * docs.lengths)
 
 
 # --------------------------------------------------------------------------- §4.2 harmonic mean
 def harmonic_mean(
     phi_t: np.ndarray, alpha: np.ndarray, docs: Documents, seed: int, *, burn_in: int = 100, samples: int = 1000
-) -> np.ndarray:
+) -> Estimates:
     """HM: the harmonic mean method (Newton & Raftery 1994; eq. 15). KNOWN TO BE BIASED: a baseline only.
 
     P̂(w) = 1 / ((1/S) Σ_s 1 / P(w | z^(s), Φ)), z^(s) the Gibbs states (eq. 7) of S sweeps
@@ -96,7 +107,8 @@ def harmonic_mean(
     """
     burn_in = positive("burn_in", burn_in, 0)
     samples = positive("samples", samples)
-    return _kernels.harmonic_mean(docs.tokens, docs.offsets, phi_t, alpha, burn_in, samples, seed, docs.base)
+    log_prob = _kernels.harmonic_mean(docs.tokens, docs.offsets, phi_t, alpha, burn_in, samples, seed, docs.base)
+    return Estimates(log_prob, (burn_in + samples) * docs.lengths)
 
 
 # --------------------------------------------------------------------------- §4.3 AIS
@@ -108,7 +120,7 @@ def annealed_importance_sampling(
     *,
     temperatures: int = 1000,
     schedule: str = "geometric",
-) -> np.ndarray:
+) -> Estimates:
     """AIS: annealed importance sampling (Neal 2001; Algorithm 1), one annealing run per document.
 
     With inverse temperatures 0 = τ_0 < τ_1 < ... < τ_S = 1 (``schedule``: see
@@ -119,14 +131,18 @@ def annealed_importance_sampling(
 
     Unbiased for P(w) (eq. 20) for any S; accurate when S is large. Cost: S N (Table 1).
     """
-    taus = temperatures_schedule(positive("temperatures", temperatures), schedule)
-    return _kernels.annealed_importance(docs.tokens, docs.offsets, docs.starts, phi_t, alpha, taus, 0, seed, docs.base)
+    temperatures = positive("temperatures", temperatures)
+    taus = temperatures_schedule(temperatures, schedule)
+    log_prob = _kernels.annealed_importance(
+        docs.tokens, docs.offsets, docs.starts, phi_t, alpha, taus, 0, seed, docs.base
+    )
+    return Estimates(log_prob, temperatures * docs.lengths)
 
 
 # --------------------------------------------------------------------------- §4.4 Chib-style estimator
 def chib_style(
     phi_t: np.ndarray, alpha: np.ndarray, docs: Documents, seed: int, *, samples: int = 1000, burn_in: int = 20
-) -> np.ndarray:
+) -> Estimates:
     """CS: the Chib-style estimator (Algorithm 2) with Murray & Salakhutdinov's (2009) unbiased construction.
 
     The special state z* comes from ``burn_in`` Gibbs sweeps followed by iterated conditional
@@ -145,11 +161,17 @@ def chib_style(
     the default 20 sweeps (1% of the cost at S = 1000, as in the paper) brings that below 1 nat.
     When the posterior is diffuse or multimodal (e.g. heavily perturbed Φ) the chain started at
     z* rarely leaves its mode and typical estimates fall below P(w) (the heavy upper tail of
-    §6.2). Cost: 2 S N (Table 1; S sweeps plus S evaluations of eq. 24), plus B N for z*.
+    §6.2). Cost: (2 S + B + I) N: 2 S N as in Table 1 (S sweeps plus S evaluations of eq. 24),
+    plus B N for the burn-in and I N for the I sweeps of iterated conditional modes that setting
+    z* took in that document (the last of them changed nothing, or I = 100, the cap). Like
+    Table 1 for every method, the initial sequential draw of z (N site updates) is not counted.
     """
     samples = positive("samples", samples)
     burn_in = positive("burn_in", burn_in, 0)
-    return _kernels.chib(docs.tokens, docs.offsets, phi_t, alpha, samples, burn_in, ICM_SWEEPS, seed, docs.base)
+    log_prob, icm_sweeps = _kernels.chib(
+        docs.tokens, docs.offsets, phi_t, alpha, samples, burn_in, ICM_SWEEPS, seed, docs.base
+    )
+    return Estimates(log_prob, (2 * samples + burn_in + icm_sweeps) * docs.lengths)
 
 
 # --------------------------------------------------------------------------- §4.5 left-to-right
@@ -161,7 +183,7 @@ def left_to_right(
     *,
     particles: int | None = None,
     variant: str = "sis",
-) -> np.ndarray:
+) -> Estimates:
     """LR: the "left-to-right" algorithm (Wallach 2008; Algorithm 3) with R = ``particles``.
 
     P(w) = Π_n P(w_n | w_<n) (eq. 25). Each particle r draws z_n ~ P(z_n | w_n, z_<n) from left
@@ -172,14 +194,27 @@ def left_to_right(
       importance weight P(w, z) / Q(z) under the sequential proposal. Cost: R N.
     - ``variant="wallach"``: Algorithm 3 as printed: before scoring position n, every particle
       resamples z_<n by one Gibbs sweep over positions 1..n-1 given w_<n (lines 5-7);
-      log P̂(w) = Σ_n log (1/R) Σ_r p_n^(r). Not unbiased; as R grows it converges to
-      Σ_n log E_q[P(w_n | z_<n)] under the law q of the resampled particles, which is near but
-      not exactly log P(w) (the Gibbs sweeps do not reach the posterior exactly).
+      log P̂(w) = Σ_n log (1/R) Σ_r p_n^(r). Not unbiased. As R grows it converges to
+
+          L = Σ_n log E_{q_n}[P(w_n | z_<n)],
+
+      where q_n is the exact law of one particle's z_<n when position n is scored: q_1 is
+      trivial and q_{n+1} = G_n[q_n(z_<n) P(z_n | w_n, z_<n)], with G_n one forward Gibbs
+      sweep (eq. 7) over positions 1..n given w_<=n. L would be log P(w) only if every q_n were
+      the posterior P(z_<n | w_<n) (eq. 25). It is not: a particle appends z_n without the
+      weight P(w_n | z_<n) / P(w_n | w_<n) that sequential Monte Carlo would give it, and one
+      Gibbs sweep, though it leaves the posterior invariant, does not restore it. q_n is exact
+      for n <= 2 only, so for N >= 3 L differs from log P(w), by an amount of either sign that
+      grows with the skew of αm: on random 4- and 5-token documents with αm log-uniform on
+      [0.03, 3], L - log P(w) ranged from -0.075 to +0.028 nats (tests/likelihood/
+      test_unbiased.py), and with K = 2, N = 5, αm = (0.05, 1.7) it exceeds +0.13 nats for some
+      Φ and w. So the estimate is not a stochastic lower bound as the unbiased methods' logs are.
       Cost: R N (N - 1) / 2 (Table 1).
     - ``variant="mallet"``: what MALLET's evaluate-topics computes (no resampling), the same
-      product of per-position particle averages. Not unbiased; it converges as R grows to
-      Σ_n log E_q[P(w_n | z_<n)] under the sequential proposal q, which differs from log P(w)
-      for N >= 3. Cost: R N.
+      product of per-position particle averages. Not unbiased; it converges as R grows to the
+      same L with q_n the sequential proposal Π_{i<n} P(z_i | w_i, z_<i) (G_n the identity),
+      which also differs from log P(w), in either direction, for N >= 3, by more than
+      ``wallach`` does (-0.26 to +0.08 nats on the random models above). Cost: R N.
 
     ``particles`` defaults to 1000 for ``sis`` and ``mallet`` and 20 for ``wallach``. With few
     particles ``sis`` is unbiased for P(w) but its log falls well below log P(w) on long
@@ -192,21 +227,21 @@ def left_to_right(
     """
     checked = left_to_right_params({"variant": variant, "particles": particles})
     code = VARIANTS[checked["variant"]]
-    return _kernels.left_to_right(
+    log_prob = _kernels.left_to_right(
         docs.tokens, docs.offsets, docs.starts, phi_t, alpha, checked["particles"], code, seed, docs.base
     )
+    return Estimates(log_prob, left_to_right_cost(checked, docs))
 
 
 # --------------------------------------------------------------------------- the registry
 @dataclass(frozen=True)
 class Method:
-    """An estimator: its function, its Table 1 label, what it guarantees and its cost."""
+    """An estimator: its function (returning :class:`Estimates`), its Table 1 label and what it guarantees."""
 
     name: str
     label: str
-    function: Callable[..., np.ndarray]
+    function: Callable[..., Estimates]
     guarantee: Callable[[dict[str, Any]], str]
-    cost: Callable[[dict[str, Any], Documents], np.ndarray]  # Gibbs site updates per document (Table 1)
     complete_params: Callable[[dict[str, Any]], dict[str, Any]] = dict  # fills defaults that depend on others
 
     def defaults(self) -> dict[str, Any]:
@@ -233,7 +268,10 @@ class Method:
 def _left_to_right_guarantee(params: dict[str, Any]) -> str:
     if params["variant"] == "sis":
         return UNBIASED
-    return "biased, converges as particles grow to a limit near log P(w) (product of per-position averages)"
+    return (
+        "biased: converges as particles grow to Σ_n log E_q[P(w_n | z_<n)] under its particles' law q, "
+        "not to log P(w) (above or below it)"
+    )
 
 
 def left_to_right_params(params: dict[str, Any]) -> dict[str, Any]:
@@ -253,31 +291,20 @@ def left_to_right_cost(params: dict[str, Any], docs: Documents) -> np.ndarray:
 
 
 METHODS: dict[str, Method] = {
-    "is-prior-theta": Method(
-        "is-prior-theta", "IS-PT", is_prior_theta, lambda p: UNBIASED, lambda p, d: p["samples"] * d.lengths
-    ),
-    "is-pzw": Method("is-pzw", "IS-PZW", is_pzw, lambda p: UNBIASED, lambda p, d: p["samples"] * d.lengths),
+    "is-prior-theta": Method("is-prior-theta", "IS-PT", is_prior_theta, lambda p: UNBIASED),
+    "is-pzw": Method("is-pzw", "IS-PZW", is_pzw, lambda p: UNBIASED),
     "is-iterated-pseudocounts": Method(
-        "is-iterated-pseudocounts",
-        "IS-IP",
-        is_iterated_pseudocounts,
-        lambda p: UNBIASED,
-        lambda p, d: (p["iterations"] + p["samples"]) * d.lengths,
+        "is-iterated-pseudocounts", "IS-IP", is_iterated_pseudocounts, lambda p: UNBIASED
     ),
     "harmonic-mean": Method(
         "harmonic-mean",
         "HM",
         harmonic_mean,
         lambda p: "BIASED: overestimates P(w), often wildly (kept as the known-bad baseline)",
-        lambda p, d: (p["burn_in"] + p["samples"]) * d.lengths,
     ),
-    "ais": Method(
-        "ais", "AIS", annealed_importance_sampling, lambda p: UNBIASED, lambda p, d: p["temperatures"] * d.lengths
-    ),
-    "chib": Method("chib", "CS", chib_style, lambda p: UNBIASED, lambda p, d: 2 * p["samples"] * d.lengths),
-    "left-to-right": Method(
-        "left-to-right", "LR", left_to_right, _left_to_right_guarantee, left_to_right_cost, left_to_right_params
-    ),
+    "ais": Method("ais", "AIS", annealed_importance_sampling, lambda p: UNBIASED),
+    "chib": Method("chib", "CS", chib_style, lambda p: UNBIASED),
+    "left-to-right": Method("left-to-right", "LR", left_to_right, _left_to_right_guarantee, left_to_right_params),
 }
 
 

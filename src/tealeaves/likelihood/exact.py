@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from numpy.typing import ArrayLike
 
 MAX_WORK = 20_000_000  # candidate count vectors over all positions, K C(N + K, K): a few seconds
+COUNT = np.uint32  # topic counts: N + 1 <= MAX_WORK / K < 2**32 for every admitted document (uint16 wrapped at 65,536)
 
 
 def exact(phi: TopicModel | ArrayLike, alpha: ArrayLike | None, doc: ArrayLike) -> float:
@@ -48,8 +49,8 @@ def exact(phi: TopicModel | ArrayLike, alpha: ArrayLike | None, doc: ArrayLike) 
             f"exact enumeration of a {n_tokens}-token document with {k_topics} topics needs {work:,} "
             f"topic-count vector updates (at most {MAX_WORK:,}); estimate it instead"
         )
-    counts, values = np.zeros((1, k_topics), dtype=np.uint16), np.ones(1)
-    steps = np.eye(k_topics, dtype=np.uint16)
+    counts, values = np.zeros((1, k_topics), dtype=COUNT), np.ones(1)
+    steps = np.eye(k_topics, dtype=COUNT)
     key = _count_key(n_tokens, k_topics)
     log_scale = 0.0
     for w in tokens:
@@ -73,4 +74,5 @@ def _count_key(n_tokens: int, k_topics: int) -> Callable[[np.ndarray], np.ndarra
     if k_topics * math.log2(n_tokens + 1) < 62:
         place = (n_tokens + 1) ** np.arange(k_topics, dtype=np.int64)
         return lambda counts: counts @ place
-    return lambda counts: np.ascontiguousarray(counts).view(np.dtype((np.void, counts.shape[1] * 2))).ravel()
+    width = k_topics * np.dtype(COUNT).itemsize
+    return lambda counts: np.ascontiguousarray(counts).view(np.dtype((np.void, width))).ravel()

@@ -38,7 +38,8 @@ class LikelihoodResult(Result):
     total_sd : float or None
         Bootstrap standard deviation of ``total`` over runs (§6.2), when there are several runs.
     site_updates : float
-        Gibbs site updates spent, by the cost formulas of Table 1, over all documents and runs.
+        Gibbs site updates spent over all documents and runs, as each method's docstring counts
+        them (Table 1's formulas; Chib's adds its burn-in and ICM sweeps).
     seed : int
     seconds : float
     """

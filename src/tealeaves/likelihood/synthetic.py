@@ -32,7 +32,7 @@ from tealeaves.likelihood.estimate import estimate
 from tealeaves.likelihood.result import LikelihoodResult
 from tealeaves.models import TopicModel
 from tealeaves.results import Result
-from tealeaves.rng import as_seed
+from tealeaves.rng import as_seed, family_generator, family_seed
 
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
@@ -51,7 +51,9 @@ def synthetic_corpus(
     """``n_docs`` documents of exactly ``doc_length`` tokens drawn from LDA with Φ and αm (§6.1).
 
     The corpus uses the model's vocabulary when ``phi`` is a TopicModel, otherwise words named
-    by their ids; its manifest records the generator.
+    by their ids; its manifest records the generator. Document d is drawn from stream d of this
+    function's own stream family under ``seed`` (:func:`tealeaves.rng.family_seed`), so an
+    estimator called with the same seed never reuses the draws that generated the documents.
     """
     vocab = phi.vocab if isinstance(phi, TopicModel) else None
     phi, alpha, _ = model_arrays(phi, alpha, "synthetic data")
@@ -60,7 +62,10 @@ def synthetic_corpus(
             raise InputError(f"{name} must be a positive integer, got {value!r}")
     seed = as_seed(seed)
     tokens, offsets = _kernels.sample_documents(
-        np.cumsum(phi, axis=1), alpha, np.full(n_docs, doc_length, dtype=np.int64), seed
+        np.cumsum(phi, axis=1),
+        alpha,
+        np.full(n_docs, doc_length, dtype=np.int64),
+        family_seed(seed, "synthetic corpus"),
     )
     vocab = vocab or Vocabulary(str(i) for i in range(phi.shape[1]))
     manifest = new_manifest(
@@ -70,22 +75,22 @@ def synthetic_corpus(
 
 
 def perturb_topics(phi: ArrayLike, lam: float, seed: int | np.random.Generator = 0) -> np.ndarray:
-    """(1 - λ) Φ + λ Φ' with rows φ'_t ~ Dir(1, ..., 1) drawn with ``seed`` (§6.4)."""
+    """(1 - λ) Φ + λ Φ' with rows φ'_t ~ Dir(1, ..., 1) drawn from this function's stream family under ``seed`` (§6.4)."""
     phi = check_phi(phi)
     lam = _interpolation(lam)
-    random_topics = np.random.default_rng(seed).dirichlet(np.ones(phi.shape[1]), size=phi.shape[0])
+    random_topics = family_generator(seed, "perturb topics").dirichlet(np.ones(phi.shape[1]), size=phi.shape[0])
     mixed = (1 - lam) * phi + lam * random_topics
     positive = np.maximum(mixed, np.finfo(np.float64).tiny)  # Dir(1) draws can underflow to 0
     return positive / positive.sum(axis=1, keepdims=True)
 
 
 def perturb_base_measure(alpha: ArrayLike, lam: float, seed: int | np.random.Generator = 0) -> np.ndarray:
-    """α((1 - λ) m + λ m') with m' ~ Dir(1, ..., 1) drawn with ``seed``; α = Σ αm is kept (§6.4)."""
+    """α((1 - λ) m + λ m') with m' ~ Dir(1, ..., 1) from this function's stream family under ``seed``; α = Σ αm is kept (§6.4)."""
     alpha = np.asarray(alpha, dtype=np.float64)
     alpha = check_alpha(alpha, len(alpha), "perturbing the base measure")
     lam = _interpolation(lam)
     concentration = alpha.sum()
-    random_measure = np.random.default_rng(seed).dirichlet(np.ones(len(alpha)))
+    random_measure = family_generator(seed, "perturb base measure").dirichlet(np.ones(len(alpha)))
     mixed = (1 - lam) * alpha / concentration + lam * random_measure
     return concentration * np.maximum(mixed, np.finfo(np.float64).tiny)
 

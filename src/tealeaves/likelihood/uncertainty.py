@@ -13,6 +13,7 @@ import numpy as np
 from scipy.special import logsumexp
 
 from tealeaves.errors import InputError
+from tealeaves.rng import family_generator
 
 BOOTSTRAP_CHUNK = 4_000_000  # resampled values held in memory at once
 
@@ -32,14 +33,15 @@ def average_runs(run_log_prob: np.ndarray, axis: int = 0) -> np.ndarray:
 def bootstrap_sd(run_log_prob: np.ndarray, replicates: int = 10_000, seed: int = 0) -> float | None:
     """Standard deviation of Σ_d log P̄(w^(d)) when each document's runs are resampled with replacement.
 
-    Returns None for a single run (there is nothing to resample).
+    Returns None for a single run (there is nothing to resample). The resampling draws from the
+    bootstrap's own stream family under ``seed`` (:func:`tealeaves.rng.family_generator`).
     """
     n_runs, n_docs = run_log_prob.shape
     if n_runs < 2:
         return None
     if isinstance(replicates, bool) or not isinstance(replicates, (int, np.integer)) or replicates < 2:
         raise InputError(f"bootstrap replicates must be an integer >= 2, got {replicates!r}")
-    rng = np.random.default_rng(seed)
+    rng = family_generator(seed, "bootstrap runs")
     columns = np.arange(n_docs)
     chunk = max(1, BOOTSTRAP_CHUNK // max(1, n_runs * n_docs))
     totals = []

@@ -16,7 +16,7 @@ from tealeaves.corpus import Corpus
 from tealeaves.errors import InputError
 from tealeaves.models._kernels import gibbs_theta_fixed_phi
 from tealeaves.progress import ProgressCallback, notify
-from tealeaves.rng import as_seed
+from tealeaves.rng import family_seed
 
 if TYPE_CHECKING:
     from tealeaves.models.topic_model import TopicModel
@@ -68,7 +68,8 @@ def gibbs_fixed_phi(
     p(z_n = k | w_n) ∝ α_k φ_{k,w_n}. After ``burn_in`` sweeps, the estimate
     θ̂_{d,k} = (n_{d,k} + α_k) / (N_d + Σ_j α_j) is averaged over the next ``samples`` sweeps
     (Griffiths & Steyvers 2004's estimator; MALLET's inferencer does the same with thinning).
-    An empty document gets the prior mean α / Σα.
+    An empty document gets the prior mean α / Σα. Document d draws from stream d of this
+    function's own stream family under ``seed`` (:func:`tealeaves.rng.family_seed`).
     """
     if burn_in < 0 or samples < 1:
         raise InputError(f"Gibbs inference needs burn_in >= 0 and samples >= 1, got {burn_in} and {samples}")
@@ -80,7 +81,7 @@ def gibbs_fixed_phi(
         np.asarray(alpha, dtype=np.float64),
         int(burn_in),
         int(samples),
-        as_seed(seed),
+        family_seed(seed, "gibbs inference"),
     )
     notify(progress, "infer", len(corpus), len(corpus))
     return theta

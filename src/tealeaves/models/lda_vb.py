@@ -13,7 +13,9 @@ family is q(θ_d) = Dirichlet(γ_d), q(z_n) = Categorical(φ_n), q(β_k) = Diric
 - M-step, ``method="batch"``: λ_kw = η + Σ_d n_dw φ_dwk.
   ``method="online"`` (Hoffman et al. 2010, Algorithm 2): for each mini-batch B of
   ``batch_size`` documents (a new random order every pass), λ <- (1 - ρ_t) λ + ρ_t λ̂ with
-  λ̂_kw = η + (D / |B|) Σ_{d in B} n_dw φ_dwk and ρ_t = (τ₀ + t)^(-κ).
+  λ̂_kw = η + (D / |B|) Σ_{d in B} n_dw φ_dwk and ρ_t = (τ₀ + t)^(-κ) for the t-th mini-batch,
+  t = 1, 2, ... (Hoffman et al. 2010, §2.2), with τ₀ >= 0 and κ in (0.5, 1] (their condition for
+  convergence; then ρ_t <= 1, so λ stays positive).
 - ``learn_alpha=True`` re-estimates an asymmetric α after every E-step by Minka's fixed point
   on mean_d E[log θ_d] (Blei et al. 2003, Appendix A.4.2); online, α moves a step ρ_t towards
   the mini-batch's estimate. Otherwise α is symmetric, ``alpha`` per topic (Chang et al. 2009
@@ -71,10 +73,14 @@ def fit(
     """
     if method not in METHODS:
         raise InputError(f"lda-vb method must be one of {', '.join(METHODS)}, got {method!r}")
-    if iterations < 1 or alpha <= 0 or eta <= 0 or batch_size < 1 or tau0 < 0 or not 0.5 < kappa <= 1:
+    if iterations < 1 or alpha <= 0 or eta <= 0 or batch_size < 1:
+        raise InputError("lda-vb needs iterations >= 1, alpha > 0, eta > 0 and batch_size >= 1")
+    if not tau0 >= 0:
+        raise InputError(f"lda-vb needs tau0 >= 0 (the delay τ₀ of ρ_t = (τ₀ + t)^-κ), got tau0={tau0}")
+    if not 0.5 < kappa <= 1:
         raise InputError(
-            "lda-vb needs iterations >= 1, alpha > 0, eta > 0, batch_size >= 1, tau0 >= 0 and "
-            "0.5 < kappa <= 1 (Hoffman et al. 2010's condition for convergence)"
+            f"lda-vb needs 0.5 < kappa <= 1 (Hoffman et al. 2010's condition for convergence of ρ_t = (τ₀ + t)^-κ), "
+            f"got kappa={kappa}"
         )
     if e_step_iterations < 1 or e_step_tol <= 0:
         raise InputError("lda-vb needs e_step_iterations >= 1 and e_step_tol > 0")
@@ -97,8 +103,8 @@ def fit(
             order = rng.permutation(n_docs)
             for first in range(0, n_docs, batch_size):
                 batch = order[first : first + batch_size]
-                rho = (tau0 + steps) ** -kappa
                 steps += 1
+                rho = (tau0 + steps) ** -kappa
                 stats = e_step(bow.rows(batch), lam, prior, e_step_iterations, e_step_tol)
                 bound += stats.doc_bound
                 lam = (1.0 - rho) * lam + rho * (eta + (n_docs / len(batch)) * stats.topic_word)
