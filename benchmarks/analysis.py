@@ -12,18 +12,17 @@ authors' notebook), in the same process.
 
 from __future__ import annotations
 
+import argparse
 import sys
 import time
-from pathlib import Path
 
 import numpy as np
 from scipy import stats
 from statsmodels.stats.proportion import proportions_ztest
 
+from shared_data import add_data_option, data_path
 from tealeaves.analysis import annotators_needed, load_hoyle2021, simulate_power
 from tealeaves.analysis import replication as rep
-
-DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "human" / "hoyle2021"
 
 
 def timed(func, *args, **kwargs):
@@ -58,11 +57,11 @@ def loop_power(task: str, m: int, n_sim: int, seed: int = 0, k: int = 50, r: int
 
 
 def main() -> int:
-    if not DATA.is_dir():
-        print(f"{DATA} is absent; the benchmark needs the Hoyle 2021 files", file=sys.stderr)
-        return 1
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    add_data_option(parser)
+    data = data_path(parser.parse_args().data, "hoyle2021")
     rows = []
-    seconds, study = timed(load_hoyle2021, DATA)
+    seconds, study = timed(load_hoyle2021, data)
     rows.append(("read the Hoyle 2021 files", seconds, ""))
     seconds, _ = timed(rep.correlation_table, study, False, 1000, 0, None)
     rows.append(("Table 3: 48 correlations x 1,000 bootstrap resamples", seconds, ""))

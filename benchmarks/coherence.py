@@ -1,7 +1,7 @@
 """Coherence of 50 LDA topics on 20 Newsgroups: tealeaves (RefIndex) vs gensim's CoherenceModel.
 
-Usage: python benchmarks/coherence.py [--data ../shared/data/20news/20news-bydate.jsonl.gz]
-                                      [--work DIR] [--topics 50] [--iterations 300]
+Usage: python benchmarks/coherence.py [--data DIR (../shared/data)] [--work DIR]
+                                      [--topics 50] [--iterations 300]
 
 20 Newsgroups is prepared (Hoyle et al. 2021 preprocessing) and is both the training and the
 reference corpus; an LDA with 50 topics is trained on it; both tools then score the top-10
@@ -28,7 +28,8 @@ from typing import Any
 
 import numpy as np
 
-DEFAULT = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "20news" / "20news-bydate.jsonl.gz"
+from shared_data import add_data_option, data_path
+
 MEASURES = (("npmi", "c_npmi", 10), ("cv", "c_v", 110))
 
 
@@ -115,17 +116,16 @@ def prepare_inputs(data: Path, work: Path, k: int, iterations: int) -> tuple[Pat
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--data", type=Path, default=DEFAULT)
+    add_data_option(parser)
     parser.add_argument("--work", type=Path, default=None, help="keep the prepared corpus and model here")
     parser.add_argument("--topics", type=int, default=50)
     parser.add_argument("--iterations", type=int, default=300)
     args = parser.parse_args()
-    if not args.data.is_file():
-        raise SystemExit(f"20 Newsgroups not found at {args.data}; pass --data")
+    news = data_path(args.data, "20news")
     with tempfile.TemporaryDirectory() as tmp:
         work = args.work or Path(tmp)
         work.mkdir(parents=True, exist_ok=True)
-        corpus_dir, topics = prepare_inputs(args.data, work, args.topics, args.iterations)
+        corpus_dir, topics = prepare_inputs(news, work, args.topics, args.iterations)
         from tealeaves.coherence import RefIndex
         from tealeaves.corpus import Corpus
 

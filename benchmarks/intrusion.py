@@ -1,6 +1,6 @@
 """Automated word intrusion (WI-Auto, Lau et al. 2014) on 20 Newsgroups: good LDA > poor LDA > random topics.
 
-Usage: python benchmarks/intrusion.py [--data ../shared/data/20news/20news-bydate.jsonl.gz]
+Usage: python benchmarks/intrusion.py [--data DIR (../shared/data)]
                                       [--work DIR] [--seeds 0 1 2] [--topics 20]
                                       [--sweeps 1000 10] [--draws 8]
 
@@ -31,7 +31,7 @@ from pathlib import Path
 
 import numpy as np
 
-DEFAULT = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "20news" / "20news-bydate.jsonl.gz"
+from shared_data import add_data_option, data_path
 
 
 def split_jsonl(data: Path, work: Path) -> dict[str, Path]:
@@ -85,15 +85,14 @@ def random_topics(vocab, k: int, seed: int) -> list[list[str]]:  # type: ignore[
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--data", type=Path, default=DEFAULT)
+    add_data_option(parser)
     parser.add_argument("--work", type=Path, default=None, help="Folder kept between runs (default: a temporary one).")
     parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
     parser.add_argument("--topics", type=int, default=20)
     parser.add_argument("--sweeps", type=int, nargs="+", default=[1000, 10])
     parser.add_argument("--draws", type=int, default=8)
     args = parser.parse_args()
-    if not args.data.exists():
-        raise SystemExit(f"{args.data} not found; pass --data")
+    news = data_path(args.data, "20news")
 
     from tealeaves.coherence import score
     from tealeaves.intrusion import auto_word_intrusion, compare_word_intrusion
@@ -101,7 +100,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         work = args.work or Path(tmp)
         work.mkdir(parents=True, exist_ok=True)
-        train, index = prepared(work, args.data)
+        train, index = prepared(work, news)
         print(f"training corpus: {train}; reference index: {index}")
         auto_word_intrusion(random_topics(train.vocab, 2, 0), index, draws=1)  # compile the kernels before timing
         rows = [

@@ -1,6 +1,6 @@
 """Held-out likelihood: Wallach et al. 2009 Figures 1 and 3 on synthetic data from AP-trained LDA, and speed.
 
-Usage: python benchmarks/likelihood.py [--data ../shared/data/ap/ap.txt] [--work DIR] [--out DIR]
+Usage: python benchmarks/likelihood.py [--data DIR (../shared/data)] [--work DIR] [--out DIR]
                                        [--docs 50] [--runs 10] [--quick]
 
 1. AP is prepared (Hoyle et al. 2021 preprocessing, 20% held out) and LDA with 3 and 50 topics
@@ -34,11 +34,11 @@ import numba
 import numpy as np
 import pandas as pd
 
+from shared_data import add_data_option, data_path
 from tealeaves import Corpus, TopicModel, prepare, train
 from tealeaves.likelihood import complete, estimate, perturbation_study, synthetic_corpus
 
 ROOT = Path(__file__).resolve().parents[1]
-DEFAULT_DATA = ROOT.parent / "shared" / "data" / "ap" / "ap.txt"
 
 # (label, method, params); "1" and "2" double the budget, as in the paper's Figure 1
 FIGURE_1: list[tuple[str, str, dict[str, Any]]] = [
@@ -81,7 +81,7 @@ def load(args: argparse.Namespace) -> tuple[Corpus, Corpus, dict[int, TopicModel
     if (corpus_dir / "train").is_dir():
         train_corpus, heldout = Corpus.load(corpus_dir / "train"), Corpus.load(corpus_dir / "heldout")
     else:
-        train_corpus, heldout = prepare(args.data, heldout=0.2, seed=0, out=corpus_dir)
+        train_corpus, heldout = prepare(args.ap, heldout=0.2, seed=0, out=corpus_dir)
     models = {}
     for k in (3, 50):
         folder = args.work / f"lda-{k}"
@@ -288,7 +288,7 @@ def plot(figure1: pd.DataFrame, figure3: pd.DataFrame, out: Path) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
+    add_data_option(parser)
     parser.add_argument("--work", type=Path, default=ROOT / "benchmarks" / "results" / "likelihood" / "work")
     parser.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "results" / "likelihood")
     parser.add_argument("--docs", type=int, default=50, help="synthetic documents per set (the paper: 50)")
@@ -298,8 +298,7 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="a smoke run: budgets / 10, 5 documents, 3 runs")
     parser.add_argument("--skip", nargs="*", default=[], choices=["figure1", "figure3", "speed"])
     args = parser.parse_args()
-    if not args.data.is_file():
-        raise SystemExit(f"the AP sample was not found at {args.data}; pass --data")
+    args.ap = data_path(args.data, "ap")
     if args.quick:
         args.docs, args.runs, args.repeat = 5, 3, 1
     args.out.mkdir(parents=True, exist_ok=True)

@@ -1,6 +1,6 @@
 """Words per second preparing 20 Newsgroups with 1 and 2 processes (Hoyle et al. 2021 preprocessing).
 
-Usage: python benchmarks/prepare.py [--data ../shared/data/20news/20news-bydate.jsonl.gz] [--repeat 1]
+Usage: python benchmarks/prepare.py [--data DIR (../shared/data)] [--repeat 1]
 
 "Words" are the whitespace-separated words of the input documents read (before any rule),
 timed over the whole of ``tealeaves.prepare`` (reading, spaCy tokenization, rules, vocabulary).
@@ -14,29 +14,26 @@ import json
 import os
 import platform
 import time
-from pathlib import Path
 
+from shared_data import add_data_option, data_path
 from tealeaves import prepare
-
-DEFAULT = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "20news" / "20news-bydate.jsonl.gz"
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--data", type=Path, default=DEFAULT)
+    add_data_option(parser)
     parser.add_argument("--repeat", type=int, default=1, help="runs per setting; the best is reported")
     args = parser.parse_args()
-    if not args.data.is_file():
-        raise SystemExit(f"20 Newsgroups not found at {args.data}; pass --data")
-    with gzip.open(args.data, "rt", encoding="utf-8") as handle:
+    news = data_path(args.data, "20news")
+    with gzip.open(news, "rt", encoding="utf-8") as handle:
         words = sum(len(json.loads(line)["text"].split()) for line in handle)
-    print(f"# {args.data.name}: {words:,} whitespace words; {os.cpu_count()} CPUs; Python {platform.python_version()}")
+    print(f"# {news.name}: {words:,} whitespace words; {os.cpu_count()} CPUs; Python {platform.python_version()}")
     print(f"{'processes':>9} {'seconds':>8} {'words/s':>10} {'docs':>6} {'tokens':>10} {'vocab':>6}")
     for workers in (1, 2):
         best = float("inf")
         for _ in range(args.repeat):
             start = time.perf_counter()
-            corpus = prepare(args.data, workers=workers)
+            corpus = prepare(news, workers=workers)
             best = min(best, time.perf_counter() - start)
         print(
             f"{workers:>9} {best:>8.1f} {words / best:>10,.0f} {len(corpus):>6} {corpus.n_tokens:>10,} {len(corpus.vocab):>6}"

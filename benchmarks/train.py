@@ -1,6 +1,6 @@
 """Training speed and held-out fit: tealeaves' trainers next to gensim and scikit-learn, in one run.
 
-    python benchmarks/train.py [--corpus ../shared/data/ap/ap.txt] [-k 50] [--iterations 50]
+    python benchmarks/train.py [--data DIR (../shared/data)] [-k 50] [--iterations 50]
 
 The corpus is prepared by tealeaves (Hoyle et al. 2021 preprocessing) with a 20% held-out split.
 Every model gets the same number of passes over the training documents (Gibbs sweeps, EM
@@ -30,6 +30,7 @@ from rich.console import Console
 from rich.table import Table
 
 import tealeaves
+from shared_data import ROOT, add_data_option, data_path
 from tealeaves.corpus import Corpus
 from tealeaves.models import TopicModel, import_model
 from tealeaves.models.compare import hellinger
@@ -50,17 +51,17 @@ def completion_loglik(phi: np.ndarray, theta: np.ndarray, held: Corpus) -> float
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    here = Path(__file__).resolve().parents[1]
-    parser.add_argument("--corpus", default=str(here.parent / "shared" / "data" / "ap" / "ap.txt"))
+    add_data_option(parser)
     parser.add_argument("-k", type=int, default=50)
     parser.add_argument("--iterations", type=int, default=50)
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--workdir", default="benchmark-train")
+    parser.add_argument("--workdir", type=Path, default=ROOT / "benchmarks" / "results" / "train")
     args = parser.parse_args()
     console = Console(width=150)
     k, n_iter, seed = args.k, args.iterations, args.seed
-    workdir = Path(args.workdir)
-    workdir.mkdir(exist_ok=True)
+    workdir = args.workdir
+    workdir.mkdir(parents=True, exist_ok=True)
+    args.corpus = data_path(args.data, "ap")
 
     train_corpus, heldout = tealeaves.prepare(args.corpus, heldout=0.2, seed=seed)
     observed, held = heldout.halves("first-half")

@@ -1,4 +1,4 @@
-"""Shared fixtures: the read-only data beside the project, and small crafted corpora."""
+"""Shared fixtures: the read-only data sets beside the project, and small crafted corpora."""
 
 from __future__ import annotations
 
@@ -6,12 +6,22 @@ from pathlib import Path
 
 import pytest
 
-SHARED_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
+DEFAULT_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--data",
+        type=Path,
+        default=DEFAULT_DATA,
+        help=f"folder of the public data sets (20news/, ap/, human/hoyle2021/); default {DEFAULT_DATA}",
+    )
 
 
 @pytest.fixture(scope="session")
-def shared_data() -> Path:
-    """``../shared/data``; tests that need it skip with the reason when it is absent."""
-    if not SHARED_DATA.is_dir():
-        pytest.skip(f"shared data folder {SHARED_DATA} is absent (it ships beside the project, not in it)")
-    return SHARED_DATA
+def shared_data(request: pytest.FixtureRequest) -> Path:
+    """The ``--data`` folder (``../shared/data``); tests that need it skip with the reason when it is absent."""
+    data = Path(request.config.getoption("--data"))
+    if not data.is_dir():
+        pytest.skip(f"data folder {data} is absent (pass --data DIR; the docs' data page says where to get the sets)")
+    return data

@@ -8,16 +8,22 @@ The public API::
     model.top_words(10)
 """
 
-from tealeaves import likelihood
-from tealeaves.artifacts import tealeaves_version
-from tealeaves.coherence import RefIndex
-from tealeaves.corpus import Corpus, PreprocessConfig, Vocabulary, prepare
-from tealeaves.errors import TealeavesError
-from tealeaves.intrusion import auto_word_intrusion
-from tealeaves.models import TopicModel, Topics, as_topics, import_model, train
-from tealeaves.study import Study, create_study
+from typing import TYPE_CHECKING
 
-__version__ = tealeaves_version()
+from tealeaves.lazy import attach
+
+if TYPE_CHECKING:
+    from tealeaves import likelihood
+    from tealeaves.coherence import RefIndex
+    from tealeaves.corpus import Corpus, PreprocessConfig, Vocabulary, prepare
+    from tealeaves.errors import TealeavesError
+    from tealeaves.intrusion import auto_word_intrusion
+    from tealeaves.models import TopicModel, Topics, as_topics, import_model, train
+    from tealeaves.study import Study, create_study
+
+__version__ = "0.2.0.dev0"  # the one version source: pyproject.toml reads it, manifests record it
+
+__getattr__, __dir__ = attach(__name__, __file__)
 
 __all__ = [
     "Corpus",

@@ -20,7 +20,6 @@ import platform
 import shutil
 import tempfile
 from collections.abc import Callable, Iterator
-from importlib import metadata
 from pathlib import Path
 from typing import Any
 
@@ -32,11 +31,10 @@ MANIFEST = "manifest.json"
 
 
 def tealeaves_version() -> str:
-    """The installed tealeaves version (``0+unknown`` when running from a bare checkout)."""
-    try:
-        return metadata.version("tealeaves")
-    except metadata.PackageNotFoundError:  # pragma: no cover - only without installation
-        return "0+unknown"
+    """The tealeaves version (``tealeaves.__version__``, the one version source)."""
+    from tealeaves import __version__
+
+    return __version__
 
 
 def new_manifest(kind: str, **fields: Any) -> dict[str, Any]:

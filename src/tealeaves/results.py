@@ -10,12 +10,13 @@ from __future__ import annotations
 import dataclasses
 import os
 from pathlib import Path
-from typing import Any
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any
 
 from tealeaves.artifacts import json_safe, write_json
 from tealeaves.errors import InputError
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 
 class Result:

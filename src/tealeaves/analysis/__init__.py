@@ -3,25 +3,32 @@ Hoyle et al. 2021 §5-6, A.5-A.7): scores, agreement, significance, correlation,
 false discovery rates and power analysis.
 """
 
-from tealeaves.analysis.agreement import OneVsRest, krippendorff_alpha, one_vs_rest, split_half
-from tealeaves.analysis.comparison import pairwise_tests
-from tealeaves.analysis.correlation import (
-    Correlations,
-    RaggedScores,
-    bootstrap_correlations,
-    correlate_rows,
-    model_level_correlation,
-)
-from tealeaves.analysis.discovery import HUMAN_MARGINS, METRIC_MARGINS, DiscoveryRates, false_discovery_rates
-from tealeaves.analysis.hoyle2021 import Hoyle2021, load_hoyle2021
-from tealeaves.analysis.output import write_replication, write_study_analysis
-from tealeaves.analysis.power import annotators_needed, equivalence_margin, power_curve, simulate_power
-from tealeaves.analysis.regression import RegressionResult, regress
-from tealeaves.analysis.replication import Hoyle2021Replication, replicate_hoyle2021
-from tealeaves.analysis.responses import check_export, failed_checks, read_export, select
-from tealeaves.analysis.scores import HumanScores, human_scores, model_precision, topic_log_odds
-from tealeaves.analysis.significance import TestResult, mann_whitney, mann_whitney_counts, proportion_test, t_test
-from tealeaves.analysis.study_analysis import StudyAnalysis, analyze_export, read_metrics
+from typing import TYPE_CHECKING
+
+from tealeaves.lazy import attach
+
+if TYPE_CHECKING:
+    from tealeaves.analysis.agreement import OneVsRest, krippendorff_alpha, one_vs_rest, split_half
+    from tealeaves.analysis.comparison import pairwise_tests
+    from tealeaves.analysis.correlation import (
+        Correlations,
+        RaggedScores,
+        bootstrap_correlations,
+        correlate_rows,
+        model_level_correlation,
+    )
+    from tealeaves.analysis.discovery import HUMAN_MARGINS, METRIC_MARGINS, DiscoveryRates, false_discovery_rates
+    from tealeaves.analysis.hoyle2021 import Hoyle2021, load_hoyle2021
+    from tealeaves.analysis.output import write_replication, write_study_analysis
+    from tealeaves.analysis.power import annotators_needed, equivalence_margin, power_curve, simulate_power
+    from tealeaves.analysis.regression import RegressionResult, regress
+    from tealeaves.analysis.replication import Hoyle2021Replication, replicate_hoyle2021
+    from tealeaves.analysis.responses import check_export, failed_checks, read_export, select
+    from tealeaves.analysis.scores import HumanScores, human_scores, model_precision, topic_log_odds
+    from tealeaves.analysis.significance import TestResult, mann_whitney, mann_whitney_counts, proportion_test, t_test
+    from tealeaves.analysis.study_analysis import StudyAnalysis, analyze_export, read_metrics
+
+__getattr__, __dir__ = attach(__name__, __file__)
 
 __all__ = [
     "HUMAN_MARGINS",

@@ -15,7 +15,6 @@ from typing import Annotated, Any, TypeVar
 
 import typer
 
-from tealeaves.artifacts import json_safe
 from tealeaves.console import console, err_console
 from tealeaves.errors import InputError, TealeavesError
 
@@ -49,6 +48,8 @@ def reports_errors(func: F) -> F:
 
 def print_json(payload: Any) -> None:
     """One JSON document on stdout (arrays as lists, non-finite floats as null)."""
+    from tealeaves.artifacts import json_safe
+
     typer.echo(json.dumps(json_safe(payload), indent=2, ensure_ascii=False))
 
 

@@ -7,7 +7,6 @@ from typing import Annotated, Any
 
 import typer
 
-from tealeaves.artifacts import read_manifest
 from tealeaves.cli.common import JsonOption, app, number, print_json, reports_errors, show
 from tealeaves.console import console, mapping_table, progress_bar
 
@@ -112,6 +111,8 @@ def info(
     as_json: JsonOption = False,
 ) -> None:
     """Print an artifact's manifest and statistics."""
+    from tealeaves.artifacts import read_manifest
+
     manifest = read_manifest(path)
     if as_json:
         print_json(manifest)

@@ -8,20 +8,27 @@
 - :func:`diversity`: topic diversity, topic uniqueness, inverted RBO, Hoyle et al.'s filter.
 """
 
-from tealeaves.coherence.confirmation import Conventions
-from tealeaves.coherence.diversity import (
-    DiversityResult,
-    diversity,
-    inverted_rbo,
-    rank_biased_overlap,
-    shared_top_words,
-    topic_diversity,
-    topic_uniqueness,
-)
-from tealeaves.coherence.index import RefIndex, WindowCounts
-from tealeaves.coherence.measures import MEASURES, Measure, get_measure
-from tealeaves.coherence.score import CoherenceResult, score
-from tealeaves.coherence.windows import Window
+from typing import TYPE_CHECKING
+
+from tealeaves.lazy import attach
+
+if TYPE_CHECKING:
+    from tealeaves.coherence.confirmation import Conventions
+    from tealeaves.coherence.diversity import (
+        DiversityResult,
+        diversity,
+        inverted_rbo,
+        rank_biased_overlap,
+        shared_top_words,
+        topic_diversity,
+        topic_uniqueness,
+    )
+    from tealeaves.coherence.index import RefIndex, WindowCounts
+    from tealeaves.coherence.measures import MEASURES, Measure, get_measure
+    from tealeaves.coherence.score import CoherenceResult, score
+    from tealeaves.coherence.windows import Window
+
+__getattr__, __dir__ = attach(__name__, __file__)
 
 __all__ = [
     "MEASURES",

@@ -17,13 +17,16 @@ import itertools
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 
 from tealeaves.errors import InputError
 from tealeaves.models import TopicModel, Topics, as_topics
 from tealeaves.results import Result
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 TopicsLike = TopicModel | Topics | Sequence[Sequence[str]]
 
@@ -131,6 +134,8 @@ class DiversityResult(Result):
 
     def to_frame(self) -> pd.DataFrame:
         """One row per topic: its uniqueness and the topics it shares top words with."""
+        import pandas as pd
+
         partners: dict[int, list[int]] = {k: [] for k in range(len(self.per_topic))}
         for a, b, _ in self.shared_top_words:
             partners[a].append(b)

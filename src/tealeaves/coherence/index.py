@@ -32,11 +32,10 @@ import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numba
 import numpy as np
-import pandas as pd
 
 from tealeaves.artifacts import new_manifest, read_manifest, write_artifact, write_json
 from tealeaves.coherence import _kernels
@@ -46,6 +45,9 @@ from tealeaves.errors import ArtifactError, InputError
 from tealeaves.parallel import parallel_map, resolve_workers
 from tealeaves.progress import ProgressCallback, notify
 from tealeaves.results import Result
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 KIND = "ref-index"
 INT32_LIMIT = 2**31 - 1
@@ -82,6 +84,8 @@ class WindowCounts(Result):
 
     def to_frame(self) -> pd.DataFrame:
         """One row per pair of words (``i <= j``) with both marginals and the joint count."""
+        import pandas as pd
+
         rows = [
             {
                 "word_a": self.words[i],

@@ -13,10 +13,9 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
-import pandas as pd
 
 from tealeaves.coherence.confirmation import Conventions
 from tealeaves.coherence.index import RefIndex
@@ -27,6 +26,9 @@ from tealeaves.errors import EmptyResultError, InputError
 from tealeaves.models import TopicModel, Topics, as_topics
 from tealeaves.progress import ProgressCallback, notify
 from tealeaves.results import Result
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 OnMissing = Literal["error", "skip", "zero"]
 ON_MISSING: tuple[str, ...] = ("error", "skip", "zero")
@@ -98,10 +100,14 @@ class CoherenceResult(Result):
     def to_frame(self) -> pd.DataFrame:
         """One row per segment: topic, topn (words scored), W', W* (``*``: the whole topic),
         value, and the counts behind it (``count_star``/``count_joint`` are -1 for ``*``)."""
+        import pandas as pd
+
         return pd.DataFrame({name: self.segments[name] for name in SEGMENT_COLUMNS})
 
     def topics_frame(self) -> pd.DataFrame:
         """One row per topic: its score, its words and per top-N mean, std and support."""
+        import pandas as pd
+
         frame = pd.DataFrame({"topic": np.arange(len(self.topics)), "value": self.per_topic})
         for t, n in enumerate(self.topn):
             label = f"top{n}" if n is not None else "all"

@@ -1,10 +1,17 @@
 """Texts to Corpus: readers, the standard preprocessing (Hoyle et al. 2021 A.2), Corpus and Vocabulary."""
 
-from tealeaves.corpus.corpus import HALVES_MODES, Corpus
-from tealeaves.corpus.prepare import prepare
-from tealeaves.corpus.preprocess import PreprocessConfig, min_df_threshold
-from tealeaves.corpus.readers import FORMATS, RawDocument, read_inputs
-from tealeaves.corpus.vocabulary import Vocabulary
+from typing import TYPE_CHECKING
+
+from tealeaves.lazy import attach
+
+if TYPE_CHECKING:
+    from tealeaves.corpus.corpus import HALVES_MODES, Corpus
+    from tealeaves.corpus.prepare import prepare
+    from tealeaves.corpus.preprocess import PreprocessConfig, min_df_threshold
+    from tealeaves.corpus.readers import FORMATS, RawDocument, read_inputs
+    from tealeaves.corpus.vocabulary import Vocabulary
+
+__getattr__, __dir__ = attach(__name__, __file__)
 
 __all__ = [
     "FORMATS",

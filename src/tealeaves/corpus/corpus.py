@@ -16,14 +16,16 @@ import json
 import os
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
-import scipy.sparse as sp
 
 from tealeaves.artifacts import arrays_sha256, new_manifest, read_manifest, write_artifact, write_json
 from tealeaves.corpus.vocabulary import OnMissing, Vocabulary
 from tealeaves.errors import ArtifactError, InputError
+
+if TYPE_CHECKING:
+    import scipy.sparse as sp
 
 HalvesMode = Literal["first-half", "alternate", "random"]
 HALVES_MODES: tuple[str, ...] = ("first-half", "alternate", "random")
@@ -194,6 +196,8 @@ class Corpus:
 
     def doc_term_matrix(self) -> sp.csr_matrix:
         """Counts as a scipy CSR matrix, documents x vocabulary (int64)."""
+        import scipy.sparse as sp
+
         rows = np.repeat(np.arange(len(self), dtype=np.int64), self.doc_lengths())
         data = np.ones(len(rows), dtype=np.int64)
         matrix = sp.csr_matrix((data, (rows, np.asarray(self.tokens))), shape=(len(self), len(self.vocab)))

@@ -10,23 +10,30 @@ and automated word intrusion, WI-Auto (Lau, Newman & Baldwin 2014).
 - :func:`compare_word_intrusion`: the same for several models, one SVM per fold for all.
 """
 
-from tealeaves.intrusion.automated import (
-    WordIntrusionComparison,
-    WordIntrusionResult,
-    auto_word_intrusion,
-    compare_word_intrusion,
-    first_place_share,
-)
-from tealeaves.intrusion.features import (
-    ASSOCIATIONS,
-    FEATURES,
-    SetFeatures,
-    association_sums,
-    min_max_within_sets,
-    word_association_features,
-)
-from tealeaves.intrusion.intruders import PROTOCOLS, IntruderSet, IntruderSets, intruder_sets
-from tealeaves.intrusion.ranking import RankingSVM, fit_ranking_svm, preference_pairs
+from typing import TYPE_CHECKING
+
+from tealeaves.lazy import attach
+
+if TYPE_CHECKING:
+    from tealeaves.intrusion.automated import (
+        WordIntrusionComparison,
+        WordIntrusionResult,
+        auto_word_intrusion,
+        compare_word_intrusion,
+        first_place_share,
+    )
+    from tealeaves.intrusion.features import (
+        ASSOCIATIONS,
+        FEATURES,
+        SetFeatures,
+        association_sums,
+        min_max_within_sets,
+        word_association_features,
+    )
+    from tealeaves.intrusion.intruders import PROTOCOLS, IntruderSet, IntruderSets, intruder_sets
+    from tealeaves.intrusion.ranking import RankingSVM, fit_ranking_svm, preference_pairs
+
+__getattr__, __dir__ = attach(__name__, __file__)
 
 __all__ = [
     "ASSOCIATIONS",

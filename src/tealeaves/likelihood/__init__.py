@@ -14,22 +14,29 @@ Usage::
     result.log_prob, result.total, result.per_token
 """
 
-from tealeaves.likelihood.completion import COMPLETION_METHODS, complete
-from tealeaves.likelihood.estimate import estimate
-from tealeaves.likelihood.estimators import METHODS
-from tealeaves.likelihood.exact import exact
-from tealeaves.likelihood.predictive import PredictiveResult, predictive
-from tealeaves.likelihood.result import LikelihoodResult
-from tealeaves.likelihood.schedules import SCHEDULES, temperatures_schedule
-from tealeaves.likelihood.synthetic import (
-    PerturbationResult,
-    figure_3_evaluators,
-    perturb_base_measure,
-    perturb_topics,
-    perturbation_study,
-    synthetic_corpus,
-)
-from tealeaves.likelihood.uncertainty import bootstrap_sd
+from typing import TYPE_CHECKING
+
+from tealeaves.lazy import attach
+
+if TYPE_CHECKING:
+    from tealeaves.likelihood.completion import COMPLETION_METHODS, complete
+    from tealeaves.likelihood.estimate import estimate
+    from tealeaves.likelihood.estimators import METHODS
+    from tealeaves.likelihood.exact import exact
+    from tealeaves.likelihood.predictive import PredictiveResult, predictive
+    from tealeaves.likelihood.result import LikelihoodResult
+    from tealeaves.likelihood.schedules import SCHEDULES, temperatures_schedule
+    from tealeaves.likelihood.synthetic import (
+        PerturbationResult,
+        figure_3_evaluators,
+        perturb_base_measure,
+        perturb_topics,
+        perturbation_study,
+        synthetic_corpus,
+    )
+    from tealeaves.likelihood.uncertainty import bootstrap_sd
+
+__getattr__, __dir__ = attach(__name__, __file__)
 
 __all__ = [
     "COMPLETION_METHODS",

@@ -8,17 +8,24 @@
   :func:`import_qualtrics` move responses and items in and out.
 """
 
-from tealeaves.study.design import ANNOTATORS_PER_ITEM, Study, create_study, default_annotators
-from tealeaves.study.exchange import (
-    export_responses,
-    import_qualtrics,
-    qualtrics_survey,
-    write_qualtrics_survey,
-    write_responses,
-)
-from tealeaves.study.items import Item, synthetic_topics
-from tealeaves.study.schema import EXPORT_COLUMNS, TASKS
-from tealeaves.study.store import SCHEMA_VERSION, Store
+from typing import TYPE_CHECKING
+
+from tealeaves.lazy import attach
+
+if TYPE_CHECKING:
+    from tealeaves.study.design import ANNOTATORS_PER_ITEM, Study, create_study, default_annotators
+    from tealeaves.study.exchange import (
+        export_responses,
+        import_qualtrics,
+        qualtrics_survey,
+        write_qualtrics_survey,
+        write_responses,
+    )
+    from tealeaves.study.items import Item, synthetic_topics
+    from tealeaves.study.schema import EXPORT_COLUMNS, TASKS
+    from tealeaves.study.store import SCHEMA_VERSION, Store
+
+__getattr__, __dir__ = attach(__name__, __file__)
 
 __all__ = [
     "ANNOTATORS_PER_ITEM",
