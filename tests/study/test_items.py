@@ -201,3 +201,15 @@ def test_labels_must_be_distinct_and_not_check(models):
 def test_blocks_are_what_the_fixture_says(models):
     top = models["MODEL_ALPHA"].top_words(BLOCK_WORDS)
     assert all(w.startswith(chr(97 + k)) for k, words in enumerate(top) for w in words)
+
+
+def test_items_per_model_of_a_design(tmp_path):
+    from tealeaves.study.design import items_per_model
+
+    small, large = Topics([["a", "b", "c"]] * 3), Topics([["a", "b", "c"]] * 7)
+    assert items_per_model([small, large], "rating") == 3
+    assert items_per_model([large], "word-intrusion", topics_per_model=5) == 5
+    assert items_per_model([small], "rating", topics_per_model=5) == 3
+    assert items_per_model([small], "topic-intrusion", docs=12) == 12
+    with pytest.raises(InputError, match="unknown task"):
+        items_per_model([small], "ratings")

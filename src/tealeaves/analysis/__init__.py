@@ -20,7 +20,13 @@ if TYPE_CHECKING:
     from tealeaves.analysis.discovery import HUMAN_MARGINS, METRIC_MARGINS, DiscoveryRates, false_discovery_rates
     from tealeaves.analysis.hoyle2021 import Hoyle2021, load_hoyle2021
     from tealeaves.analysis.output import write_replication, write_study_analysis
-    from tealeaves.analysis.power import annotators_needed, equivalence_margin, power_curve, simulate_power
+    from tealeaves.analysis.power import (
+        annotators_for_study,
+        annotators_needed,
+        equivalence_margin,
+        power_curve,
+        simulate_power,
+    )
     from tealeaves.analysis.regression import RegressionResult, regress
     from tealeaves.analysis.replication import Hoyle2021Replication, replicate_hoyle2021
     from tealeaves.analysis.responses import check_export, failed_checks, read_export, select
@@ -44,6 +50,7 @@ __all__ = [
     "StudyAnalysis",
     "TestResult",
     "analyze_export",
+    "annotators_for_study",
     "annotators_needed",
     "bootstrap_correlations",
     "check_export",

@@ -150,6 +150,26 @@ def annotators_needed(
     )
 
 
+def annotators_for_study(
+    task: str, items_per_model: int, *, power: float = 0.9, alpha: float = 0.05, effect: int | float = 0.08
+) -> tuple[int, int]:
+    """Answers per item for a study design, and the effect it is powered for.
+
+    The power analysis of Hoyle et al. 2021 (A.5) for a study of ``task`` (``"rating"``, or a
+    word- or topic-intrusion task) with ``items_per_model`` items per model: the fewest
+    annotators per item with which the one-tailed test finds, with probability ``power`` at
+    level ``alpha``, a model with ``effect`` fewer coherent items, a count (``4``) or a share of
+    the items (``0.08``: Hoyle et al.'s 4 of 50). Returns ``(annotators, fewer)``, ``fewer``
+    being that count, kept within [1, items_per_model].
+    """
+    if items_per_model < 1:
+        raise InputError(f"a study needs at least one item per model, got {items_per_model}")
+    fewer = effect if isinstance(effect, int) else round(effect * items_per_model)
+    fewer = min(max(fewer, 1), items_per_model)
+    kind = "rating" if task == "rating" else "intrusion"
+    return annotators_needed(kind, power=power, alpha=alpha, effect=fewer, k=items_per_model), fewer
+
+
 def equivalence_margin(
     task: str,
     annotators: int,

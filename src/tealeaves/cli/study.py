@@ -97,24 +97,16 @@ def study_create(
     among as many items per model as this study has (Hoyle et al.'s 4 of 50 topics give 12 for
     ratings and 23 for intrusion, power 0.97 and 0.94 at the 15 and 26 they used).
     """
-    from tealeaves.models import TopicModel
     from tealeaves.study import create_study
-    from tealeaves.study.design import load_model_like
+    from tealeaves.study.design import items_per_model
 
     if annotators is None:
-        from tealeaves.analysis import annotators_needed
+        from tealeaves.analysis import annotators_for_study
 
-        if task == "topic-intrusion":
-            per_model = docs
-        else:
-            loaded = [load_model_like(str(path)) for path in models]
-            sizes = [m.k if isinstance(m, TopicModel) else len(m) for m in loaded]
-            per_model = min(sizes) if topics_per_model is None else min(topics_per_model, *sizes)
-        share_or_count = number(effect, "--effect")
-        fewer = share_or_count if isinstance(share_or_count, int) else round(share_or_count * per_model)
-        fewer = min(max(fewer, 1), per_model)
-        kind = "rating" if task == "rating" else "intrusion"
-        annotators = annotators_needed(kind, power=power, alpha=alpha, effect=fewer, k=per_model)
+        per_model = items_per_model([str(m) for m in models], task, docs=docs, topics_per_model=topics_per_model)
+        annotators, fewer = annotators_for_study(
+            task, per_model, power=power, alpha=alpha, effect=number(effect, "--effect")
+        )
         console.print(
             f"{annotators} answers per item: power analysis (Hoyle et al. 2021, A.5) for {per_model} items per "
             f"model, {fewer} fewer coherent, power {power}, alpha {alpha}"

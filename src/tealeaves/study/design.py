@@ -263,6 +263,21 @@ def load_model_like(source: ModelLike) -> TopicModel | Topics:
     return as_topics(source)
 
 
+def items_per_model(
+    models: Sequence[ModelLike], task: str, *, docs: int = 40, topics_per_model: int | None = None
+) -> int:
+    """Items each model contributes to a study of ``task``: the documents shown for topic
+    intrusion, otherwise the topics (all, or ``topics_per_model``) of the smallest model."""
+    if task not in TASKS:
+        raise InputError(f"unknown task {task!r}; use one of {', '.join(TASKS)}")
+    if task == "topic-intrusion":
+        return docs
+    sizes = [m.k if isinstance(m, TopicModel) else len(m) for m in map(load_model_like, models)]
+    if not sizes:
+        raise InputError("a study needs at least one model")
+    return min(sizes) if topics_per_model is None else min(topics_per_model, *sizes)
+
+
 def create_study(
     models: Mapping[str, ModelLike] | Sequence[ModelLike],
     task: str,
