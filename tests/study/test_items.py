@@ -211,5 +211,5 @@ def test_items_per_model_of_a_design(tmp_path):
     assert items_per_model([large], "word-intrusion", topics_per_model=5) == 5
     assert items_per_model([small], "rating", topics_per_model=5) == 3
     assert items_per_model([small], "topic-intrusion", docs=12) == 12
-    with pytest.raises(InputError, match="unknown task"):
+    with pytest.raises(InputError, match="task must be one of"):
         items_per_model([small], "ratings")

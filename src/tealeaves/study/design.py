@@ -269,7 +269,7 @@ def items_per_model(
     """Items each model contributes to a study of ``task``: the documents shown for topic
     intrusion, otherwise the topics (all, or ``topics_per_model``) of the smallest model."""
     if task not in TASKS:
-        raise InputError(f"unknown task {task!r}; use one of {', '.join(TASKS)}")
+        raise InputError(f"task must be one of {', '.join(TASKS)}, got {task!r}")
     if task == "topic-intrusion":
         return docs
     sizes = [m.k if isinstance(m, TopicModel) else len(m) for m in map(load_model_like, models)]
