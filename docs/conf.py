@@ -25,7 +25,6 @@ extensions = [
 
 source_suffix = {".rst": "restructuredtext", ".md": "markdown"}
 exclude_patterns = ["_build", "examples/GALLERY_HEADER.rst"]
-templates_path = ["_templates"]
 
 # MyST: Markdown pages with headings that can be linked to, fenced directives and $math$
 myst_enable_extensions = ["colon_fence", "deflist", "dollarmath"]
