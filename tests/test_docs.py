@@ -35,3 +35,12 @@ def test_guide_examples_run(tmp_path, capsys):
     printed = capsys.readouterr().out
     assert "Corpus(16255 documents, 589583 tokens, 4016 words)" in printed
     assert "(20, 4016) (20,) (16255, 20)" in printed
+
+
+def test_no_example_needs_a_file_outside_the_repository():
+    pages = [*DOCS.rglob("*.md"), DOCS.parent / "README.md"]
+    for page in pages:
+        for language, code in blocks(page):
+            assert "../" not in code, f"{page.name}: a {language} block reads outside the repository"
+    for script in (DOCS / "examples").glob("*.py"):
+        assert "../" not in script.read_text(encoding="utf-8"), f"{script.name} reads outside the repository"

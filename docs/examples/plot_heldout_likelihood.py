@@ -18,8 +18,9 @@ import tealeaves
 from tealeaves.likelihood import estimate
 
 train_corpus, heldout = tealeaves.prepare("builtin:sotu", heldout=0.2, seed=0)
+# a short run (50 sweeps, α learned from sweep 20) keeps the example fast
 model = tealeaves.train(
-    train_corpus, model="lda-gibbs", k=20, seed=0, iterations=100, optimize_burn_in=20
+    train_corpus, model="lda-gibbs", k=20, seed=0, iterations=50, optimize_burn_in=20
 )
 
 # %%
