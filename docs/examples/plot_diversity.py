@@ -44,7 +44,6 @@ fig, ax = plt.subplots(figsize=(6, 3.8), layout="constrained")
 for column in ("topic diversity", "topic uniqueness", "inverted RBO"):
     ax.plot(table["topics"], table[column], marker="o", label=column)
 ax.set(
-    xscale="log",
     xlabel="number of topics",
     ylabel="score (1 = no overlap)",
     title="pLSI on SOTU paragraphs",

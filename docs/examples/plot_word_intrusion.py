@@ -27,10 +27,10 @@ model = tealeaves.train(train_corpus, model="plsi", k=20, seed=0, iterations=50)
 workdir = tempfile.TemporaryDirectory()
 index = RefIndex.build(heldout, out=f"{workdir.name}/sotu-index")
 
+# random lists of words that occur in the reference corpus (a word it lacks cannot be scored)
+occurring = np.asarray(model.vocab.words)[np.diff(np.asarray(index.word_offsets)) > 0]
 rng = np.random.default_rng(0)
-random_words = [
-    list(rng.choice(model.vocab.words, 50, replace=False)) for _ in range(20)
-]
+random_words = [list(rng.choice(occurring, 50, replace=False)) for _ in range(20)]
 both = compare_word_intrusion(
     {"pLSI": model, "random words": random_words}, index, seed=0
 )
