@@ -56,7 +56,7 @@ def _advance(doc_offsets: np.ndarray, d: int, position: int) -> int:
         if doc_offsets[d + 1] > position:
             return d
         d += 1
-    return d + np.searchsorted(doc_offsets[d + 1 :], position, side="right")
+    return d + int(np.searchsorted(doc_offsets[d + 1 :], position, side="right"))
 
 
 @njit(parallel=True, cache=True)

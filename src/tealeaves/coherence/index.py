@@ -32,7 +32,7 @@ import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 import numba
 import numpy as np
@@ -53,6 +53,9 @@ KIND = "ref-index"
 INT32_LIMIT = 2**31 - 1
 PARALLEL_MIN_OCCURRENCES = 4_000_000  # counting below this many occurrences runs on one thread
 DENSE_PAIRS_MAX = 2048  # up to this many words, the sweep looks pairs up in a word x word matrix
+
+# for each word slot, its partners as CSR arrays: start[m + 1], partner slot, pair index (see _partners)
+_Partners = tuple[np.ndarray, np.ndarray, np.ndarray]
 
 
 @dataclass(frozen=True)
@@ -254,14 +257,14 @@ class RefIndex:
         """Load an index folder; its arrays are memory-mapped read-only unless ``mmap=False``."""
         path = Path(path)
         manifest = read_manifest(path, kind=KIND)
-        mode = "r" if mmap else None
+        mode: Literal["r"] | None = "r" if mmap else None
         try:
-            arrays = [
+            positions, word_offsets, doc_offsets = (
                 np.load(path / f"{name}.npy", mmap_mode=mode) for name in ("positions", "word_offsets", "doc_offsets")
-            ]
+            )
         except (OSError, ValueError) as exc:
             raise ArtifactError(f"index {path} is incomplete or corrupt ({exc}); build it again") from exc
-        return cls(Vocabulary.load(path / "vocab.txt"), *arrays, manifest=manifest)
+        return cls(Vocabulary.load(path / "vocab.txt"), positions, word_offsets, doc_offsets, manifest=manifest)
 
     # ----------------------------------------------------------------- access
     def __repr__(self) -> str:
@@ -378,7 +381,7 @@ class RefIndex:
         return keys, bits, _chunks(keys >> bits, np.asarray(self.doc_offsets))
 
     def _context_counts(
-        self, ids: np.ndarray, left: np.ndarray, right: np.ndarray, partners: tuple[np.ndarray, ...], half_width: int
+        self, ids: np.ndarray, left: np.ndarray, right: np.ndarray, partners: _Partners, half_width: int
     ) -> tuple[np.ndarray, np.ndarray, int]:
         keys, bits, chunks = self._stream(ids)
         positions, word_offsets = np.asarray(self.positions), np.asarray(self.word_offsets)
@@ -398,7 +401,7 @@ class RefIndex:
         return marginal, joint, self.n_windows(Window("context", half_width))
 
     def _window_counts(
-        self, ids: np.ndarray, partners: tuple[np.ndarray, ...], n_pairs: int, window: Window, compat: str | None
+        self, ids: np.ndarray, partners: _Partners, n_pairs: int, window: Window, compat: str | None
     ) -> tuple[np.ndarray, np.ndarray]:
         doc_offsets = np.asarray(self.doc_offsets)
         window_offsets = np.zeros(self.n_docs + 1, dtype=np.int64)
@@ -422,8 +425,9 @@ class RefIndex:
 
     def _word_ids(self, words: Sequence[int] | Sequence[str] | np.ndarray) -> np.ndarray:
         items = list(words) if not isinstance(words, np.ndarray) else words.tolist()
-        if items and all(isinstance(w, str) for w in items):
-            return self.vocab.ids(items, on_missing="error")
+        strings = [w for w in items if isinstance(w, str)]
+        if items and len(strings) == len(items):
+            return self.vocab.ids(strings, on_missing="error")
         try:
             ids = np.asarray(items, dtype=np.int64).reshape(-1)
         except (TypeError, ValueError):
@@ -442,7 +446,7 @@ class _Shard:
     start: int
     stop: int
     n_words: int
-    dtype: type
+    dtype: type[np.signedinteger]
 
 
 def _index_shard(shard: _Shard) -> tuple[np.ndarray, np.ndarray]:
@@ -457,7 +461,7 @@ def _index_shard(shard: _Shard) -> tuple[np.ndarray, np.ndarray]:
     return counts, positions
 
 
-def _partners(m: int, left: np.ndarray, right: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _partners(m: int, left: np.ndarray, right: np.ndarray) -> _Partners:
     """For each word slot, its partners' slots and the index of the pair (CSR arrays).
 
     A pair of two slots is listed under both; a slot paired with itself once.
@@ -484,7 +488,7 @@ def _threads_for(occurrences: int) -> Iterator[None]:
         numba.set_num_threads(previous)
 
 
-def _pair_matrix(m: int, partners: tuple[np.ndarray, ...]) -> np.ndarray:
+def _pair_matrix(m: int, partners: _Partners) -> np.ndarray:
     """Pair index of every two word slots (-1: not paired), or an empty matrix past ``DENSE_PAIRS_MAX`` words."""
     if m > DENSE_PAIRS_MAX:
         return np.zeros((0, 0), dtype=np.int64)
