@@ -66,7 +66,7 @@ from tealeaves.study.exchange import (
     spreadsheet_safe,
 )
 from tealeaves.study.monitor import summary
-from tealeaves.study.store import ASSIGNED, DONE, FULL, QUESTION, Session, Step, Store, StoreError
+from tealeaves.study.store import ANSWERED, ASSIGNED, DONE, FULL, QUESTION, Session, Step, Store, StoreError
 
 MAX_BODY_BYTES = 16 * 1024
 """Requests with a larger body are refused with 413 before they are read."""
@@ -402,7 +402,7 @@ def create_app(
 
     def _numbering(session: Session, position: int) -> tuple[int, int]:
         """This question's number (answered before it, plus one) and the participant's number of questions."""
-        number = sum(s.status != ASSIGNED and s.answer is not None and s.position != position for s in session.slots)
+        number = sum(s.status == ANSWERED and s.position != position for s in session.slots)
         return number + 1, max(quota, number + 1)
 
     @app.get("/s/{token}/q/{position}", response_class=HTMLResponse)

@@ -228,11 +228,6 @@ class Session:
     slots: tuple[Slot, ...]
 
     @property
-    def pending(self) -> Slot | None:
-        """The question the participant holds now (handed out, not answered, not released)."""
-        return next((s for s in self.slots if s.status == ASSIGNED), None)
-
-    @property
     def answered(self) -> int:
         return sum(s.status == ANSWERED for s in self.slots)
 
