@@ -112,7 +112,7 @@ def arrays_sha256(*arrays: np.ndarray, texts: tuple[str, ...] = ()) -> str:
     for array in arrays:
         array = np.ascontiguousarray(array)
         digest.update(f"{array.dtype.str}{array.shape}".encode())
-        digest.update(memoryview(array).cast("B"))
+        digest.update(array.data.cast("B"))
     for text in texts:
         digest.update(text.encode("utf-8"))
         digest.update(b"\0")

@@ -4,13 +4,16 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Iterator, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 from rich.table import Table
 
 from tealeaves.progress import ProgressCallback, ProgressUpdate
+
+if TYPE_CHECKING:
+    import numpy as np
 
 # Piped or redirected output is not wrapped at 80 columns: a table keeps its natural width
 # (rich wraps to the terminal's width only when there is one).
@@ -48,7 +51,9 @@ def _fmt(value: Any) -> str:
     return f"{value:.4g}" if isinstance(value, float) else str(value)
 
 
-def topics_table(title: str, topics: Sequence[Sequence[str]], weights: Sequence[float] | None = None) -> Table:
+def topics_table(
+    title: str, topics: Sequence[Sequence[str]], weights: Sequence[float] | np.ndarray | None = None
+) -> Table:
     """A table of topics, one row each: number, optional weight, words."""
     table = Table(title=title, title_justify="left", show_lines=False)
     table.add_column("#", justify="right")

@@ -10,7 +10,7 @@ import shutil
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from tealeaves.artifacts import new_manifest, read_manifest, write_json
 from tealeaves.console import console, mapping_table, progress_bar, topics_table
@@ -66,7 +66,7 @@ def step_train(run: DemoRun) -> None:
 
 
 # fewer passes than the defaults of lda-vb (100) and ctm (50) keep the demo quick
-DEMO_MODELS: dict[str, dict[str, int]] = {
+DEMO_MODELS: dict[str, dict[str, Any]] = {
     "lda-vb": {"iterations": 50},
     "plsi": {"iterations": 200},
     "ctm": {"iterations": 20},

@@ -21,6 +21,7 @@ Labels follow the paper: task ``Intrusion`` / ``Rating``; dataset ``NYT`` / ``WI
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Literal
 
 import numpy as np
 import pandas as pd
@@ -185,7 +186,7 @@ def _agreement(study, seed) -> pd.DataFrame:
             for checks, data in variants:
                 score = data["response"] if task == "rating" else data["correct"].astype(float)
                 args = (data["annotator"], data["item_id"], score)
-                level = "ordinal" if task == "rating" else "nominal"
+                level: Literal["ordinal", "nominal"] = "ordinal" if task == "rating" else "nominal"
                 values = {
                     "one-vs-rest Spearman": one_vs_rest(*args, method="spearman").value,
                     "one-vs-rest Pearson": one_vs_rest(*args, method="pearson").value,

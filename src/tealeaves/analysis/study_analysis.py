@@ -17,6 +17,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Literal
 
 import numpy as np
 import pandas as pd
@@ -76,7 +77,7 @@ def read_metrics(path: str | os.PathLike[str]) -> pd.DataFrame:
     return frame
 
 
-def _agreement_value(measure: str, annotator, item, score, level: str, seed: int) -> float:
+def _agreement_value(measure: str, annotator, item, score, level: Literal["ordinal", "nominal"], seed: int) -> float:
     """One agreement measure; NaN when the study has too few shared items for it."""
     try:
         if measure == "one-vs-rest Spearman":
@@ -95,7 +96,7 @@ def _agreement(kept: pd.DataFrame, seed: int) -> pd.DataFrame:
         if part.empty:
             continue
         score = part[ANSWER[task]].astype(float)
-        level = "ordinal" if task == "rating" else "nominal"
+        level: Literal["ordinal", "nominal"] = "ordinal" if task == "rating" else "nominal"
         for measure in ("one-vs-rest Spearman", "split-half Pearson", f"Krippendorff alpha ({level})"):
             value = _agreement_value(measure, part["annotator"], part["item_id"], score, level, seed)
             rows.append({"task": task, "measure": measure, "value": value, "annotators": part["annotator"].nunique()})

@@ -117,7 +117,9 @@ def info(
     if as_json:
         print_json(manifest)
         return
-    head = {k: manifest.get(k) for k in ("kind", "model", "role", "created", "tealeaves_version") if k in manifest}
+    head: dict[str, Any] = {
+        k: manifest.get(k) for k in ("kind", "model", "role", "created", "tealeaves_version") if k in manifest
+    }
     console.print(mapping_table(str(path), head))
     stats = manifest.get("stats", {})
     if manifest.get("kind") == "corpus-split":

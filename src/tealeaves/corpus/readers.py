@@ -141,7 +141,7 @@ def _counted(docs: Iterator[RawDocument], stats: ReadStats) -> Iterator[RawDocum
 def _open_binary(path: Path) -> io.BufferedIOBase:
     try:
         if path.name.lower().endswith(".gz"):
-            return gzip.open(path, "rb")  # type: ignore[return-value]
+            return gzip.open(path, "rb")
         return open(path, "rb")
     except OSError as exc:
         raise InputError(f"cannot read {path}: {exc.strerror or exc}") from exc

@@ -153,7 +153,7 @@ def _e_step(
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     precision = _precision(cov)
     logdet = -np.linalg.slogdet(cov)[1]
-    return ctm_e_step(  # type: ignore[no-any-return]
+    return ctm_e_step(
         bow.indptr,
         bow.indices,
         bow.counts,

@@ -144,7 +144,7 @@ def align_vocabulary(
     phi /= phi.sum(axis=1, keepdims=True)
     present = np.zeros(len(vocab), dtype=bool)
     present[ids[kept]] = True
-    missing = [vocab.word(i) for i in np.flatnonzero(~present)]
+    missing = [vocab.word(int(i)) for i in np.flatnonzero(~present)]
     dropped = [w for w, k in zip(words, kept) if not k]
     _warn_mass_loss(dropped_mass, dropped)
     report = {

@@ -88,7 +88,7 @@ class TopicModel:
             raise ArtifactError(f"phi rows must sum to 1 within {ROW_SUM_TOLERANCE:g}; the worst is off by {worst:.3g}")
         alpha = self.alpha
         if alpha is not None and (alpha.shape != (k,) or not np.all(np.isfinite(alpha)) or np.any(alpha <= 0)):
-            raise ArtifactError(f"alpha must hold {k} positive finite values, got shape {self.alpha.shape}")
+            raise ArtifactError(f"alpha must hold {k} positive finite values, got shape {alpha.shape}")
         if self.theta is not None:
             theta = self.theta
             if theta.ndim != 2 or theta.shape[1] != k:

@@ -32,7 +32,7 @@ class TrainerSpec:
 
     def load(self) -> Callable[..., TopicModel]:
         module, name = self.fit.split(":")
-        return getattr(importlib.import_module(module), name)  # type: ignore[no-any-return]
+        return getattr(importlib.import_module(module), name)
 
 
 TRAINERS: dict[str, TrainerSpec] = {
