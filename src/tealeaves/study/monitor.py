@@ -15,13 +15,14 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
+from collections.abc import Sequence
 from typing import Any
 
 from tealeaves.study.design import Study
 from tealeaves.study.store import Store
 
 
-def _mean(values: list[float]) -> float | None:
+def _mean(values: Sequence[float]) -> float | None:
     return sum(values) / len(values) if values else None
 
 
@@ -39,7 +40,7 @@ def summary(study: Study, store: Store) -> dict[str, Any]:
     for label in study.labels:
         per_model[label] = {"model": label, "n_items": 0, "answers": 0, "toward": 0, "scores": defaultdict(list)}
     familiar: dict[str, list[int]] = defaultdict(list)
-    item_rows = []
+    item_rows: list[dict[str, Any]] = []
     for item in study.items:
         answers, assigned = counts.get(item.item_id, (0, 0))
         item_rows.append(
