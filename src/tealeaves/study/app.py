@@ -436,9 +436,11 @@ def create_app(
         value = _integer(form.get("answer"), "answer", digits=2, required=True)
         familiarity = _integer(form.get("familiarity"), "familiarity", digits=1)
         rt_ms = _integer(form.get("rt_ms"), "rt_ms", digits=9)
-        slot = await run_in_threadpool(store.record, study, token, key, number, value, familiarity, rt_ms)
+        slot, step = await run_in_threadpool(store.record, study, token, key, number, value, familiarity, rt_ms)
         if settings.get("show_answer") and study.item(slot.item_id).intruder_position is not None:
             return go(request, f"/s/{token}/q/{number}/answer")
+        if step.kind in (QUESTION, DONE):  # straight on; a page to wait or a full study comes from /next
+            return _step(request, token, step)
         return go(request, f"/s/{token}/next")
 
     @app.get("/s/{token}/q/{position}/answer", response_class=HTMLResponse)

@@ -739,8 +739,9 @@ class Store:
         answer: int,
         familiarity: int | None,
         rt_ms: int | None,
-    ) -> Slot:
-        """Store the answer to question ``position``; returns the answered slot.
+    ) -> tuple[Slot, Step]:
+        """Store the answer to question ``position``; returns the answered slot and the participant's
+        next step (:meth:`advance`, taken in the same transaction, so the reply can lead straight on).
 
         Refused: a second answer (:class:`AlreadyAnswered`), an answer to a question never shown
         to the participant (:class:`NotShown`), an answer or familiarity that does not fit the
@@ -787,7 +788,8 @@ class Store:
                 )
                 conn.execute(update(a).where(a.c.id == slot.id).values(status=ANSWERED))
                 self._touch(conn, row.id, now)
-                return Slot(position, slot.item_id, ANSWERED, slot.shown_ms, answer, late)
+                answered = Slot(position, slot.item_id, ANSWERED, slot.shown_ms, answer, late)
+                return answered, self._advance(conn, study, row, now)
         except IntegrityError:
             raise AlreadyAnswered("this question was answered already; its first answer is kept") from None
 
