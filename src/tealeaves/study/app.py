@@ -42,7 +42,7 @@ import time
 from collections.abc import Awaitable, Callable
 from importlib.resources import files
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal, overload
 from urllib.parse import urlsplit
 
 from fastapi import FastAPI, Request
@@ -613,6 +613,10 @@ async def _form(request: Request, allowed: set[str] | frozenset[str]) -> dict[st
     return out
 
 
+@overload
+def _integer(text: str | None, name: str, digits: int, required: Literal[True]) -> int: ...
+@overload
+def _integer(text: str | None, name: str, digits: int, required: bool = False) -> int | None: ...
 def _integer(text: str | None, name: str, digits: int, required: bool = False) -> int | None:
     if text is None or text == "":
         if required:
@@ -677,7 +681,7 @@ def serve(
     made = admin_token is None
     token = admin_token or secrets.token_urlsafe(18)
     verifier = admin_verifier(study.study_id, token)
-    options = {"require_pid": require_pid, "starts_per_client": starts_per_client}
+    options: dict[str, Any] = {"require_pid": require_pid, "starts_per_client": starts_per_client}
     app = create_app(study, store, admin_hash=verifier, **options)  # checks the options before announcing
     base = f"http://{host if ':' not in host else f'[{host}]'}:{port}"
     announce(f"study {study.study_id} ({study.task}, {len(study.items)} items), responses in {store.display_url}")

@@ -459,7 +459,7 @@ class Store:
                     )
                 ).first()
             if known is not None:
-                values = {"last_seen_ms": now}
+                values: dict[str, Any] = {"last_seen_ms": now}
                 if not secrets.compare_digest(known.key_hash, hash_key(key)):
                     values["key_hash"] = hash_key(key)
                 conn.execute(update(p).where(p.c.id == known.id).values(**values))
