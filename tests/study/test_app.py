@@ -283,6 +283,6 @@ def test_a_full_study_says_so_and_gives_no_code(setup):
     answer_everything(c, start(c), {"answer": "0", "familiarity": "1"})
     late = client(app)
     token = start(late)
-    page = late.get(f"/s/{token}/next")
-    assert "The study is full" in page.text and study.completion_code not in page.text
+    for page in (late.get(f"/s/{token}/instructions"), late.get(f"/s/{token}/next")):
+        assert "The study is full" in page.text and study.completion_code not in page.text
     assert late.get(f"/s/{token}/done").text.count(study.completion_code) == 0

@@ -377,7 +377,9 @@ def create_app(
 
     @app.get("/s/{token}/instructions", response_class=HTMLResponse)
     async def instructions(request: Request, token: str) -> Response:
-        await _session(request, token)
+        session, _ = await _session(request, token)
+        if not session.slots and await run_in_threadpool(_filled):
+            return _full(request)  # say so before the instructions, not after them
         return page(
             request,
             "instructions.html",
@@ -391,6 +393,12 @@ def create_app(
     async def next_question(request: Request, token: str) -> Response:
         key = credentials(request, token)
         return _step(request, token, await run_in_threadpool(store.advance, study, token, key))
+
+    def _filled() -> bool:
+        """Whether every item has its target of unflagged answers (a newcomer gets nothing)."""
+        counts = store.item_counts(study.study_id)
+        target = int(settings["annotators"])
+        return all(counts.get(item.item_id, (0, 0))[0] >= target for item in study.items if not item.is_check)
 
     def _full(request: Request) -> HTMLResponse:
         return message(
