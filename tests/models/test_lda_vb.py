@@ -16,6 +16,7 @@ from tealeaves.models._kernels import digamma as numba_digamma
 from tealeaves.models.compare import hellinger, match_topics
 from tealeaves.models.dirichlet import dirichlet_mle, inverse_digamma
 from tealeaves.models.lda_vb import e_step, topic_bound
+from tealeaves.rng import family_generator
 
 from .planted import lda_corpus
 
@@ -111,8 +112,14 @@ def test_topic_bound_is_minus_the_kl_divergence():
 @pytest.mark.parametrize("method", ["batch", "online"])
 def test_recovers_planted_topics(planted, method):
     corpus, true_phi, _ = planted
+    # VB finds a local optimum of the bound: from some starting λ two true topics end up merged in
+    # one (max Hellinger distance 0.4-0.95: batch seeds 1 and 5 of 0-5, online seeds 0, 1, 4, 6, 8
+    # and 9 of 0-9). Those optima have a lower final bound (-5.049 to -5.092 nats per word, against
+    # -5.015 to -5.016 batch and -5.033 to -5.036 online for the runs that recover), so, as in
+    # practice, the best of 5 restarts by final bound is kept; it must recover every planted topic.
     options = {"iterations": 100} if method == "batch" else {"iterations": 30, "batch_size": 200}
-    model = train(corpus, "lda-vb", k=10, seed=0, alpha=0.3, eta=0.05, method=method, **options)
+    runs = [train(corpus, "lda-vb", k=10, seed=s, alpha=0.3, eta=0.05, method=method, **options) for s in range(5)]
+    model = max(runs, key=lambda run: run.manifest["training"]["trace"][-1][1])
     _, distances = match_topics(true_phi, model.phi)
     print(f"lda-vb {method} planted Hellinger distances: {np.round(np.sort(distances), 3)}")
     assert distances.max() < 0.2
@@ -121,7 +128,8 @@ def test_recovers_planted_topics(planted, method):
 @pytest.mark.parametrize("tau0", [0.0, 0.9, 10.0])
 def test_online_steps_follow_hoffman_et_al(tau0):
     # Hoffman et al. 2010, Algorithm 2, re-implemented in numpy: λ starts from Gamma(100, 1/100)
-    # draws, each pass visits the documents in a random order (the same generator), and the t-th
+    # draws, each pass visits the documents in a random order (the same generator: fit's stream
+    # family "train lda-vb" under the seed), and the t-th
     # mini-batch B (t = 1, 2, ...) moves λ <- (1 - ρ_t) λ + ρ_t (η + D / |B| Σ_{d in B} n_dw φ_dwk)
     # with ρ_t = (τ0 + t)^-κ. Counting t from 0 divided by zero at τ0 = 0 and gave ρ > 1 (λ
     # overshooting, even negative) for τ0 < 1. Both E-steps converge to 1e-12, so λ agrees to 1e-8.
@@ -142,7 +150,7 @@ def test_online_steps_follow_hoffman_et_al(tau0):
         e_step_iterations=5000,
         e_step_tol=1e-13,
     )
-    rng = np.random.default_rng(7)
+    rng = family_generator(7, "train lda-vb")
     lam = rng.gamma(100.0, 0.01, size=(k, len(corpus.vocab)))
     t = 0
     for _ in range(2):
@@ -174,12 +182,12 @@ def _dirichlet_mle(mean_log_theta, start):
 
 def test_learned_alpha_is_the_dirichlet_mle_of_the_e_step(planted):
     corpus, _, _ = planted
-    # One batch iteration from λ0 ~ Gamma(100, 1/100) (seeded) and α0 = 1: α1 maximises the Dirichlet
+    # One batch iteration from λ0 ~ Gamma(100, 1/100) (stream family "train lda-vb") and α0 = 1: α1 maximises the Dirichlet
     # likelihood of mean_d E_q[log θ_d] = mean_d ψ(γ_d) - ψ(Σγ_d) of that E-step (Blei et al. 2003,
     # A.4.2). The numpy E-step and BFGS give it independently; both converge to 1e-12, so 1e-6.
     small = corpus.subset(np.arange(100))
     one = train(small, "lda-vb", k=4, seed=2, iterations=1, learn_alpha=True, e_step_tol=1e-13, e_step_iterations=5000)
-    lam0 = np.random.default_rng(2).gamma(100.0, 0.01, size=(4, len(small.vocab)))
+    lam0 = family_generator(2, "train lda-vb").gamma(100.0, 0.01, size=(4, len(small.vocab)))
     mean_log_theta = np.zeros(4)
     for d in range(len(small)):
         ids, counts = np.unique(small.doc(d), return_counts=True)

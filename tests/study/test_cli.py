@@ -129,7 +129,12 @@ def test_default_annotators_come_from_the_power_analysis(tmp_path):
         assert result.exit_code == 0, result.output
         # Hoyle et al.'s design: 4 fewer coherent topics of 50, power 0.9, alpha 0.05
         assert Study.load(out).settings["annotators"] == annotators_needed(kind, effect=4, k=50)
-    assert annotators_needed("rating", effect=4, k=50) == 12 and annotators_needed("intrusion", effect=4, k=50) == 23
+    # A.5 at seed 0 (Hoyle et al. report 15 and 25). Over 80,000 simulations the power is 0.884 at 11
+    # and 0.915 at 12 ratings, 0.897 at 22 and 0.909 at 23 intrusion answers; annotators_needed uses
+    # 4,000 (standard error 0.0047): ratings land on 12 (both powers over 3 errors from 0.9), intrusion
+    # on 22 or 23 depending on the seed's stream (seed 0: 22)
+    assert annotators_needed("rating", effect=4, k=50) == 12
+    assert annotators_needed("intrusion", effect=4, k=50) in (22, 23)
     result = runner.invoke(
         app,
         [

@@ -100,15 +100,18 @@ def split_half(item, score, n_splits: int = 100, seed: int | np.random.Generator
     split into halves of sizes :math:`\\lfloor n/2 \\rfloor` and :math:`\\lceil n/2 \\rceil`; the
     item's score in each half is the half's mean (MP for 0/1 intrusion answers, mean rating for
     ratings). The value is the mean over ``n_splits`` splits of the Pearson correlation between
-    the two half-scores across items.
+    the two half-scores across items. The shuffles come from the ``"split-half agreement"``
+    stream family under ``seed`` (:func:`tealeaves.rng.family_generator`).
     """
+    from tealeaves.rng import family_generator  # numba, which tealeaves.rng loads, only when drawing
+
     if n_splits < 1:
         raise InputError(f"n_splits must be at least 1, got {n_splits}")
     frame = _frame(np.zeros(len(np.asarray(item))), item, score)
     groups = [g.to_numpy() for _, g in frame.groupby("item")["score"] if len(g) >= 2]
     if len(groups) < 3:
         raise EmptyResultError("split-half agreement needs at least three items with two or more responses")
-    rng = np.random.default_rng(seed)
+    rng = family_generator(seed, "split-half agreement")
     values = []
     for _ in range(n_splits):
         first, second = np.empty(len(groups)), np.empty(len(groups))

@@ -117,13 +117,16 @@ def bootstrap_correlations(
     The human side is bootstrapped over annotators per topic (Hoyle et al. 2021 Table 3): each
     replicate resamples every topic's answers with replacement, keeping their number. All metric
     columns share the replicates, so their intervals are comparable. Topics with a missing metric
-    value are dropped from that metric's correlation.
+    value are dropped from that metric's correlation. The replicates come from the
+    ``"bootstrap correlations"`` stream family under ``seed`` (:func:`tealeaves.rng.family_generator`).
     """
+    from tealeaves.rng import family_generator  # numba, which tealeaves.rng loads, only when drawing
+
     if len(metrics) != len(human):
         raise InputError(f"{len(metrics)} metric rows for {len(human)} topics: they must align")
     if n_boot < 1 or not 0 < confidence < 1:
         raise InputError("n_boot must be at least 1 and confidence lie in (0, 1)")
-    rng = np.random.default_rng(seed)
+    rng = family_generator(seed, "bootstrap correlations")
     boots = human.resampled_means(n_boot, rng)
     observed_means = human.means()
     rows, replicates = [], []

@@ -130,7 +130,11 @@ def false_discovery_rates(
     metric_margins : non-superiority margin of each column.
     k : topics per "model"; the pool needs at least ``2 k`` topics.
     human_margin : defaults to the paper's margin for the task (:data:`HUMAN_MARGINS`).
+    seed : the resampling draws from the ``"false discovery rates"`` stream family under ``seed``
+        (:func:`tealeaves.rng.family_generator`).
     """
+    from tealeaves.rng import family_generator  # numba, which tealeaves.rng loads, only when drawing
+
     if task not in HUMAN_MARGINS:
         raise InputError(f"task must be one of {sorted(HUMAN_MARGINS)}, got {task!r}")
     pool = len(human)
@@ -144,7 +148,7 @@ def false_discovery_rates(
     if missing:
         raise InputError(f"no non-superiority margin for metric column(s) {missing}")
     margin = HUMAN_MARGINS[task] if human_margin is None else float(human_margin)
-    rng = np.random.default_rng(seed)
+    rng = family_generator(seed, "false discovery rates")
     names = ("discoveries", "false_discoveries", "human_differences", "false_omissions")
     counts = {column: dict.fromkeys(names, 0) for column in metrics.columns}
     done = 0

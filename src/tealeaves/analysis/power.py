@@ -109,12 +109,16 @@ def simulate_power(
     """Simulated power of the one-tailed test of MODEL A > MODEL B (Hoyle et al. 2021, A.5).
 
     ``annotators`` is :math:`M` per topic, ``k`` the topics per model, ``effect`` :math:`r`.
-    Intrusion uses the two-proportion z-test, ratings the Mann-Whitney U test.
+    Intrusion uses the two-proportion z-test, ratings the Mann-Whitney U test. The simulations
+    draw from the ``"simulate power"`` stream family under ``seed``
+    (:func:`tealeaves.rng.family_generator`).
     """
+    from tealeaves.rng import family_generator  # numba, which tealeaves.rng loads, only when drawing
+
     task = _task(task)
     if annotators < 1 or k < 1 or not 0 <= effect <= k or n_sim < 1 or not 0 < alpha < 1:
         raise InputError("need annotators >= 1, k >= 1, 0 <= effect <= k, n_sim >= 1 and 0 < alpha < 1")
-    rng = np.random.default_rng(seed)
+    rng = family_generator(seed, "simulate power")
     model, a, b = _labels(task, k, effect, n_sim, rng, same=False)
     pvalues = _pvalues(
         task, _answers(model, a, annotators, rng), _answers(model, b, annotators, rng), "greater", 0.0, "mann-whitney"
@@ -186,10 +190,13 @@ def equivalence_margin(
     :math:`\\epsilon` on a grid of ``step``, the one-sided test of :math:`H_0: \\mu_B - \\mu_A \\ge
     \\epsilon` (proportion z-test for intrusion, t-test for ratings on the 1..3 scale) is run on
     every simulation; the answer is the smallest :math:`\\epsilon` whose rejection rate exceeds
-    ``power``. The paper reports 0.05 for intrusion and 0.11 for ratings.
+    ``power``. The paper reports 0.05 for intrusion and 0.11 for ratings. The simulations draw
+    from the ``"equivalence margin"`` stream family under ``seed`` (:func:`tealeaves.rng.family_generator`).
     """
+    from tealeaves.rng import family_generator  # numba, which tealeaves.rng loads, only when drawing
+
     task = _task(task)
-    rng = np.random.default_rng(seed)
+    rng = family_generator(seed, "equivalence margin")
     model, a, _ = _labels(task, k, 0, n_sim, rng, same=True)
     answers_a, answers_b = _answers(model, a, annotators, rng), _answers(model, a, annotators, rng)
     for epsilon in np.arange(step, 1.0 + step / 2, step):

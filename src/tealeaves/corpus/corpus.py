@@ -261,12 +261,16 @@ class Corpus:
 
         ``first-half``: the first ``ceil(N/2)`` tokens are observed, the rest held;
         ``alternate``: even positions observed, odd positions held;
-        ``random``: a random ``ceil(N/2)`` positions observed (order kept), the rest held.
+        ``random``: a random ``ceil(N/2)`` positions observed (order kept), the rest held,
+        drawn from the ``"corpus halves"`` stream family under ``seed``
+        (:func:`tealeaves.rng.family_generator`).
         Returns ``(observed, held)``, both with this corpus' documents, ids and vocabulary.
         """
+        from tealeaves.rng import family_generator  # numba, which tealeaves.rng loads, only when drawing
+
         if mode not in HALVES_MODES:
             raise InputError(f"halves mode must be one of {', '.join(HALVES_MODES)}, got {mode!r}")
-        rng = np.random.default_rng(seed)
+        rng = family_generator(seed, "corpus halves")
         observed, held = [], []
         for i in range(len(self)):
             doc = self.doc(i)
@@ -329,11 +333,18 @@ class Corpus:
 
 
 def split_indices(n: int, heldout: float, seed: int | np.random.Generator = 0) -> tuple[np.ndarray, np.ndarray]:
-    """Sorted ``(train, heldout)`` index arrays of a random split of ``n`` items."""
+    """Sorted ``(train, heldout)`` index arrays of a random split of ``n`` items.
+
+    The permutation comes from the ``"corpus split"`` stream family under ``seed``
+    (:func:`tealeaves.rng.family_generator`), so no other function called with the same seed
+    draws the same numbers.
+    """
+    from tealeaves.rng import family_generator  # numba, which tealeaves.rng loads, only when drawing
+
     if not 0.0 < heldout < 1.0:
         raise InputError(f"heldout must be a fraction between 0 and 1 (exclusive), got {heldout}")
     if n < 2:
         raise InputError(f"cannot split {n} document(s) into train and held-out parts; need at least 2")
     n_held = min(max(round(heldout * n), 1), n - 1)
-    order = np.random.default_rng(seed).permutation(n)
+    order = family_generator(seed, "corpus split").permutation(n)
     return np.sort(order[n_held:]), np.sort(order[:n_held])

@@ -60,11 +60,10 @@ from tealeaves.intrusion.ranking import SVM_RANK_C, fit_ranking_svm
 from tealeaves.models import TopicModel, Topics, as_topics
 from tealeaves.progress import ProgressCallback, notify
 from tealeaves.results import Result
-from tealeaves.rng import as_seed
+from tealeaves.rng import as_seed, family_generator
 
 LAU_FOLDS = 10  # Lau et al.'s toolkit (SplitSVM.py): ten-fold cross-validation
 CHANG_ANNOTATORS = 8  # Chang et al. 2009, §4.3: each task was done by 8 workers, each saw its own set
-FOLD_STREAM = 1  # the folds' random stream, apart from the sets'
 
 TopicsLike = TopicModel | Topics | Sequence[Sequence[str]] | IntruderSets
 
@@ -231,7 +230,8 @@ def auto_word_intrusion(
         vocabulary (``tealeaves index``).
     seed : int or Generator
         Seeds the sets (``intruder_sets(topics, draws, protocol, low_rank, high_rank, seed)``
-        gives exactly the sets scored) and, in a separate stream, the folds.
+        gives exactly the sets scored) and, from the ``"intrusion folds"`` stream family
+        (:func:`tealeaves.rng.family_generator`), the folds.
     association : "pmi" or "npmi"
         The variant reported as ``per_topic``; both are always computed.
     draws : int
@@ -334,7 +334,8 @@ def compare_word_intrusion(
         notify(progress, "word intrusion", step + 1, total_steps)
 
     fold_of_topic = np.empty(n_topics, dtype=np.int64)
-    fold_of_topic[np.random.default_rng([seed, FOLD_STREAM]).permutation(n_topics)] = np.arange(n_topics) % n_folds
+    folds_rng = family_generator(seed, "intrusion folds")
+    fold_of_topic[folds_rng.permutation(n_topics)] = np.arange(n_topics) % n_folds
     fold = np.concatenate([fold_of_topic[offset + cand.topic] for offset, cand in zip(offsets, candidates)])
     target = np.concatenate([cand.target for cand in candidates])
     grades = (np.arange(candidates[0].features.raw.shape[1])[None, :] == target[:, None]).astype(np.int8)

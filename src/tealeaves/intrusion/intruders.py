@@ -102,7 +102,13 @@ def intruder_sets(
     high_rank: int = 10,
     seed: int | np.random.Generator = 0,
 ) -> IntruderSets:
-    """Word-intrusion sets for every topic (see the module docstring for the procedure)."""
+    """Word-intrusion sets for every topic (see the module docstring for the procedure).
+
+    Every draw comes from the ``"intruder sets"`` stream family under ``seed``
+    (:func:`tealeaves.rng.family_generator`).
+    """
+    from tealeaves.rng import family_generator  # numba, which tealeaves.rng loads, only when drawing
+
     if protocol not in PROTOCOLS:
         raise InputError(f"protocol must be one of {', '.join(PROTOCOLS)}, got {protocol!r}")
     if draws < 1 or low_rank < 1 or high_rank < 1:
@@ -114,7 +120,7 @@ def intruder_sets(
     short = [k for k, words in enumerate(ranked) if len(words) < from_top]
     if short:
         raise InputError(f"topic {short[0]} has fewer than {from_top} words; the {protocol} protocol needs {from_top}")
-    rng = np.random.default_rng(seed)
+    rng = family_generator(seed, "intruder sets")
     out = []
     for k, words in enumerate(ranked):
         excluded = set(words[:low_rank])

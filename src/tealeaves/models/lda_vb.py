@@ -45,6 +45,7 @@ from tealeaves.models._kernels import vb_e_step
 from tealeaves.models.dirichlet import dirichlet_mle
 from tealeaves.models.topic_model import TopicModel
 from tealeaves.progress import ProgressCallback, notify
+from tealeaves.rng import family_generator
 
 METHODS = ("batch", "online")
 
@@ -69,7 +70,9 @@ def fit(
     """Train LDA by variational Bayes; see the module docstring for the parameters.
 
     ``iterations`` counts passes over the corpus (batch EM iterations, or online epochs).
-    λ starts from Gamma(100, 1/100) draws (Hoffman et al. 2010) seeded by ``seed``.
+    λ starts from Gamma(100, 1/100) draws (Hoffman et al. 2010); they and the online document
+    order come from the ``"train lda-vb"`` stream family under ``seed``
+    (:func:`tealeaves.rng.family_generator`).
     """
     if method not in METHODS:
         raise InputError(f"lda-vb method must be one of {', '.join(METHODS)}, got {method!r}")
@@ -86,7 +89,7 @@ def fit(
         raise InputError("lda-vb needs e_step_iterations >= 1 and e_step_tol > 0")
     bow = BagOfWords.of(corpus)
     n_docs, n_tokens = bow.n_docs, float(bow.counts.sum())
-    rng = np.random.default_rng(seed)
+    rng = family_generator(seed, "train lda-vb")
     lam = rng.gamma(100.0, 0.01, size=(k, bow.n_words))
     prior = np.full(k, float(alpha))
     steps = 0

@@ -34,6 +34,7 @@ from tealeaves.models._bow import BagOfWords, topic_word_statistics
 from tealeaves.models._kernels import plsi_e_step, plsi_fold_in
 from tealeaves.models.topic_model import TopicModel
 from tealeaves.progress import ProgressCallback, notify
+from tealeaves.rng import family_generator
 
 
 def fit(
@@ -46,13 +47,17 @@ def fit(
     smoothing: float = 1.0,
     beta: float = 0.01,
 ) -> TopicModel:
-    """Fit pLSI by ``iterations`` EM iterations; see the module docstring for the parameters."""
+    """Fit pLSI by ``iterations`` EM iterations; see the module docstring for the parameters.
+
+    The starting θ and Φ are drawn from the ``"train plsi"`` stream family under ``seed``
+    (:func:`tealeaves.rng.family_generator`).
+    """
     if iterations < 1 or smoothing <= 0 or beta <= 0:
         raise InputError("plsi needs iterations >= 1, smoothing > 0 (Chang et al. use 1) and beta > 0")
     bow = BagOfWords.of(corpus)
     lengths = np.diff(np.asarray(corpus.offsets, dtype=np.int64)).astype(np.float64)
     n_tokens = float(lengths.sum())
-    rng = np.random.default_rng(seed)
+    rng = family_generator(seed, "train plsi")
     theta = rng.gamma(100.0, 0.01, size=(bow.n_docs, k))
     theta /= theta.sum(axis=1, keepdims=True)
     phi = rng.gamma(100.0, 0.01, size=(k, bow.n_words))

@@ -38,7 +38,7 @@ from tealeaves.corpus import Corpus
 from tealeaves.errors import ArtifactError, InputError
 from tealeaves.intrusion import PROTOCOLS
 from tealeaves.models import TopicModel, Topics, as_topics
-from tealeaves.rng import as_seed
+from tealeaves.rng import as_seed, family_generator
 from tealeaves.study import texts
 from tealeaves.study.items import (
     CHECK_LABEL,
@@ -325,7 +325,9 @@ def create_study(
     corpus : Corpus or folder
         Topic intrusion: the documents (with titles and snippets), over the models' vocabulary.
     seed : int or Generator
-        The same seed gives the same study.
+        The same seed gives the same study. The topics, the items' draws, the attention checks and
+        the item order each come from a stream family of their own under ``seed``
+        (:func:`tealeaves.rng.family_generator`).
     protocol : {"hoyle", "chang"}
         Word intrusion: 5 of the top 10 words (Hoyle et al. 2021) or the top 5 (Chang et al. 2009).
     draws : int
@@ -401,9 +403,11 @@ def create_study(
             f"checks_per_participant must be between 0 and the {checks} checks, got {checks_per_participant}"
         )
 
-    base = np.random.default_rng(as_seed(seed))
-    seeds = [int(s) for s in base.integers(0, 2**63 - 1, size=4)]
-    pick_rng, task_rng, check_rng, order_rng = (np.random.default_rng(s) for s in seeds)
+    root = as_seed(seed)
+    pick_rng = family_generator(root, "study topic selection")
+    task_rng = family_generator(root, "study item draws")
+    check_rng = family_generator(root, "study attention checks")
+    order_rng = family_generator(root, "study item order")
 
     items: list[Item] = []
     model_records = []
