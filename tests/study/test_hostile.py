@@ -22,6 +22,7 @@ from pathlib import Path
 import pytest
 from fastapi.testclient import TestClient
 
+from tealeaves.analysis import read_export
 from tealeaves.errors import ArtifactError, InputError
 from tealeaves.study import Study, create_study, export_responses, qualtrics_survey, write_responses
 from tealeaves.study.app import create_app, serve
@@ -433,6 +434,12 @@ def test_8_exports_neutralise_formulas_and_the_qualtrics_title_is_escaped(make, 
         assert not [cell for cell in cells if cell[:1] in ("=", "+", "-", "@")]
         assert '\'=HYPERLINK("http://evil") +cmd -2+3 @SUM(A1) plain tab words here and more' in cells
         assert "'=evil" in cells and "'@other" in cells
+    # the analysis reads the neutralised CSV back exactly, a cell that starts with ' included
+    frame.loc[0, "model"] = "'quoted"
+    written = write_responses(frame, tmp_path / "r.csv")
+    assert "''quoted" in written.read_text()
+    back = read_export(written)
+    assert back["words"].tolist() == frame["words"].tolist() and back["model"].tolist() == frame["model"].tolist()
     survey = qualtrics_survey(study)
     options = next(e["Payload"] for e in survey["SurveyElements"] if e["Element"] == "SO")
     for text in (survey["SurveyEntry"]["SurveyName"], options["SurveyTitle"]):

@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 
 from tealeaves.errors import EmptyResultError, InputError
-from tealeaves.study.schema import EXPORT_COLUMNS, TASKS
+from tealeaves.study.schema import EXPORT_COLUMNS, TASKS, spreadsheet_text
 
 NUMERIC = ("topic", "intruder_position", "response", "familiarity", "scale", "rt_ms")
 
@@ -53,7 +53,8 @@ def read_export(path: str | os.PathLike[str]) -> pd.DataFrame:
         if name.endswith(".parquet"):
             frame = pd.read_parquet(path)
         elif name.endswith((".csv", ".csv.gz")):
-            frame = pd.read_csv(path, dtype=str, keep_default_na=False, na_values=[""])
+            # cells written formula-safe by `study export` (a leading ') are read as they were
+            frame = spreadsheet_text(pd.read_csv(path, dtype=str, keep_default_na=False, na_values=[""]))
         else:
             raise InputError(f"cannot read {path}: a study export is a .csv, .csv.gz or .parquet file")
     except (ValueError, OSError, UnicodeDecodeError) as exc:

@@ -63,9 +63,9 @@ from tealeaves.study.exchange import (
     participants_frame,
     qualtrics_survey,
     responses_bytes,
-    spreadsheet_safe,
 )
 from tealeaves.study.monitor import summary
+from tealeaves.study.schema import spreadsheet_safe
 from tealeaves.study.store import ANSWERED, ASSIGNED, DONE, FULL, QUESTION, Session, Step, Store, StoreError
 
 MAX_BODY_BYTES = 16 * 1024

@@ -34,12 +34,11 @@ from tealeaves.errors import InputError
 from tealeaves.study import texts
 from tealeaves.study.design import Study
 from tealeaves.study.items import Item
-from tealeaves.study.schema import EXPORT_COLUMNS
+from tealeaves.study.schema import EXPORT_COLUMNS, spreadsheet_safe
 from tealeaves.study.store import Store, annotator_id
 
 INT_COLUMNS = ("topic", "intruder_position", "response", "familiarity", "scale", "rt_ms")
 BOOL_COLUMNS = ("correct", "is_check", "late")
-FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 """Text a spreadsheet reads as a formula (OWASP, "CSV injection")."""
 
 
@@ -120,20 +119,6 @@ def participants_frame(study: Study, store: Store) -> pd.DataFrame:
         finished = row["completed_ms"] is not None
         row["completion_code"] = study.code_for(row["external_id"] or raw_id) if finished else None
     return pd.DataFrame(rows)
-
-
-def spreadsheet_safe(frame: pd.DataFrame) -> pd.DataFrame:
-    """A copy whose text cells starting like a formula (:data:`FORMULA_START`) get a leading ``'``."""
-    out = frame.copy()
-    for name in out.columns:
-        column = out[name]
-        if pd.api.types.is_string_dtype(column):
-            out[name] = column.map(_neutralised, na_action="ignore").astype(column.dtype)
-    return out
-
-
-def _neutralised(value: Any) -> Any:
-    return "'" + value if isinstance(value, str) and value.startswith(FORMULA_START) else value
 
 
 def write_responses(frame: pd.DataFrame, path: str | os.PathLike[str]) -> Path:

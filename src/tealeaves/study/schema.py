@@ -10,6 +10,12 @@ ratings and 7/8/9 for intrusion).
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import pandas as pd
+
 TASKS = ("word-intrusion", "topic-intrusion", "rating")
 
 EXPORT_COLUMNS: dict[str, str] = {
@@ -38,3 +44,44 @@ EXPORT_COLUMNS: dict[str, str] = {
     "completion_code": "the completion code shown to this annotator (their own code with per-participant codes, "
     "else the study's); empty when they did not finish",
 }
+
+# CSV exports are safe to open in a spreadsheet: a text cell that would start a formula gets a
+# leading apostrophe (OWASP's advice against CSV injection), which the analysis removes again.
+FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+
+def spreadsheet_safe(frame: pd.DataFrame) -> pd.DataFrame:
+    """A copy whose text cells starting like a formula (:data:`FORMULA_START`) get a leading ``'``.
+
+    A spreadsheet shows such a cell as text, without the ``'``; a cell that already starts
+    with ``'`` gets one too, so that it also shows as written and :func:`spreadsheet_text`
+    restores every cell exactly.
+    """
+    return _map_text_cells(frame, _neutralised)
+
+
+def spreadsheet_text(frame: pd.DataFrame) -> pd.DataFrame:
+    """The inverse of :func:`spreadsheet_safe`: the text cells as they were before it."""
+    return _map_text_cells(frame, _restored)
+
+
+def _map_text_cells(frame: pd.DataFrame, func: Callable[[Any], Any]) -> pd.DataFrame:
+    import pandas as pd
+
+    out = frame.copy()
+    for name in out.columns:
+        column = out[name]
+        if pd.api.types.is_string_dtype(column):
+            out[name] = column.map(func, na_action="ignore").astype(column.dtype)
+    return out
+
+
+ESCAPED_START = (*FORMULA_START, "'")
+
+
+def _neutralised(value: Any) -> Any:
+    return "'" + value if isinstance(value, str) and value.startswith(ESCAPED_START) else value
+
+
+def _restored(value: Any) -> Any:
+    return value[1:] if isinstance(value, str) and value[:1] == "'" and value[1:].startswith(ESCAPED_START) else value
