@@ -45,5 +45,5 @@ def test_python_tour_runs(workdir, capsys):
     finally:
         os.chdir(cwd)
     printed = capsys.readouterr().out
-    assert "Corpus(16255 documents, 589583 tokens, 4016 words)" in printed
-    assert "(20, 4016) (20,) (16255, 20)" in printed
+    assert "Corpus(16257 documents, 589076 tokens, 4023 words)" in printed
+    assert "(20, 4023) (20,) (16257, 20)" in printed
