@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Sequence
+from collections.abc import Sequence, Sized
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -86,7 +86,8 @@ class Corpus:
             list(snippets) if snippets is not None else [""] * n,
             list(metadata) if metadata is not None else [{} for _ in range(n)],
         )
-        for name, values in zip(("ids", "titles", "snippets", "metadata"), docs):
+        columns: tuple[Sized, ...] = docs
+        for name, values in zip(("ids", "titles", "snippets", "metadata"), columns):
             if len(values) != n:
                 raise ArtifactError(f"corpus has {n} documents but {len(values)} {name}")
         self._docs = docs
@@ -97,10 +98,10 @@ class Corpus:
             try:
                 text = self._docs_file.read_text(encoding="utf-8")
                 records = [json.loads(line) for line in text.splitlines()]
-                fields = [[r[key] for r in records] for key in ("id", "title", "snippet")]
+                ids, titles, snippets = ([r[key] for r in records] for key in ("id", "title", "snippet"))
             except (OSError, ValueError, KeyError) as exc:
                 raise ArtifactError(f"{self._docs_file} is incomplete or corrupt ({exc}); prepare it again") from exc
-            self._set_docs(*fields, [r.get("meta", {}) for r in records])
+            self._set_docs(ids, titles, snippets, [r.get("meta", {}) for r in records])
         assert self._docs is not None
         return self._docs
 
@@ -303,7 +304,7 @@ class Corpus:
             self.vocab.save(tmp / "vocab.txt")
             with open(tmp / "docs.jsonl", "w", encoding="utf-8") as handle:
                 for i in range(len(self)):
-                    record = {"id": self.ids[i], "title": self.titles[i], "snippet": self.snippets[i]}
+                    record: dict[str, Any] = {"id": self.ids[i], "title": self.titles[i], "snippet": self.snippets[i]}
                     if self.metadata[i]:
                         record["meta"] = self.metadata[i]
                     handle.write(json.dumps(record, ensure_ascii=False) + "\n")

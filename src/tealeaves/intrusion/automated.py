@@ -258,10 +258,21 @@ def auto_word_intrusion(
     """
     if isinstance(topics, Mapping):
         raise InputError("auto_word_intrusion scores one model; pass several to compare_word_intrusion")
-    options = {"association": association, "draws": draws, "window": window, "compat": compat, "c": c}
-    options |= {"folds": folds, "protocol": protocol, "low_rank": low_rank, "high_rank": high_rank}
     comparison = compare_word_intrusion(
-        {"model": topics}, index, seed, on_missing=on_missing, progress=progress, **options
+        {"model": topics},
+        index,
+        seed,
+        association=association,
+        draws=draws,
+        window=window,
+        compat=compat,
+        c=c,
+        folds=folds,
+        protocol=protocol,
+        low_rank=low_rank,
+        high_rank=high_rank,
+        on_missing=on_missing,
+        progress=progress,
     )
     return comparison["model"]
 
@@ -339,7 +350,9 @@ def compare_word_intrusion(
     fold = np.concatenate([fold_of_topic[offset + cand.topic] for offset, cand in zip(offsets, candidates)])
     target = np.concatenate([cand.target for cand in candidates])
     grades = (np.arange(candidates[0].features.raw.shape[1])[None, :] == target[:, None]).astype(np.int8)
-    scores, weights, gaps = {}, {}, []
+    scores: dict[str, np.ndarray] = {}
+    weights: dict[str, np.ndarray] = {}
+    gaps: list[float] = []
     for a_index, a in enumerate(ASSOCIATIONS):
         x = np.concatenate([cand.features.matrix(a) for cand in candidates])
         scores[a] = np.zeros(x.shape[:2])
@@ -360,7 +373,7 @@ def compare_word_intrusion(
     results = {}
     for m, (name, cand) in enumerate(zip(names, candidates)):
         rows = slice(bounds[m], bounds[m + 1])
-        own_scores = {a: scores[a][rows] for a in ASSOCIATIONS}
+        own_scores: dict[str, np.ndarray] = {a: scores[a][rows] for a in ASSOCIATIONS}
         own_folds = fold_of_topic[offsets[m] : offsets[m + 1]]
         results[name] = _result(cand, own_scores, own_folds, weights, association, settings, reference)
     return WordIntrusionComparison(results)
@@ -403,7 +416,8 @@ def _result(
         "intruder": np.array([s.intruder for s in sets], dtype=object),
         "intruder_position": target,
     }
-    wi_auto, baseline = {}, {}
+    wi_auto: dict[str, np.ndarray] = {}
+    baseline: dict[str, np.ndarray] = {}
     for a in ASSOCIATIONS:
         hits, picks = first_place_share(scores[a], target)
         base_hits, base_picks = first_place_share(-features.raw[:, :, FEATURES.index(a)], target)

@@ -45,7 +45,7 @@ from tealeaves.errors import InputError
 from tealeaves.intrusion.intruders import IntruderSets
 
 Association = Literal["pmi", "npmi"]
-ASSOCIATIONS: tuple[str, ...] = ("pmi", "npmi")
+ASSOCIATIONS: tuple[Association, ...] = ("pmi", "npmi")
 FEATURES: tuple[str, ...] = ("pmi", "npmi", "cp1", "cp2")
 ON_MISSING: tuple[str, ...] = ("error", "zero")
 LAU_WINDOW = 20  # Lau et al.'s toolkit: ComputeWordCount.py's default window size

@@ -23,7 +23,7 @@ the value used is recorded with the set.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -73,7 +73,7 @@ class IntruderSets(Result):
     def __len__(self) -> int:
         return len(self.sets)
 
-    def __iter__(self):  # type: ignore[no-untyped-def]
+    def __iter__(self) -> Iterator[IntruderSet]:
         return iter(self.sets)
 
     def to_frame(self) -> pd.DataFrame:
