@@ -28,7 +28,7 @@ import numpy as np
 import pandas as pd
 
 from tealeaves.analysis.correlation import RaggedScores
-from tealeaves.analysis.significance import proportion_test, t_test, t_test_moments
+from tealeaves.analysis.significance import Alternative, proportion_test, t_test, t_test_moments
 from tealeaves.errors import InputError
 from tealeaves.progress import ProgressCallback, notify
 from tealeaves.results import Result
@@ -52,7 +52,7 @@ class HumanSets:
         return (self.squares - self.total**2 / self.count) / (self.count - 1)
 
 
-def human_test(task: str, a: HumanSets, b: HumanSets, alternative: str, value: float) -> np.ndarray:
+def human_test(task: str, a: HumanSets, b: HumanSets, alternative: Alternative, value: float) -> np.ndarray:
     """p-values of the human test of A against B: proportion z-test (intrusion) or t-test (ratings)."""
     if task == "word-intrusion":
         return np.asarray(proportion_test(a.total, a.count, b.total, b.count, alternative, value).pvalue)
@@ -101,7 +101,7 @@ class DiscoveryRates(Result):
         return {**head, "table": self.table.to_dict(orient="records")}
 
 
-def _set_sums(values: np.ndarray, sizes: np.ndarray, members: np.ndarray) -> HumanSets:
+def _set_sums(values: tuple[np.ndarray, np.ndarray], sizes: np.ndarray, members: np.ndarray) -> HumanSets:
     rows = np.arange(members.shape[0])[:, None]
     total = values[0][rows, members].sum(axis=1)
     squares = values[1][rows, members].sum(axis=1)

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from tealeaves.analysis.significance import mann_whitney_counts, proportion_test, t_test_moments
+from tealeaves.analysis.significance import Alternative, mann_whitney_counts, proportion_test, t_test_moments
 from tealeaves.errors import InputError
 from tealeaves.results import Result
 
@@ -84,7 +84,7 @@ def _answers(model: AnnotationModel, labels: np.ndarray, m: int, rng: np.random.
     return out
 
 
-def _pvalues(task: str, a: np.ndarray, b: np.ndarray, alternative: str, value: float, test: str) -> np.ndarray:
+def _pvalues(task: str, a: np.ndarray, b: np.ndarray, alternative: Alternative, value: float, test: str) -> np.ndarray:
     levels = np.arange(a.shape[1], dtype=np.float64)
     if task == "word-intrusion":
         return np.asarray(proportion_test(a[:, 1], a.sum(1), b[:, 1], b.sum(1), alternative, value).pvalue)
