@@ -101,6 +101,7 @@ class Study:
     models: list[dict[str, Any]] = field(default_factory=list)
     manifest: dict[str, Any] = field(default_factory=dict)
     secrets: dict[str, str] = field(default_factory=lambda: new_secrets(), repr=False)
+    _by_id: dict[str, Item] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "_by_id", {item.item_id: item for item in self.items})
@@ -119,13 +120,13 @@ class Study:
     def item(self, item_id: str) -> Item:
         """The item with this id (raises :class:`InputError` for an unknown id)."""
         try:
-            return self._by_id[item_id]  # type: ignore[attr-defined,no-any-return]
+            return self._by_id[item_id]
         except KeyError:
             raise InputError(f"study {self.study_id} has no item {item_id!r}") from None
 
     def has_item(self, item_id: str) -> bool:
         """Whether the study has an item with this id."""
-        return item_id in self._by_id  # type: ignore[attr-defined]
+        return item_id in self._by_id
 
     @property
     def completion_code(self) -> str:
