@@ -1,13 +1,13 @@
 # Two commands on a fresh clone with only Python 3 and pip:
 #   make demo   install what the demo needs into .venv and run it on the built-in corpus
-#   make test   install the test and docs dependencies into .venv, lint, check formatting, build the docs, run the tests
+#   make test   install the test and docs dependencies into .venv, lint, check formatting, type-check, build the docs, run the tests
 
 PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 PIP := $(BIN)/python -m pip --disable-pip-version-check -q
 
-.PHONY: demo test lint docs install clean system-deps
+.PHONY: demo test lint typecheck docs install clean system-deps
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -30,6 +30,10 @@ lint: $(VENV)/.installed-test
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 
+# mypy over src/ with the configuration in pyproject.toml ([tool.mypy])
+typecheck: $(VENV)/.installed-test
+	$(BIN)/mypy
+
 # PostgreSQL and Chromium for the study tests (installed with apt only when missing)
 system-deps:
 	bash scripts/system-deps.sh
@@ -39,8 +43,8 @@ docs: $(VENV)/.installed-test
 	rm -rf docs/_build docs/auto_examples docs/gen_modules docs/api/generated
 	$(BIN)/python -m sphinx -W --keep-going -b html docs docs/_build/html
 
-test: lint docs system-deps
+test: lint typecheck docs system-deps
 	$(BIN)/python -m pytest
 
 clean:
-	rm -rf $(VENV) tealeaves-demo .pytest_cache .ruff_cache docs/_build docs/auto_examples docs/gen_modules docs/api/generated
+	rm -rf $(VENV) tealeaves-demo .pytest_cache .ruff_cache .mypy_cache docs/_build docs/auto_examples docs/gen_modules docs/api/generated
