@@ -192,9 +192,10 @@ def test_document_records_are_read_on_first_use(small, tmp_path):
     assert loaded.n_tokens == 13 and loaded.doc(2).tolist() == [4, 4, 0, 2, 1, 3]
     with pytest.raises(ArtifactError, match="4 documents but 1 ids"):
         _ = loaded.titles
-    (tmp_path / "c" / "docs.jsonl").write_text("not json\n")
-    with pytest.raises(ArtifactError, match="corrupt"):
-        _ = Corpus.load(tmp_path / "c").ids
+    for corrupt in ("not json\n", "[1]\n" * 4, '"a"\n' * 4):  # not JSON; JSON but not an object
+        (tmp_path / "c" / "docs.jsonl").write_text(corrupt)
+        with pytest.raises(ArtifactError, match="corrupt"):
+            _ = Corpus.load(tmp_path / "c").ids
     (tmp_path / "c" / "docs.jsonl").unlink()
     with pytest.raises(ArtifactError, match=r"no docs\.jsonl"):
         Corpus.load(tmp_path / "c")

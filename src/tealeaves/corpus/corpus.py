@@ -99,7 +99,7 @@ class Corpus:
                 text = self._docs_file.read_text(encoding="utf-8")
                 records = [json.loads(line) for line in text.splitlines()]
                 ids, titles, snippets = ([r[key] for r in records] for key in ("id", "title", "snippet"))
-            except (OSError, ValueError, KeyError) as exc:
+            except (OSError, ValueError, KeyError, TypeError) as exc:  # TypeError: a line that is not an object
                 raise ArtifactError(f"{self._docs_file} is incomplete or corrupt ({exc}); prepare it again") from exc
             self._set_docs(ids, titles, snippets, [r.get("meta", {}) for r in records])
         assert self._docs is not None
