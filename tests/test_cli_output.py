@@ -97,3 +97,14 @@ def test_piped_tables_are_not_wrapped(folders, model):
     )
     for words in model.top_words(15):
         assert " ".join(words) in done.stdout
+
+
+def test_piped_section_rules_keep_a_readable_width():
+    # tables keep their natural width when piped; a section rule, which fills whatever width it
+    # is given, stays at RULE_WIDTH columns instead of PIPE_WIDTH
+    from tealeaves.console import RULE_WIDTH
+
+    code = "from tealeaves.console import section\nsection('models')"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    (line,) = done.stdout.splitlines()
+    assert "models" in line and len(line) == RULE_WIDTH

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+from rich.rule import Rule
 from rich.table import Table
 
 from tealeaves.progress import ProgressCallback, ProgressUpdate
@@ -22,6 +23,12 @@ console = Console()
 if not console.is_terminal:
     console = Console(width=PIPE_WIDTH)
 err_console = Console(stderr=True)
+RULE_WIDTH = 100  # a section rule spans the terminal, or this many columns when output is piped
+
+
+def section(title: str) -> None:
+    """A section heading: a rule with ``title`` across the terminal (``RULE_WIDTH`` when piped)."""
+    console.print(Rule(title), width=console.width if console.is_terminal else RULE_WIDTH)
 
 
 @contextlib.contextmanager

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tealeaves.artifacts import new_manifest, read_manifest, write_json
-from tealeaves.console import console, mapping_table, progress_bar, topics_table
+from tealeaves.console import console, mapping_table, progress_bar, section, topics_table
 from tealeaves.corpus import Corpus, prepare
 from tealeaves.errors import ArtifactError, TealeavesError
 from tealeaves.models import TopicModel, train, trainer_params
@@ -237,7 +237,7 @@ def run_demo(out: Path = Path("tealeaves-demo"), k: int = 20, iterations: int = 
     write_json(out / "manifest.json", new_manifest("demo", corpus=CORPUS, k=k, iterations=iterations, seed=seed))
     run = DemoRun(out=out, k=k, iterations=iterations, seed=seed)
     for step in STEPS:
-        console.rule(f"[bold]{step.__doc__.splitlines()[0] if step.__doc__ else step.__name__}")
+        section(f"[bold]{step.__doc__.splitlines()[0] if step.__doc__ else step.__name__}")
         step(run)
     console.print(f"\nEverything is in [bold]{out}[/]; `tealeaves info {out / 'models' / 'lda-gibbs'}` shows a model.")
     return run
