@@ -10,14 +10,27 @@ import typer
 from tealeaves.cli.common import JsonOption, app, check_result_path, parse_param, reports_errors, show
 from tealeaves.console import mapping_table, progress_bar
 
+HeldoutCorpus = Annotated[
+    Path, typer.Argument(help="Held-out corpus folder, prepared with --vocab-from the training corpus.")
+]
+PerDocumentOut = Annotated[Path | None, typer.Option("--out", "-o", help="Per-document results: .json or .csv.")]
+
+
+def report(result: Any, model: Path, corpus: Path, out: Path | None, as_json: bool) -> None:
+    """Write the per-document results to ``out`` when given, and print the summary."""
+    from tealeaves.results import write_result
+
+    if out is not None:
+        write_result(result, out)
+    title = f"{model} on {corpus}" + (f" -> {out}" if out else "")
+    show(as_json, result.summary, mapping_table(title, result.summary()))
+
 
 @app.command()
 @reports_errors
 def likelihood(
     model: Annotated[Path, typer.Argument(help="A model folder (with a Dirichlet prior alpha).")],
-    corpus: Annotated[
-        Path, typer.Argument(help="Held-out corpus folder, prepared with --vocab-from the training corpus.")
-    ],
+    corpus: HeldoutCorpus,
     method: Annotated[
         str,
         typer.Option(
@@ -45,7 +58,7 @@ def likelihood(
     skip_oov: Annotated[
         bool, typer.Option(help="Drop (and count) words outside the model's vocabulary instead of refusing.")
     ] = False,
-    out: Annotated[Path | None, typer.Option("--out", "-o", help="Per-document results: .json or .csv.")] = None,
+    out: PerDocumentOut = None,
     as_json: JsonOption = False,
 ) -> None:
     """Estimate the held-out log probability of each document (Wallach et al. 2009)."""
@@ -53,7 +66,6 @@ def likelihood(
     from tealeaves.likelihood import complete as run_complete
     from tealeaves.likelihood import estimate
     from tealeaves.models import TopicModel
-    from tealeaves.results import write_result
 
     check_result_path(out)
     loaded, docs = TopicModel.load(model), Corpus.load(corpus)
@@ -65,39 +77,28 @@ def likelihood(
             result = run_complete(
                 loaded, None, docs, method=method, split=complete, seed=seed, progress=progress, **options
             )
-    if out is not None:
-        write_result(result, out)
-    show(
-        as_json, result.summary, mapping_table(f"{model} on {corpus}" + (f" -> {out}" if out else ""), result.summary())
-    )
+    report(result, model, corpus, out, as_json)
 
 
 @app.command()
 @reports_errors
 def predictive(
     model: Annotated[Path, typer.Argument(help="A model folder (any kind with an inference of θ).")],
-    corpus: Annotated[
-        Path, typer.Argument(help="Held-out corpus folder, prepared with --vocab-from the training corpus.")
-    ],
+    corpus: HeldoutCorpus,
     split: Annotated[
         str | None,
         typer.Option(help="Infer θ from one part and score the other (first-half|alternate|random) [whole document]."),
     ] = None,
     seed: Annotated[int, typer.Option(help="Random seed.")] = 0,
-    out: Annotated[Path | None, typer.Option("--out", "-o", help="Per-document results: .json or .csv.")] = None,
+    out: PerDocumentOut = None,
     as_json: JsonOption = False,
 ) -> None:
     """Predictive log likelihood per word and predictive rank with a plug-in θ̂ (Chang et al. 2009, §4.2)."""
     from tealeaves.corpus import Corpus
     from tealeaves.likelihood import predictive as run_predictive
     from tealeaves.models import TopicModel
-    from tealeaves.results import write_result
 
     check_result_path(out)
     with progress_bar(transient=True) as progress:
         result = run_predictive(TopicModel.load(model), Corpus.load(corpus), seed=seed, split=split, progress=progress)
-    if out is not None:
-        write_result(result, out)
-    show(
-        as_json, result.summary, mapping_table(f"{model} on {corpus}" + (f" -> {out}" if out else ""), result.summary())
-    )
+    report(result, model, corpus, out, as_json)
