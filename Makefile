@@ -17,8 +17,9 @@ $(VENV)/.installed-demo: pyproject.toml | $(BIN)/python
 	$(PIP) install -e .
 	touch $@
 
-$(VENV)/.installed-test: pyproject.toml | $(BIN)/python
-	$(PIP) install -e ".[test,docs]"
+# constraints.txt pins what the machines here install (a CPU build of PyTorch), not what users get
+$(VENV)/.installed-test: pyproject.toml constraints.txt | $(BIN)/python
+	$(PIP) install -c constraints.txt -e ".[test,docs,neural,embedding,wikipedia]"
 	touch $@
 
 install: $(VENV)/.installed-demo
