@@ -82,6 +82,20 @@ def test_top_words_in_probability_order():
     assert topics.words == (("bee", "dog"), ("ant", "eel"))
 
 
+@pytest.mark.parametrize("seed", range(20))
+def test_top_word_ids_equal_a_stable_argsort_with_ties(seed):
+    # values drawn from a few levels, so ties fall inside and across the top-n boundary
+    rng = np.random.default_rng(seed)
+    k, v = 7, 60
+    phi = rng.integers(1, 6, size=(k, v)).astype(np.float64)
+    phi /= phi.sum(axis=1, keepdims=True)
+    model = TopicModel(Vocabulary([f"w{i}" for i in range(v)]), phi)
+    for n in (1, 3, 10, v - 1, v, v + 5):
+        expected = np.argsort(-phi, axis=1, kind="stable")[:, : min(n, v)]
+        np.testing.assert_array_equal(model.top_word_ids(n), expected)
+    assert model.top_word_ids(0).shape == (k, 0)
+
+
 def test_topics_file_round_trip_and_coercion(tmp_path):
     topics = Topics((("a", "b", "c"), ("d", "e", "f")), name="mine")
     topics.save(tmp_path / "t.txt")

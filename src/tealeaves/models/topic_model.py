@@ -112,8 +112,17 @@ class TopicModel:
 
     def top_word_ids(self, n: int = 10) -> np.ndarray:
         """Ids of each topic's ``n`` most probable words, most probable first (ties by id)."""
-        n = min(n, self.phi.shape[1])
-        return np.argsort(-self.phi, axis=1, kind="stable")[:, :n]
+        k, v = self.phi.shape
+        n = min(n, v)
+        if n == 0:
+            return np.empty((k, 0), dtype=np.int64)
+        # the n-th largest value of each row bounds the candidates; sorting only those (by row,
+        # then value descending, then id) gives what a stable argsort of the whole row gives
+        nth = np.partition(self.phi, v - n, axis=1)[:, v - n]
+        rows, cols = np.nonzero(self.phi >= nth[:, None])
+        order = np.lexsort((cols, -self.phi[rows, cols], rows))
+        starts = np.searchsorted(rows[order], np.arange(k))
+        return cols[order][starts[:, None] + np.arange(n)].astype(np.int64)
 
     def top_words(self, n: int = 10) -> list[list[str]]:
         """Each topic's ``n`` most probable words, most probable first."""
