@@ -17,8 +17,10 @@ if TYPE_CHECKING:
     from tealeaves.coherence import RefIndex
     from tealeaves.corpus import Corpus, PreprocessConfig, Vocabulary, prepare
     from tealeaves.errors import TealeavesError
+    from tealeaves.evaluate import evaluate
     from tealeaves.intrusion import auto_word_intrusion
     from tealeaves.models import TopicModel, Topics, as_topics, import_model, train
+    from tealeaves.report import report
     from tealeaves.study import Study, create_study
 
 __version__ = "0.2.0.dev0"  # the one version source: pyproject.toml reads it, manifests record it
@@ -38,8 +40,10 @@ __all__ = [
     "as_topics",
     "auto_word_intrusion",
     "create_study",
+    "evaluate",
     "import_model",
     "likelihood",
     "prepare",
+    "report",
     "train",
 ]

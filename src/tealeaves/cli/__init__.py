@@ -7,10 +7,22 @@ no more than typer and rich.
 
 from __future__ import annotations
 
-from tealeaves.cli import analysis, coherence, corpus, demo, intrusion, likelihood, models, study
+from tealeaves.cli import analysis, coherence, corpus, demo, evaluate, intrusion, likelihood, models, study
 from tealeaves.cli.common import app
 
-__all__ = ["analysis", "app", "coherence", "corpus", "demo", "intrusion", "likelihood", "main", "models", "study"]
+__all__ = [
+    "analysis",
+    "app",
+    "coherence",
+    "corpus",
+    "demo",
+    "evaluate",
+    "intrusion",
+    "likelihood",
+    "main",
+    "models",
+    "study",
+]
 
 
 def main() -> None:  # pragma: no cover - console script entry point

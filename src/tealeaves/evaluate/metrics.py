@@ -1,0 +1,276 @@
+"""The metrics ``tealeaves evaluate`` runs per model, as a registry (:data:`METRICS`).
+
+A :class:`Metric` is a function of one model, the run's inputs (held-out corpus, reference
+index), the seed and its options, returning a :class:`Measured`: per-item values (per topic or
+per document, with weights for ratios such as log likelihood per token), model-level values, and
+per-topic flags for the report. Each metric calls the library's own function; nothing is
+recomputed here. To add one (an embedding coherence, say), write its function and
+:func:`register` it; ``[metrics] NAME = {...}`` in the configuration turns it on.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from tealeaves.errors import InputError
+
+if TYPE_CHECKING:
+    from tealeaves.coherence import RefIndex
+    from tealeaves.corpus import Corpus
+    from tealeaves.models import TopicModel, Topics
+
+
+@dataclass(frozen=True)
+class Output:
+    """One number a metric produces: its label, direction and the unit its values come per."""
+
+    label: str
+    higher_is_better: bool = True
+    unit: str = "topic"  # "topic", "document" (values over weights, e.g. nats over tokens) or "model"
+
+
+@dataclass
+class Items:
+    """Per-item values of one output; the model's value is ``sum(values) / sum(weights)``."""
+
+    values: np.ndarray
+    weights: np.ndarray
+    ids: np.ndarray  # topic numbers, or document positions in the held-out corpus
+
+
+@dataclass
+class Measured:
+    """What one metric found for one model."""
+
+    items: dict[str, Items] = field(default_factory=dict)
+    scalars: dict[str, float] = field(default_factory=dict)
+    flags: dict[int, list[str]] = field(default_factory=dict)  # topic -> notes for its card
+
+    def flag(self, topic: int, note: str) -> None:
+        self.flags.setdefault(int(topic), []).append(note)
+
+    def per_topic(self, name: str, values: np.ndarray) -> None:
+        """Keep the finite values of a per-topic output (a NaN marks a topic the measure left unscored)."""
+        values = np.asarray(values, dtype=np.float64)
+        ok = np.isfinite(values)
+        self.items[name] = Items(values[ok], np.ones(int(ok.sum())), np.flatnonzero(ok))
+
+
+@dataclass(frozen=True)
+class Inputs:
+    """What the metrics may need besides the model."""
+
+    heldout: Corpus | None = None
+    index: RefIndex | None = None
+
+
+@dataclass(frozen=True)
+class Metric:
+    """A registered metric: ``compute(model, inputs, seed, **options) -> Measured``.
+
+    ``needs`` names the inputs it requires (``"heldout"``, ``"index"``); ``model_only`` is True
+    when it needs Φ and the prior rather than word lists (likelihood, predictive); ``applies``
+    returns why a model is skipped (None when it is not); ``default`` puts it in the default set.
+    """
+
+    name: str
+    compute: Callable[..., Measured]
+    outputs: dict[str, Output]
+    defaults: dict[str, Any] = field(default_factory=dict)
+    needs: tuple[str, ...] = ()
+    model_only: bool = False
+    applies: Callable[[Any], str | None] = lambda model: None
+    default: bool = True
+    source: str = ""
+
+
+METRICS: dict[str, Metric] = {}
+
+
+def register(metric: Metric) -> Metric:
+    """Add ``metric`` to :data:`METRICS` (a name may be registered once)."""
+    if metric.name in METRICS:
+        raise InputError(f"a metric named {metric.name!r} is already registered")
+    METRICS[metric.name] = metric
+    return metric
+
+
+def outputs() -> dict[str, Output]:
+    """Every output of every registered metric, and of the human scores, by name."""
+    table = {name: out for metric in METRICS.values() for name, out in metric.outputs.items()}
+    return {**table, **HUMAN_OUTPUTS}
+
+
+def active_metrics(table: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """The metrics to run and their options, from the configuration's ``[metrics]`` table.
+
+    Default metrics run unless set to ``false``; a table (or ``true``) turns a metric on and
+    overrides its default options.
+    """
+    unknown = sorted(set(table) - set(METRICS))
+    if unknown:
+        raise InputError(f"unknown metric(s) {', '.join(unknown)}; registered: {', '.join(sorted(METRICS))}")
+    active = {}
+    for name, metric in METRICS.items():
+        value = table.get(name, metric.default)
+        if value is False:
+            continue
+        if value is not True and not isinstance(value, dict):
+            raise InputError(f"[metrics] {name} must be true, false or a table of options, got {value!r}")
+        options = {**metric.defaults, **(value if isinstance(value, dict) else {})}
+        active[name] = options
+    if not active:
+        raise InputError("every metric is turned off; leave at least one on in [metrics]")
+    return active
+
+
+def _no_prior(model: Any) -> str | None:
+    from tealeaves.models import TopicModel
+
+    if not isinstance(model, TopicModel):
+        return "a topic list has no Φ"
+    return "no Dirichlet prior" if model.alpha is None else None
+
+
+def _not_a_model(model: Any) -> str | None:
+    from tealeaves.models import TopicModel
+
+    return None if isinstance(model, TopicModel) else "a topic list has no Φ"
+
+
+def _coherence(measure: str) -> Callable[..., Measured]:
+    def compute(model: TopicModel | Topics, inputs: Inputs, seed: int, **options: Any) -> Measured:
+        from tealeaves.coherence import score
+
+        result = score(model, inputs.index, measure=measure, **options)  # type: ignore[arg-type]
+        measured = Measured()
+        measured.per_topic(measure, result.per_topic)
+        for k, word, why in result.missing:
+            measured.flag(k, f"{measure}: not scored ({why})" if word == "*" else f"rare word {word!r}: {why}")
+        return measured
+
+    compute.__doc__ = f"{measure} per topic by :func:`tealeaves.coherence.score`."
+    return compute
+
+
+def _diversity(model: TopicModel | Topics, inputs: Inputs, seed: int, **options: Any) -> Measured:
+    """Topic uniqueness per topic, diversity and inverted RBO per model (:func:`tealeaves.coherence.diversity`)."""
+    from tealeaves.coherence import diversity
+
+    result = diversity(model, **options)
+    measured = Measured(scalars={"topic_diversity": result.topic_diversity, "inverted_rbo": result.inverted_rbo})
+    measured.scalars["redundant"] = float(result.redundant)
+    measured.per_topic("topic_uniqueness", result.per_topic)
+    for a, b, words in result.shared_top_words:
+        measured.flag(a, f"redundant: shares {' '.join(words)} with topic {b}")
+        measured.flag(b, f"redundant: shares {' '.join(words)} with topic {a}")
+    return measured
+
+
+def _wi_auto(model: TopicModel | Topics, inputs: Inputs, seed: int, *, flag_below: float, **options: Any) -> Measured:
+    """WI-Auto-PMI and -NPMI per topic (:func:`tealeaves.intrusion.auto_word_intrusion`), the model's own SVM."""
+    from tealeaves.intrusion import auto_word_intrusion
+
+    result = auto_word_intrusion(model, inputs.index, seed, **options)  # type: ignore[arg-type]
+    measured = Measured()
+    for association in ("pmi", "npmi"):
+        measured.per_topic(f"wi_auto_{association}", result.wi_auto[association])
+    for k, value in enumerate(result.wi_auto["pmi"]):
+        if value < flag_below:
+            measured.flag(k, f"low WI-Auto-PMI ({value:.2f} < {flag_below})")
+    return measured
+
+
+def _likelihood(model: TopicModel, inputs: Inputs, seed: int, **options: Any) -> Measured:
+    """Held-out log P(w) per token (:func:`tealeaves.likelihood.estimate`, left-to-right ``sis``)."""
+    from tealeaves.likelihood import estimate
+
+    result = estimate(model, None, inputs.heldout, seed=seed, **options)  # type: ignore[arg-type]
+    lengths = np.diff(np.asarray(inputs.heldout.offsets))  # type: ignore[union-attr]
+    ids = np.arange(len(lengths))
+    return Measured(items={"heldout_log_likelihood": Items(np.asarray(result.log_prob), lengths.astype(float), ids)})
+
+
+def _predictive(model: TopicModel, inputs: Inputs, seed: int, **options: Any) -> Measured:
+    """Chang et al.'s predictive log likelihood per word and rank (:func:`tealeaves.likelihood.predictive`)."""
+    from tealeaves.likelihood import predictive
+
+    result = predictive(model, inputs.heldout, seed=seed, **options)  # type: ignore[arg-type]
+    ids = np.arange(len(result.ids))
+    scored = result.n_terms > 0
+    measured = Measured()
+    measured.items["predictive_log_likelihood"] = Items(result.log_likelihood, result.n_tokens.astype(float), ids)
+    measured.items["predictive_rank"] = Items(result.rank[scored], np.ones(int(scored.sum())), ids[scored])
+    return measured
+
+
+HUMAN_OUTPUTS = {
+    "model_precision": Output("model precision"),
+    "topic_log_odds": Output("topic log odds", unit="document"),
+    "mean_rating": Output("mean rating"),
+}
+
+for _measure, _label, _window in (("npmi", "NPMI", 10), ("cv", "C_V", 110)):
+    register(
+        Metric(
+            _measure,
+            _coherence(_measure),
+            {_measure: Output(_label)},
+            defaults={"topn": 10, "window": _window, "on_missing": "skip"},
+            needs=("index",),
+            source="Lau et al. 2014; Röder et al. 2015; Hoyle et al. 2021",
+        )
+    )
+register(
+    Metric(
+        "diversity",
+        _diversity,
+        {
+            "topic_uniqueness": Output("topic uniqueness"),
+            "topic_diversity": Output("topic diversity", unit="model"),
+            "inverted_rbo": Output("inverted RBO", unit="model"),
+            "redundant": Output("redundant (Hoyle et al.'s filter)", higher_is_better=False, unit="model"),
+        },
+        source="Dieng et al. 2020; Nan et al. 2019; Bianchi et al. 2021; Hoyle et al. 2021",
+    )
+)
+register(
+    Metric(
+        "wi-auto",
+        _wi_auto,
+        {"wi_auto_pmi": Output("WI-Auto-PMI"), "wi_auto_npmi": Output("WI-Auto-NPMI")},
+        defaults={"on_missing": "zero", "flag_below": 0.25},
+        needs=("index",),
+        source="Lau et al. 2014",
+    )
+)
+register(
+    Metric(
+        "likelihood",
+        _likelihood,
+        {"heldout_log_likelihood": Output("held-out log likelihood per token", unit="document")},
+        defaults={"method": "left-to-right", "variant": "sis"},
+        needs=("heldout",),
+        model_only=True,
+        applies=_no_prior,
+        source="Wallach et al. 2009",
+    )
+)
+register(
+    Metric(
+        "predictive",
+        _predictive,
+        {
+            "predictive_log_likelihood": Output("predictive log likelihood per word", unit="document"),
+            "predictive_rank": Output("predictive rank", higher_is_better=False, unit="document"),
+        },
+        needs=("heldout",),
+        model_only=True,
+        applies=_not_a_model,
+        source="Chang et al. 2009",
+    )
+)

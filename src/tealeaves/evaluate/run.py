@@ -1,0 +1,532 @@
+"""``tealeaves.evaluate(config, out)``: every metric of every model, cached per step, to tidy tables.
+
+The steps:
+
+1. read the configuration, load the corpora and the models (folders, topic lists, imports);
+2. index the reference corpus (cached by its fingerprint);
+3. run every metric of :data:`~tealeaves.evaluate.metrics.METRICS` on every model, the models
+   spread over processes (or Dask) by :func:`tealeaves.parallel.parallel_map`. Each (model,
+   metric) step is cached under ``out/cache/steps`` by a key hashing the model's fingerprint,
+   the fingerprints of the corpora it reads, the metric's options, the seed and the tealeaves
+   version: a rerun computes only the steps whose inputs changed (a new model, a new metric);
+4. with a study export, the human scores, their tests and their correlations with each
+   automated metric (:func:`tealeaves.analysis.analyze_export`), cached the same way;
+5. the tables: ``per_topic``, ``per_model`` (95% bootstrap intervals), ``comparisons`` (every
+   pair, Hoyle et al.'s one-tailed tests both ways, Holm's correction), ``topics`` (words and
+   flags for the report), ``correlations`` (with human data), each as Parquet and CSV, and the
+   manifest (configuration, versions, fingerprints, every step with its time and cache hit).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from tealeaves.artifacts import MANIFEST, arrays_sha256, json_safe, new_manifest, read_manifest, write_json
+from tealeaves.errors import ArtifactError, InputError, TealeavesError
+from tealeaves.evaluate.config import EvaluateConfig, ModelSpec, read_config
+from tealeaves.evaluate.metrics import METRICS, Inputs, Items, Measured, outputs
+from tealeaves.evaluate.stats import comparisons_table, per_model_table
+from tealeaves.progress import ProgressCallback, notify
+from tealeaves.results import Result
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from tealeaves.corpus import Corpus
+    from tealeaves.models import TopicModel, Topics
+
+KIND = "evaluation"
+TABLES = ("per_topic", "per_model", "comparisons", "topics", "correlations")
+TASK_OUTPUT = {"word-intrusion": "model_precision", "topic-intrusion": "topic_log_odds", "rating": "mean_rating"}
+
+
+@dataclass(frozen=True)
+class Evaluation(Result):
+    """The tables of an evaluation run (see :mod:`tealeaves.evaluate.run`) and its manifest."""
+
+    path: Path
+    per_topic: pd.DataFrame
+    per_model: pd.DataFrame
+    comparisons: pd.DataFrame
+    topics: pd.DataFrame
+    correlations: pd.DataFrame
+    manifest: dict[str, Any] = field(default_factory=dict)
+
+    def to_frame(self) -> pd.DataFrame:
+        """``per_model``: one row per model and metric."""
+        return self.per_model.copy()
+
+    def to_dict(self) -> dict[str, Any]:
+        """The path, the per-model and comparison tables as records, the verdicts, and the step counts."""
+        from tealeaves.evaluate.stats import verdicts
+
+        steps = self.manifest.get("steps", [])
+        return json_safe(
+            {
+                "path": self.path,
+                "per_model": self.per_model.to_dict(orient="records"),
+                "comparisons": self.comparisons.to_dict(orient="records"),
+                "verdicts": verdicts(self.comparisons, self.manifest.get("level", 0.05)),
+                "steps": {"computed": sum(not s["cached"] for s in steps), "cached": sum(s["cached"] for s in steps)},
+            }
+        )
+
+    @classmethod
+    def load(cls, path: str | os.PathLike[str]) -> Evaluation:
+        """Read a run folder written by :func:`evaluate`."""
+        import pandas as pd
+
+        path = Path(path)
+        manifest = read_manifest(path, kind=KIND)
+        tables = {}
+        for name in TABLES:
+            file = path / f"{name}.parquet"
+            if not file.is_file():
+                raise ArtifactError(f"{path} lacks {file.name}; rerun tealeaves evaluate into it")
+            tables[name] = pd.read_parquet(file)
+        return cls(path=path, manifest=manifest, **tables)
+
+
+def evaluate(
+    config: str | os.PathLike[str] | dict[str, Any] | EvaluateConfig,
+    out: str | os.PathLike[str],
+    *,
+    workers: int | None = 1,
+    scheduler: str | None = None,
+    progress: ProgressCallback | None = None,
+) -> Evaluation:
+    """Evaluate the models of ``config`` with every configured metric; write the tables to ``out``.
+
+    Parameters
+    ----------
+    config : path to a TOML file, dict or EvaluateConfig
+        See :mod:`tealeaves.evaluate.config` and the guide's configuration reference.
+    out : path
+        The run folder. An earlier run there is replaced, and its step cache (``out/cache``)
+        reused: only steps whose inputs changed are computed. Any other existing folder is refused.
+    workers : int or None
+        Processes the models are spread over (None or 0: one per core).
+    scheduler : str, optional
+        ``"local"`` or a Dask address (``tcp://host:8786``): run the models on Dask instead.
+    progress : callable, optional
+        Receives the steps and models as they finish.
+
+    Returns
+    -------
+    Evaluation
+    """
+    from tealeaves.parallel import parallel_map
+
+    started = time.perf_counter()
+    cfg = read_config(config)
+    out = _claim(Path(out))
+    cache = out / "cache"
+    (cache / "steps").mkdir(parents=True, exist_ok=True)
+    timings: dict[str, float] = {}
+
+    tick = time.perf_counter()
+    corpora = {name: _load_corpus(path, name) for name, path in cfg.corpora.items()}
+    fingerprints = {name: corpus.fingerprint() for name, corpus in corpora.items()}
+    models = {spec.name: _load_model(spec, corpora.get("train")) for spec in cfg.models}
+    model_fps = {name: model_fingerprint(model) for name, model in models.items()}
+    timings["load"] = time.perf_counter() - tick
+    notify(progress, "load corpora and models", 1, 1)
+
+    tick = time.perf_counter()
+    index_path = _reference_index(corpora, fingerprints, cfg, cache, progress) if _needs(cfg, "index") else None
+    timings["index"] = time.perf_counter() - tick
+
+    plan, skipped = _plan(cfg, models, model_fps, fingerprints, corpora)
+    todo = [(name, [s for s in steps if not (cache / "steps" / f"{s[2]}.json").is_file()]) for name, steps in plan]
+    jobs = [
+        _Job(name, models[name], steps, cfg.corpora.get("heldout"), index_path, cfg.seed)
+        for name, steps in todo
+        if steps
+    ]
+    tick = time.perf_counter()
+    for finished in parallel_map(_run_job, jobs, workers, scheduler, progress, task="models"):
+        for key, payload in finished:
+            _write_atomic(cache / "steps" / f"{key}.json", payload)
+    timings["models"] = time.perf_counter() - tick
+    computed = {s[2] for _, steps in todo for s in steps}
+
+    step_log, measured = [], {}
+    for name, steps in plan:
+        for metric, _, key in steps:
+            payload = json.loads((cache / "steps" / f"{key}.json").read_text(encoding="utf-8"))
+            measured[name, metric] = _measured(payload)
+            step_log.append(
+                {
+                    "model": name,
+                    "metric": metric,
+                    "key": key,
+                    "cached": key not in computed,
+                    "seconds": payload["seconds"],
+                }
+            )
+
+    items, scalars, flags = _collect(measured)
+    human_tests, correlations = None, None
+    if cfg.study is not None:
+        tick = time.perf_counter()
+        human_tests, correlations, entry = _study_step(cfg, items, cache, progress)
+        step_log.append(entry)
+        timings["study"] = time.perf_counter() - tick
+
+    tick = time.perf_counter()
+    names = [spec.name for spec in cfg.models]
+    per_model, boots = per_model_table(items, scalars, cfg.bootstrap, cfg.seed)
+    comparisons = comparisons_table(items, boots, names, cfg.level, human_tests)
+    tables = {
+        "per_topic": _per_topic_table(items),
+        "per_model": per_model,
+        "comparisons": comparisons,
+        "topics": _topics_table(models, flags),
+        "correlations": correlations if correlations is not None else _empty_correlations(),
+    }
+    timings["tables"] = time.perf_counter() - tick
+    timings["total"] = time.perf_counter() - started
+    manifest = new_manifest(
+        KIND,
+        config={**cfg.source, "metrics": cfg.metrics},
+        corpora={name: {"path": cfg.corpora[name], "fingerprint": fp} for name, fp in fingerprints.items()},
+        models={spec.name: _model_entry(spec, models[spec.name], model_fps[spec.name]) for spec in cfg.models},
+        seed=cfg.seed,
+        bootstrap=cfg.bootstrap,
+        level=cfg.level,
+        versions=_versions(),
+        steps=step_log,
+        skipped=skipped,
+        timings={k: round(v, 3) for k, v in timings.items()},
+        tables=[f"{name}.{suffix}" for name in TABLES for suffix in ("parquet", "csv")],
+    )
+    _write_tables(out, tables, manifest)
+    notify(progress, "write tables", 1, 1)
+    return Evaluation(path=out, manifest=json.loads(json.dumps(manifest)), **tables)
+
+
+@dataclass(frozen=True)
+class _Job:
+    """One model's steps to compute, for a worker process."""
+
+    name: str
+    model: Any
+    steps: list[tuple[str, dict[str, Any], str]]
+    heldout: Path | None
+    index: Path | None
+    seed: int
+
+
+def _run_job(job: _Job) -> list[tuple[str, dict[str, Any]]]:
+    """Compute one model's steps; returns (cache key, JSON payload) pairs."""
+    from tealeaves.coherence import RefIndex
+    from tealeaves.corpus import Corpus
+
+    inputs = Inputs(
+        heldout=Corpus.load(job.heldout) if job.heldout is not None else None,
+        index=RefIndex.load(job.index) if job.index is not None else None,
+    )
+    done = []
+    for metric, options, key in job.steps:
+        tick = time.perf_counter()
+        try:
+            result = METRICS[metric].compute(job.model, inputs, job.seed, **options)
+        except TealeavesError as exc:  # say which step failed, keeping the error's class
+            raise type(exc)(f"model {job.name!r}, metric {metric!r}: {exc}") from exc
+        done.append((key, _payload(result, time.perf_counter() - tick)))
+    return done
+
+
+def model_fingerprint(model: TopicModel | Topics) -> str:
+    """SHA-256 of what the metrics read of a model: Φ, the prior, the extra arrays, kind, params
+    and vocabulary of a TopicModel, or the words of a topic list."""
+    from tealeaves.models import TopicModel
+
+    if not isinstance(model, TopicModel):
+        return arrays_sha256(texts=("topics", *(" ".join(words) for words in model.words)))
+    alpha = model.alpha if model.alpha is not None else np.empty(0)
+    extra = [model.extra[name] for name in sorted(model.extra)]
+    params = json.dumps(json_safe(model.params), sort_keys=True)
+    return arrays_sha256(model.phi, alpha, *extra, texts=(model.kind, params, *sorted(model.extra), *model.vocab.words))
+
+
+def _step_key(**parts: Any) -> str:
+    from tealeaves.artifacts import tealeaves_version
+
+    text = json.dumps(json_safe({**parts, "tealeaves_version": tealeaves_version()}), sort_keys=True)
+    return hashlib.sha256(text.encode()).hexdigest()[:32]
+
+
+def _plan(
+    cfg: EvaluateConfig,
+    models: dict[str, Any],
+    model_fps: dict[str, str],
+    fingerprints: dict[str, str],
+    corpora: dict[str, Corpus],
+) -> tuple[list[tuple[str, list[tuple[str, dict[str, Any], str]]]], list[dict[str, str]]]:
+    """Each model's (metric, options, cache key) steps, and the (model, metric, reason) skipped."""
+    corpus_of = {"heldout": "heldout", "index": "reference"}
+    plan, skipped = [], []
+    for spec in cfg.models:
+        steps = []
+        for metric, options in cfg.metrics.items():
+            entry = METRICS[metric]
+            absent = [need for need in entry.needs if corpus_of[need] not in corpora]
+            reason = entry.applies(models[spec.name]) or (
+                f"no {', '.join(corpus_of[n] for n in absent)} corpus in [corpora]" if absent else None
+            )
+            if reason:
+                skipped.append({"model": spec.name, "metric": metric, "reason": reason})
+                continue
+            used = {corpus_of[n]: fingerprints[corpus_of[n]] for n in entry.needs}
+            key = _step_key(metric=metric, options=options, model=model_fps[spec.name], corpora=used, seed=cfg.seed)
+            steps.append((metric, options, key))
+        plan.append((spec.name, steps))
+    return plan, skipped
+
+
+def _needs(cfg: EvaluateConfig, need: str) -> bool:
+    return any(need in METRICS[m].needs for m in cfg.metrics)
+
+
+def _reference_index(
+    corpora: dict[str, Corpus], fingerprints: dict[str, str], cfg: EvaluateConfig, cache: Path, progress: Any
+) -> Path | None:
+    """The reference corpus' index, built once per corpus fingerprint under ``cache``."""
+    from tealeaves.coherence import RefIndex
+
+    if "reference" not in corpora:
+        return None
+    path = cache / f"index-{fingerprints['reference'][:16]}"
+    if not (path / MANIFEST).is_file():
+        RefIndex.build(corpora["reference"], out=path, force=True, progress=progress)
+    notify(progress, "reference index", 1, 1)
+    return path
+
+
+def _study_step(
+    cfg: EvaluateConfig, items: dict[tuple[str, str], Items], cache: Path, progress: Any
+) -> tuple[pd.DataFrame, pd.DataFrame, dict[str, Any]]:
+    """Human scores, their tests and correlations (cached by the export's hash and the metrics)."""
+    import pandas as pd
+
+    from tealeaves.analysis import analyze_export
+    from tealeaves.artifacts import file_sha256
+
+    assert cfg.study is not None
+    export = Path(cfg.study["export"])
+    if not export.is_file():
+        raise InputError(f"the study export {export} does not exist; export it with `tealeaves study export`")
+    rows: dict[tuple[str, int], dict[str, float]] = {}
+    for (model, metric), values in items.items():
+        if outputs()[metric].unit == "topic":
+            for topic, value in zip(values.ids, values.values / values.weights):
+                rows.setdefault((model, int(topic)), {})[metric] = value
+    wide = pd.DataFrame([{"model": m, "topic": t, **v} for (m, t), v in rows.items()])
+    settings = {"familiar_only": cfg.study["familiar_only"], "bootstrap": cfg.bootstrap, "seed": cfg.seed}
+    key = _step_key(step="study", export=file_sha256(export), metrics=wide.to_csv(index=False), **settings)
+    file = cache / "steps" / f"{key}.json"
+    cached = file.is_file()
+    tick = time.perf_counter()
+    if not cached:
+        analysis = analyze_export(
+            export, wide, familiar_only=cfg.study["familiar_only"], n_boot=cfg.bootstrap, seed=cfg.seed
+        )
+        unknown = sorted(set(analysis.scores["model"].astype(str)) - {spec.name for spec in cfg.models})
+        if unknown:
+            raise InputError(
+                f"the study export names model(s) {', '.join(unknown)} that [[models]] lacks; "
+                "name the models as the study labelled them"
+            )
+        payload = {
+            "scores": analysis.scores.to_dict(orient="records"),
+            "comparisons": analysis.comparisons.to_dict(orient="records"),
+            "correlations": analysis.correlations.to_dict(orient="records"),
+            "seconds": time.perf_counter() - tick,
+        }
+        _write_atomic(file, payload)
+    payload = json.loads(file.read_text(encoding="utf-8"))
+    scores = pd.DataFrame(payload["scores"])
+    for (task, model), part in scores.groupby(["task", "model"]):
+        ids = part["item"].to_numpy() if task != "topic-intrusion" else np.arange(len(part))
+        values = part["score"].to_numpy(dtype=np.float64)
+        items[str(model), TASK_OUTPUT[task]] = Items(values, np.ones(len(values)), np.asarray(ids, dtype=np.int64))
+    tests = pd.DataFrame(payload["comparisons"])
+    if not tests.empty:
+        tests = tests.assign(metric=tests["task"].map(TASK_OUTPUT))
+    correlations = pd.DataFrame(payload["correlations"])
+    notify(progress, "human scores", 1, 1)
+    entry = {"model": "*", "metric": "study", "key": key, "cached": cached, "seconds": payload["seconds"]}
+    return tests, correlations, entry
+
+
+def _collect(
+    measured: dict[tuple[str, str], Measured],
+) -> tuple[dict[tuple[str, str], Items], dict[tuple[str, str], float], dict[tuple[str, int], list[str]]]:
+    items: dict[tuple[str, str], Items] = {}
+    scalars: dict[tuple[str, str], float] = {}
+    flags: dict[tuple[str, int], list[str]] = {}
+    for (model, _), result in measured.items():
+        for name, values in result.items.items():
+            items[model, name] = values
+        for name, value in result.scalars.items():
+            scalars[model, name] = value
+        for topic, notes in result.flags.items():
+            flags.setdefault((model, topic), []).extend(notes)
+    return items, scalars, flags
+
+
+def _per_topic_table(items: dict[tuple[str, str], Items]) -> pd.DataFrame:
+    import pandas as pd
+
+    frames = [
+        pd.DataFrame({"model": model, "topic": values.ids.astype(np.int64), "metric": metric, "value": values.values})
+        for (model, metric), values in items.items()
+        if outputs()[metric].unit == "topic"
+    ]
+    return (
+        pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=["model", "topic", "metric", "value"])
+    )
+
+
+def _topics_table(models: dict[str, Any], flags: dict[tuple[str, int], list[str]]) -> pd.DataFrame:
+    import pandas as pd
+
+    from tealeaves.models import as_topics
+
+    rows = []
+    for name, model in models.items():
+        for k, words in enumerate(as_topics(model, 10).words):
+            rows.append(
+                {"model": name, "topic": k, "words": " ".join(words[:10]), "flags": "; ".join(flags.get((name, k), []))}
+            )
+    return pd.DataFrame(rows)
+
+
+def _empty_correlations() -> pd.DataFrame:
+    import pandas as pd
+
+    return pd.DataFrame(columns=["task", "metric", "spearman", "ci_low", "ci_high", "n_topics"])
+
+
+def _payload(result: Measured, seconds: float) -> dict[str, Any]:
+    return {
+        "items": {
+            name: {"values": v.values.tolist(), "weights": v.weights.tolist(), "ids": v.ids.tolist()}
+            for name, v in result.items.items()
+        },
+        "scalars": result.scalars,
+        "flags": {str(k): notes for k, notes in result.flags.items()},
+        "seconds": round(seconds, 4),
+    }
+
+
+def _measured(payload: dict[str, Any]) -> Measured:
+    items = {
+        name: Items(
+            np.asarray(v["values"], dtype=np.float64),
+            np.asarray(v["weights"], dtype=np.float64),
+            np.asarray(v["ids"], dtype=np.int64),
+        )
+        for name, v in payload["items"].items()
+    }
+    return Measured(items, dict(payload["scalars"]), {int(k): list(v) for k, v in payload["flags"].items()})
+
+
+def _write_atomic(path: Path, payload: dict[str, Any]) -> None:
+    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
+    try:
+        write_json(tmp, payload)
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
+
+
+def _write_tables(out: Path, tables: dict[str, pd.DataFrame], manifest: dict[str, Any]) -> None:
+    """Write every table to a temporary folder, then move them into ``out``, the manifest last.
+
+    The old manifest goes first, so an interruption leaves a folder that reads as incomplete
+    (no manifest) rather than old tables mixed with new ones under an old manifest.
+    """
+    tmp = Path(tempfile.mkdtemp(prefix=".tables-", dir=out))
+    try:
+        for name, frame in tables.items():
+            frame.to_parquet(tmp / f"{name}.parquet", index=False)
+            frame.to_csv(tmp / f"{name}.csv", index=False)
+        write_json(tmp / MANIFEST, manifest)
+        (out / MANIFEST).unlink(missing_ok=True)
+        for file in sorted(tmp.iterdir(), key=lambda p: p.name == MANIFEST):
+            os.replace(file, out / file.name)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _claim(out: Path) -> Path:
+    """``out`` as a run folder: new, empty, an earlier run, or one interrupted (only its cache)."""
+    if out.exists():
+        if not out.is_dir():
+            raise ArtifactError(f"{out} exists and is not a folder; choose another --out")
+        if (out / MANIFEST).is_file():
+            try:
+                read_manifest(out, kind=KIND)
+            except TealeavesError:
+                raise ArtifactError(f"{out} holds another tealeaves artifact; choose another --out") from None
+        elif any(p.name != "cache" and not p.name.startswith(".tables-") for p in out.iterdir()):
+            raise ArtifactError(f"{out} exists and is not a tealeaves evaluation run; choose another --out")
+    out.mkdir(parents=True, exist_ok=True)
+    return out
+
+
+def _load_corpus(path: Path, role: str) -> Corpus:
+    from tealeaves.corpus import Corpus
+
+    try:
+        return Corpus.load(path)
+    except TealeavesError as exc:
+        raise InputError(f"corpora.{role}: {exc}") from exc
+
+
+def _load_model(spec: ModelSpec, train: Corpus | None) -> TopicModel | Topics:
+    from tealeaves.models import TopicModel, Topics, import_model
+
+    if not spec.path.exists():
+        raise InputError(f"model {spec.name!r}: {spec.path} does not exist")
+    if spec.format is not None:
+        return import_model(spec.format, spec.path, vocab_from=train, **spec.options)
+    return TopicModel.load(spec.path) if spec.path.is_dir() else Topics.load(spec.path)
+
+
+def _model_entry(spec: ModelSpec, model: Any, fingerprint: str) -> dict[str, Any]:
+    from tealeaves.models import TopicModel
+
+    kind = model.kind if isinstance(model, TopicModel) else "topics"
+    return {
+        "path": spec.path,
+        "format": spec.format,
+        "kind": kind,
+        "topics": len(model.phi if isinstance(model, TopicModel) else model.words),
+        "fingerprint": fingerprint,
+    }
+
+
+def _versions() -> dict[str, str]:
+    import platform
+    from importlib.metadata import PackageNotFoundError, version
+
+    found = {"python": platform.python_version()}
+    for package in ("tealeaves", "numpy", "scipy", "numba", "pandas", "pyarrow", "statsmodels"):
+        try:
+            found[package] = version(package)
+        except PackageNotFoundError:  # pragma: no cover - a source checkout without metadata
+            found[package] = "unknown"
+    return found

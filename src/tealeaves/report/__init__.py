@@ -1,0 +1,17 @@
+"""The HTML report of an evaluation run: one self-contained page with the papers' figures.
+
+- :func:`report`: write ``report.html`` for a run of :func:`tealeaves.evaluate` (inline SVG
+  figures, no network request, a strict Content-Security-Policy, printable, responsive);
+- :func:`render`: the same page as a string.
+"""
+
+from typing import TYPE_CHECKING
+
+from tealeaves.lazy import attach
+
+if TYPE_CHECKING:
+    from tealeaves.report.html import render, report
+
+__getattr__, __dir__ = attach(__name__, __file__)
+
+__all__ = ["render", "report"]

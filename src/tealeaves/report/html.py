@@ -1,0 +1,382 @@
+"""``tealeaves.report(run, out)``: one self-contained HTML page that answers which model is best.
+
+The page reads an evaluation run (:class:`tealeaves.evaluate.Evaluation`) and shows, in order:
+
+1. the summary: models x metrics with 95% intervals and the models each one beats significantly,
+   and one verdict line per metric (Holm-corrected one-tailed tests, Hoyle et al. 2021 §6.1);
+2. the model comparison per metric, value and interval per model (Hoyle et al. 2021 Fig. 2);
+3. the distribution over topics of each per-topic metric per model (Chang et al. 2009 Figs. 3
+   and 5, box plots; model precision and topic log odds when the run has human data);
+4. held-out likelihood (or predictive log likelihood) against an interpretability score, one
+   point per model (Chang et al. 2009 Fig. 6);
+5. with human data, per-topic automated metrics against model precision with Spearman's rho and
+   its bootstrap interval (Hoyle et al. 2021 Fig. 3, Table 3);
+6. topic cards: top words, every metric, flags (redundant, rare words, low WI-Auto), searchable
+   and sortable;
+7. the configuration, versions and fingerprints that reproduce the run.
+
+Figures are inline SVG (:mod:`tealeaves.report.svg`); the page makes no request: its one style
+sheet and one script are inline and allowed by their SHA-256 hashes in a Content-Security-Policy
+that forbids everything else. Colours are the Okabe-Ito palette; the layout reflows down to a
+phone's width and prints without the controls.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import os
+from html import escape
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from tealeaves.errors import InputError
+from tealeaves.report import svg
+
+if TYPE_CHECKING:
+    from tealeaves.evaluate import Evaluation
+
+LIKELIHOODS = ("heldout_log_likelihood", "predictive_log_likelihood")
+INTERPRETABILITY = ("model_precision", "topic_log_odds", "wi_auto_pmi", "npmi")
+
+STYLE = """
+:root { --ink: #1a1a1a; --muted: #555; --line: #ccc; --bg: #fff; --band: #f4f6f8; }
+* { box-sizing: border-box; }
+body { font: 15px/1.45 system-ui, sans-serif; color: var(--ink); background: var(--bg); margin: 0 auto;
+  max-width: 1240px; padding: 1rem 1.5rem 3rem; }
+h1 { font-size: 1.6rem; margin: .5rem 0; } h2 { font-size: 1.25rem; margin-top: 2.2rem;
+  border-bottom: 2px solid var(--line); padding-bottom: .2rem; }
+p.lead { color: var(--muted); margin-top: 0; }
+.scroll { overflow-x: auto; }
+table { border-collapse: collapse; font-variant-numeric: tabular-nums; }
+th, td { border-bottom: 1px solid var(--line); padding: .35rem .6rem; text-align: left; vertical-align: top; }
+td.num { text-align: right; white-space: nowrap; }
+td.best { font-weight: bold; }
+td small, .muted { color: var(--muted); }
+ul.verdicts li { margin: .2rem 0; }
+.grid { display: grid; grid-template-columns: repeat(auto-fill, minmax(min(100%, 480px), 1fr)); gap: 1rem; }
+figure { margin: 0; padding: .5rem; background: var(--band); border-radius: 6px; break-inside: avoid; }
+figure svg { width: 100%; height: auto; display: block; background: #fff; }
+figcaption { font-size: .85rem; color: var(--muted); padding: .3rem .2rem 0; }
+.controls { display: flex; flex-wrap: wrap; gap: .6rem; align-items: center; margin: .5rem 0 1rem; }
+.controls input, .controls select { font: inherit; padding: .3rem .5rem; }
+.cards { display: grid; grid-template-columns: repeat(auto-fill, minmax(min(100%, 280px), 1fr)); gap: .8rem; }
+.card { border: 1px solid var(--line); border-radius: 6px; padding: .6rem .8rem; break-inside: avoid; }
+.card h3 { font-size: 1rem; margin: 0 0 .3rem; } .card .words { font-weight: 600; }
+.card dl { display: grid; grid-template-columns: auto auto; gap: 0 .8rem; margin: .4rem 0; font-size: .85rem; }
+.card dd { margin: 0; text-align: right; font-variant-numeric: tabular-nums; }
+.card ul.flags { margin: .3rem 0 0; padding-left: 1.1rem; font-size: .85rem; color: #a33b00; }
+.card[hidden] { display: none; }
+pre { background: var(--band); padding: .8rem; overflow-x: auto; font-size: .8rem; }
+@media (max-width: 600px) { body { padding: .5rem .7rem 2rem; font-size: 14px; } th, td { padding: .3rem .35rem; } }
+@media print { .controls { display: none; } body { max-width: none; padding: 0; font-size: 11pt; }
+  h2 { break-after: avoid; } figure, .card, tr { break-inside: avoid; } .cards { display: block; }
+  .card { margin-bottom: .4rem; } a { color: inherit; text-decoration: none; } }
+""".strip()
+
+SCRIPT = """
+(function () {
+  var search = document.getElementById("search");
+  var sort = document.getElementById("sort");
+  var model = document.getElementById("model");
+  var box = document.getElementById("cards");
+  var cards = Array.prototype.slice.call(box.querySelectorAll(".card"));
+  function update() {
+    var q = search.value.trim().toLowerCase();
+    var m = model.value;
+    var key = sort.value;
+    cards.forEach(function (c) {
+      var text = (c.getAttribute("data-words") + " " + c.getAttribute("data-flags")).toLowerCase();
+      c.hidden = (q && text.indexOf(q) < 0) || (m && c.getAttribute("data-model") !== m);
+    });
+    var sorted = cards.slice();
+    if (key) {
+      sorted.sort(function (a, b) {
+        var x = parseFloat(a.getAttribute("data-" + key)), y = parseFloat(b.getAttribute("data-" + key));
+        if (isNaN(x)) return 1; if (isNaN(y)) return -1; return y - x;
+      });
+    }
+    sorted.forEach(function (c) { box.appendChild(c); });
+  }
+  [search, sort, model].forEach(function (el) { el.addEventListener("input", update); });
+})();
+""".strip()
+
+
+def _sha256(text: str) -> str:
+    return "sha256-" + base64.b64encode(hashlib.sha256(text.encode("utf-8")).digest()).decode()
+
+
+CSP = (
+    f"default-src 'none'; style-src '{_sha256(STYLE)}'; script-src '{_sha256(SCRIPT)}'; "
+    "img-src data:; base-uri 'none'; form-action 'none'"
+)
+
+
+def fmt(value: float) -> str:
+    """A number as the page prints it: four significant digits."""
+    return f"{value:.4g}"
+
+
+def report(run: str | os.PathLike[str] | Evaluation, out: str | os.PathLike[str]) -> Path:
+    """Write the HTML report of the evaluation ``run`` (a run folder or an Evaluation) to ``out``.
+
+    Returns the path written (atomically: a temporary file renamed into place).
+    """
+    from tealeaves.evaluate import Evaluation
+
+    evaluation = run if isinstance(run, Evaluation) else Evaluation.load(run)
+    out = Path(out)
+    if out.suffix.lower() not in {".html", ".htm"}:
+        raise InputError(f"the report is an HTML file: --out must end in .html, got {out}")
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = out.with_name(f".{out.name}.tmp")
+    try:
+        tmp.write_text(render(evaluation), encoding="utf-8")
+        os.replace(tmp, out)
+    finally:
+        tmp.unlink(missing_ok=True)
+    return out
+
+
+def render(evaluation: Evaluation) -> str:
+    """The report page of ``evaluation`` as one HTML string."""
+    from tealeaves.evaluate.metrics import outputs
+    from tealeaves.evaluate.stats import verdicts
+
+    manifest = evaluation.manifest
+    models = list(manifest["models"])
+    known = outputs()
+    per_model = evaluation.per_model
+    metrics = [m for m in dict.fromkeys(per_model["metric"]) if m in known]
+    level = float(manifest.get("level", 0.05))
+    lines = verdicts(evaluation.comparisons, level)
+    sections = [
+        _summary(per_model, evaluation.comparisons, models, metrics, known, lines, level),
+        _comparison_figures(per_model, models, metrics, known, evaluation.comparisons),
+        _distribution_figures(evaluation.per_topic, models, known),
+        _likelihood_figures(per_model, models, known),
+        _human_figures(evaluation, models, known),
+        _cards(evaluation, models, known),
+        _provenance(manifest),
+    ]
+    when = escape(str(manifest.get("created", "")))
+    head = (
+        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
+        f'<meta http-equiv="Content-Security-Policy" content="{CSP}">'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">'
+        f"<title>tealeaves report: {escape(', '.join(models))}</title><style>{STYLE}</style></head><body>"
+    )
+    intro = (
+        f"<header><h1>Which model is best?</h1><p class='lead'>{len(models)} models "
+        f"({escape(', '.join(models))}), evaluated by tealeaves {escape(str(manifest.get('tealeaves_version')))} "
+        f"on {when}. Intervals are 95% bootstrap intervals over topics (documents for likelihoods); "
+        f"differences are tested one-tailed in both directions (Hoyle et al. 2021) and Holm-corrected "
+        f"over all pairs of a metric, at level {level}.</p></header>"
+    )
+    return head + intro + "".join(s for s in sections if s) + f"<script>{SCRIPT}</script></body></html>\n"
+
+
+def _summary(per_model, comparisons, models, metrics, known, lines, level) -> str:
+    beats: dict[tuple[str, str], list[str]] = {}
+    for row in comparisons.itertuples():
+        if row.better:
+            other = row.model_b if row.better == row.model_a else row.model_a
+            beats.setdefault((row.better, row.metric), []).append(other)
+    table = per_model.set_index(["model", "metric"])
+    head = "".join(f"<th>{escape(known[m].label)}{'' if known[m].higher_is_better else ' ↓'}</th>" for m in metrics)
+    rows = []
+    for model in models:
+        cells = [f"<th>{escape(model)}</th>"]
+        for metric in metrics:
+            if (model, metric) not in table.index:
+                cells.append("<td class='num muted'>–</td>")
+                continue
+            r = table.loc[(model, metric)]
+            values = table.xs(metric, level="metric")["mean"]
+            best = values.max() if known[metric].higher_is_better else values.min()
+            ci = f"<br><small>[{fmt(r.ci_low)}, {fmt(r.ci_high)}]</small>" if np.isfinite(r.ci_low) else ""
+            won = beats.get((model, metric))
+            mark = f"<br><small>&gt; {escape(', '.join(won))}</small>" if won else ""
+            cls = "num best" if r["mean"] == best and len(values) > 1 else "num"
+            cells.append(
+                f"<td class='{cls}' data-model='{escape(model)}' data-metric='{metric}' "
+                f"data-value='{r['mean']!r}'><span class='value'>{fmt(r['mean'])}</span>{ci}{mark}</td>"
+            )
+        rows.append("<tr>" + "".join(cells) + "</tr>")
+    verdict_items = "".join(f"<li data-metric='{m}'>{escape(line)}</li>" for m, line in lines.items())
+    return (
+        "<section id='summary'><h2>Summary</h2><div class='scroll'><table id='summary-table'>"
+        f"<thead><tr><th>model</th>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table></div>"
+        f"<p class='muted'>Bold: the best value; ↓: lower is better; &gt; lists the models a model is "
+        f"significantly better than (Holm-corrected one-tailed tests, level {level}).</p>"
+        f"<h3>Verdicts</h3><ul class='verdicts'>{verdict_items}</ul></section>"
+    )
+
+
+def _figure(name: str, body: str, caption: str) -> str:
+    return f"<figure data-figure='{name}'>{body}<figcaption>{escape(caption)}</figcaption></figure>"
+
+
+def _comparison_figures(per_model, models, metrics, known, comparisons) -> str:
+    figures = []
+    for metric in metrics:
+        part = per_model[(per_model["metric"] == metric) & per_model["ci_low"].notna()].set_index("model")
+        names = [m for m in models if m in part.index]
+        if not names:
+            continue
+        body = svg.interval_plot(
+            known[metric].label,
+            known[metric].label,
+            names,
+            part.loc[names, "mean"].tolist(),
+            part.loc[names, "ci_low"].tolist(),
+            part.loc[names, "ci_high"].tolist(),
+        )
+        tested = comparisons[comparisons["metric"] == metric]
+        marks = [
+            f"{r.better} > {r.model_b if r.better == r.model_a else r.model_a}" for r in tested.itertuples() if r.better
+        ]
+        caption = "significant: " + "; ".join(marks) if marks else "no significant difference between any two models"
+        figures.append(_figure(f"comparison-{metric}", body, caption))
+    return _section(
+        "comparison", "Model comparison (Hoyle et al. 2021, Fig. 2)", figures, "Value and 95% interval per model."
+    )
+
+
+def _distribution_figures(per_topic, models, known) -> str:
+    figures = []
+    for metric in dict.fromkeys(per_topic["metric"]):
+        part = per_topic[per_topic["metric"] == metric]
+        groups = {m: part.loc[part["model"] == m, "value"].to_numpy() for m in models if (part["model"] == m).any()}
+        label = known[metric].label if metric in known else metric
+        body = svg.box_plot(f"{label} per topic", label, groups)
+        figures.append(
+            _figure(
+                f"distribution-{metric}",
+                body,
+                f"{label} of every topic, per model (box: quartiles; whiskers: 1.5 IQR).",
+            )
+        )
+    return _section(
+        "distributions",
+        "Per-topic distributions (Chang et al. 2009, Figs. 3 and 5)",
+        figures,
+        "Each box summarises one model's topics.",
+    )
+
+
+def _likelihood_figures(per_model, models, known) -> str:
+    table = per_model.set_index(["model", "metric"])["mean"]
+    present = set(per_model["metric"])
+    figures = []
+    for x_metric in (m for m in LIKELIHOODS if m in present):
+        for y_metric in (m for m in INTERPRETABILITY if m in present):
+            points = [
+                (float(table[m, x_metric]), float(table[m, y_metric]), m, i)
+                for i, m in enumerate(models)
+                if (m, x_metric) in table.index and (m, y_metric) in table.index
+            ]
+            if not points:
+                continue
+            x_label, y_label = known[x_metric].label, known[y_metric].label
+            body = svg.scatter_plot(f"{y_label} against {x_label}", x_label, y_label, points, labelled=True)
+            figures.append(
+                _figure(
+                    f"likelihood-{x_metric}-{y_metric}",
+                    body,
+                    "One point per model: does a better fit mean more interpretable topics?",
+                )
+            )
+        if len(figures) >= 4:
+            break
+    return _section(
+        "likelihood",
+        "Likelihood against interpretability (Chang et al. 2009, Fig. 6)",
+        figures,
+        "Models without a prior have no held-out likelihood.",
+    )
+
+
+def _human_figures(evaluation, models, known) -> str:
+    correlations = evaluation.correlations
+    per_topic = evaluation.per_topic
+    if correlations.empty or "model_precision" not in set(per_topic["metric"]):
+        return ""
+    human = per_topic[per_topic["metric"] == "model_precision"].set_index(["model", "topic"])["value"]
+    figures = []
+    for row in correlations[correlations["task"] == "word-intrusion"].itertuples():
+        part = per_topic[per_topic["metric"] == row.metric].set_index(["model", "topic"])["value"]
+        keys = [k for k in part.index if k in human.index]
+        points = [(float(part[k]), float(human[k]), f"{k[0]} topic {k[1]}", models.index(k[0])) for k in keys]
+        label = known[row.metric].label if row.metric in known else row.metric
+        title = f"model precision against {label}: Spearman {row.spearman:.2f} [{row.ci_low:.2f}, {row.ci_high:.2f}]"
+        body = svg.scatter_plot(title, label, "model precision", points)
+        figures.append(
+            _figure(
+                f"human-{row.metric}",
+                body,
+                "One point per topic; colours are models. Interval: bootstrap over annotators.",
+            )
+        )
+    return _section(
+        "human", "Automated metrics against human judgments (Hoyle et al. 2021, Fig. 3 and Table 3)", figures, ""
+    )
+
+
+def _section(ident: str, title: str, figures: list[str], lead: str) -> str:
+    if not figures:
+        return f"<section id='{ident}'><h2>{escape(title)}</h2><p class='muted'>Not available for this run. {escape(lead)}</p></section>"
+    return f"<section id='{ident}'><h2>{escape(title)}</h2><p class='muted'>{escape(lead)}</p><div class='grid'>{''.join(figures)}</div></section>"
+
+
+def _cards(evaluation, models, known) -> str:
+    per_topic = evaluation.per_topic
+    values = {(r.model, int(r.topic), r.metric): r.value for r in per_topic.itertuples()}
+    metrics = list(dict.fromkeys(per_topic["metric"]))
+    cards = []
+    for row in evaluation.topics.itertuples():
+        own = [(m, values[row.model, int(row.topic), m]) for m in metrics if (row.model, int(row.topic), m) in values]
+        data = " ".join(f"data-{m.replace('_', '-')}='{v!r}'" for m, v in own)
+        listing = "".join(f"<dt>{escape(known[m].label if m in known else m)}</dt><dd>{fmt(v)}</dd>" for m, v in own)
+        flags = [f for f in str(row.flags or "").split("; ") if f]
+        flag_list = "<ul class='flags'>" + "".join(f"<li>{escape(f)}</li>" for f in flags) + "</ul>" if flags else ""
+        cards.append(
+            f"<article class='card' data-model='{escape(row.model)}' data-topic='{int(row.topic)}' "
+            f"data-words='{escape(row.words)}' data-flags='{escape('; '.join(flags))}' {data}>"
+            f"<h3>{escape(row.model)} · topic {int(row.topic)}</h3><div class='words'>{escape(row.words)}</div>"
+            f"<dl>{listing}</dl>{flag_list}</article>"
+        )
+    sort = "".join(
+        f"<option value='{m.replace('_', '-')}'>{escape(known[m].label if m in known else m)}</option>" for m in metrics
+    )
+    model_options = "".join(f"<option value='{escape(m)}'>{escape(m)}</option>" for m in models)
+    controls = (
+        "<div class='controls'><label>Search words and flags <input id='search' type='search' placeholder='e.g. war'></label>"
+        f"<label>Model <select id='model'><option value=''>all</option>{model_options}</select></label>"
+        f"<label>Sort by <select id='sort'><option value=''>model and topic</option>{sort}</select></label></div>"
+    )
+    return (
+        "<section id='topics'><h2>Topics</h2><p class='muted'>Every topic's top ten words, its scores and "
+        "flags: redundant (shares top words with another topic), rare words (missing from the reference "
+        "corpus), low WI-Auto.</p>" + controls + f"<div class='cards' id='cards'>{''.join(cards)}</div></section>"
+    )
+
+
+def _provenance(manifest: dict[str, Any]) -> str:
+    keep = {
+        k: manifest.get(k)
+        for k in ("config", "corpora", "models", "versions", "seed", "bootstrap", "level", "timings", "skipped")
+    }
+    steps = manifest.get("steps", [])
+    computed = sum(not s["cached"] for s in steps)
+    text = json.dumps(keep, indent=2, ensure_ascii=False, default=str)
+    return (
+        "<section id='provenance'><h2>Reproduce this run</h2>"
+        f"<p class='muted'>{len(steps)} steps, {computed} computed and {len(steps) - computed} read from the cache. "
+        "The configuration, the inputs' fingerprints and the versions:</p>"
+        f"<pre>{escape(text)}</pre></section>"
+    )

@@ -1,0 +1,68 @@
+"""The evaluate and report commands: a TOML configuration to tables and a page; bad input exits 2."""
+
+from __future__ import annotations
+
+import json
+
+import pandas as pd
+from typer.testing import CliRunner
+
+from tealeaves.cli import app
+
+runner = CliRunner()
+
+
+def invoke(*args):
+    return runner.invoke(app, [str(a) for a in args])
+
+
+def write_config(planted, path, *extra):
+    lines = [
+        "seed = 0",
+        "bootstrap = 200",
+        "[corpora]",
+        'heldout = "heldout"',
+        "[metrics]",
+        "likelihood = false",
+        "predictive = false",
+        "wi-auto = false",
+        *extra,
+        "[[models]]",
+        'name = "lda"',
+        'path = "lda"',
+        "[[models]]",
+        'name = "random"',
+        'path = "random.txt"',
+    ]
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def test_evaluate_then_report(planted, tmp_path):
+    config = write_config(planted, planted / "cli.toml")  # relative paths resolve against the file's folder
+    result = invoke("evaluate", config, "--out", tmp_path / "run", "--json")
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    per_model = pd.read_parquet(tmp_path / "run" / "per_model.parquet")
+    assert [r["mean"] for r in data["per_model"]] == per_model["mean"].tolist()
+    assert data["verdicts"]["npmi"].startswith("NPMI: lda > random")
+    assert data["steps"] == {"computed": 6, "cached": 0}
+    table = invoke("evaluate", config, "--out", tmp_path / "run")
+    assert (
+        table.exit_code == 0
+        and "NPMI: lda > random" in table.stdout
+        and "0 steps computed, 6 from the cache" in table.stdout
+    )
+    page = invoke("report", tmp_path / "run", "--out", tmp_path / "report.html", "--json")
+    assert page.exit_code == 0 and json.loads(page.stdout) == {"report": str(tmp_path / "report.html")}
+    assert "NPMI: lda &gt; random" in (tmp_path / "report.html").read_text()
+
+
+def test_bad_input_exits_2(planted, tmp_path):
+    bad = write_config(planted, planted / "bad.toml", "npmi = 3")
+    result = invoke("evaluate", bad, "--out", tmp_path / "run")
+    assert result.exit_code == 2 and "must be true, false or a table" in result.output
+    (tmp_path / "broken.toml").write_text("models = [")
+    assert invoke("evaluate", tmp_path / "broken.toml", "--out", tmp_path / "run").exit_code == 2
+    assert invoke("report", tmp_path / "nowhere", "--out", tmp_path / "r.html").exit_code == 2
+    assert not (tmp_path / "r.html").exists()
