@@ -39,9 +39,15 @@ def index(
 @reports_errors
 def coherence(
     topics: Annotated[Path, typer.Argument(help="A model folder, or a text file with one topic per line.")],
-    index: Annotated[Path, typer.Option("--index", "-i", help="A reference index folder (tealeaves index).")],
+    index: Annotated[
+        Path | None,
+        typer.Option("--index", "-i", help="A reference index folder (tealeaves index); not for embedding."),
+    ] = None,
     measure: Annotated[
-        str, typer.Option("--measure", "-m", help="uci, npmi, umass, lcp, cp1, cp2, cv, cp, ca or ds.")
+        str,
+        typer.Option(
+            "--measure", "-m", help="uci, npmi, umass, lcp, cp1, cp2, cv, cp, ca, ds, embedding or embedding_centroid."
+        ),
     ] = "npmi",
     window: Annotated[
         str | None, typer.Option(help="Window size, 'document' or 'context:5' [the measure's default].")
@@ -55,6 +61,10 @@ def coherence(
     epsilon: Annotated[float | None, typer.Option(help="Added to joint probabilities.")] = None,
     smoothing: Annotated[float | None, typer.Option(help="Added to joint counts.")] = None,
     zero_pair: Annotated[float | None, typer.Option(help="Value of a pair that never co-occurs.")] = None,
+    encoder: Annotated[
+        str | None,
+        typer.Option(help="Embedding measures: st:NAME_OR_PATH, w2v:INDEX or static:PATH [st:all-MiniLM-L6-v2]."),
+    ] = None,
     out: Annotated[Path | None, typer.Option("--out", "-o", help="Write the result to a .json or .csv file.")] = None,
     as_json: JsonOption = False,
 ) -> None:
@@ -73,7 +83,8 @@ def coherence(
         topn=topn or None,
         compat=compat,
         on_missing=on_missing,  # type: ignore[arg-type]
-        conventions={name: value for name, value in given.items() if value is not None},
+        conventions={name: value for name, value in given.items() if value is not None} or None,
+        encoder=encoder,
     )
     if out is not None:
         write_result(result, out)

@@ -4,7 +4,8 @@
   once; exact counts for sliding windows of any size, whole documents and ±c context windows
   (:meth:`RefIndex.window_counts`), or gensim's and Lau et al.'s counts under ``compat``;
 - :func:`score`: UCI, NPMI, UMass, LCP, CP1, CP2, C_V, C_P, C_A and DS per topic, per segment
-  and per model (:data:`MEASURES`);
+  and per model (:data:`MEASURES`), and embedding coherence from word vectors without a
+  reference corpus (:data:`EMBEDDING_MEASURES`, encoders named ``st:``, ``w2v:``, ``static:``);
 - :func:`diversity`: topic diversity, topic uniqueness, inverted RBO, Hoyle et al.'s filter.
 """
 
@@ -23,6 +24,18 @@ if TYPE_CHECKING:
         topic_diversity,
         topic_uniqueness,
     )
+    from tealeaves.coherence.embedding import EMBEDDING_MEASURES, EmbeddingMeasure, embedding_coherence
+    from tealeaves.coherence.encoders import (
+        DEFAULT_ENCODER,
+        ENCODERS,
+        Encoder,
+        SentenceTransformerEncoder,
+        StaticEncoder,
+        Word2VecEncoder,
+        WordVectors,
+        get_encoder,
+        read_vectors,
+    )
     from tealeaves.coherence.index import RefIndex, WindowCounts
     from tealeaves.coherence.measures import MEASURES, Measure, get_measure
     from tealeaves.coherence.score import CoherenceResult, score
@@ -31,18 +44,30 @@ if TYPE_CHECKING:
 __getattr__, __dir__ = attach(__name__, __file__)
 
 __all__ = [
+    "DEFAULT_ENCODER",
+    "EMBEDDING_MEASURES",
+    "ENCODERS",
     "MEASURES",
     "CoherenceResult",
     "Conventions",
     "DiversityResult",
+    "EmbeddingMeasure",
+    "Encoder",
     "Measure",
     "RefIndex",
+    "SentenceTransformerEncoder",
+    "StaticEncoder",
     "Window",
     "WindowCounts",
+    "Word2VecEncoder",
+    "WordVectors",
     "diversity",
+    "embedding_coherence",
+    "get_encoder",
     "get_measure",
     "inverted_rbo",
     "rank_biased_overlap",
+    "read_vectors",
     "score",
     "shared_top_words",
     "topic_diversity",

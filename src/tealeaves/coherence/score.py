@@ -11,7 +11,7 @@ scores.
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -30,6 +30,8 @@ from tealeaves.results import Result
 if TYPE_CHECKING:
     import pandas as pd
 
+    from tealeaves.coherence.encoders import Encoder
+
 OnMissing = Literal["error", "skip", "zero"]
 ON_MISSING: tuple[str, ...] = ("error", "skip", "zero")
 NOT_IN_VOCABULARY = "not in the index vocabulary"
@@ -45,7 +47,8 @@ class CoherenceResult(Result):
     Attributes
     ----------
     measure, window, compat : str
-        What was computed (``window`` as ``sliding:10``, ``document`` or ``context:5``).
+        What was computed (``window`` as ``sliding:10``, ``document`` or ``context:5``; for
+        the embedding measures, which have no window, the encoder's spec).
     conventions : dict
         :class:`Conventions` in force (log base, epsilon, smoothing, zero-pair value, gamma).
     topn : tuple of int or None
@@ -64,15 +67,20 @@ class CoherenceResult(Result):
     model_mean : float
         Mean of ``per_topic`` over the scored topics.
     n_windows : int
-        Windows in the reference corpus (context windows: (centre, context) pairs).
+        Windows in the reference corpus (context windows: (centre, context) pairs); 0 for
+        the embedding measures.
     missing : tuple of (topic, word, reason)
-        Topic words the index lacks, and how ``on_missing`` treated them; under "skip" also
-        ``(topic, "*", reason)`` for each topic and top-N left unscored.
+        Topic words the index (or the encoder) lacks, and how ``on_missing`` treated them;
+        under "skip" also ``(topic, "*", reason)`` for each topic and top-N left unscored.
     on_missing : str
     index : dict
-        The reference corpus: fingerprint, documents, tokens.
+        The reference corpus: fingerprint, documents, tokens (empty for the embedding measures).
     segments : dict of column arrays
         One row per segment (see :meth:`to_frame`).
+    encoder : dict or None
+        The embedding measures' encoder: ``spec``, ``identity``, ``coverage`` (the share of
+        the scored topic words it represents), ``words`` and ``words_found`` (distinct topic
+        words), ``encoded`` (words computed rather than read from the cache). None otherwise.
     """
 
     measure: str
@@ -91,6 +99,7 @@ class CoherenceResult(Result):
     on_missing: str
     index: dict[str, Any]
     segments: dict[str, np.ndarray]
+    encoder: dict[str, Any] | None = None
 
     @property
     def unscored(self) -> np.ndarray:
@@ -99,7 +108,8 @@ class CoherenceResult(Result):
 
     def to_frame(self) -> pd.DataFrame:
         """One row per segment: topic, topn (words scored), W', W* (``*``: the whole topic),
-        value, and the counts behind it (``count_star``/``count_joint`` are -1 for ``*``)."""
+        value, and the counts behind it (``count_star``/``count_joint`` are -1 for ``*``; all
+        three are -1 for the embedding measures, which count nothing)."""
         import pandas as pd
 
         return pd.DataFrame({name: self.segments[name] for name in SEGMENT_COLUMNS})
@@ -120,7 +130,7 @@ class CoherenceResult(Result):
 
 def score(
     topics: TopicModel | Topics | Sequence[Sequence[str]],
-    index: RefIndex | str | os.PathLike[str],
+    index: RefIndex | str | os.PathLike[str] | None = None,
     measure: str = "npmi",
     window: Window | int | str | None = None,
     topn: int | Sequence[int] | None = None,
@@ -128,19 +138,25 @@ def score(
     on_missing: OnMissing = "error",
     conventions: Conventions | dict[str, Any] | None = None,
     progress: ProgressCallback | None = None,
+    encoder: Encoder | str | None = None,
 ) -> CoherenceResult:
-    """Coherence of every topic against a reference index.
+    """Coherence of every topic against a reference index, or from word vectors.
 
     Parameters
     ----------
     topics : TopicModel, Topics or list of word lists
         Words in rank order, most probable first.
     index : RefIndex or path
-        The reference corpus' index (:meth:`RefIndex.build`).
+        The reference corpus' index (:meth:`RefIndex.build`); not used by the embedding
+        measures.
     measure : str
         One of :data:`~tealeaves.coherence.measures.MEASURES`: ``uci``, ``npmi``, ``umass``,
         ``lcp``, ``cp1``, ``cp2``, ``cv``, ``cp``, ``ca``, ``ds`` (gensim's ``c_npmi``,
-        ``c_uci``, ``u_mass``, ``c_v`` are accepted). Each one's docstring states its formula.
+        ``c_uci``, ``u_mass``, ``c_v`` are accepted), or one of
+        :data:`~tealeaves.coherence.embedding.EMBEDDING_MEASURES`: ``embedding`` (mean pairwise
+        cosine of the words' vectors), ``embedding_centroid`` (mean cosine with the topic's
+        centroid), computed by :func:`~tealeaves.coherence.embedding.embedding_coherence`
+        without a reference corpus. Each one's docstring states its formula.
     window : int, str or Window, optional
         The measure's default when omitted (10 for NPMI, 110 for C_V, ...). An int is a
         sliding window size, or the half-width of C_A's and DS's context windows;
@@ -162,11 +178,28 @@ def score(
         Overrides of the measure's conventions (``{"log_base": 2}``, ``{"epsilon": 1e-12}``):
         only the fields given override, the others keep the measure's values (UMass keeps
         its +1 smoothing under ``Conventions(log_base=2)``).
+    encoder : Encoder or str, optional
+        The embedding measures' word encoder (:func:`~tealeaves.coherence.encoders.get_encoder`:
+        ``st:NAME_OR_PATH``, ``w2v:INDEX``, ``static:PATH``; default ``st:all-MiniLM-L6-v2``).
 
     Returns
     -------
     CoherenceResult
     """
+    from tealeaves.coherence.embedding import EMBEDDING_MEASURES, embedding_coherence
+
+    if isinstance(measure, str) and measure.lower() in EMBEDDING_MEASURES:
+        given = {"window": window, "compat": compat, "conventions": conventions}
+        if any(value is not None for value in given.values()):
+            names = ", ".join(name for name, value in given.items() if value is not None)
+            raise InputError(f"{measure} compares word vectors: it has no {names}; leave them out")
+        return embedding_coherence(
+            topics, measure.lower(), encoder, topn=topn, on_missing=on_missing, progress=progress
+        )
+    if encoder is not None:
+        raise InputError(f"encoder is for the embedding measures ({', '.join(EMBEDDING_MEASURES)}), not {measure}")
+    if index is None:
+        raise InputError(f"{measure} counts words in a reference corpus: pass its index (tealeaves index)")
     spec = get_measure(measure)
     check_compat(compat)
     default_window, defaults = spec.settings(compat)
@@ -184,33 +217,18 @@ def score(
     counts = _topic_counts(ids, present, index, window, compat, spec.context)
     notify(progress, "coherence", 1, 2)
 
-    columns: dict[str, list[Any]] = {name: [] for name in SEGMENT_COLUMNS}
-    by_topn = np.zeros((len(topns), len(ids)))
-    std = np.zeros_like(by_topn)
-    support = np.zeros((len(topns), len(ids)), dtype=np.int64)
-    for t, n in enumerate(topns):
-        for k, c in enumerate(counts):
-            keep = _top_slots(scored.words[k], present[k], n, on_missing, k)
-            if len(keep) < 2:  # only under "skip": the topic is not scored at this top-N
-                by_topn[t, k] = std[t, k] = np.nan
-                missing.append((k, WHOLE_TOPIC, _too_few(len(keep), n)))
-                continue
-            sub = TopicCounts(c.joint[np.ix_(keep, keep)], c.marginal[keep], c.n_windows, c.present[keep])
-            values, prime, star = spec.evaluate(sub, conv, compat)
-            _check_finite(values, spec, conv, k)
-            by_topn[t, k], std[t, k], support[t, k] = values.mean(), values.std(), len(values)
-            names = [scored.words[k][i] for i in keep]
-            _append_segments(columns, k, len(keep), names, values, prime, star, sub)
-    notify(progress, "coherence", 2, 2)
+    def evaluate(k: int, keep: np.ndarray) -> Segments:
+        c = counts[k]
+        sub = TopicCounts(c.joint[np.ix_(keep, keep)], c.marginal[keep], c.n_windows, c.present[keep])
+        values, prime, star = spec.evaluate(sub, conv, compat)
+        _check_finite(values, spec, conv, k)
+        whole, s = star == SET, np.maximum(star, 0)
+        count_star = np.where(whole, -1, sub.marginal[s]).astype(np.int64)
+        count_joint = np.where(whole, -1, sub.joint[prime, s]).astype(np.int64)
+        return Segments(values, prime, star, sub.marginal[prime].astype(np.int64), count_star, count_joint)
 
-    per_topic = by_topn.mean(axis=0)
-    if np.isnan(per_topic).all():
-        k, _, why = next(entry for entry in missing if entry[1] == WHOLE_TOPIC)
-        raise EmptyResultError(
-            f"no topic can be scored with on_missing='skip' (topic {k} {why}); use a reference corpus with "
-            "these words, a larger topn or on_missing='zero'"
-        )
-    segments = {name: np.asarray(values) for name, values in columns.items()}
+    aggregated = aggregate_segments(scored, present, topns, on_missing, missing, evaluate)
+    notify(progress, "coherence", 2, 2)
     return CoherenceResult(
         measure=spec.name,
         window=str(window),
@@ -218,17 +236,73 @@ def score(
         conventions=conv.as_dict(),
         topn=tuple(topns),
         topics=scored.words,
-        per_topic=per_topic,
-        per_topic_by_topn=by_topn,
-        std=std,
-        support=support,
-        model_mean=float(np.nanmean(per_topic)),
         n_windows=counts[0].n_windows,
         missing=tuple(missing),
         on_missing=on_missing,
         index={"corpus_fingerprint": index.corpus_fingerprint, "n_docs": index.n_docs, "n_tokens": index.n_tokens},
-        segments=segments,
+        **aggregated,
     )
+
+
+@dataclass(frozen=True)
+class Segments:
+    """One topic's segment values at one top-N, with the counts behind them (-1: not a count)."""
+
+    values: np.ndarray
+    prime: np.ndarray
+    star: np.ndarray
+    count_prime: np.ndarray
+    count_star: np.ndarray
+    count_joint: np.ndarray
+
+
+def aggregate_segments(
+    scored: Topics,
+    present: list[np.ndarray],
+    topns: list[int | None],
+    on_missing: str,
+    missing: list[tuple[int, str, str]],
+    evaluate: Callable[[int, np.ndarray], Segments],
+) -> dict[str, Any]:
+    """Per top-N and topic, the mean, std and support of the segments ``evaluate(k, slots)`` gives.
+
+    ``slots`` are the positions of topic ``k``'s words scored at that top-N (:func:`_top_slots`);
+    a topic that "skip" leaves with fewer than two words gets NaN and a ``(k, "*", why)`` entry
+    appended to ``missing``. Returns the :class:`CoherenceResult` fields ``per_topic``,
+    ``per_topic_by_topn``, ``std``, ``support``, ``model_mean`` and ``segments``; raises
+    EmptyResultError when no topic is scored.
+    """
+    columns: dict[str, list[Any]] = {name: [] for name in SEGMENT_COLUMNS}
+    by_topn = np.zeros((len(topns), len(scored)))
+    std = np.zeros_like(by_topn)
+    support = np.zeros((len(topns), len(scored)), dtype=np.int64)
+    for t, n in enumerate(topns):
+        for k in range(len(scored)):
+            keep = _top_slots(scored.words[k], present[k], n, on_missing, k)
+            if len(keep) < 2:  # only under "skip": the topic is not scored at this top-N
+                by_topn[t, k] = std[t, k] = np.nan
+                missing.append((k, WHOLE_TOPIC, _too_few(len(keep), n)))
+                continue
+            seg = evaluate(k, keep)
+            by_topn[t, k], std[t, k], support[t, k] = seg.values.mean(), seg.values.std(), len(seg.values)
+            names = [scored.words[k][i] for i in keep]
+            _append_segments(columns, k, len(keep), names, seg)
+
+    per_topic = by_topn.mean(axis=0)
+    if np.isnan(per_topic).all():
+        k, _, why = next(entry for entry in missing if entry[1] == WHOLE_TOPIC)
+        raise EmptyResultError(
+            f"no topic can be scored with on_missing='skip' (topic {k} {why}); use a reference corpus or an "
+            "encoder with these words, a larger topn or on_missing='zero'"
+        )
+    return {
+        "per_topic": per_topic,
+        "per_topic_by_topn": by_topn,
+        "std": std,
+        "support": support,
+        "model_mean": float(np.nanmean(per_topic)),
+        "segments": {name: np.asarray(values) for name, values in columns.items()},
+    }
 
 
 def _window_for(spec: Measure, window: Window | int | str) -> Window:
@@ -333,23 +407,14 @@ def _check_finite(values: np.ndarray, spec: Measure, conv: Conventions, k: int) 
         )
 
 
-def _append_segments(
-    columns: dict[str, list[Any]],
-    k: int,
-    n_words: int,
-    names: list[str],
-    values: np.ndarray,
-    prime: np.ndarray,
-    star: np.ndarray,
-    c: TopicCounts,
-) -> None:
-    whole = star == SET
-    s = np.maximum(star, 0)
-    columns["topic"].extend([k] * len(values))
-    columns["topn"].extend([n_words] * len(values))
-    columns["w_prime"].extend(names[i] for i in prime)
+def _append_segments(columns: dict[str, list[Any]], k: int, n_words: int, names: list[str], seg: Segments) -> None:
+    whole = seg.star == SET
+    s = np.maximum(seg.star, 0)
+    columns["topic"].extend([k] * len(seg.values))
+    columns["topn"].extend([n_words] * len(seg.values))
+    columns["w_prime"].extend(names[i] for i in seg.prime)
     columns["w_star"].extend("*" if w else names[j] for w, j in zip(whole, s))
-    columns["value"].extend(values.tolist())
-    columns["count_prime"].extend(c.marginal[prime].astype(np.int64).tolist())
-    columns["count_star"].extend(np.where(whole, -1, c.marginal[s]).astype(np.int64).tolist())
-    columns["count_joint"].extend(np.where(whole, -1, c.joint[prime, s]).astype(np.int64).tolist())
+    columns["value"].extend(seg.values.tolist())
+    columns["count_prime"].extend(seg.count_prime.tolist())
+    columns["count_star"].extend(seg.count_star.tolist())
+    columns["count_joint"].extend(seg.count_joint.tolist())

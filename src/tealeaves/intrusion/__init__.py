@@ -7,7 +7,9 @@ and automated word intrusion, WI-Auto (Lau, Newman & Baldwin 2014).
 - :func:`fit_ranking_svm`: a linear ranking SVM with SVM-rank's objective;
 - :func:`auto_word_intrusion`: WI-Auto-PMI and WI-Auto-NPMI per topic and per model, by
   10-fold cross-validation over topics, with the unsupervised mean-association baseline;
-- :func:`compare_word_intrusion`: the same for several models, one SVM per fold for all.
+- :func:`compare_word_intrusion`: the same for several models, one SVM per fold for all;
+- :func:`embedding_word_intrusion`: the machine picks the word farthest from the others in a
+  word-vector space, on the same sets, without a reference corpus.
 """
 
 from typing import TYPE_CHECKING
@@ -22,6 +24,7 @@ if TYPE_CHECKING:
         compare_word_intrusion,
         first_place_share,
     )
+    from tealeaves.intrusion.embedding import EmbeddingIntrusionResult, embedding_word_intrusion
     from tealeaves.intrusion.features import (
         ASSOCIATIONS,
         FEATURES,
@@ -39,6 +42,7 @@ __all__ = [
     "ASSOCIATIONS",
     "FEATURES",
     "PROTOCOLS",
+    "EmbeddingIntrusionResult",
     "IntruderSet",
     "IntruderSets",
     "RankingSVM",
@@ -48,6 +52,7 @@ __all__ = [
     "association_sums",
     "auto_word_intrusion",
     "compare_word_intrusion",
+    "embedding_word_intrusion",
     "first_place_share",
     "fit_ranking_svm",
     "intruder_sets",
