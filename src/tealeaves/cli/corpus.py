@@ -14,7 +14,9 @@ from tealeaves.console import console, mapping_table, progress_bar
 @app.command()
 @reports_errors
 def prepare(
-    inputs: Annotated[list[str], typer.Argument(help="Files, folders, or builtin:sotu.")],
+    inputs: Annotated[
+        list[str], typer.Argument(help="Files, folders (WikiExtractor output too), Wikipedia dumps, or builtin:sotu.")
+    ],
     out: Annotated[Path, typer.Option("--out", "-o", help="Output corpus folder.")],
     heldout: Annotated[
         float | None, typer.Option(help="Share of documents to hold out (writes train/ and heldout/).")
@@ -24,7 +26,10 @@ def prepare(
         Path | None, typer.Option(help="Process identically to this corpus, with its vocabulary.")
     ] = None,
     format: Annotated[
-        str | None, typer.Option(help="Force the input format: txt-folder, lines, trec, jsonl, csv, parquet.")
+        str | None,
+        typer.Option(
+            help="Force the input format: txt-folder, lines, trec, jsonl, csv, parquet, wikipedia-xml, wikiextractor."
+        ),
     ] = None,
     text_field: Annotated[str, typer.Option(help="Field holding the text (jsonl, csv, parquet).")] = "text",
     title_field: Annotated[
@@ -56,6 +61,10 @@ def prepare(
     ] = None,
     workers: Annotated[int, typer.Option(help="Tokenizing processes (0: one per core).")] = 1,
     scheduler: Annotated[str | None, typer.Option(help="Dask scheduler: 'local' or tcp://host:port.")] = None,
+    shard_size: Annotated[
+        int | None,
+        typer.Option(help="Prepare in shards of this many documents on the workers (resumable; see the scale guide)."),
+    ] = None,
     force: Annotated[bool, typer.Option(help="Replace an existing output folder.")] = False,
     as_json: JsonOption = False,
 ) -> None:
@@ -92,6 +101,7 @@ def prepare(
             id_field=id_field,
             workers=workers,
             scheduler=scheduler,
+            shard_size=shard_size,
             force=force,
             progress=progress,
             **rules,

@@ -167,7 +167,9 @@ class RefIndex:
         workers, scheduler
             Spread the shards over processes or a Dask cluster (:mod:`tealeaves.parallel`).
         shards : int, optional
-            Number of document-aligned shards (default: one per worker).
+            Number of document-aligned shards (default: one per worker; a corpus prepared in
+            shards, :mod:`tealeaves.corpus.shards`, is indexed in its own shards when the work
+            is spread over several workers or a scheduler).
         force : bool
             Replace an existing ``out``.
         """
@@ -181,7 +183,11 @@ class RefIndex:
             raise InputError(f"shards must be at least 1, got {n_shards}")
         n_words, n_tokens = len(corpus.vocab), corpus.n_tokens
         dtype = np.int32 if n_tokens <= INT32_LIMIT else np.int64
-        bounds = _shard_bounds(np.asarray(corpus.offsets), n_shards)
+        recorded = (corpus.manifest.get("shards") or {}).get("token_bounds")
+        if shards is None and recorded and recorded[-1] == n_tokens and (scheduler is not None or n_shards > 1):
+            bounds = np.asarray(recorded, dtype=np.int64)
+        else:
+            bounds = _shard_bounds(np.asarray(corpus.offsets), n_shards)
         if len(bounds) == 2:
             counts = np.bincount(np.asarray(corpus.tokens), minlength=n_words).astype(np.int64)
             word_offsets = _offsets(counts)

@@ -295,8 +295,7 @@ class Corpus:
     # ----------------------------------------------------------------- persistence
     def save(self, out: str | os.PathLike[str], force: bool = False) -> Path:
         """Write the corpus folder atomically (refuses an existing folder unless ``force``)."""
-        manifest = {**self.manifest, "stats": self.stats(), "fingerprint": self.fingerprint()}
-        manifest["kind"] = "corpus"
+        manifest = self.saved_manifest()
 
         def write(tmp: Path) -> None:
             np.save(tmp / "tokens.npy", np.asarray(self.tokens, dtype=np.int32))
@@ -313,6 +312,10 @@ class Corpus:
         write_artifact(out, write, force=force)
         self.manifest = manifest
         return Path(out)
+
+    def saved_manifest(self) -> dict[str, Any]:
+        """The manifest written with the corpus: its own, with its statistics and fingerprint."""
+        return {**self.manifest, "kind": "corpus", "stats": self.stats(), "fingerprint": self.fingerprint()}
 
     @classmethod
     def load(cls, path: str | os.PathLike[str], mmap: bool = True) -> Corpus:

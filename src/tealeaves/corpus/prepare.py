@@ -29,7 +29,7 @@ from tealeaves.corpus.preprocess import (
 )
 from tealeaves.corpus.readers import FieldNames, RawDocument, ReadStats, read_inputs, snippet
 from tealeaves.corpus.vocabulary import Vocabulary
-from tealeaves.errors import EmptyResultError
+from tealeaves.errors import EmptyResultError, InputError
 from tealeaves.parallel import parallel_map, resolve_workers
 from tealeaves.progress import ProgressCallback
 
@@ -51,6 +51,7 @@ def prepare(
     id_field: str | None = None,
     workers: int | None = 1,
     scheduler: str | None = None,
+    shard_size: int | None = None,
     force: bool = False,
     progress: ProgressCallback | None = None,
     **rules: Any,
@@ -74,6 +75,10 @@ def prepare(
         Input format override and the fields of structured inputs.
     workers, scheduler
         Tokenization processes, or a Dask scheduler (see :mod:`tealeaves.parallel`).
+    shard_size : int, optional
+        Prepare in shards of this many input documents, each read, tokenized and mapped on a
+        worker, with a two-pass vocabulary; needs ``out``, resumes an interrupted job and
+        gives the same corpus (:mod:`tealeaves.corpus.shards`).
     force : bool
         Replace an existing ``out``.
     **rules
@@ -82,10 +87,33 @@ def prepare(
         ``max_df=0.9``, ``min_df="auto"``, ``min_doc_tokens=5``, ``entities=None``, ...).
     """
     input_list = [inputs] if isinstance(inputs, (str, os.PathLike)) else list(inputs)
+    if shard_size is not None:
+        from tealeaves.corpus.shards import prepare_sharded
+
+        if heldout is not None:
+            raise InputError(
+                "--heldout cannot be combined with --shard-size: prepare the training corpus in one process "
+                "and the (large) reference corpus in shards with --vocab-from"
+            )
+        if out is None:
+            raise InputError("preparing in shards needs an output folder (out=..., --out)")
+        return prepare_sharded(
+            input_list,
+            out,
+            shard_size,
+            vocab_from,
+            format=format,
+            fields=FieldNames(text_field, title_field, id_field),
+            workers=workers,
+            scheduler=scheduler,
+            force=force,
+            progress=progress,
+            **rules,
+        )
     if out is not None:
         check_writable(out, force)
     source = Corpus.load(vocab_from) if isinstance(vocab_from, (str, os.PathLike)) else vocab_from
-    base = _source_config(source) if source is not None else None
+    base = source_config(source) if source is not None else None
     config = PreprocessConfig.from_rules(base, **rules)
 
     read_stats = ReadStats()
@@ -93,12 +121,12 @@ def prepare(
         input_list, format, FieldNames(text_field, title_field, id_field), config, read_stats
     )
     batches = _tokenize(docs, config, workers, scheduler, progress)
-    words, tokens, lengths, token_counts = _merge_batches(batches)
+    words, tokens, lengths, token_counts = merge_batches(batches)
 
     all_idx = np.arange(len(docs))
     train_idx, held_idx = split_indices(len(docs), heldout, seed) if heldout is not None else (all_idx, None)
     if source is not None:
-        vocab, mapping, reason, vocab_info = _fixed_vocabulary(words, source.vocab)
+        vocab, mapping, reason, vocab_info = fixed_vocabulary(words, source.vocab)
     else:
         vocab, mapping, reason, vocab_info = _build_vocabulary(words, tokens, lengths, train_idx, config)
     if len(vocab) == 0:
@@ -108,7 +136,7 @@ def prepare(
         )
 
     common = {
-        "inputs": [_describe_input(i) for i in input_list],
+        "inputs": [describe_input(i) for i in input_list],
         "seed": seed if heldout is not None else None,
         "vocab_from": {"fingerprint": source.fingerprint(), "n_words": len(source.vocab)}
         if source is not None
@@ -145,7 +173,7 @@ def prepare(
     return train, held
 
 
-def _source_config(source: Corpus) -> PreprocessConfig | None:
+def source_config(source: Corpus) -> PreprocessConfig | None:
     recorded = source.manifest.get("preprocessing", {}).get("config")
     if not recorded:
         return None
@@ -154,7 +182,7 @@ def _source_config(source: Corpus) -> PreprocessConfig | None:
     return PreprocessConfig(**recorded)
 
 
-def _describe_input(spec: PathLike) -> dict[str, Any]:
+def describe_input(spec: PathLike) -> dict[str, Any]:
     text = str(spec)
     if text.startswith("builtin:"):
         from importlib.metadata import version
@@ -172,8 +200,8 @@ def _read_documents(
     docs: list[RawDocument] = []
     short = truncated = 0
     for raw in read_inputs(inputs, format=format, fields=fields, stats=stats):
-        n_words, text = count_whitespace_words(raw.text, config.max_doc_words)
-        if n_words < config.min_doc_words:
+        text = screen_text(raw.text, config)
+        if text is None:
             short += 1
             continue
         if text is not raw.text:
@@ -189,6 +217,13 @@ def _read_documents(
             "words; lower --min-doc-words"
         )
     return docs, {"read": stats.documents, "min_doc_words": short, "truncated": truncated}
+
+
+def screen_text(text: str, config: PreprocessConfig) -> str | None:
+    """Hoyle et al.'s document rules on one text: None under ``min_doc_words`` whitespace-separated
+    words, else the text to tokenize (truncated to ``max_doc_words``; the same object when not cut)."""
+    n_words, cut = count_whitespace_words(text, config.max_doc_words)
+    return None if n_words < config.min_doc_words else cut
 
 
 def _tokenize(
@@ -215,7 +250,7 @@ def _tokenize(
     )
 
 
-def _merge_batches(batches: list[TokenizedBatch]) -> tuple[list[str], np.ndarray, np.ndarray, np.ndarray]:
+def merge_batches(batches: list[TokenizedBatch]) -> tuple[list[str], np.ndarray, np.ndarray, np.ndarray]:
     """Concatenate batches over one word list (in order of first appearance).
 
     Returns the words, the tokens over them, tokens per document, and per-document counts
@@ -226,6 +261,13 @@ def _merge_batches(batches: list[TokenizedBatch]) -> tuple[list[str], np.ndarray
     for batch in batches:
         local = np.array([index.setdefault(w, len(index)) for w in batch.words], dtype=np.int64)
         parts.append(local[batch.tokens] if len(batch.tokens) else np.zeros(0, dtype=np.int64))
+    if not batches:
+        return (
+            [],
+            np.zeros(0, dtype=np.int64),
+            np.zeros(0, dtype=np.int64),
+            np.zeros((0, 1 + len(TOKEN_RULES)), np.int64),
+        )
     tokens = np.concatenate(parts)
     lengths = np.concatenate([b.lengths for b in batches])
     counts = np.concatenate([b.counts for b in batches])
@@ -236,14 +278,32 @@ def _build_vocabulary(
     words: list[str], tokens: np.ndarray, lengths: np.ndarray, train_idx: np.ndarray, config: PreprocessConfig
 ) -> tuple[Vocabulary, np.ndarray, np.ndarray, dict[str, Any]]:
     """Vocabulary from document frequencies of the training documents (max_df, min_df)."""
-    n_words = len(words)
-    doc_of = np.repeat(np.arange(len(lengths)), lengths)
     in_train = np.zeros(len(lengths), dtype=bool)
     in_train[train_idx] = True
-    mask = in_train[doc_of]
-    pairs = np.unique(doc_of[mask] * np.int64(max(n_words, 1)) + tokens[mask])
-    df = np.bincount(pairs % max(n_words, 1), minlength=n_words)
-    n_docs = len(train_idx)
+    return vocabulary_from_df(words, document_frequency(tokens, lengths, len(words), in_train), len(train_idx), config)
+
+
+def document_frequency(
+    tokens: np.ndarray, lengths: np.ndarray, n_words: int, doc_mask: np.ndarray | None = None
+) -> np.ndarray:
+    """Documents holding each of ``n_words`` words, over the documents in ``doc_mask`` (default all)."""
+    doc_of = np.repeat(np.arange(len(lengths)), lengths)
+    if doc_mask is not None:
+        token_mask = doc_mask[doc_of]
+        doc_of, tokens = doc_of[token_mask], tokens[token_mask]
+    pairs = np.unique(doc_of * np.int64(max(n_words, 1)) + tokens)
+    return np.bincount(pairs % max(n_words, 1), minlength=n_words).astype(np.int64)
+
+
+def vocabulary_from_df(
+    words: list[str], df: np.ndarray, n_docs: int, config: PreprocessConfig
+) -> tuple[Vocabulary, np.ndarray, np.ndarray, dict[str, Any]]:
+    """The vocabulary rules (max_df, min_df) on document frequencies ``df`` of ``words`` in ``n_docs`` documents.
+
+    Returns the vocabulary (sorted), each word's id in it (-1: removed), each word's removal
+    reason code, and the counts for the manifest.
+    """
+    n_words = len(words)
     max_count, min_count = config.max_df_count(n_docs), config.min_df_count(n_docs)
     reason = np.full(n_words, _KEEP, dtype=np.int8)
     reason[df < min_count] = _MIN_DF
@@ -264,7 +324,7 @@ def _build_vocabulary(
     return vocab, mapping, reason, info
 
 
-def _fixed_vocabulary(words: list[str], vocab: Vocabulary) -> tuple[Vocabulary, np.ndarray, np.ndarray, dict[str, Any]]:
+def fixed_vocabulary(words: list[str], vocab: Vocabulary) -> tuple[Vocabulary, np.ndarray, np.ndarray, dict[str, Any]]:
     mapping = np.array([vocab.get(w) for w in words], dtype=np.int64)
     reason = np.where(mapping >= 0, _KEEP, _OOV).astype(np.int8)
     info = {"fixed": True, "types_seen": len(words), "types_in_vocabulary": int(np.count_nonzero(mapping >= 0))}
@@ -281,27 +341,20 @@ def _assemble(
     vocab: Vocabulary,
     config: PreprocessConfig,
 ) -> Corpus:
-    """The corpus of documents ``indices`` over ``vocab``; drops documents under min_doc_tokens."""
+    """The corpus of documents ``indices`` (increasing) over ``vocab``; drops documents under min_doc_tokens."""
     doc_of = np.repeat(np.arange(len(lengths)), lengths)
     selected = np.zeros(len(lengths), dtype=bool)
     selected[indices] = True
-    mask = selected[doc_of]
-    sub_tokens, sub_docs = tokens[mask], doc_of[mask]
-    new_ids = mapping[sub_tokens] if len(sub_tokens) else np.zeros(0, dtype=np.int64)
-    keep = new_ids >= 0
-    removed_by = np.bincount(reason[sub_tokens[~keep]], minlength=4)
-    removed = {name: int(removed_by[code]) for code, name in _REASONS.items()}
-    new_lengths = np.bincount(sub_docs[keep], minlength=len(lengths))
-    long_enough = new_lengths >= config.min_doc_tokens
-    final_docs = indices[long_enough[indices]]
-    token_keep = keep & long_enough[sub_docs]
-    removed["min_doc_tokens"] = int(np.count_nonzero(keep & ~long_enough[sub_docs]))
+    new_tokens, new_lengths, long_enough, removed = map_documents(
+        tokens[selected[doc_of]], lengths[indices], mapping, reason, config.min_doc_tokens
+    )
+    final_docs = indices[long_enough]
     offsets = np.zeros(len(final_docs) + 1, dtype=np.int64)
-    np.cumsum(new_lengths[final_docs], out=offsets[1:])
+    np.cumsum(new_lengths, out=offsets[1:])
     chosen = [docs[i] for i in final_docs]
     corpus = Corpus(
         vocab,
-        new_ids[token_keep].astype(np.int32),
+        new_tokens,
         offsets,
         ids=[d.id for d in chosen],
         titles=[d.title for d in chosen],
@@ -311,6 +364,27 @@ def _assemble(
     corpus.manifest["_dropped"] = {"min_doc_tokens": int(len(indices) - len(final_docs)), "kept": len(final_docs)}
     corpus.manifest["_removed"] = removed
     return corpus
+
+
+def map_documents(
+    tokens: np.ndarray, lengths: np.ndarray, mapping: np.ndarray, reason: np.ndarray, min_doc_tokens: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, dict[str, int]]:
+    """Map consecutive documents onto a vocabulary and drop those left under ``min_doc_tokens``.
+
+    ``tokens`` are ids into a word list, ``mapping`` gives each word's vocabulary id (-1:
+    removed) and ``reason`` its removal code. Returns the kept documents' tokens (int32), their
+    lengths, which documents were kept, and the tokens removed by each rule.
+    """
+    doc_of = np.repeat(np.arange(len(lengths)), lengths)
+    new_ids = mapping[tokens] if len(tokens) else np.zeros(0, dtype=np.int64)
+    keep = new_ids >= 0
+    removed_by = np.bincount(reason[tokens[~keep]], minlength=4)
+    removed = {name: int(removed_by[code]) for code, name in _REASONS.items()}
+    new_lengths = np.bincount(doc_of[keep], minlength=len(lengths))
+    long_enough = new_lengths >= min_doc_tokens
+    token_keep = keep & long_enough[doc_of]
+    removed["min_doc_tokens"] = int(np.count_nonzero(keep & ~long_enough[doc_of]))
+    return new_ids[token_keep].astype(np.int32), new_lengths[long_enough], long_enough, removed
 
 
 def _save_split(out: Path, train: Corpus, held: Corpus, heldout: float | None, seed: int, force: bool) -> None:

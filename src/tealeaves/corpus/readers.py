@@ -11,30 +11,36 @@ trec          ``<DOC>``/``<DOCNO>``/``<TEXT>`` collections (TREC, the AP sample)
 jsonl         one JSON object per line                                          ``.jsonl``, ``.json``
 csv           comma-separated with a header row (``.tsv``: tab-separated)      ``.csv``, ``.tsv``
 parquet       Apache Parquet                                                    ``.parquet``
+wikipedia-xml a MediaWiki ``pages-articles*.xml`` dump, streamed                 ``<mediawiki`` first
+wikiextractor WikiExtractor output: ``wiki_NN`` files (JSON lines or ``<doc>``)   ``wiki_NN`` files
 builtin       ``builtin:sotu``, see :mod:`tealeaves.corpus.builtin`            ``builtin:``
 ============  ===============================================================  ===========
 
-Every file may be gzip-compressed (``.gz``). Bytes that are not valid UTF-8 are decoded
+The two Wikipedia formats and their page rules (redirects, disambiguation pages, stubs) are
+described in :mod:`tealeaves.corpus.wikipedia`. Every file may be gzip- or
+bzip2-compressed (``.gz``, ``.bz2``). Bytes that are not valid UTF-8 are decoded
 with the replacement character and the documents affected are counted in
 :class:`ReadStats`, never silently.
 """
 
 from __future__ import annotations
 
+import bz2
 import csv
 import gzip
 import io
 import json
 import os
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 from tealeaves.errors import InputError
 
-FORMATS = ("txt-folder", "lines", "trec", "jsonl", "csv", "parquet")
+FORMATS = ("txt-folder", "lines", "trec", "jsonl", "csv", "parquet", "wikipedia-xml", "wikiextractor")
 SNIPPET_CHARS = 300
 
 
@@ -50,14 +56,27 @@ class RawDocument:
 
 @dataclass
 class ReadStats:
-    """What reading saw: files opened, documents yielded, documents with invalid UTF-8."""
+    """What reading saw: files opened, documents yielded, documents with invalid UTF-8, and
+    pages skipped by the rules of a format (Wikipedia's redirects, ...), by reason."""
 
     files: int = 0
     documents: int = 0
     decode_errors: int = 0
+    skipped: dict[str, int] = field(default_factory=dict)
 
-    def as_dict(self) -> dict[str, int]:
-        return {"files": self.files, "documents": self.documents, "decode_errors": self.decode_errors}
+    def as_dict(self) -> dict[str, Any]:
+        counts: dict[str, Any] = {"files": self.files, "documents": self.documents, "decode_errors": self.decode_errors}
+        if self.skipped:
+            counts["skipped"] = dict(sorted(self.skipped.items()))
+        return counts
+
+    def add(self, other: dict[str, Any]) -> None:
+        """Add the counts of another reading (an :meth:`as_dict`)."""
+        self.files += other["files"]
+        self.documents += other["documents"]
+        self.decode_errors += other["decode_errors"]
+        for reason, n in other.get("skipped", {}).items():
+            self.skipped[reason] = self.skipped.get(reason, 0) + n
 
 
 @dataclass(frozen=True)
@@ -81,10 +100,14 @@ def snippet(text: str, limit: int = SNIPPET_CHARS) -> str:
 def detect_format(path: Path) -> str:
     """The reader for ``path`` by its name (and first bytes for plain text files)."""
     if path.is_dir():
+        if not any(path.rglob("*.txt")) and not any(path.rglob("*.txt.gz")) and any(path.rglob("wiki_*")):
+            return "wikiextractor"
         return "txt-folder"
     name = path.name.lower()
-    if name.endswith(".gz"):
-        name = name[:-3]
+    for compression in (".gz", ".bz2"):
+        name = name.removesuffix(compression)
+    if re.fullmatch(r"wiki_\d+(\.json)?", name):
+        return "wikiextractor"
     suffix = Path(name).suffix
     if suffix in {".jsonl", ".ndjson", ".json"}:
         return "jsonl"
@@ -92,9 +115,14 @@ def detect_format(path: Path) -> str:
         return "csv"
     if suffix in {".parquet", ".pq"}:
         return "parquet"
-    with _open_binary(path) as handle:
-        head = handle.read(4096).lstrip()
-    return "trec" if head.startswith(b"<DOC>") else "lines"
+    with open_binary(path) as handle:
+        try:
+            head = handle.read(4096).lstrip()
+        except (OSError, EOFError) as exc:
+            raise InputError(f"cannot read {path}: {exc}; is the file complete?") from exc
+    if head.startswith(b"<DOC>"):
+        return "trec"
+    return "wikipedia-xml" if head.startswith(b"<mediawiki") else "lines"
 
 
 def read_inputs(
@@ -102,8 +130,15 @@ def read_inputs(
     format: str | None = None,
     fields: FieldNames = FieldNames(),
     stats: ReadStats | None = None,
+    *,
+    keep_markup: bool = False,
 ) -> Iterator[RawDocument]:
-    """Yield the documents of every input in turn (see the module docstring)."""
+    """Yield the documents of every input in turn (see the module docstring).
+
+    ``keep_markup``: documents of ``wikipedia-xml`` dumps keep their wikitext (for sharded
+    preparation, which strips it with :func:`tealeaves.corpus.wikipedia.strip_wikitext` on the
+    workers).
+    """
     from tealeaves.corpus.builtin import BUILTIN, read_builtin
 
     stats = stats if stats is not None else ReadStats()
@@ -125,11 +160,29 @@ def read_inputs(
         if not path.exists():
             raise InputError(f"input {path} does not exist; check the path")
         fmt = format or detect_format(path)
-        if fmt == "txt-folder" and not path.is_dir():
-            raise InputError(f"input {path} is not a folder; --format txt-folder needs a folder of .txt files")
-        if fmt != "txt-folder" and path.is_dir():
-            raise InputError(f"input {path} is a folder; only --format txt-folder reads folders")
-        yield from _counted(_READERS[fmt](path, fields, stats), stats)
+        check_format(path, fmt)
+        yield from _counted(reader(fmt, keep_markup)(path, fields, stats), stats)
+
+
+def check_format(path: Path, fmt: str) -> None:
+    """Refuse a folder given to a file format and a file given to a folder format."""
+    if fmt == "txt-folder" and not path.is_dir():
+        raise InputError(f"input {path} is not a folder; --format txt-folder needs a folder of .txt files")
+    if fmt not in ("txt-folder", "wikiextractor") and path.is_dir():
+        raise InputError(f"input {path} is a folder; only --format txt-folder and wikiextractor read folders")
+
+
+def reader(fmt: str, keep_markup: bool = False) -> Callable[[Path, FieldNames, ReadStats], Iterator[RawDocument]]:
+    """The reader function of an input format (the Wikipedia readers import only when asked)."""
+    if fmt == "wikipedia-xml":
+        from tealeaves.corpus.wikipedia import read_dump
+
+        return partial(read_dump, keep_markup=keep_markup)
+    if fmt == "wikiextractor":
+        from tealeaves.corpus.wikipedia import read_wikiextractor
+
+        return read_wikiextractor
+    return _READERS[fmt]
 
 
 def _counted(docs: Iterator[RawDocument], stats: ReadStats) -> Iterator[RawDocument]:
@@ -138,10 +191,12 @@ def _counted(docs: Iterator[RawDocument], stats: ReadStats) -> Iterator[RawDocum
         yield doc
 
 
-def _open_binary(path: Path) -> io.BufferedIOBase:
+def open_binary(path: Path) -> io.BufferedIOBase:
     try:
         if path.name.lower().endswith(".gz"):
             return gzip.open(path, "rb")
+        if path.name.lower().endswith(".bz2"):
+            return bz2.open(path, "rb")
         return open(path, "rb")
     except OSError as exc:
         raise InputError(f"cannot read {path}: {exc.strerror or exc}") from exc
@@ -157,7 +212,7 @@ def _decode(data: bytes, stats: ReadStats) -> str:
 
 
 def _read_bytes(path: Path) -> bytes:
-    with _open_binary(path) as handle:
+    with open_binary(path) as handle:
         try:
             return handle.read()
         except (OSError, EOFError) as exc:
@@ -176,9 +231,9 @@ def _read_txt_folder(path: Path, fields: FieldNames, stats: ReadStats) -> Iterat
         yield RawDocument(id=rel, title=Path(title).stem, text=text)
 
 
-def _iter_lines(path: Path, stats: ReadStats) -> Iterator[tuple[int, str]]:
+def iter_lines(path: Path, stats: ReadStats) -> Iterator[tuple[int, str]]:
     stats.files += 1
-    with _open_binary(path) as handle:
+    with open_binary(path) as handle:
         try:
             for number, raw in enumerate(handle, start=1):
                 yield number, _decode(raw, stats).rstrip("\r\n")
@@ -187,7 +242,7 @@ def _iter_lines(path: Path, stats: ReadStats) -> Iterator[tuple[int, str]]:
 
 
 def _read_lines(path: Path, fields: FieldNames, stats: ReadStats) -> Iterator[RawDocument]:
-    for number, line in _iter_lines(path, stats):
+    for number, line in iter_lines(path, stats):
         if line.strip():
             yield RawDocument(id=f"{path.name}:{number}", title=f"{path.name}:{number}", text=line)
 
@@ -198,7 +253,7 @@ _TREC_FIELD = re.compile(r"<(DOCNO|TEXT|HEAD|HL|TITLE)>(.*?)</\1>", re.DOTALL | 
 def _read_trec(path: Path, fields: FieldNames, stats: ReadStats) -> Iterator[RawDocument]:
     buffer: list[str] | None = None
     count = 0
-    for number, line in _iter_lines(path, stats):
+    for number, line in iter_lines(path, stats):
         tag = line.strip().upper()
         if tag == "<DOC>":
             buffer = []
@@ -254,8 +309,8 @@ def _scalar(value: Any) -> Any:
     return value.item() if hasattr(value, "item") else value
 
 
-def _read_jsonl(path: Path, fields: FieldNames, stats: ReadStats) -> Iterator[RawDocument]:
-    for number, line in _iter_lines(path, stats):
+def read_jsonl(path: Path, fields: FieldNames, stats: ReadStats) -> Iterator[RawDocument]:
+    for number, line in iter_lines(path, stats):
         if not line.strip():
             continue
         try:
@@ -272,7 +327,7 @@ def _read_jsonl(path: Path, fields: FieldNames, stats: ReadStats) -> Iterator[Ra
 def _read_csv(path: Path, fields: FieldNames, stats: ReadStats) -> Iterator[RawDocument]:
     stats.files += 1
     text = _decode(_read_bytes(path), stats)
-    name = path.name.lower().removesuffix(".gz")
+    name = path.name.lower().removesuffix(".gz").removesuffix(".bz2")
     reader = csv.DictReader(io.StringIO(text, newline=""), delimiter="\t" if name.endswith(".tsv") else ",")
     try:
         for number, row in enumerate(reader, start=2):
@@ -303,7 +358,7 @@ _READERS = {
     "txt-folder": _read_txt_folder,
     "lines": _read_lines,
     "trec": _read_trec,
-    "jsonl": _read_jsonl,
+    "jsonl": read_jsonl,
     "csv": _read_csv,
     "parquet": _read_parquet,
 }
