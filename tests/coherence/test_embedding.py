@@ -88,6 +88,16 @@ def test_cosine_coherence_equals_numpy(table, tmp_path):
     assert row["value"] == pytest.approx(expected, abs=1e-12) and row["count_joint"] == -1
 
 
+def test_centroid_variant_is_the_centroid_norm_and_ranks_like_the_pairwise_mean(table, tmp_path):
+    encoder = TableEncoder(table, tmp_path)
+    pairwise = score(TOPICS, measure="embedding", encoder=encoder).per_topic
+    centroid = score(TOPICS, measure="embedding_centroid", encoder=encoder).per_topic
+    for k, words in enumerate(TOPICS):
+        unit = np.array([table[w] / np.linalg.norm(table[w]) for w in words])
+        norm, n = np.linalg.norm(unit.mean(axis=0)), len(words)
+        assert centroid[k] == pytest.approx(norm) and pairwise[k] == pytest.approx((n * norm**2 - 1) / (n - 1))
+
+
 def test_topn_averages_the_per_n_scores(table, tmp_path):
     encoder = TableEncoder(table, tmp_path)
     result = score(TOPICS[:2], measure="embedding", encoder=encoder, topn=[2, 3, 5])

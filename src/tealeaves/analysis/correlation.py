@@ -22,7 +22,7 @@ from tealeaves.errors import EmptyResultError, InputError
 from tealeaves.progress import ProgressCallback, notify
 from tealeaves.results import Result
 
-Method = Literal["spearman", "pearson"]
+Method = Literal["spearman", "pearson", "kendall"]
 
 
 class RaggedScores:
@@ -61,18 +61,35 @@ def correlate_rows(human: np.ndarray, metric: np.ndarray, method: Method = "spea
     """Correlation of each row of ``human`` (replicates x topics) with ``metric`` (topics).
 
     Spearman's rho is Pearson's r of the ranks (average ranks for ties), exactly as
-    ``scipy.stats.spearmanr``; Pearson's r as ``scipy.stats.pearsonr``.
+    ``scipy.stats.spearmanr``; Pearson's r as ``scipy.stats.pearsonr``; Kendall's tau-b as
+    ``scipy.stats.kendalltau``: ``sum_{i<j} s_ij t_ij / sqrt(sum s_ij^2 sum t_ij^2)`` with
+    ``s_ij = sign(x_i - x_j)``, ``t_ij = sign(y_i - y_j)`` (Kendall 1945; ties count 0).
     """
     human = np.atleast_2d(np.asarray(human, dtype=np.float64))
     metric = np.asarray(metric, dtype=np.float64)
+    if method == "kendall":
+        return _kendall_rows(human, metric)
     if method == "spearman":
         human, metric = _rank_rows(human), stats.rankdata(metric)
     elif method != "pearson":
-        raise InputError(f"method must be 'spearman' or 'pearson', got {method!r}")
+        raise InputError(f"method must be 'spearman', 'pearson' or 'kendall', got {method!r}")
     hc = human - human.mean(axis=1, keepdims=True)
     mc = metric - metric.mean()
     with np.errstate(divide="ignore", invalid="ignore"):
         return (hc @ mc) / np.sqrt((hc**2).sum(axis=1) * (mc**2).sum())
+
+
+def _kendall_rows(human: np.ndarray, metric: np.ndarray, cells: int = 1 << 22) -> np.ndarray:
+    """Kendall's tau-b of each row of ``human`` with ``metric``, over all pairs, in row chunks."""
+    i, j = np.triu_indices(len(metric), 1)
+    t = np.sign(metric[i] - metric[j])
+    out = np.empty(len(human))
+    step = max(1, cells // max(len(i), 1))
+    for start in range(0, len(human), step):
+        s = np.sign(human[start : start + step, i] - human[start : start + step, j])
+        with np.errstate(divide="ignore", invalid="ignore"):
+            out[start : start + step] = (s @ t) / np.sqrt((s**2).sum(axis=1) * (t**2).sum())
+    return out
 
 
 @dataclass(frozen=True)

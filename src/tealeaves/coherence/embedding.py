@@ -12,6 +12,11 @@ similarity of its words. Two measures, registered in :data:`EMBEDDING_MEASURES` 
 - ``embedding_centroid``: for every word (S_one^set, the segmentation of C_V) the cosine with
   the topic's centroid, the mean of its words' unit vectors; the topic's score is their mean.
 
+With unit vectors ``u_i`` and ``c = mean_i u_i`` the centroid variant equals ``|c|`` and the
+pairwise one ``(N |c|^2 - 1) / (N - 1)`` (``N`` words), an increasing function of ``|c|``: when
+every word is represented the two rank topics identically (the same Spearman correlation with
+anything), and differ in scale, and when words are missing.
+
 They share :func:`~tealeaves.coherence.score`'s result object, ``topn`` averaging and
 ``on_missing`` policy: a word the encoder does not represent is refused (``"error"``), dropped
 from its topic (``"skip"``) or kept with value 0 in every segment it is in (``"zero"``); the

@@ -1,0 +1,137 @@
+"""Validation command: ``validate`` automated metrics against human judgments (a leaderboard)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from tealeaves.cli.common import JsonOption, app, print_json, reports_errors
+from tealeaves.console import console, progress_bar
+from tealeaves.errors import InputError
+
+
+@app.command()
+@reports_errors
+def validate(
+    out: Annotated[
+        Path, typer.Option("--out", "-o", help="Output folder: leaderboard and tables (CSV, Parquet), figure.")
+    ],
+    hoyle2021: Annotated[
+        Path | None, typer.Option("--hoyle2021", help="Hoyle et al. 2021's released judgments (NYT, WIKI x 2 tasks).")
+    ] = None,
+    export: Annotated[
+        list[Path] | None, typer.Option("--export", help="A tealeaves study export (.csv or .parquet); repeatable.")
+    ] = None,
+    human: Annotated[
+        list[Path] | None,
+        typer.Option("--human", help="A CSV of judgments: topic, words, and score rows or mean + annotators [+ std]."),
+    ] = None,
+    metric: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--metric",
+            "-m",
+            help="MEASURE[@INDEX_OR_ENCODER][,KEY=VALUE]: npmi@INDEX, embedding@st:all-MiniLM-L6-v2, "
+            "embedding@w2v:INDEX, embedding_intrusion, csv:SCORES.csv; repeatable "
+            "[embedding, embedding_centroid, embedding_intrusion].",
+        ),
+    ] = None,
+    familiar_only: Annotated[
+        bool, typer.Option(help="Keep only answers of annotators familiar with the terms (Hoyle A.7).")
+    ] = False,
+    bootstrap: Annotated[int, typer.Option(help="Bootstrap replicates (intervals and paired tests).")] = 1000,
+    seed: Annotated[int, typer.Option(help="Seed of the bootstraps and of drawn intruder sets.")] = 0,
+    cache_dir: Annotated[Path | None, typer.Option(help="Word-vector cache [~/.cache/tealeaves/vectors].")] = None,
+    parquet: Annotated[bool, typer.Option(help="Also write the tables as Parquet.")] = True,
+    force: Annotated[bool, typer.Option(help="Replace an existing output folder.")] = False,
+    as_json: JsonOption = False,
+) -> None:
+    """Correlate automated metrics with human judgments (Spearman, Pearson, Kendall; bootstrap CIs) and rank them."""
+    from tealeaves.analysis.validate import (
+        csv_judgments,
+        export_judgments,
+        hoyle2021_judgments,
+        parse_metric,
+        write_validation,
+    )
+    from tealeaves.analysis.validate import (
+        validate as run_validate,
+    )
+    from tealeaves.artifacts import check_writable
+    from tealeaves.console import err_console
+
+    check_writable(out, force)
+    if bootstrap < 1:
+        raise InputError("--bootstrap must be at least 1")
+    judgments = hoyle2021_judgments(hoyle2021, familiar_only) if hoyle2021 is not None else []
+    for path in export or []:
+        judgments += export_judgments(path, familiar_only=familiar_only)
+    for path in human or []:
+        judgments += csv_judgments(path)
+    if not judgments:
+        raise InputError("give human judgments: --hoyle2021 DIR, --export EXPORT or --human CSV")
+    metrics = [m for spec in metric for m in parse_metric(spec)] if metric else None
+    with progress_bar(transient=True) as progress:
+        result = run_validate(judgments, metrics, n_boot=bootstrap, seed=seed, cache_dir=cache_dir, progress=progress)
+    write_validation(result, out, force=force, parquet=parquet)
+    if as_json:
+        print_json(result.to_dict())
+        return
+    console.print(_leaderboard_table(result, f"Spearman rho with mean human scores -> {out}"))
+    versus = result.versus_best("NPMI")
+    if not versus.empty:
+        console.print(_versus_table(versus[versus["metric"].isin(_reference_free(result))]))
+    for entry in result.settings["dropped_fewer_than_three_topics"]:
+        err_console.print(f"not correlated: {entry['metric']} on {entry['human']} (fewer than three topics scored)")
+
+
+def _reference_free(result) -> list[str]:
+    board = result.leaderboard
+    return board.loc[board["family"] == "reference-free", "metric"].tolist()
+
+
+def _leaderboard_table(result, title: str):
+    from rich.table import Table
+
+    spearman = result.correlations[result.correlations["method"] == "spearman"].set_index(["metric", "human"])
+    humans = result.settings["human"]
+    table = Table(title=title, title_justify="left")
+    for name in ("#", "metric", "family", *humans, "mean", "coverage"):
+        table.add_column(name, justify="left" if name in ("metric", "family") else "right")
+    for row in result.leaderboard.itertuples():
+        cells = []
+        for h in humans:
+            if (row.metric, h) not in spearman.index:
+                cells.append("-")
+                continue
+            c = spearman.loc[(row.metric, h)]
+            mark = "*" if c["best"] else ("~" if c["overlaps_best"] else "")
+            cells.append(f"{c['estimate']:.2f} [{c['ci_low']:.2f}, {c['ci_high']:.2f}]{mark}")
+        table.add_row(
+            str(row.rank), row.metric, row.family, *cells, f"{row.mean_spearman:.3f}", f"{row.mean_coverage:.2f}"
+        )
+    table.caption = "* best in its column; ~ its interval overlaps the best's (Hoyle et al. 2021, Table 3)"
+    return table
+
+
+def _versus_table(versus):
+    from rich.table import Table
+
+    table = Table(
+        title="reference-free metrics vs the best NPMI of each data set (paired bootstrap)", title_justify="left"
+    )
+    for name in ("data set", "metric", "rho", "best NPMI", "rho", "difference [95% CI]", "p (one-sided)"):
+        table.add_column(name, justify="left" if name in ("data set", "metric", "best NPMI") else "right")
+    for r in versus.itertuples():
+        table.add_row(
+            r.human,
+            r.metric,
+            f"{r.spearman:.3f}",
+            r.baseline,
+            f"{r.baseline_spearman:.3f}",
+            f"{r.difference:+.3f} [{r.ci_low:+.3f}, {r.ci_high:+.3f}]",
+            f"{r.p_value:.3f}",
+        )
+    return table
