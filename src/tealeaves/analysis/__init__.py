@@ -1,6 +1,7 @@
 """Analysis of human and automated topic evaluations (Chang et al. 2009 §4.3; Lau et al. 2014 §4-5;
 Hoyle et al. 2021 §5-6, A.5-A.7): scores, agreement, significance, correlation, regression,
-false discovery rates and power analysis.
+false discovery rates and power analysis; and the validation of any metric against human
+judgments (:func:`validate`: correlations with bootstrap CIs, paired tests, a leaderboard).
 """
 
 from typing import TYPE_CHECKING
@@ -33,6 +34,19 @@ if TYPE_CHECKING:
     from tealeaves.analysis.scores import HumanScores, human_scores, model_precision, topic_log_odds
     from tealeaves.analysis.significance import TestResult, mann_whitney, mann_whitney_counts, proportion_test, t_test
     from tealeaves.analysis.study_analysis import StudyAnalysis, analyze_export, read_metrics
+    from tealeaves.analysis.validate import (
+        HumanJudgments,
+        Metric,
+        PairedTest,
+        ValidationResult,
+        csv_judgments,
+        export_judgments,
+        hoyle2021_judgments,
+        paired_bootstrap,
+        parse_metric,
+        validate,
+        write_validation,
+    )
 
 __getattr__, __dir__ = attach(__name__, __file__)
 
@@ -43,21 +57,28 @@ __all__ = [
     "DiscoveryRates",
     "Hoyle2021",
     "Hoyle2021Replication",
+    "HumanJudgments",
     "HumanScores",
+    "Metric",
     "OneVsRest",
+    "PairedTest",
     "RaggedScores",
     "RegressionResult",
     "StudyAnalysis",
     "TestResult",
+    "ValidationResult",
     "analyze_export",
     "annotators_for_study",
     "annotators_needed",
     "bootstrap_correlations",
     "check_export",
     "correlate_rows",
+    "csv_judgments",
     "equivalence_margin",
+    "export_judgments",
     "failed_checks",
     "false_discovery_rates",
+    "hoyle2021_judgments",
     "human_scores",
     "krippendorff_alpha",
     "load_hoyle2021",
@@ -66,7 +87,9 @@ __all__ = [
     "model_level_correlation",
     "model_precision",
     "one_vs_rest",
+    "paired_bootstrap",
     "pairwise_tests",
+    "parse_metric",
     "power_curve",
     "proportion_test",
     "read_export",
@@ -78,6 +101,8 @@ __all__ = [
     "split_half",
     "t_test",
     "topic_log_odds",
+    "validate",
     "write_replication",
     "write_study_analysis",
+    "write_validation",
 ]
