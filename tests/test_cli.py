@@ -122,14 +122,16 @@ def test_usage_errors_exit_2(tmp_path):
     assert invoke("train", tmp_path, "--out", tmp_path / "m", "-k", "many").exit_code == 2
 
 
-def test_demo_prints_topics_and_refuses_foreign_folders(tmp_path):
+def test_demo_writes_the_report_and_refuses_foreign_folders(tmp_path):
     out = tmp_path / "demo"
     result = invoke("demo", "--out", out, "--iterations", "20")
     assert result.exit_code == 0, result.output
-    assert "lda-gibbs, K=20" in result.stdout
+    assert result.stdout.rstrip().endswith(f"report: {out / 'report.html'}") and "NPMI" in result.stdout
+    assert (out / "report.html").is_file() and (out / "evaluation" / "per_model.parquet").is_file()
     model = TopicModel.load(out / "models" / "lda-gibbs")
     assert model.k == 20 and Corpus.load(out / "corpus" / "heldout").n_tokens > 0
-    assert invoke("demo", "--out", out, "--iterations", "10").exit_code == 0  # replaces its own folder
+    again = invoke("demo", "--out", out, "--iterations", "10", "--json")  # replaces its own folder
+    assert again.exit_code == 0 and json.loads(again.stdout)["report"] == str(out / "report.html")
     assert_refused(invoke("demo", "--out", tmp_path), "not a tealeaves demo folder")
 
 

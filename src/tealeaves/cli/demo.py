@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from tealeaves.cli.common import app, reports_errors
+from tealeaves.cli.common import JsonOption, app, print_json, reports_errors
 
 
 @app.command()
@@ -19,8 +19,12 @@ def demo(
     k: Annotated[int, typer.Option("-k", "--k", help="Number of topics.")] = 20,
     iterations: Annotated[int, typer.Option(help="Gibbs sweeps for lda-gibbs.")] = 1000,
     seed: Annotated[int, typer.Option(help="Random seed.")] = 0,
+    as_json: JsonOption = False,
 ) -> None:
-    """Run the whole evaluation on the built-in State of the Union corpus."""
+    """Run the whole evaluation on the built-in State of the Union corpus and write its HTML report."""
     from tealeaves.demo import run_demo
 
-    run_demo(out=out, k=k, iterations=iterations, seed=seed)
+    run = run_demo(out=out, k=k, iterations=iterations, seed=seed, show=not as_json)
+    if as_json:
+        assert run.evaluation is not None
+        print_json({"report": run.report, **run.evaluation.to_dict()})

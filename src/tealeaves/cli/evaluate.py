@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -60,24 +60,38 @@ def report(
 
 
 def summary_table(per_model: pd.DataFrame, title: str) -> Table:
-    """Models x metrics: each value with its 95% interval (model-level values stand alone)."""
+    """Metrics x models: each value above its 95% interval (model-level values stand alone), the best in bold.
+
+    One column per model keeps the table narrow enough for a terminal however many metrics run.
+    """
     from rich.table import Table
 
     from tealeaves.evaluate.metrics import outputs
 
     known = outputs()
-    metrics = list(dict.fromkeys(per_model["metric"]))
-    table = Table(title=title, title_justify="left")
-    table.add_column("model")
-    for metric in metrics:
-        label = known[metric].label if metric in known else metric
-        table.add_column(
-            label + ("" if metric not in known or known[metric].higher_is_better else " ↓"), justify="right"
+    models = list(dict.fromkeys(per_model["model"]))
+    table = Table(title=title, title_justify="left", show_lines=True)
+    table.add_column("metric")
+    for model in models:
+        table.add_column(model, justify="right")
+    for metric, part in per_model.groupby("metric", sort=False):
+        out = known.get(metric)
+        rows = part.set_index("model")
+        best = (
+            (rows["mean"].max() if out is None or out.higher_is_better else rows["mean"].min())
+            if len(rows) > 1
+            else None
         )
-    cells: dict[str, dict[str, Any]] = {}
-    for row in per_model.itertuples():
-        interval = f" [{row.ci_low:.3g}, {row.ci_high:.3g}]" if row.ci_low == row.ci_low else ""
-        cells.setdefault(row.model, {})[row.metric] = f"{row.mean:.4g}{interval}"
-    for model, values in cells.items():
-        table.add_row(model, *(values.get(m, "–") for m in metrics))
+        cells = []
+        for model in models:
+            if model not in rows.index:
+                cells.append("–")
+                continue
+            r = rows.loc[model]
+            text = f"[bold]{r['mean']:.4g}[/]" if r["mean"] == best else f"{r['mean']:.4g}"
+            cells.append(text + (f"\n[{r.ci_low:.3g}, {r.ci_high:.3g}]" if r.ci_low == r.ci_low else ""))
+        label = (out.label if out else str(metric)) + (
+            "" if out is None or out.higher_is_better else " (lower is better)"
+        )
+        table.add_row(label, *cells)
     return table

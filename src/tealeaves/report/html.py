@@ -187,31 +187,34 @@ def _summary(per_model, comparisons, models, metrics, known, lines, level) -> st
             other = row.model_b if row.better == row.model_a else row.model_a
             beats.setdefault((row.better, row.metric), []).append(other)
     table = per_model.set_index(["model", "metric"])
-    head = "".join(f"<th>{escape(known[m].label)}{'' if known[m].higher_is_better else ' ↓'}</th>" for m in metrics)
+    head = "".join(f"<th class='num'>{escape(model)}</th>" for model in models)
     rows = []
-    for model in models:
-        cells = [f"<th>{escape(model)}</th>"]
-        for metric in metrics:
+    for metric in metrics:
+        label = escape(known[metric].label) + (
+            "" if known[metric].higher_is_better else " <small>(lower is better)</small>"
+        )
+        values = table.xs(metric, level="metric")["mean"]
+        best = values.max() if known[metric].higher_is_better else values.min()
+        cells = [f"<th>{label}</th>"]
+        for model in models:
             if (model, metric) not in table.index:
                 cells.append("<td class='num muted'>–</td>")
                 continue
             r = table.loc[(model, metric)]
-            values = table.xs(metric, level="metric")["mean"]
-            best = values.max() if known[metric].higher_is_better else values.min()
             ci = f"<br><small>[{fmt(r.ci_low)}, {fmt(r.ci_high)}]</small>" if np.isfinite(r.ci_low) else ""
             won = beats.get((model, metric))
-            mark = f"<br><small>&gt; {escape(', '.join(won))}</small>" if won else ""
+            mark = f"<br><small class='beats'>&gt; {escape(', '.join(won))}</small>" if won else ""
             cls = "num best" if r["mean"] == best and len(values) > 1 else "num"
             cells.append(
                 f"<td class='{cls}' data-model='{escape(model)}' data-metric='{metric}' "
-                f"data-value='{r['mean']!r}'><span class='value'>{fmt(r['mean'])}</span>{ci}{mark}</td>"
+                f"data-value='{float(r['mean'])!r}'><span class='value'>{fmt(r['mean'])}</span>{ci}{mark}</td>"
             )
         rows.append("<tr>" + "".join(cells) + "</tr>")
     verdict_items = "".join(f"<li data-metric='{m}'>{escape(line)}</li>" for m, line in lines.items())
     return (
         "<section id='summary'><h2>Summary</h2><div class='scroll'><table id='summary-table'>"
-        f"<thead><tr><th>model</th>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table></div>"
-        f"<p class='muted'>Bold: the best value; ↓: lower is better; &gt; lists the models a model is "
+        f"<thead><tr><th>metric</th>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table></div>"
+        f"<p class='muted'>Bold: the best value; &gt; lists the models a model is "
         f"significantly better than (Holm-corrected one-tailed tests, level {level}).</p>"
         f"<h3>Verdicts</h3><ul class='verdicts'>{verdict_items}</ul></section>"
     )
@@ -340,7 +343,7 @@ def _cards(evaluation, models, known) -> str:
     cards = []
     for row in evaluation.topics.itertuples():
         own = [(m, values[row.model, int(row.topic), m]) for m in metrics if (row.model, int(row.topic), m) in values]
-        data = " ".join(f"data-{m.replace('_', '-')}='{v!r}'" for m, v in own)
+        data = " ".join(f"data-{m.replace('_', '-')}='{float(v)!r}'" for m, v in own)
         listing = "".join(f"<dt>{escape(known[m].label if m in known else m)}</dt><dd>{fmt(v)}</dd>" for m, v in own)
         flags = [f for f in str(row.flags or "").split("; ") if f]
         flag_list = "<ul class='flags'>" + "".join(f"<li>{escape(f)}</li>" for f in flags) + "</ul>" if flags else ""
