@@ -143,9 +143,12 @@ def test_command_line(tmp_path, dump):
     runner = CliRunner()
     out = tmp_path / "c"
     args = ["prepare", str(dump), "--out", str(out), "--shard-size", "7", "--min-df", "2", "--json"]
-    result = runner.invoke(app, args)
+    result = runner.invoke(app, [*args, "--scheduler", "local", "--workers", "2"])
     assert result.exit_code == 0, result.output
-    assert json.loads(result.stdout)["corpus"]["n_docs"] == len(Corpus.load(out))
+    corpus = Corpus.load(out)
+    assert json.loads(result.stdout)["corpus"]["n_docs"] == len(corpus)
+    assert corpus.manifest["shards"]["scheduler"] == "local" and corpus.manifest["shards"]["count"] == 5
+    assert corpus.fingerprint() == prepare(dump, min_df=2).fingerprint()
     cut = tmp_path / "cut.xml.bz2"
     for size, message in [(2000, "is the file complete?"), (len(dump.read_bytes()) // 2, "is the file complete?")]:
         cut.write_bytes(dump.read_bytes()[:size])

@@ -36,6 +36,7 @@ afresh. It is removed once the corpus is written.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import itertools
 import json
@@ -64,8 +65,8 @@ from tealeaves.corpus.prepare import (
 from tealeaves.corpus.preprocess import PreprocessConfig, TokenizedBatch, TokenizeTask, tokenize_batch
 from tealeaves.corpus.readers import FieldNames, ReadStats, check_format, detect_format, read_inputs, snippet
 from tealeaves.corpus.vocabulary import Vocabulary
-from tealeaves.errors import EmptyResultError, InputError
-from tealeaves.parallel import parallel_map
+from tealeaves.errors import EmptyResultError, InputError, MissingDependencyError
+from tealeaves.parallel import parallel_map, resolve_workers
 from tealeaves.progress import ProgressCallback
 
 PathLike = str | os.PathLike[str]
@@ -163,7 +164,53 @@ def prepare_sharded(
         "vocab_from": source.fingerprint() if source is not None else None,
     }
     work = _work_folder(out, job)
+    with _cluster(scheduler, workers) as address:
+        return _run(
+            work, out, units, config, source, {**job, "scheduler": scheduler}, workers, address, force, progress
+        )
 
+
+@contextlib.contextmanager
+def _cluster(scheduler: str | None, workers: int | None) -> Iterator[str | None]:
+    """The scheduler the steps share: ``"local"`` starts one ``LocalCluster`` for the whole job
+    (not one per step, so that workers load spaCy once), other values pass through."""
+    if scheduler != "local":
+        yield scheduler
+        return
+    try:
+        from dask.distributed import LocalCluster
+    except ImportError as exc:
+        raise MissingDependencyError(
+            "Dask is not installed: run `pip install 'tealeaves[dask]'` to use --scheduler"
+        ) from exc
+    cluster = LocalCluster(
+        n_workers=resolve_workers(workers),
+        threads_per_worker=1,
+        processes=True,
+        host="127.0.0.1",
+        dashboard_address=None,
+    )
+    try:
+        yield cluster.scheduler_address
+    finally:
+        cluster.close()
+
+
+def _run(
+    work: Path,
+    out: Path,
+    units: list[tuple[str, str | None]],
+    config: PreprocessConfig,
+    source: Corpus | None,
+    job: dict[str, Any],
+    workers: int | None,
+    scheduler: str | None,
+    force: bool,
+    progress: ProgressCallback | None,
+) -> Corpus:
+    """The four steps and the corpus folder (see the module docstring); ``job`` as recorded in the work folder."""
+    shard_size, described = job["shard_size"], job["inputs"]
+    fields = FieldNames(*job["fields"])
     splits = parallel_map(
         _split_input,
         [_Split(i, spec, fmt, fields, shard_size, str(work)) for i, (spec, fmt) in enumerate(units)],
@@ -247,7 +294,7 @@ def prepare_sharded(
             "map": sum(m["resumed"] for m in mapped),
         },
         "worker_peak_rss_bytes": max(r["peak_rss"] for r in (*splits, *tokenized, *mapped)),
-        "scheduler": scheduler,
+        "scheduler": job["scheduler"],
     }
     _assemble(work, out, vocab, len(shard_chunks), manifest, force)
     shutil.rmtree(work, ignore_errors=True)
