@@ -320,7 +320,7 @@ def _study_step(
     """Human scores, their tests and correlations (cached by the export's hash and the metrics)."""
     import pandas as pd
 
-    from tealeaves.analysis import analyze_export
+    from tealeaves.analysis import analyze_export, read_export
     from tealeaves.artifacts import file_sha256
 
     assert cfg.study is not None
@@ -339,15 +339,17 @@ def _study_step(
     cached = file.is_file()
     tick = time.perf_counter()
     if not cached:
-        analysis = analyze_export(
-            export, wide, familiar_only=cfg.study["familiar_only"], n_boot=cfg.bootstrap, seed=cfg.seed
-        )
-        unknown = sorted(set(analysis.scores["model"].astype(str)) - {spec.name for spec in cfg.models})
+        responses = read_export(export)
+        studied = set(responses.loc[~responses["is_check"].astype(bool), "model"].astype(str))
+        unknown = sorted(studied - {spec.name for spec in cfg.models})
         if unknown:
             raise InputError(
                 f"the study export names model(s) {', '.join(unknown)} that [[models]] lacks; "
                 "name the models as the study labelled them"
             )
+        analysis = analyze_export(
+            responses, wide, familiar_only=cfg.study["familiar_only"], n_boot=cfg.bootstrap, seed=cfg.seed
+        )
         payload = {
             "scores": analysis.scores.to_dict(orient="records"),
             "comparisons": analysis.comparisons.to_dict(orient="records"),
