@@ -1,4 +1,4 @@
-"""Figures of the analysis (matplotlib, written as SVG and PNG): model boxplots, correlations, power."""
+"""Figures of the analysis (matplotlib, written as SVG and PNG): model boxplots, correlations, power, leaderboards."""
 
 from __future__ import annotations
 
@@ -68,6 +68,45 @@ def correlation_bars(table: pd.DataFrame, row: list[str], label: str, title: str
         fig.suptitle(title)
     fig.tight_layout()
     return fig
+
+
+def leaderboard_bars(table: pd.DataFrame, panel: str, label: str, title: str = ""):
+    """Horizontal bars of Spearman with intervals, one row per ``label`` (first on top), one panel per ``panel``.
+
+    ``table`` has ``spearman``, ``ci_low``, ``ci_high``, ``best`` and ``overlaps_best``; every
+    panel lists the labels in the order of their first appearance.
+    """
+    plt = _pyplot()
+    labels = list(dict.fromkeys(table[label]))
+    groups = list(table.groupby(panel, sort=False))
+    height = 0.8 + 0.28 * len(labels)
+    fig, axes = plt.subplots(
+        1, len(groups), figsize=(2.6 * len(groups) + 2.6, height), squeeze=False, sharey=True, sharex=True
+    )
+    y = np.arange(len(labels))
+    for ax, (name, part) in zip(axes[0], groups):
+        part = part.set_index(label).reindex(labels)
+        est = part["spearman"].to_numpy(dtype=float)
+        err = np.vstack([est - part["ci_low"].to_numpy(dtype=float), part["ci_high"].to_numpy(dtype=float) - est])
+        colors = [
+            "tab:orange" if _flag(b) else ("tab:blue" if _flag(o) else "tab:gray")
+            for b, o in zip(part["best"], part["overlaps_best"])
+        ]
+        ax.barh(y, np.nan_to_num(est), xerr=np.nan_to_num(err), color=colors, capsize=2)
+        ax.axvline(0, color="black", linewidth=0.6)
+        ax.set_title(str(name), fontsize=9)
+        ax.set_xlabel("Spearman rho", fontsize=8)
+    axes[0][0].set_yticks(y, labels, fontsize=7)
+    axes[0][0].invert_yaxis()
+    if title:
+        fig.suptitle(title, fontsize=10)
+    fig.tight_layout()
+    return fig
+
+
+def _flag(value) -> bool:
+    """A table's True (numpy or Python), False for False and for a missing value."""
+    return bool(value) if pd.notna(value) else False
 
 
 def power_curves(curves: pd.DataFrame, target: float):

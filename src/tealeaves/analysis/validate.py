@@ -848,9 +848,9 @@ def write_validation(
         first = {h: i for i, h in enumerate(result.settings["human"])}
         spearman = spearman.assign(_h=spearman["human"].map(first), _m=spearman["metric"].map(rank))
         spearman = spearman.sort_values(["_h", "_m"])
-        figure = figures.correlation_bars(
+        figure = figures.leaderboard_bars(
             spearman,
-            ["human"],
+            "human",
             "metric",
             f"Spearman rho with people, {int(result.settings['confidence'] * 100)}% bootstrap CIs over annotators",
         )

