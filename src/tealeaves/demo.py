@@ -96,11 +96,11 @@ def step_study(run: DemoRun) -> None:
         )
 
 
-def evaluate_config(run: DemoRun) -> str:
-    """The demo's ``evaluate.toml``: its four models, the held-out paragraphs as held-out and reference corpus."""
+def evaluate_config(models: list[str], seed: int = 0) -> str:
+    """The demo's ``evaluate.toml``: its models, the held-out paragraphs as held-out and reference corpus."""
     lines = ["# written by `tealeaves demo`; rerun with `tealeaves evaluate evaluate.toml --out evaluation`"]
-    lines += [f"seed = {run.seed}", "", "[corpora]", 'heldout = "corpus/heldout"', 'train = "corpus/train"']
-    for name in run.models:
+    lines += [f"seed = {seed}", "", "[corpora]", 'heldout = "corpus/heldout"', 'train = "corpus/train"']
+    for name in models:
         lines += ["", "[[models]]", f'name = "{name}"', f'path = "models/{name}"']
     return "\n".join(lines) + "\n"
 
@@ -111,7 +111,7 @@ def step_evaluate(run: DemoRun) -> None:
     from tealeaves.evaluate import evaluate, verdicts
 
     config = run.out / "evaluate.toml"
-    config.write_text(evaluate_config(run), encoding="utf-8")
+    config.write_text(evaluate_config(list(run.models), run.seed), encoding="utf-8")
     run.evaluation = evaluate(config, run.out / "evaluation", progress=run.progress)
     if run.show:
         console.print(summary_table(run.evaluation.per_model, f"{len(run.models)} models, K={run.k} (95% intervals)"))

@@ -50,6 +50,13 @@ def test_per_model_values_are_the_library_functions(run, planted):
     assert table["lda", "wi_auto_npmi"] == pytest.approx(wi.model_means["wi_auto_npmi"])
     lr = estimate(model, None, heldout, method="left-to-right", seed=0)
     assert table["lda", "heldout_log_likelihood"] == pytest.approx(lr.per_token)
+    documents = run.per_document[
+        (run.per_document.model == "lda") & (run.per_document.metric == "heldout_log_likelihood")
+    ]
+    lengths = heldout.doc_lengths()
+    assert np.allclose(documents["value"], lr.log_prob / np.maximum(lengths, 1)) and np.array_equal(
+        documents["weight"], lengths
+    )
     chang = predictive(model, heldout, seed=0)
     assert table["lda", "predictive_log_likelihood"] == pytest.approx(chang.log_likelihood_per_word)
     assert table["lda", "predictive_rank"] == pytest.approx(chang.mean_rank)
@@ -140,6 +147,18 @@ def test_adding_a_model_recomputes_only_its_steps(planted, tmp_path):
         ("lda2", "npmi"),
         ("random", "npmi"),
     ]
+
+
+def test_processes_give_the_numbers_of_one_process(planted, run, tmp_path):
+    metrics = {"cv": False, "likelihood": False, "predictive": False}
+    cfg = config(planted, "lda", "random", "lda2", metrics=metrics)
+    spread = tealeaves.evaluate(cfg, tmp_path / "spread", workers=2)
+    alone = tealeaves.evaluate(cfg, tmp_path / "alone", workers=1)
+    pd.testing.assert_frame_equal(spread.per_model, alone.per_model)
+    pd.testing.assert_frame_equal(spread.comparisons, alone.comparisons)
+    assert not any(step["cached"] for step in spread.manifest["steps"])
+    ours = run.per_model.set_index(["model", "metric"])["mean"]
+    assert spread.per_model.set_index(["model", "metric"])["mean"]["lda", "npmi"] == ours["lda", "npmi"]
 
 
 def test_a_registered_metric_runs_when_configured(planted, tmp_path, monkeypatch):

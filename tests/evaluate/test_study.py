@@ -47,6 +47,7 @@ def test_correlations_with_every_per_topic_metric_and_the_report(human_run, tmp_
     assert (word.ci_low <= word.spearman).all() and (word.spearman <= word.ci_high).all()
     html = tealeaves.report(run, tmp_path / "report.html").read_text()
     assert "data-figure='human-npmi'" in html and "data-figure='distribution-model_precision'" in html
+    assert "data-figure='distribution-topic_log_odds'" in html  # one value per document (Chang et al. Fig. 5)
     assert "data-figure='likelihood-" not in html  # no likelihood metric ran
 
 

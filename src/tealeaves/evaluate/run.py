@@ -46,7 +46,7 @@ if TYPE_CHECKING:
     from tealeaves.models import TopicModel, Topics
 
 KIND = "evaluation"
-TABLES = ("per_topic", "per_model", "comparisons", "topics", "correlations")
+TABLES = ("per_topic", "per_document", "per_model", "comparisons", "topics", "correlations")
 TASK_OUTPUT = {"word-intrusion": "model_precision", "topic-intrusion": "topic_log_odds", "rating": "mean_rating"}
 
 
@@ -56,6 +56,7 @@ class Evaluation(Result):
 
     path: Path
     per_topic: pd.DataFrame
+    per_document: pd.DataFrame
     per_model: pd.DataFrame
     comparisons: pd.DataFrame
     topics: pd.DataFrame
@@ -189,6 +190,7 @@ def evaluate(
     comparisons = comparisons_table(items, boots, names, cfg.level, human_tests)
     tables = {
         "per_topic": _per_topic_table(items),
+        "per_document": _per_document_table(items),
         "per_model": per_model,
         "comparisons": comparisons,
         "topics": _topics_table(models, flags),
@@ -399,6 +401,27 @@ def _per_topic_table(items: dict[tuple[str, str], Items]) -> pd.DataFrame:
     return (
         pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=["model", "topic", "metric", "value"])
     )
+
+
+def _per_document_table(items: dict[tuple[str, str], Items]) -> pd.DataFrame:
+    """Outputs per document: the value over the weight (log likelihood per token) and the weight."""
+    import pandas as pd
+
+    columns = ["model", "document", "metric", "value", "weight"]
+    frames = [
+        pd.DataFrame(
+            {
+                "model": model,
+                "document": values.ids.astype(np.int64),
+                "metric": metric,
+                "value": values.values / np.where(values.weights > 0, values.weights, 1.0),
+                "weight": values.weights,
+            }
+        )
+        for (model, metric), values in items.items()
+        if outputs()[metric].unit == "document"
+    ]
+    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=columns)
 
 
 def _topics_table(models: dict[str, Any], flags: dict[tuple[str, int], list[str]]) -> pd.DataFrame:

@@ -157,7 +157,7 @@ def render(evaluation: Evaluation) -> str:
     sections = [
         _summary(per_model, evaluation.comparisons, models, metrics, known, lines, level),
         _comparison_figures(per_model, models, metrics, known, evaluation.comparisons),
-        _distribution_figures(evaluation.per_topic, models, known),
+        _distribution_figures(evaluation, models, known),
         _likelihood_figures(per_model, models, known),
         _human_figures(evaluation, models, known),
         _cards(evaluation, models, known),
@@ -250,25 +250,23 @@ def _comparison_figures(per_model, models, metrics, known, comparisons) -> str:
     )
 
 
-def _distribution_figures(per_topic, models, known) -> str:
+def _distribution_figures(evaluation, models, known) -> str:
+    per_topic, per_document = evaluation.per_topic, evaluation.per_document
+    parts = [(m, per_topic[per_topic["metric"] == m], "topic") for m in dict.fromkeys(per_topic["metric"])]
+    if "topic_log_odds" in set(per_document["metric"]):  # Chang et al. Fig. 5: one value per document
+        parts.append(("topic_log_odds", per_document[per_document["metric"] == "topic_log_odds"], "document"))
     figures = []
-    for metric in dict.fromkeys(per_topic["metric"]):
-        part = per_topic[per_topic["metric"] == metric]
+    for metric, part, unit in parts:
         groups = {m: part.loc[part["model"] == m, "value"].to_numpy() for m in models if (part["model"] == m).any()}
         label = known[metric].label if metric in known else metric
-        body = svg.box_plot(f"{label} per topic", label, groups)
-        figures.append(
-            _figure(
-                f"distribution-{metric}",
-                body,
-                f"{label} of every topic, per model (box: quartiles; whiskers: 1.5 IQR).",
-            )
-        )
+        body = svg.box_plot(f"{label} per {unit}", label, groups)
+        caption = f"{label} of every {unit}, per model (box: quartiles; whiskers: 1.5 IQR)."
+        figures.append(_figure(f"distribution-{metric}", body, caption))
     return _section(
         "distributions",
         "Per-topic distributions (Chang et al. 2009, Figs. 3 and 5)",
         figures,
-        "Each box summarises one model's topics.",
+        "Each box summarises one model's topics (documents for topic log odds).",
     )
 
 

@@ -1,0 +1,34 @@
+"""The example configuration: it reads, it is the one the guide runs, and its defaults are the issue's."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from tealeaves.evaluate import METRICS, read_config
+
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLE = ROOT / "examples" / "evaluate.toml"
+
+
+def test_example_reads_with_paths_beside_it():
+    cfg = read_config(EXAMPLE)
+    assert [m.name for m in cfg.models] == ["lda-gibbs", "plsi", "gensim-lda"]
+    assert cfg.models[2].format == "gensim" and cfg.models[0].path == EXAMPLE.parent / "sotu-lda"
+    assert cfg.corpora["reference"] == cfg.corpora["heldout"] == EXAMPLE.parent / "sotu" / "heldout"
+    assert set(cfg.metrics) == {"npmi", "cv", "diversity", "wi-auto", "likelihood", "predictive"}
+    assert cfg.metrics["npmi"]["window"] == 10 and cfg.metrics["cv"]["window"] == 110
+
+
+def test_the_guide_runs_the_example():
+    page = (ROOT / "docs" / "guide" / "evaluate.md").read_text(encoding="utf-8")
+    written = re.search(r"cat > evaluate.toml <<'EOF'\n(.*?)^EOF$", page, re.S | re.M).group(1)
+    assert written == EXAMPLE.read_text(encoding="utf-8")
+
+
+def test_defaults_are_the_issues():
+    """NPMI (s = 10) and C_V (s = 110) at top-10, WI-Auto, left-to-right sis where there is a prior."""
+    assert METRICS["npmi"].defaults["window"] == 10 and METRICS["npmi"].defaults["topn"] == 10
+    assert METRICS["cv"].defaults["window"] == 110 and METRICS["cv"].defaults["topn"] == 10
+    assert METRICS["likelihood"].defaults == {"method": "left-to-right", "variant": "sis"}
+    assert all(metric.default for metric in METRICS.values())
