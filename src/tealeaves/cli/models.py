@@ -26,18 +26,29 @@ def train(
     iterations: Annotated[
         int | None, typer.Option(help="Sweeps / passes / EM iterations (trainer default if omitted).")
     ] = None,
+    epochs: Annotated[
+        int | None, typer.Option(help="Training epochs of dvae and etm (trainer default if omitted).")
+    ] = None,
+    device: Annotated[
+        str | None, typer.Option(help="dvae, etm: auto (CUDA when present), cpu or cuda (trainer default: auto).")
+    ] = None,
     param: Annotated[
         list[str] | None, typer.Option("--param", "-p", help="Trainer hyperparameter NAME=VALUE (repeatable).")
     ] = None,
     force: Annotated[bool, typer.Option(help="Replace an existing output folder.")] = False,
     as_json: JsonOption = False,
 ) -> None:
-    """Train a topic model on a corpus."""
+    """Train a topic model on a corpus.
+
+    Models: lda-gibbs, lda-vb, plsi, ctm, and the neural dvae and etm (Hoyle et al. 2021's
+    parameter names, e.g. -p beta_reg=0.1 -p gamma_bn=200; pip install 'tealeaves[neural]').
+    """
     from tealeaves.models import train as run_train
 
     params = parse_param(param or [])
-    if iterations is not None:
-        params["iterations"] = iterations
+    for name, value in (("iterations", iterations), ("epochs", epochs), ("device", device)):
+        if value is not None:
+            params[name] = value
     with progress_bar() as progress:
         fitted = run_train(corpus, model=model, k=k, seed=seed, out=out, force=force, progress=progress, **params)
     seconds = fitted.manifest["training"]["seconds"]

@@ -20,6 +20,7 @@ from tealeaves.lazy import attach
 
 if TYPE_CHECKING:
     from tealeaves.likelihood.completion import COMPLETION_METHODS, complete
+    from tealeaves.likelihood.documents import NotAMixtureError
     from tealeaves.likelihood.estimate import estimate
     from tealeaves.likelihood.estimators import METHODS
     from tealeaves.likelihood.exact import exact
@@ -43,6 +44,7 @@ __all__ = [
     "METHODS",
     "SCHEDULES",
     "LikelihoodResult",
+    "NotAMixtureError",
     "PerturbationResult",
     "PredictiveResult",
     "bootstrap_sd",

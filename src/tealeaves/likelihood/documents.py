@@ -113,12 +113,30 @@ def check_alpha(alpha: ArrayLike | None, k: int, what: str, kind: str | None = N
     return alpha
 
 
+class NotAMixtureError(InputError):
+    """The model's decoder is not the mixture p(w | θ) = Σ_k θ_k φ_{k,w} that the estimators assume."""
+
+
+def check_mixture(model: TopicModel, what: str) -> None:
+    """Refuse a model whose decoder is not a mixture of its topics (``params["mixture_decoder"]``
+    false, e.g. ``dvae``: softmax(Bθ + b), with batch norm on the logits while training). Wallach
+    et al.'s estimators integrate θ ~ Dirichlet(αm) out of Π_n Σ_k θ_k φ_{k,w_n}: with another
+    decoder their numbers would be the likelihood of a different model."""
+    if model.params.get("mixture_decoder", True) is False:
+        raise NotAMixtureError(
+            f"{what} needs a model whose words are drawn from the mixture Σ_k θ_k φ_k, and a {model.kind!r} "
+            "model decodes softmax(Bθ + b) instead; evaluate it with tealeaves.likelihood.predictive "
+            "(tealeaves predictive; Chang et al. 2009, §4.2, with the encoder's θ), coherence or intrusion"
+        )
+
+
 def model_arrays(
     phi: TopicModel | ArrayLike, alpha: ArrayLike | None, what: str
 ) -> tuple[np.ndarray, np.ndarray, Vocabulary | None]:
     """(Φ, αm, vocabulary) from a TopicModel (αm defaults to the model's) or from arrays."""
     if isinstance(phi, TopicModel):
         model = phi
+        check_mixture(model, what)
         return (
             check_phi(model.phi),
             check_alpha(model.alpha if alpha is None else alpha, model.k, what, model.kind),

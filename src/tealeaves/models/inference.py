@@ -25,6 +25,8 @@ INFERENCE: dict[str, str] = {
     "lda-vb": "tealeaves.models.lda_vb:infer",
     "plsi": "tealeaves.models.plsi:infer",
     "ctm": "tealeaves.models.ctm:infer",
+    "dvae": "tealeaves.models.neural.dvae:infer",
+    "etm": "tealeaves.models.neural.etm:infer",
 }
 
 

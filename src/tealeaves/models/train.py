@@ -52,6 +52,14 @@ TRAINERS: dict[str, TrainerSpec] = {
         "tealeaves.models.ctm:fit",
         "correlated topic model by variational EM (Blei & Lafferty 2007)",
     ),
+    "dvae": TrainerSpec(
+        "tealeaves.models.neural.dvae:fit",
+        "Dirichlet VAE (Burkhardt & Kramer 2019) as Hoyle et al. 2021 reimplemented it (PyTorch)",
+    ),
+    "etm": TrainerSpec(
+        "tealeaves.models.neural.etm:fit",
+        "Embedded Topic Model (Dieng et al. 2020) with skip-gram embeddings of the corpus (PyTorch, gensim)",
+    ),
 }
 
 

@@ -1,0 +1,7 @@
+"""Neural topic models of Hoyle et al. 2021: the Dirichlet VAE (``dvae``) and the Embedded Topic
+Model (``etm``), in PyTorch (``pip install 'tealeaves[neural]'``).
+
+Both train through :func:`tealeaves.models.train` (``model="dvae"`` or ``"etm"``) and infer θ with
+their encoders through :meth:`tealeaves.models.TopicModel.infer`; the loop they share is in
+``_training``.
+"""

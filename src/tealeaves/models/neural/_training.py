@@ -1,0 +1,243 @@
+"""What the neural trainers share: PyTorch, the device, seeding, minibatches of the document-term
+matrix, the epoch loop (progress bar and loss trace), encoding every document, and the network's
+weights as the model's ``extra`` arrays.
+
+PyTorch is imported inside the functions (``pip install 'tealeaves[neural]'``), so importing
+this module costs nothing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import scipy.sparse as sp
+
+from tealeaves.corpus import Corpus
+from tealeaves.errors import ArtifactError, InputError, MissingDependencyError
+from tealeaves.progress import ProgressCallback, notify
+from tealeaves.rng import family_seed
+
+if TYPE_CHECKING:
+    import torch
+
+PREFIX = "net."  # names of the network's weights in TopicModel.extra
+
+
+def require_torch() -> Any:
+    """The ``torch`` module, or a :class:`MissingDependencyError` naming the extra to install."""
+    try:
+        import torch
+    except ImportError as exc:
+        raise MissingDependencyError("the neural topic models need PyTorch: pip install 'tealeaves[neural]'") from exc
+    return torch
+
+
+def resolve_device(device: str) -> torch.device:
+    """``"auto"`` (CUDA when available, else the CPU), ``"cpu"``, ``"cuda"`` or ``"cuda:N"``."""
+    torch = require_torch()
+    if device == "auto":
+        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    if device != "cpu" and not (device == "cuda" or device.startswith("cuda:")):
+        raise InputError(f"device must be 'auto', 'cpu', 'cuda' or 'cuda:N', got {device!r}")
+    if device != "cpu" and not torch.cuda.is_available():
+        raise InputError(f"device {device!r} asks for CUDA, which this PyTorch cannot use; pass device='cpu'")
+    return torch.device(device)
+
+
+@contextmanager
+def torch_session(seed: int, purpose: str, threads: int) -> Iterator[None]:
+    """Run the block with PyTorch's global generators seeded from the ``purpose`` stream family of
+    ``seed`` (weight initialisation, dropout and the reparameterised samples draw from them) and
+    ``threads`` CPU threads; both are restored afterwards.
+
+    One thread by default: the sums of a matrix product are then added in one order on every
+    machine, so a seed gives the same model anywhere (more threads can change the last bits), and
+    PyTorch's spinning worker threads do not stall on a machine whose cores are busy.
+    """
+    torch = require_torch()
+    devices = list(range(torch.cuda.device_count())) if torch.cuda.is_available() else []
+    before = torch.get_num_threads()
+    torch.set_num_threads(threads)
+    try:
+        with torch.random.fork_rng(devices=devices):
+            torch.manual_seed(family_seed(seed, purpose))
+            yield
+    finally:
+        torch.set_num_threads(before)
+
+
+@dataclass(frozen=True)
+class DocTerm:
+    """The document-term counts as float32 CSR, handed to the network a minibatch at a time."""
+
+    counts: sp.csr_matrix
+    device: Any
+
+    @classmethod
+    def of(cls, corpus: Corpus, device: Any) -> DocTerm:
+        return cls(corpus.doc_term_matrix().astype(np.float32).tocsr(), device)
+
+    @property
+    def n_docs(self) -> int:
+        return int(self.counts.shape[0])
+
+    @property
+    def lengths(self) -> np.ndarray:
+        return np.asarray(self.counts.sum(axis=1), dtype=np.float64).ravel()
+
+    def batch(self, rows: np.ndarray) -> torch.Tensor:
+        """The dense counts of documents ``rows`` on the device."""
+        torch = require_torch()
+        return torch.from_numpy(self.counts[rows].toarray()).to(self.device)
+
+
+def minibatches(n_docs: int, batch_size: int, rng: np.random.Generator) -> list[np.ndarray]:
+    """A random order of the documents cut into minibatches of ``batch_size``; the last, partial
+    batch is dropped (as Hoyle et al.'s D-VAE does), unless there is no full batch at all."""
+    order = rng.permutation(n_docs)
+    full = n_docs // batch_size
+    if full == 0:
+        return [order]
+    return [order[i * batch_size : (i + 1) * batch_size] for i in range(full)]
+
+
+def annealing_factor(batch: int, epoch: int, epochs_to_anneal: int, batches_per_epoch: int) -> float:
+    """The weight of an annealed term at ``batch`` of ``epoch`` (both from 0): it rises linearly
+    from 0.01 to 1 over the first ``epochs_to_anneal`` epochs, step by step, and stays at 1;
+    0 when ``epochs_to_anneal`` is 0 (the term is never switched on). As Hoyle et al.'s D-VAE
+    (``calculate_annealing_factor``, after Pyro's deep Markov model example)."""
+    if epochs_to_anneal <= 0:
+        return 0.0
+    step = batch + epoch * batches_per_epoch + 1
+    return min(1.0, 0.01 + 0.99 * step / (epochs_to_anneal * batches_per_epoch))
+
+
+# (per-document losses, penalty) for the documents ``rows`` at ``batch`` of ``epoch`` of ``n_batches``
+LossFunction = Callable[[np.ndarray, int, int, int], "tuple[torch.Tensor, torch.Tensor | None]"]
+
+
+def train_epochs(
+    parameters: Any,
+    loss: LossFunction,
+    data: DocTerm,
+    *,
+    epochs: int,
+    batch_size: int,
+    learning_rate: float,
+    reduction: str,
+    seed: int,
+    task: str,
+    progress: ProgressCallback | None,
+    weight_decay: float = 0.0,
+    after_epoch: Callable[[int, float, Any], dict[str, float]] | None = None,
+    docs: np.ndarray | None = None,
+) -> list[list[float]]:
+    """Minimise ``loss`` with Adam (β = 0.9, 0.999) for ``epochs`` passes over ``docs`` (all by
+    default) in shuffled minibatches; returns the trace, one row ``[epoch, loss per word]`` per epoch.
+
+    Each step minimises the sum (``reduction="sum"``, Hoyle et al.'s D-VAE) or the mean
+    (``"mean"``, Dieng et al.'s ETM) of the minibatch's per-document losses, plus the penalty.
+    The traced loss is the epoch's per-document losses (with the annealing weights in force,
+    without the penalty) summed and divided by the tokens of those documents. The minibatch
+    order comes from the ``"<task> minibatches"`` stream family of ``seed``. ``after_epoch(epoch,
+    loss, optimizer)`` may change the optimizer (learning-rate annealing) and returns figures
+    shown in the progress bar.
+    """
+    torch = require_torch()
+    optimizer = torch.optim.Adam(parameters, lr=learning_rate, betas=(0.9, 0.999), weight_decay=weight_decay)
+    rng = np.random.default_rng(family_seed(seed, f"{task} minibatches"))
+    docs = np.arange(data.n_docs) if docs is None else docs
+    lengths = data.lengths
+    trace: list[list[float]] = []
+    notify(progress, task, 0, epochs)
+    for epoch in range(epochs):
+        batches = minibatches(len(docs), batch_size, rng)
+        total, tokens = 0.0, 0.0
+        for b, positions in enumerate(batches):
+            rows = docs[positions]
+            per_doc, penalty = loss(rows, epoch, b, len(batches))
+            objective = per_doc.sum() if reduction == "sum" else per_doc.mean()
+            if penalty is not None:
+                objective = objective + penalty
+            optimizer.zero_grad()
+            objective.backward()
+            optimizer.step()
+            total += float(per_doc.detach().sum())
+            tokens += float(lengths[rows].sum())
+        per_word = total / max(tokens, 1.0)
+        if not np.isfinite(per_word):
+            raise InputError(f"{task}: the loss became {per_word} in epoch {epoch + 1}; lower the learning rate")
+        trace.append([epoch + 1, per_word])
+        info = after_epoch(epoch, per_word, optimizer) if after_epoch is not None else {}
+        notify(progress, task, epoch + 1, epochs, loss_per_word=per_word, **info)
+    return trace
+
+
+def encode_all(encode: Callable[[torch.Tensor], torch.Tensor], data: DocTerm, batch_size: int) -> np.ndarray:
+    """``encode`` (a function of a minibatch of counts, without gradients) over every document, in
+    order, as float64 rows."""
+    torch = require_torch()
+    parts = []
+    with torch.no_grad():
+        for lo in range(0, data.n_docs, batch_size):
+            rows = np.arange(lo, min(lo + batch_size, data.n_docs))
+            parts.append(encode(data.batch(rows)).double().cpu().numpy())
+    if not parts:
+        return np.zeros((0, 0))
+    return np.concatenate(parts)
+
+
+def normalise_rows(values: np.ndarray) -> np.ndarray:
+    """Rows divided by their sums in float64, so they sum to 1 within rounding."""
+    values = np.asarray(values, dtype=np.float64)
+    return values / values.sum(axis=1, keepdims=True)
+
+
+def weights_to_extra(network: Any) -> dict[str, np.ndarray]:
+    """The network's parameters and buffers as named arrays for ``TopicModel.extra`` (saved as
+    ``extra/net.<name>.npy``; no pickle)."""
+    return {
+        PREFIX + name: value.detach().cpu().numpy().copy()
+        for name, value in network.state_dict().items()
+        if not name.endswith("num_batches_tracked")
+    }
+
+
+def weights_from_extra(network: Any, extra: dict[str, np.ndarray], kind: str) -> None:
+    """Load the arrays of :func:`weights_to_extra` into ``network``; an :class:`ArtifactError` when
+    the model lacks them or they do not fit."""
+    torch = require_torch()
+    state = network.state_dict()
+    wanted = [name for name in state if not name.endswith("num_batches_tracked")]
+    missing = [name for name in wanted if PREFIX + name not in extra]
+    if missing:
+        raise ArtifactError(
+            f"this {kind} model lacks its network weights ({', '.join(missing[:3])}, ...); train it again with tealeaves"
+        )
+    for name in wanted:
+        array = np.asarray(extra[PREFIX + name])
+        if tuple(array.shape) != tuple(state[name].shape):
+            raise ArtifactError(
+                f"the {kind} weight {name} has shape {array.shape}, expected {tuple(state[name].shape)}; "
+                "its parameters do not match its arrays"
+            )
+        state[name] = torch.from_numpy(array.copy()).to(state[name].dtype)
+    network.load_state_dict(state)
+
+
+def check_positive(kind: str, **values: float) -> None:
+    """Refuse any of ``values`` that is not a positive number, naming it."""
+    for name, value in values.items():
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
+            raise InputError(f"{kind} needs {name} > 0, got {value!r}")
+
+
+def check_count(kind: str, minimum: int, **values: int) -> None:
+    """Refuse any of ``values`` that is not an integer >= ``minimum``, naming it."""
+    for name, value in values.items():
+        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < minimum:
+            raise InputError(f"{kind} needs {name} to be an integer >= {minimum}, got {value!r}")

@@ -1,0 +1,290 @@
+"""``dvae``: the Dirichlet variational autoencoder (Burkhardt & Kramer 2019) as Hoyle et al. (2021,
+§4.2, Appendix A.3) reimplemented it, in PyTorch.
+
+Generative model, for a document of counts x_d:
+
+θ_d ~ Dirichlet(α 1_K),    x_d ~ Multinomial(N_d, softmax(BN(B θ_d + b)))
+
+with topic-word weights B (V x K) and a background bias b; the decoder is a product of experts
+(ProdLDA, Srivastava & Sutton 2017), not a mixture Σ_k θ_dk φ_k. The encoder maps the counts to
+Dirichlet concentrations, q(θ_d | x_d) = Dirichlet(a_d) with a_d = max(softplus(BN(W_2 relu(W_1
+x_d + c_1) + c_2)), 10⁻⁵) (one hidden layer of ``encoder_dim`` units, dropout ``dropout``; batch
+norm without scale, ε = 0.001), and training maximises the evidence lower bound
+
+ELBO_d = E_q[log p(x_d | θ_d)] − KL(Dirichlet(a_d) ‖ Dirichlet(α 1_K))
+
+with one pathwise (reparameterised) sample θ_d ~ q (``Dirichlet.rsample``, Jankowiak & Obermeyer
+2018, as Hoyle et al. use instead of Burkhardt & Kramer's rejection sampler) and the KL in
+closed form. Hoyle et al.'s additions, all in their Table 8b:
+
+- KL annealing: the KL term is weighted by a factor rising linearly from 0.01 to 1 over the first
+  ``gamma_kl`` epochs (Bowman et al. 2016);
+- batch-norm annealing: the decoder's word distribution is λ softmax(Bθ + b) + (1 − λ)
+  softmax(BN(Bθ + b)) with λ rising from 0.01 to 1 over ``gamma_bn`` epochs (Card et al. 2018):
+  batch norm on the logits early on, none at the end; ``gamma_bn=0`` keeps batch norm throughout;
+- an L1 penalty ``beta_reg`` (‖B‖₁ + ‖b‖₁) on the decoder weights (after Eisenstein et al. 2011),
+  added to each minibatch's loss.
+
+The loss of a minibatch is the sum over its documents of −E_q[log p(x_d | θ_d)] + w_KL KL_d
+(log-probabilities with 10⁻¹⁰ added), plus the penalty; Adam with learning rate
+``learning_rate``, β = (0.9, 0.999); minibatches of ``batch_size`` documents in a new random
+order each epoch, the partial last one dropped.
+
+Parameters, named as Hoyle et al.'s Table 8b (ranges there; defaults are their best setting for
+NYT, †, as for ``lda-gibbs``): ``alpha`` α ∈ {0.001, 0.01, 0.1} (default 0.01); ``learning_rate``
+η ∈ {0.001, 0.01} (0.01); ``beta_reg`` β_reg ∈ {0, 0.01, 0.1, 1} (0.1); ``gamma_bn`` γ_BN ∈ {0, 1,
+100, 200} (200); ``gamma_kl`` γ_KL ∈ {100, 200} (200); ``epochs`` #Steps ∈ {200, 500} (500). Not in
+the table, from their code's defaults: ``batch_size=200``, ``encoder_dim=100``, ``dropout=0.25``.
+
+Output. Topic k is the row B_k of the decoder weights, ranked as Hoyle et al. rank it (by B_k
+alone, without the background b); Φ_k = softmax(B_k), strictly positive. The prior α 1_K is
+``alpha``; the network's weights are in ``extra`` (``net.*``). θ of a document is the posterior
+mean a_d / Σ_k a_dk of the encoder in evaluation mode (no dropout; the encoder's batch norm uses
+the mean and variance of its inputs over all training documents, computed after training), both
+for the stored θ and for :func:`infer`. Since the decoder is not a mixture of the topics, the
+held-out likelihood estimators of Wallach et al. (2009) do not apply and refuse the model
+(:class:`tealeaves.likelihood.NotAMixtureError`); Chang et al.'s predictive metrics (the mixture
+Σ_k θ̂_dk φ_k of the topics with the encoder's θ̂) and the coherence measures do.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from tealeaves.corpus import Corpus
+from tealeaves.errors import InputError
+from tealeaves.models.neural._training import (
+    DocTerm,
+    annealing_factor,
+    check_count,
+    check_positive,
+    encode_all,
+    normalise_rows,
+    require_torch,
+    resolve_device,
+    torch_session,
+    train_epochs,
+    weights_from_extra,
+    weights_to_extra,
+)
+from tealeaves.models.topic_model import TopicModel
+from tealeaves.progress import ProgressCallback, notify
+
+KIND = "dvae"
+BN_EPS = 1e-3
+MIN_CONCENTRATION = 1e-5
+LOG_EPS = 1e-10
+
+
+def fit(
+    corpus: Corpus,
+    k: int,
+    seed: int = 0,
+    progress: ProgressCallback | None = None,
+    *,
+    alpha: float = 0.01,
+    learning_rate: float = 0.01,
+    beta_reg: float = 0.1,
+    gamma_bn: int = 200,
+    gamma_kl: int = 200,
+    epochs: int = 500,
+    batch_size: int = 200,
+    encoder_dim: int = 100,
+    dropout: float = 0.25,
+    device: str = "auto",
+    threads: int = 1,
+) -> TopicModel:
+    """Train the D-VAE; the model and every parameter are described in the module docstring.
+
+    Parameters
+    ----------
+    alpha : float
+        α, the symmetric Dirichlet prior on θ (Table 8b: 0.001, 0.01, 0.1).
+    learning_rate : float
+        η, Adam's learning rate (0.001, 0.01).
+    beta_reg : float
+        β_reg, the L1 penalty on the decoder weights (0, 0.01, 0.1, 1).
+    gamma_bn : int
+        γ_BN, epochs over which batch norm of the decoder logits is annealed away (0, 1, 100, 200;
+        0 keeps it throughout).
+    gamma_kl : int
+        γ_KL, epochs over which the KL term's weight rises to 1 (100, 200).
+    epochs : int
+        #Steps, training epochs (200, 500).
+    batch_size, encoder_dim, dropout : int, int, float
+        Minibatch size, hidden units of the encoder and its dropout rate.
+    device : str
+        ``"auto"`` (CUDA when available), ``"cpu"``, ``"cuda"``. On the CPU a seed gives the same
+        model every time.
+    threads : int
+        PyTorch's CPU threads during training (restored afterwards); with the default 1 a seed gives
+        the same model on any machine.
+    """
+    check_positive(KIND, alpha=alpha, learning_rate=learning_rate)
+    check_count(
+        KIND, 1, epochs=epochs, gamma_kl=gamma_kl, batch_size=batch_size, encoder_dim=encoder_dim, threads=threads
+    )
+    check_count(KIND, 0, gamma_bn=gamma_bn)
+    if isinstance(beta_reg, bool) or not isinstance(beta_reg, (int, float)) or not beta_reg >= 0:
+        raise InputError(f"dvae needs beta_reg >= 0, got {beta_reg!r}")
+    if isinstance(dropout, bool) or not isinstance(dropout, (int, float)) or not 0 <= dropout < 1:
+        raise InputError(f"dvae needs 0 <= dropout < 1, got {dropout!r}")
+    if k < 2:
+        raise InputError("dvae needs k >= 2: with one topic θ is always 1")
+    if len(corpus) < 2:
+        raise InputError("dvae needs at least 2 training documents (batch norm needs two per minibatch)")
+    torch = require_torch()
+    resolved = resolve_device(device)
+    data = DocTerm.of(corpus, resolved)
+    params: dict[str, Any] = {
+        "k": k,
+        "alpha": float(alpha),
+        "learning_rate": float(learning_rate),
+        "beta_reg": float(beta_reg),
+        "gamma_bn": int(gamma_bn),
+        "gamma_kl": int(gamma_kl),
+        "epochs": int(epochs),
+        "batch_size": int(batch_size),
+        "encoder_dim": int(encoder_dim),
+        "dropout": float(dropout),
+        "device": device,
+        "threads": threads,
+        "seed": seed,
+        "mixture_decoder": False,
+    }
+    with torch_session(seed, "train dvae", threads):
+        net = _network(len(corpus.vocab), params).to(resolved)
+        prior = torch.distributions.Dirichlet(torch.full((k,), float(alpha), device=resolved))
+
+        def loss(rows: np.ndarray, epoch: int, b: int, n_batches: int) -> tuple[Any, Any]:
+            x = data.batch(rows)
+            posterior = torch.distributions.Dirichlet(net.encode(x))
+            theta = posterior.rsample()
+            bn_weight = annealing_factor(b, epoch, gamma_bn, n_batches)
+            log_p = net.decode_log(theta, bn_weight)
+            kl = torch.distributions.kl_divergence(posterior, prior)
+            per_doc = -(x * log_p).sum(dim=1) + annealing_factor(b, epoch, gamma_kl, n_batches) * kl
+            penalty = None
+            if beta_reg > 0:
+                penalty = beta_reg * (net.topics.weight.abs().sum() + net.topics.bias.abs().sum())
+            return per_doc, penalty
+
+        net.train()
+        trace = train_epochs(
+            net.parameters(),
+            loss,
+            data,
+            epochs=epochs,
+            batch_size=batch_size,
+            learning_rate=learning_rate,
+            reduction="sum",
+            seed=seed,
+            task="train dvae",
+            progress=progress,
+        )
+        _set_population_statistics(net, data, batch_size)
+        theta = _posterior_mean(net, data, batch_size)
+    weights = net.topics.weight.detach().double().cpu().numpy().T  # K x V
+    model = TopicModel(
+        corpus.vocab,
+        _softmax_rows(weights),
+        alpha=np.full(k, float(alpha)),
+        theta=theta,
+        kind=KIND,
+        params=params,
+        extra=weights_to_extra(net),
+    )
+    model.manifest["training"] = {
+        "objective": "training loss per word: -E_q log p(x | θ) + annealed KL (the L1 penalty excluded)",
+        "trace": trace,
+        "device": str(resolved),
+    }
+    return model
+
+
+def infer(
+    model: TopicModel,
+    corpus: Corpus,
+    seed: int | np.random.Generator = 0,
+    progress: ProgressCallback | None = None,
+    batch_size: int = 1000,
+    device: str = "cpu",
+    threads: int = 1,
+) -> np.ndarray:
+    """θ̂_d = a_d / Σ_k a_dk, the mean of the encoder's Dirichlet posterior, in evaluation mode.
+
+    Deterministic: ``seed`` is accepted for the common interface and not used; ``device`` and
+    ``threads`` as for training.
+    """
+    check_count(KIND, 1, batch_size=batch_size, threads=threads)
+    resolved = resolve_device(device)
+    notify(progress, "infer", 0, len(corpus))
+    with torch_session(0, "dvae network", threads):  # its starting weights are replaced by the model's
+        net = _network(len(model.vocab), model.params).to(resolved)
+        weights_from_extra(net, model.extra, KIND)
+        theta = _posterior_mean(net, DocTerm.of(corpus, resolved), batch_size)
+    notify(progress, "infer", len(corpus), len(corpus))
+    return theta if len(corpus) else np.zeros((0, model.k))
+
+
+def _network(n_words: int, params: dict[str, Any]) -> Any:
+    """The encoder and decoder, built from the model's parameters."""
+    torch = require_torch()
+    nn, functional = torch.nn, torch.nn.functional
+    module: Any = nn.Module
+    k, hidden = int(params["k"]), int(params["encoder_dim"])
+
+    def batch_norm(size: int) -> Any:
+        # no learned scale (fixed at 1), as the NVDM / ProdLDA code Hoyle et al. follow
+        layer = nn.BatchNorm1d(size, eps=BN_EPS, momentum=1e-3, affine=True)
+        layer.weight.requires_grad_(False)
+        return layer
+
+    class DirichletVAE(module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.hidden = nn.Linear(n_words, hidden)
+            self.dropout = nn.Dropout(float(params["dropout"]))
+            self.concentration = nn.Linear(hidden, k)
+            self.concentration_bn = batch_norm(k)
+            self.topics = nn.Linear(k, n_words)
+            self.topics_bn = batch_norm(n_words)
+
+        def pre_norm(self, x: Any) -> Any:
+            return self.concentration(self.dropout(functional.relu(self.hidden(x))))
+
+        def encode(self, x: Any) -> Any:
+            return functional.softplus(self.concentration_bn(self.pre_norm(x))).clamp_min(MIN_CONCENTRATION)
+
+        def decode_log(self, theta: Any, bn_weight: float) -> Any:
+            logits = self.topics(theta)
+            probs = bn_weight * functional.softmax(logits, dim=-1)
+            if bn_weight < 1:
+                probs = probs + (1 - bn_weight) * functional.softmax(self.topics_bn(logits), dim=-1)
+            return torch.log(probs + LOG_EPS)
+
+    return DirichletVAE()
+
+
+def _set_population_statistics(net: Any, data: DocTerm, batch_size: int) -> None:
+    """Set the encoder's batch-norm mean and variance to those of its inputs over every training
+    document (no dropout), so that evaluation mode normalises as training did on average."""
+    torch = require_torch()
+    net.eval()
+    inputs = torch.from_numpy(encode_all(net.pre_norm, data, max(batch_size, 1000)))
+    layer = net.concentration_bn
+    layer.running_mean.copy_(inputs.mean(dim=0).to(layer.running_mean))
+    layer.running_var.copy_(inputs.var(dim=0, unbiased=False).to(layer.running_var))
+
+
+def _posterior_mean(net: Any, data: DocTerm, batch_size: int) -> np.ndarray:
+    net.eval()
+    concentrations = encode_all(net.encode, data, max(batch_size, 1000))
+    return normalise_rows(concentrations) if len(concentrations) else concentrations
+
+
+def _softmax_rows(weights: np.ndarray) -> np.ndarray:
+    shifted = np.exp(weights - weights.max(axis=1, keepdims=True))
+    return normalise_rows(shifted)

@@ -1,0 +1,234 @@
+"""dvae and etm: planted topics, determinism, inference by the encoder, save/load, which evaluations apply."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from typer.testing import CliRunner
+
+from tealeaves.cli import app
+from tealeaves.errors import ArtifactError, InputError
+from tealeaves.likelihood import NotAMixtureError, complete, estimate, predictive
+from tealeaves.models import TopicModel, train, trainer_params
+from tealeaves.models.compare import match_topics
+from tealeaves.models.neural._training import annealing_factor, minibatches
+from tealeaves.models.neural.etm import annealed_learning_rate
+
+from .planted import lda_corpus
+
+pytest.importorskip("torch")
+pytest.importorskip("gensim")
+
+SMALL = {"dvae": {"epochs": 4, "gamma_bn": 2, "gamma_kl": 2, "batch_size": 50}, "etm": {"epochs": 4, "batch_size": 50}}
+SMALL_ETM_SIZES = {"encoder_dim": 32, "embedding_dim": 16}
+
+
+@pytest.fixture(scope="module")
+def small():
+    return lda_corpus(k=4, v=60, n_docs=200, length=40, seed=3)[0]
+
+
+@pytest.fixture(scope="module")
+def models(small):
+    return {
+        "dvae": train(small, "dvae", k=4, seed=0, **SMALL["dvae"]),
+        "etm": train(small, "etm", k=4, seed=0, **SMALL["etm"], **SMALL_ETM_SIZES),
+    }
+
+
+def top_overlaps(true_phi, phi, order, n=10):
+    return [len(set(np.argsort(-true_phi[i])[:n]) & set(np.argsort(-phi[j])[:n])) for i, j in enumerate(order)]
+
+
+def test_dvae_recovers_planted_topics():
+    """K = 10, V = 500, 2,000 documents (tests/models/planted.py); 100 epochs, annealing shortened to fit.
+
+    D-VAE's topics are the rows B_k of its product-of-experts decoder, ranked without the background
+    bias as Hoyle et al. rank them; Φ_k = softmax(B_k) is flatter than a planted topic, so matched
+    Hellinger distances are large (0.55 to 0.61 at seed 0) though most top words agree (5 to 9 of 10).
+    A uniform topic is 0.77 to 0.81 from the planted ones.
+    """
+    corpus, true_phi, _ = lda_corpus()
+    model = train(corpus, "dvae", k=10, seed=0, epochs=100, gamma_bn=1, gamma_kl=20, beta_reg=0.0)
+    order, distances = match_topics(true_phi, model.phi)
+    print(f"dvae planted Hellinger distances: {np.round(np.sort(distances), 3)}")
+    assert distances.max() < 0.65
+    assert min(top_overlaps(true_phi, model.phi, order)) >= 4
+    uniform = np.full((1, true_phi.shape[1]), 1 / true_phi.shape[1])
+    assert match_topics(true_phi, np.repeat(uniform, 10, axis=0))[1].min() > 0.75
+    trace = np.array([row[1] for row in model.manifest["training"]["trace"]])
+    assert len(trace) == 100 and trace[-1] < trace[0]
+
+
+def test_etm_recovers_planted_topics():
+    """The same corpus, 60 epochs with smaller networks than the defaults; skip-gram embeddings of the corpus.
+
+    At seed 0 eight planted topics are matched within 0.38 (Hellinger), one at 0.54 and the worst,
+    whose words the model shares out between two topics, at 0.72; the median topic shares 8 of its
+    10 top words with its match.
+    """
+    corpus, true_phi, _ = lda_corpus()
+    options = {"epochs": 60, "batch_size": 200, "encoder_dim": 100, "embedding_dim": 100}
+    model = train(corpus, "etm", k=10, seed=0, **options)
+    order, distances = match_topics(true_phi, model.phi)
+    print(f"etm planted Hellinger distances: {np.round(np.sort(distances), 3)}")
+    assert distances.max() < 0.8
+    assert np.sort(distances)[-3] < 0.4
+    assert np.median(top_overlaps(true_phi, model.phi, order)) >= 8
+
+
+@pytest.mark.parametrize("kind", ["dvae", "etm"])
+def test_deterministic_with_progress_and_trace(small, models, kind):
+    options = {**SMALL[kind], **(SMALL_ETM_SIZES if kind == "etm" else {})}
+    updates = []
+    again = train(small, kind, k=4, seed=0, progress=updates.append, **options)
+    assert np.array_equal(again.phi, models[kind].phi) and np.array_equal(again.theta, models[kind].theta)
+    other = train(small, kind, k=4, seed=1, **options)
+    assert not np.allclose(other.phi, models[kind].phi)
+    epochs = [u for u in updates if u.task == f"train {kind}" and u.done > 0]
+    trace = models[kind].manifest["training"]["trace"]
+    assert [row[0] for row in trace] == [1, 2, 3, 4]
+    assert [u.info["loss_per_word"] for u in epochs] == [row[1] for row in trace]
+    model = models[kind]
+    assert model.kind == kind and model.phi.shape == (4, 60) and np.all(model.phi > 0)
+    assert np.allclose(model.phi.sum(axis=1), 1, atol=1e-12) and model.theta.shape == (200, 4)
+    assert (model.alpha is None) == (kind == "etm")
+
+
+@pytest.mark.parametrize("kind", ["dvae", "etm"])
+def test_infer_and_save_load(small, models, kind, tmp_path):
+    """infer by the encoder gives back the stored θ; after save and load (arrays only) it still does."""
+    model = models[kind]
+    theta = model.infer(small)
+    assert np.allclose(theta, model.theta, atol=1e-6)
+    assert np.allclose(model.infer(small.subset(np.arange(10, 20))), theta[10:20], atol=1e-6)
+    model.save(tmp_path / kind)
+    assert not list((tmp_path / kind).rglob("*.pkl")) and (tmp_path / kind / "extra").is_dir()
+    loaded = TopicModel.load(tmp_path / kind)
+    assert loaded.kind == kind and np.array_equal(loaded.phi, model.phi)
+    assert np.array_equal(loaded.infer(small), theta)
+    loaded.extra = {
+        name: value for name, value in loaded.extra.items() if "hidden" not in name and "encoder" not in name
+    }
+    with pytest.raises(ArtifactError, match="network weights"):
+        loaded.infer(small)
+
+
+def test_dvae_posterior_mean_matches_an_independent_forward_pass(small, models):
+    """θ_d = a_d / Σ a_d with a_d = max(softplus(BN(W₂ relu(W₁ x + c₁) + c₂)), 1e-5), recomputed in numpy."""
+    model = models["dvae"]
+    x = small.doc_term_matrix().toarray()
+    e = {name[len("net.") :]: value.astype(np.float64) for name, value in model.extra.items()}
+    h = np.maximum(x @ e["hidden.weight"].T + e["hidden.bias"], 0) @ e["concentration.weight"].T
+    h += e["concentration.bias"]
+    # the batch norm holds the mean and (biased) variance of h over the training documents
+    assert np.allclose(e["concentration_bn.running_mean"], h.mean(axis=0), rtol=1e-4, atol=1e-5)
+    assert np.allclose(e["concentration_bn.running_var"], h.var(axis=0), rtol=1e-3, atol=1e-6)
+    normed = (h - e["concentration_bn.running_mean"]) / np.sqrt(e["concentration_bn.running_var"] + 1e-3)
+    a = np.maximum(np.logaddexp(0, normed + e["concentration_bn.bias"]), 1e-5)
+    assert np.allclose(model.theta, a / a.sum(axis=1, keepdims=True), atol=1e-5)
+    weights = e["topics.weight"].T
+    softmax = np.exp(weights - weights.max(axis=1, keepdims=True))
+    assert np.allclose(model.phi, softmax / softmax.sum(axis=1, keepdims=True), atol=1e-12)
+
+
+def test_which_evaluations_apply(small, models, tmp_path):
+    """Wallach et al.'s estimators refuse dvae (not a mixture) and etm (no Dirichlet prior); Chang et al.'s
+    predictive metrics, with and without document completion, run on both."""
+    for kind in ("dvae", "etm"):
+        result = predictive(models[kind], small)
+        assert np.isfinite(result.log_likelihood_per_word) and result.mean_rank >= 1
+        half = predictive(models[kind], small, split="first-half")
+        assert np.isfinite(half.log_likelihood_per_word)
+    with pytest.raises(NotAMixtureError, match="softmax"):
+        estimate(models["dvae"], None, small, method="left-to-right")
+    with pytest.raises(NotAMixtureError, match="predictive"):
+        complete(models["dvae"], None, small, method="estimated-theta")
+    with pytest.raises(InputError, match="Dirichlet prior"):
+        estimate(models["etm"], None, small, method="left-to-right")
+    small.save(tmp_path / "corpus")
+    models["dvae"].save(tmp_path / "dvae")
+    out = CliRunner().invoke(app, ["likelihood", str(tmp_path / "dvae"), str(tmp_path / "corpus")])
+    assert out.exit_code == 2 and "softmax" in out.output
+
+
+def test_cli_train(small, tmp_path):
+    small.save(tmp_path / "corpus")
+    args = ["train", str(tmp_path / "corpus"), "--model", "dvae", "-k", "3", "--epochs", "2", "--device", "cpu"]
+    out = CliRunner().invoke(app, [*args, "-p", "gamma_kl=1", "-p", "beta_reg=0.01", "--out", str(tmp_path / "m")])
+    assert out.exit_code == 0, out.output
+    model = TopicModel.load(tmp_path / "m")
+    assert model.params["epochs"] == 2 and model.params["beta_reg"] == 0.01 and model.params["device"] == "cpu"
+    bad = CliRunner().invoke(app, [*args, "-p", "gamma_kl=0", "--out", str(tmp_path / "n")])
+    assert bad.exit_code == 2 and "gamma_kl" in bad.output
+    gibbs = CliRunner().invoke(app, ["train", str(tmp_path / "corpus"), "--epochs", "2", "--out", str(tmp_path / "o")])
+    assert gibbs.exit_code == 2 and "no parameter epochs" in gibbs.output
+
+
+@pytest.mark.parametrize(
+    ("kind", "params", "message"),
+    [
+        ("dvae", {"alpha": 0}, "alpha > 0"),
+        ("dvae", {"learning_rate": -1}, "learning_rate > 0"),
+        ("dvae", {"beta_reg": -0.1}, "beta_reg >= 0"),
+        ("dvae", {"gamma_bn": -1}, "gamma_bn"),
+        ("dvae", {"gamma_kl": 0}, "gamma_kl"),
+        ("dvae", {"epochs": 0}, "epochs"),
+        ("dvae", {"epochs": 2.5}, "epochs"),
+        ("dvae", {"dropout": 1.0}, "dropout"),
+        ("dvae", {"device": "tpu"}, "device"),
+        ("dvae", {"threads": 0}, "threads"),
+        ("dvae", {"gamma": 1}, "no parameter gamma"),
+        ("etm", {"weight_decay": -1e-6}, "weight_decay"),
+        ("etm", {"anneal_lr": 2}, "anneal_lr"),
+        ("etm", {"anneal_lr": True, "validation_share": 1.0}, "validation_share"),
+        ("etm", {"batch_size": 0}, "batch_size"),
+    ],
+)
+def test_bad_parameters_are_refused(small, kind, params, message):
+    with pytest.raises(InputError, match=message):
+        train(small, kind, k=4, **params)
+
+
+def test_k_one_refused(small):
+    for kind in ("dvae", "etm"):
+        with pytest.raises(InputError, match="k >= 2"):
+            train(small, kind, k=1)
+
+
+def test_parameters_are_hoyle_table_8():
+    assert {"alpha", "learning_rate", "beta_reg", "gamma_bn", "gamma_kl", "epochs"} <= set(trainer_params("dvae"))
+    assert {"learning_rate", "weight_decay", "anneal_lr", "epochs"} <= set(trainer_params("etm"))
+    dvae, etm = trainer_params("dvae"), trainer_params("etm")
+    # Table 8's best setting for NYT (†)
+    assert (dvae["alpha"], dvae["learning_rate"], dvae["beta_reg"]) == (0.01, 0.01, 0.1)
+    assert (dvae["gamma_bn"], dvae["gamma_kl"], dvae["epochs"]) == (200, 200, 500)
+    assert (etm["learning_rate"], etm["weight_decay"], etm["anneal_lr"], etm["epochs"]) == (0.02, 1.2e-6, False, 1000)
+
+
+def test_etm_learning_rate_annealing(small):
+    """Dieng et al.'s rule divides the rate by 4 when the validation loss is above the lowest of all
+    epochs but the last 10; with anneal_lr the held-out share and the rate per epoch are recorded."""
+    flat = [4.0] + [5.0] * 10
+    assert annealed_learning_rate(flat[:10], 4.5, 0.02) == 0.02  # no epoch older than the last 10 yet
+    assert annealed_learning_rate(flat, 4.5, 0.02) == 0.005  # 4.5 > 4.0, the best before the last 10 epochs
+    assert annealed_learning_rate(flat, 3.9, 0.02) == 0.02  # an improvement
+    assert annealed_learning_rate(flat, 4.5, 1e-5) == 1e-5  # at the floor
+    options = {**SMALL_ETM_SIZES, "epochs": 25, "batch_size": 50, "learning_rate": 0.05}
+    model = train(small, "etm", k=4, seed=0, anneal_lr=True, validation_share=0.2, **options)
+    validation = model.manifest["training"]["validation"]
+    assert validation["documents"] == 40 and len(validation["trace"]) == 25
+    rate = 0.05
+    for i, (_, value, after) in enumerate(validation["trace"]):
+        rate = annealed_learning_rate([row[1] for row in validation["trace"][:i]], value, rate)
+        assert after == rate
+    assert model.theta.shape == (200, 4)  # θ of every document, held-out ones included
+
+
+def test_annealing_factor_and_minibatches():
+    assert annealing_factor(0, 0, 0, 10) == 0.0
+    assert annealing_factor(0, 0, 2, 10) == pytest.approx(0.01 + 0.99 / 20)
+    assert annealing_factor(9, 1, 2, 10) == 1.0 and annealing_factor(0, 5, 2, 10) == 1.0
+    batches = minibatches(105, 20, np.random.default_rng(0))
+    assert [len(b) for b in batches] == [20] * 5 and len(np.unique(np.concatenate(batches))) == 100
+    assert [len(b) for b in minibatches(7, 20, np.random.default_rng(0))] == [7]
