@@ -28,6 +28,7 @@ inside the methods that need them.
 
 from __future__ import annotations
 
+import functools
 import gzip
 import hashlib
 import importlib
@@ -89,10 +90,13 @@ class WordVectors:
         """The share of the words the encoder represents (1.0 for no words)."""
         return float(self.found.mean()) if len(self.found) else 1.0
 
+    @functools.cached_property
+    def _position(self) -> dict[str, int]:
+        return {w: i for i, w in enumerate(self.words)}
+
     def rows(self, words: Sequence[str]) -> np.ndarray:
         """The row of each of ``words`` (which must be among :attr:`words`)."""
-        position = {w: i for i, w in enumerate(self.words)}
-        return np.array([position[w] for w in words], dtype=np.int64)
+        return np.array([self._position[w] for w in words], dtype=np.int64)
 
 
 class Encoder:
