@@ -201,3 +201,21 @@ def test_entities_with_a_pipeline_lacking_ner_are_refused(corpus_of, tmp_path):
     spacy.blank("en").to_disk(tmp_path / "blank")
     with pytest.raises(InputError, match="no 'ner'"):
         corpus_of(["some text here"], entities=str(tmp_path / "blank"))
+
+
+def test_trim_pipeline_reloads_spacy_past_its_string_limit_with_the_same_tokens():
+    from tealeaves.corpus.preprocess import TokenizeTask, load_pipeline, tokenize_batch, trim_pipeline
+
+    texts = ["Unusualwordone and unusualwordtwo, the 3rd time in New-York."] * 2
+    before = tokenize_batch(TokenizeTask(texts, PreprocessConfig()))
+    nlp = load_pipeline(None)
+    assert trim_pipeline(None, max_strings=len(nlp.vocab.strings)) is False
+    assert load_pipeline(None) is nlp
+    assert trim_pipeline(None, max_strings=len(nlp.vocab.strings) - 1) is True
+    assert load_pipeline(None) is not nlp
+    after = tokenize_batch(TokenizeTask(texts, PreprocessConfig()))
+    assert (after.words, after.tokens.tolist(), after.lengths.tolist()) == (
+        before.words,
+        before.tokens.tolist(),
+        before.lengths.tolist(),
+    )

@@ -181,6 +181,21 @@ def load_pipeline(entities: str | None) -> Any:
     return nlp
 
 
+def trim_pipeline(entities: str | None, max_strings: int = 500_000) -> bool:
+    """Forget the cached pipeline once its string store holds more than ``max_strings`` strings.
+
+    spaCy keeps every new string it sees, so a worker that tokenizes shard after shard would
+    grow with the corpus (Wikipedia has millions of distinct strings); the next
+    :func:`load_pipeline` loads a fresh one. Tokenization does not depend on what the store
+    holds. Returns whether the pipeline was dropped.
+    """
+    nlp = _PIPELINES.get(entities)
+    if nlp is None or len(nlp.vocab.strings) <= max_strings:
+        return False
+    del _PIPELINES[entities]
+    return True
+
+
 def load_stopwords(stopwords: str | None) -> frozenset[str]:
     """The stop list named by the ``stopwords`` rule."""
     if stopwords is None:

@@ -23,8 +23,9 @@ boundaries (``shards``) so that :meth:`tealeaves.coherence.RefIndex.build` index
 shards in parallel. The result is an ordinary corpus folder: :meth:`Corpus.load` memory-maps it.
 
 Memory: a worker holds one shard (its documents' tokens and word list) at a time, never the
-corpus; this process holds the word list of the whole corpus (for the document frequencies)
-and the document offsets.
+corpus, and reloads spaCy's pipeline when its string store passes 500,000 strings
+(:func:`~tealeaves.corpus.preprocess.trim_pipeline`); this process holds the word list of the
+whole corpus (for the document frequencies) and the document offsets.
 
 Failure and restart: the work happens in ``.NAME.work/`` beside the output folder. Every task
 writes its output under a temporary name and renames it when complete, and returns the
@@ -62,7 +63,13 @@ from tealeaves.corpus.prepare import (
     source_config,
     vocabulary_from_df,
 )
-from tealeaves.corpus.preprocess import PreprocessConfig, TokenizedBatch, TokenizeTask, tokenize_batch
+from tealeaves.corpus.preprocess import (
+    PreprocessConfig,
+    TokenizedBatch,
+    TokenizeTask,
+    tokenize_batch,
+    trim_pipeline,
+)
 from tealeaves.corpus.readers import FieldNames, ReadStats, check_format, detect_format, read_inputs, snippet
 from tealeaves.corpus.vocabulary import Vocabulary
 from tealeaves.errors import EmptyResultError, InputError, MissingDependencyError
@@ -455,6 +462,7 @@ def _tokenize_shard(task: _Tokenize) -> dict[str, Any]:
                     texts, size = [], 0
         if texts:
             batches.append(tokenize_batch(TokenizeTask(texts, config)))
+        trim_pipeline(config.entities)
         words, tokens, lengths, counts = merge_batches(batches)
         (tmp / "words.json").write_text(json.dumps(words, ensure_ascii=False), encoding="utf-8")
         np.save(tmp / "tokens.npy", tokens.astype(np.int32))
