@@ -207,3 +207,16 @@ def test_foreign_folder_is_refused(planted, tmp_path):
     (tmp_path / "notes.txt").write_text("mine")
     with pytest.raises(ArtifactError, match="not a tealeaves evaluation run"):
         tealeaves.evaluate(config(planted, "lda"), tmp_path)
+
+
+def test_short_topic_lists_keep_their_words(planted, tmp_path):
+    words = Topics.load(planted / "random.txt").words
+    Topics(tuple(topic[:5] for topic in words)).save(tmp_path / "five.txt")
+    cfg = {**config(planted), "models": [{"name": "five", "path": str(tmp_path / "five.txt")}]}
+    cfg["metrics"] = {name: name == "npmi" for name in METRICS}
+    with pytest.raises(InputError, match="model 'five', metric 'npmi': topic 0 has only 5 words"):
+        tealeaves.evaluate(cfg, tmp_path / "run")  # NPMI's default is the top 10 words
+    cfg["metrics"]["npmi"] = {"topn": 5}
+    result = tealeaves.evaluate(cfg, tmp_path / "run")
+    assert result.topics["words"].tolist() == [" ".join(topic[:5]) for topic in words]
+    assert result.comparisons.empty and set(result.per_model["metric"]) == {"npmi"}

@@ -425,13 +425,15 @@ def _per_document_table(items: dict[tuple[str, str], Items]) -> pd.DataFrame:
 
 
 def _topics_table(models: dict[str, Any], flags: dict[tuple[str, int], list[str]]) -> pd.DataFrame:
+    """Each topic's top ten words (all of a shorter topic list's) and its flags."""
     import pandas as pd
 
-    from tealeaves.models import as_topics
+    from tealeaves.models import TopicModel
 
     rows = []
     for name, model in models.items():
-        for k, words in enumerate(as_topics(model, 10).words):
+        topics = model.top_words(10) if isinstance(model, TopicModel) else model.words
+        for k, words in enumerate(topics):
             rows.append(
                 {"model": name, "topic": k, "words": " ".join(words[:10]), "flags": "; ".join(flags.get((name, k), []))}
             )

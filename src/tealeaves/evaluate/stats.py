@@ -92,7 +92,13 @@ def per_model_table(
 
 
 def holm(pvalues: np.ndarray) -> np.ndarray:
-    """Holm's step-down adjusted p-values (``statsmodels.stats.multitest.multipletests``, method "holm")."""
+    """Holm's (1979) step-down adjusted p-values of a family of ``m`` tests.
+
+    With the p-values sorted, :math:`p_{(1)} \\le \\dots \\le p_{(m)}`, the adjusted value of the
+    i-th is :math:`\\tilde p_{(i)} = \\max_{j \\le i} \\min(1, (m - j + 1)\\, p_{(j)})`; rejecting where
+    :math:`\\tilde p < \\alpha` controls the family-wise error rate at :math:`\\alpha`. Computed by
+    ``statsmodels.stats.multitest.multipletests(pvalues, method="holm")``.
+    """
     from statsmodels.stats.multitest import multipletests
 
     return np.asarray(multipletests(pvalues, method="holm")[1])
