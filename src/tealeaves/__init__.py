@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from tealeaves.errors import TealeavesError
     from tealeaves.evaluate import evaluate
     from tealeaves.intrusion import auto_word_intrusion
-    from tealeaves.models import TopicModel, Topics, as_topics, import_model, train
+    from tealeaves.models import TopicModel, Topics, as_topics, import_model, sweep, train
     from tealeaves.report import report
     from tealeaves.study import Study, create_study
 
@@ -45,5 +45,6 @@ __all__ = [
     "likelihood",
     "prepare",
     "report",
+    "sweep",
     "train",
 ]

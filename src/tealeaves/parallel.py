@@ -9,16 +9,26 @@ returns the results in order:
 - ``scheduler="local"``: a Dask ``LocalCluster`` of ``workers`` processes on loopback;
 - ``scheduler="tcp://host:port"``: an existing Dask distributed cluster.
 
+:func:`parallel_completed` spreads work the same way but yields each item's :class:`Outcome`
+as soon as it is final, in the order the work finishes: an item that raises is retried up to
+``retries`` times, and its errors are reported in its outcome instead of stopping the others
+(what a hyperparameter sweep needs, where one failing setting must not end the run).
+
 Dask is optional (``pip install 'tealeaves[dask]'``); nothing imports it unless asked.
 """
 
 from __future__ import annotations
 
+import collections
+import contextlib
 import multiprocessing
 import os
-from collections.abc import Callable, Sequence
-from concurrent.futures import ProcessPoolExecutor, as_completed
-from typing import Any, TypeVar
+import traceback
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, as_completed, wait
+from concurrent.futures.process import BrokenProcessPool
+from dataclasses import dataclass
+from typing import Any, Generic, Protocol, TypeVar
 
 from tealeaves.errors import InputError, MissingDependencyError
 from tealeaves.progress import ProgressCallback, notify
@@ -73,9 +83,23 @@ def _dask_map(
     progress: ProgressCallback | None,
     task: str,
 ) -> list[R]:
+    from dask.distributed import as_completed as dask_completed
+
+    with _dask_client(workers, scheduler) as client:
+        futures = client.map(func, list(items), pure=False)
+        index = {future.key: i for i, future in enumerate(futures)}
+        out: list[Any] = [None] * len(futures)
+        for done, future in enumerate(dask_completed(futures), start=1):
+            out[index[future.key]] = future.result()
+            notify(progress, task, done, len(futures))
+        return out
+
+
+@contextlib.contextmanager
+def _dask_client(workers: int, scheduler: str) -> Iterator[Any]:
+    """A ``dask.distributed.Client`` of a new ``LocalCluster`` (``"local"``) or of the cluster at ``scheduler``."""
     try:
         from dask.distributed import Client, LocalCluster
-        from dask.distributed import as_completed as dask_completed
     except ImportError as exc:
         raise MissingDependencyError(
             "Dask is not installed: run `pip install 'tealeaves[dask]'` to use --scheduler"
@@ -92,13 +116,173 @@ def _dask_map(
         raise InputError(f"scheduler must be 'local' or a Dask address like tcp://host:8786, got {scheduler!r}")
     try:
         with Client(address) as client:
-            futures = client.map(func, list(items), pure=False)
-            index = {future.key: i for i, future in enumerate(futures)}
-            out: list[Any] = [None] * len(futures)
-            for done, future in enumerate(dask_completed(futures), start=1):
-                out[index[future.key]] = future.result()
-                notify(progress, task, done, len(futures))
-            return out
+            yield client
     finally:
         if cluster is not None:
             cluster.close()
+
+
+@dataclass(frozen=True)
+class Outcome(Generic[R]):
+    """What became of one work item of :func:`parallel_completed`.
+
+    Attributes
+    ----------
+    index : int
+        The item's position in the sequence given.
+    value : object or None
+        What the function returned; None when every attempt failed.
+    errors : tuple of str
+        ``"ExceptionType: message"`` of each failed attempt, oldest first.
+    attempts : int
+        Calls made: ``len(errors)`` when the item failed, ``len(errors) + 1`` when it succeeded.
+    traceback : str or None
+        The formatted traceback of the last attempt when it failed.
+    """
+
+    index: int
+    value: R | None
+    errors: tuple[str, ...]
+    attempts: int
+    traceback: str | None
+
+    @property
+    def ok(self) -> bool:
+        """Whether an attempt succeeded."""
+        return self.attempts > len(self.errors)
+
+
+def parallel_completed(
+    func: Callable[[T], R],
+    items: Sequence[T],
+    workers: int | None = 1,
+    scheduler: str | None = None,
+    retries: int = 0,
+) -> Iterator[Outcome[R]]:
+    """Apply ``func`` to every item; yield each item's :class:`Outcome` as soon as it is final.
+
+    Work is spread as by :func:`parallel_map` (this process, ``workers`` local processes, a Dask
+    ``LocalCluster`` or a Dask cluster's address), but outcomes come in the order the work
+    finishes. An item whose call raises, or whose worker process dies, is submitted again up to
+    ``retries`` more times while the others go on; after its last failed attempt its outcome
+    carries the errors instead of a value. No item's failure stops the iteration. Closing the
+    iterator early (``break``) shuts down the processes or the ``LocalCluster`` it started.
+    """
+    if retries < 0:
+        raise InputError(f"retries must be 0 or more, got {retries}")
+    workers = resolve_workers(workers)
+    if not items:  # nothing to start a cluster for
+        return
+    with contextlib.ExitStack() as stack:
+        runner: _Runner
+        if scheduler:
+            runner = _DaskRunner(func, items, stack.enter_context(_dask_client(workers, scheduler)))
+        elif workers == 1 or len(items) <= 1:
+            runner = _SerialRunner(func, items)
+        else:
+            runner = stack.enter_context(_PoolRunner(func, items, min(workers, len(items))))
+        yield from _outcomes(runner, len(items), retries)
+
+
+def _outcomes(runner: _Runner, n: int, retries: int) -> Iterator[Outcome[Any]]:
+    errors: list[list[str]] = [[] for _ in range(n)]
+    for i in range(n):
+        runner.submit(i)
+    pending = n
+    while pending:
+        i, future = runner.next_done()
+        try:
+            value = future.result()
+        except Exception as exc:
+            errors[i].append(f"{type(exc).__name__}: {exc}")
+            if len(errors[i]) <= retries:
+                runner.submit(i)
+                continue
+            pending -= 1
+            yield Outcome(i, None, tuple(errors[i]), len(errors[i]), "".join(traceback.format_exception(exc)))
+        else:
+            pending -= 1
+            yield Outcome(i, value, tuple(errors[i]), len(errors[i]) + 1, None)
+
+
+class _Runner(Protocol):
+    def submit(self, i: int) -> None: ...
+
+    def next_done(self) -> tuple[int, Any]:
+        """The index of a finished item and its future (anything with ``result()``)."""
+        ...
+
+
+class _SerialRunner:
+    """In this process, one item at a time, in submission order."""
+
+    def __init__(self, func: Callable[[Any], Any], items: Sequence[Any]) -> None:
+        self.func, self.items = func, items
+        self.queue: collections.deque[int] = collections.deque()
+
+    def submit(self, i: int) -> None:
+        self.queue.append(i)
+
+    def next_done(self) -> tuple[int, Future[Any]]:
+        i = self.queue.popleft()
+        future: Future[Any] = Future()
+        try:
+            future.set_result(self.func(self.items[i]))
+        except Exception as exc:
+            future.set_exception(exc)
+        return i, future
+
+
+class _PoolRunner:
+    """A pool of local processes; a pool broken by a dying worker is replaced by a new one."""
+
+    def __init__(self, func: Callable[[Any], Any], items: Sequence[Any], workers: int) -> None:
+        self.func, self.items, self.workers = func, items, workers
+        self.pool = self._new_pool()
+        self.pending: dict[Future[Any], int] = {}
+        self.done: list[Future[Any]] = []
+
+    def _new_pool(self) -> ProcessPoolExecutor:
+        return ProcessPoolExecutor(max_workers=self.workers, mp_context=multiprocessing.get_context("forkserver"))
+
+    def __enter__(self) -> _PoolRunner:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.pool.shutdown(cancel_futures=True)
+
+    def submit(self, i: int) -> None:
+        try:
+            future = self.pool.submit(self.func, self.items[i])
+        except BrokenProcessPool:
+            self.pool.shutdown(cancel_futures=True)
+            self.pool = self._new_pool()
+            future = self.pool.submit(self.func, self.items[i])
+        self.pending[future] = i
+
+    def next_done(self) -> tuple[int, Future[Any]]:
+        if not self.done:
+            finished, _ = wait(self.pending, return_when=FIRST_COMPLETED)
+            self.done = list(finished)
+        future = self.done.pop()
+        return self.pending.pop(future), future
+
+
+class _DaskRunner:
+    """Futures on a Dask client, taken as they complete."""
+
+    def __init__(self, func: Callable[[Any], Any], items: Sequence[Any], client: Any) -> None:
+        from dask.distributed import as_completed as dask_completed
+
+        self.func, self.items, self.client = func, items, client
+        self.completed = dask_completed()
+        self.keys: dict[Any, int] = {}
+
+    def submit(self, i: int) -> None:
+        future = self.client.submit(self.func, self.items[i], pure=False)
+        self.keys[future.key] = i
+        self.completed.add(future)
+
+    def next_done(self) -> tuple[int, Any]:
+        future = next(self.completed)
+        return self.keys.pop(future.key), future

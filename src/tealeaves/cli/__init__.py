@@ -7,7 +7,19 @@ no more than typer and rich.
 
 from __future__ import annotations
 
-from tealeaves.cli import analysis, coherence, corpus, demo, evaluate, intrusion, likelihood, models, study, validate
+from tealeaves.cli import (
+    analysis,
+    coherence,
+    corpus,
+    demo,
+    evaluate,
+    intrusion,
+    likelihood,
+    models,
+    study,
+    sweep,
+    validate,
+)
 from tealeaves.cli.common import app
 
 __all__ = [
@@ -22,6 +34,7 @@ __all__ = [
     "main",
     "models",
     "study",
+    "sweep",
     "validate",
 ]
 

@@ -1,0 +1,70 @@
+"""The ``sweep`` command: Hoyle et al.'s random hyperparameter search on Dask (:func:`tealeaves.sweep`)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any
+
+import typer
+
+from tealeaves.cli.common import JsonOption, app, reports_errors, show
+from tealeaves.console import progress_bar
+
+if TYPE_CHECKING:
+    from rich.table import Table
+
+    from tealeaves.models.sweep import SweepResult
+
+
+@app.command()
+@reports_errors
+def sweep(
+    config: Annotated[
+        Path, typer.Argument(help="The sweep's TOML file (corpus, reference, models, settings, k, seed).")
+    ],
+    out: Annotated[Path, typer.Option("--out", "-o", help="The sweep folder; an existing one is resumed.")],
+    scheduler: Annotated[
+        str, typer.Option(help="Dask: 'local' (a LocalCluster) or a scheduler address tcp://HOST:PORT.")
+    ] = "local",
+    workers: Annotated[
+        int | None, typer.Option(help="Processes of the LocalCluster (default: one per CPU core).", min=1)
+    ] = None,
+    force: Annotated[bool, typer.Option(help="Delete the sweep folder and start over.")] = False,
+    as_json: JsonOption = False,
+) -> None:
+    """Train and score random settings of each model (Hoyle et al. 2021, §4.2); select the best by NPMI."""
+    from tealeaves.models.sweep import sweep as run_sweep
+
+    with progress_bar() as progress:
+        result = run_sweep(config, out, scheduler=scheduler, workers=workers, force=force, progress=progress)
+    show(as_json, lambda: _summary(result), _table(result))
+
+
+def _summary(result: SweepResult) -> dict[str, Any]:
+    frame = result.to_frame()
+    return {
+        "out": str(result.out),
+        "trained": result.trained,
+        "resumed": result.resumed,
+        "seconds": result.seconds,
+        "selected": result.selected,
+        "trials": frame.drop(columns=["seed"]).to_dict(orient="records"),
+    }
+
+
+def _table(result: SweepResult) -> Table:
+    from rich.table import Table
+
+    frame = result.to_frame()
+    title = f"sweep -> {result.out}: {result.trained} trials trained, {result.resumed} resumed, {result.seconds:.1f} s"
+    table = Table(title=title, title_justify="left")
+    for column in ("model", "trials", "failed", "pass filters", "selected", "NPMI", "C_V", "TU"):
+        table.add_column(column, justify="left" if column in ("model", "selected") else "right")
+    for model, rows in frame.groupby("model", sort=False):
+        chosen = result.selected[str(model)]
+        best = rows[rows["trial"] == chosen].iloc[0] if chosen else None
+        scores = ["-"] * 3 if best is None else [f"{best[c]:.4f}" for c in ("npmi", "cv", "topic_uniqueness")]
+        failed = int((rows["status"] == "failed").sum())
+        passing = int(rows["passes"].fillna(False).astype(bool).sum())
+        table.add_row(str(model), str(len(rows)), str(failed), str(passing), chosen or "none", *scores)
+    return table

@@ -1,0 +1,369 @@
+"""Hoyle et al.'s sweep: Table 8's ranges, trials on a Dask LocalCluster that survive a failing
+trial, restarts that train only what is missing, and the selection after the redundancy filters."""
+
+from __future__ import annotations
+
+import dataclasses
+import itertools
+import json
+import os
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats
+from typer.testing import CliRunner
+
+from tealeaves.cli import app
+from tealeaves.coherence import RefIndex, score
+from tealeaves.corpus import Corpus, Vocabulary
+from tealeaves.errors import ArtifactError, InputError
+from tealeaves.models import SPACES, TRAINERS, SweepConfig, TopicModel, lda_gibbs, sweep, trainer_params
+from tealeaves.models.sweep import LogUniform, draw_settings, plan, select_best
+from tealeaves.models.train import TrainerSpec
+
+ROOT = Path(__file__).resolve().parents[2]
+LOG = "TEALEAVES_TEST_SWEEP_LOG"
+
+# Hoyle et al. 2021, Appendix A.3, Table 8, transcribed here independently of tealeaves.models.sweep
+TABLE_8 = {
+    "lda-gibbs": {
+        "alpha_sum": {0.01, 0.05, 0.1, 0.25, 1.0, 5.0},
+        "beta": {0.01, 0.05, 0.1},
+        "optimize_interval": {0, 10, 100, 500},
+        "iterations": {1000, 2000},
+    },
+    "dvae": {
+        "alpha": {0.001, 0.01, 0.1},
+        "learning_rate": {0.001, 0.01},
+        "beta_reg": {0.0, 0.01, 0.1, 1.0},
+        "gamma_bn": {0, 1, 100, 200},
+        "gamma_kl": {100, 200},
+        "epochs": {200, 500},
+    },
+    "etm": {
+        "learning_rate": {0.001, 0.002, 0.01, 0.02},
+        "weight_decay": {1.2e-5, 1.2e-6, 1.2e-7},
+        "anneal_lr": {False, True},
+        "epochs": {500, 1000},
+    },
+}
+
+
+def flaky_fit(corpus, k, seed=0, progress=None, *, fail="never", iterations=20):
+    """lda-gibbs that appends ``seed`` to the file named by $TEALEAVES_TEST_SWEEP_LOG on every call, and
+    raises when told to: on every call (``always``) or on the first call for its seed (``once``)."""
+    log = Path(os.environ[LOG])
+    earlier = log.read_text().split().count(str(seed)) if log.exists() else 0
+    with log.open("a") as handle:
+        handle.write(f"{seed}\n")
+    if fail == "always" or (fail == "once" and earlier == 0):
+        raise RuntimeError(f"planted failure ({fail})")
+    return lda_gibbs.fit(corpus, k, seed, iterations=iterations, optimize_burn_in=5)
+
+
+def trainings(log: Path) -> list[int]:
+    return [int(line) for line in log.read_text().split()] if log.exists() else []
+
+
+@pytest.fixture(scope="module")
+def inputs(tmp_path_factory):
+    """Four planted topics on disjoint blocks of 15 words; the corpus is its own reference index."""
+    rng = np.random.default_rng(7)
+    k, block = 4, 15
+    docs = []
+    for _ in range(160):
+        theta = rng.dirichlet(np.full(k, 0.2))
+        topics = rng.choice(k, size=40, p=theta)
+        docs.append(topics * block + rng.integers(block, size=40))
+    corpus = Corpus.from_documents(docs, Vocabulary([f"w{i:02d}" for i in range(k * block)]))
+    folder = tmp_path_factory.mktemp("sweep-inputs")
+    corpus.save(folder / "corpus")
+    RefIndex.build(corpus, out=folder / "index")
+    return folder
+
+
+def register_flaky(monkeypatch, log):
+    """The flaky trainer, registered for one test (the sweep ships its entry to the Dask workers)."""
+    monkeypatch.setitem(TRAINERS, "flaky", TrainerSpec("tests.models.test_sweep:flaky_fit", "lda-gibbs that fails"))
+    monkeypatch.setenv(LOG, str(log))
+    return log
+
+
+@pytest.fixture
+def flaky(monkeypatch, tmp_path):
+    return register_flaky(monkeypatch, tmp_path / "trainings.log")
+
+
+FLAKY_SPACE = {"fail": ["never", "once", "always"], "iterations": [10, 20, 30]}
+
+
+def flaky_config(inputs, settings=4, seed=None):
+    """A sweep of the flaky trainer; without a seed, the first seed whose first four settings hold
+    a trial of each kind (never fails, fails once, always fails)."""
+    data = {"corpus": "corpus", "reference": "index", "models": ["flaky"], "settings": settings, "k": 4}
+    data["space"] = {"flaky": FLAKY_SPACE}
+    if seed is None:
+        space = SweepConfig.from_mapping(data, base=inputs).space("flaky")
+        kinds = {"never", "once", "always"}
+        seed = next(s for s in itertools.count() if {d["fail"] for d in draw_settings(space, 4, s, "flaky")} == kinds)
+    return SweepConfig.from_mapping({**data, "seed": seed}, base=inputs)
+
+
+@pytest.fixture(scope="module")
+def cluster_sweep(inputs, tmp_path_factory):
+    """Four flaky settings on a two-worker Dask LocalCluster, run once for the module: one fails twice,
+    one fails once and then succeeds. Tests copy the folder before changing it."""
+    from dask.distributed import LocalCluster
+
+    folder = tmp_path_factory.mktemp("cluster-sweep")
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        log = register_flaky(monkeypatch, folder / "trainings.log")
+        config = flaky_config(inputs)
+        # a cluster of its own, reached by its tcp:// address as a remote one would be
+        with LocalCluster(n_workers=2, threads_per_worker=1, host="127.0.0.1", dashboard_address=None) as cluster:
+            assert cluster.scheduler_address.startswith("tcp://")
+            result = sweep(config, folder / "sweep", scheduler=cluster.scheduler_address)
+    return config, result, log
+
+
+def test_a_failing_trial_is_retried_once_recorded_and_not_fatal(cluster_sweep):
+    _, result, log = cluster_sweep
+    frame = pd.read_parquet(result.out / "results.parquet")
+    assert len(frame) == 4 and result.trained == 4 and result.resumed == 0
+    fail = {r["trial"]: r["params"]["fail"] for r in result.records}
+    for row in frame.itertuples():
+        kind = fail[row.trial]
+        if kind == "always":
+            assert (row.status, row.attempts) == ("failed", 2)
+            assert row.error == "RuntimeError: planted failure (always); RuntimeError: planted failure (always)"
+            assert np.isnan(row.npmi)
+        elif kind == "once":
+            assert (row.status, row.attempts, row.error) == ("ok", 2, "RuntimeError: planted failure (once)")
+        else:
+            assert (row.status, row.attempts) == ("ok", 1) and pd.isna(row.error)
+        assert kind != "never" or np.isfinite(row.npmi)
+    assert len(trainings(log)) == frame["attempts"].sum()
+    failed = json.loads((result.out / "trials" / f"{frame.trial[frame.status == 'failed'].iloc[0]}.json").read_text())
+    assert "planted failure (always)" in failed["traceback"] and failed["scores"] == {}
+    manifest = json.loads((result.out / "manifest.json").read_text())
+    assert manifest["kind"] == "sweep" and manifest["status"] == "complete"
+    assert manifest["stats"]["failed"] == 1 and manifest["stats"]["ok"] == 3
+    assert pd.read_csv(result.out / "results.csv")["trial"].tolist() == frame["trial"].tolist()
+
+
+def test_a_restarted_sweep_trains_only_the_trials_without_a_record(cluster_sweep, flaky, tmp_path):
+    config, first, log = cluster_sweep
+    out = tmp_path / "sweep"
+    shutil.copytree(first.out, out)
+    shutil.copy(log, flaky)
+    log = flaky
+    before = trainings(log)
+    again = sweep(config, out, scheduler=None, workers=1)
+    assert trainings(log) == before and (again.trained, again.resumed) == (0, 4)
+    pd.testing.assert_frame_equal(again.to_frame(), first.to_frame())
+    # more settings: the first four keep their settings and records, only the new two are trained
+    more = sweep(flaky_config(config.corpus.parent, settings=6, seed=config.seed), out, scheduler=None, workers=1)
+    assert (more.trained, more.resumed) == (2, 4)
+    assert more.records[:4] == first.records
+    new_seeds = {r["seed"] for r in more.records[4:]}
+    assert sorted(trainings(log)[len(before) :]) == sorted(
+        s for r in more.records[4:] for s in [r["seed"]] * r["attempts"]
+    )
+    assert new_seeds.isdisjoint(r["seed"] for r in first.records)
+
+
+def test_an_interrupted_sweep_resumes_where_it_stopped(inputs, flaky, tmp_path):
+    space = {"flaky": {"fail": "never", "iterations": [10, 20]}}
+    config = SweepConfig.from_mapping(
+        {"corpus": "corpus", "reference": "index", "models": ["flaky"], "settings": 5, "k": 4, "space": space},
+        base=inputs,
+    )
+
+    def stop_after_two(update):
+        if update.done == 2:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        sweep(config, tmp_path / "sweep", scheduler=None, workers=1, progress=stop_after_two)
+    assert len(list((tmp_path / "sweep" / "trials").glob("*.json"))) == 2 and len(trainings(flaky)) == 2
+    assert not (tmp_path / "sweep" / "results.parquet").exists()
+    done = sweep(config, tmp_path / "sweep", scheduler=None, workers=1)
+    assert (done.trained, done.resumed) == (3, 2) and len(trainings(flaky)) == 5
+    assert sorted(trainings(flaky)) == sorted(r["seed"] for r in done.records)
+
+
+def test_another_configuration_in_the_same_folder_is_refused_unless_forced(inputs, flaky, tmp_path):
+    config = flaky_config(inputs, settings=1, seed=0)
+    sweep(config, tmp_path / "sweep", scheduler=None, workers=1)
+    other = dataclasses.replace(config, k=3)
+    with pytest.raises(ArtifactError, match="another configuration"):
+        sweep(other, tmp_path / "sweep", scheduler=None, workers=1)
+    assert sweep(other, tmp_path / "sweep", scheduler=None, workers=1, force=True).records[0]["status"] in (
+        "ok",
+        "failed",
+    )
+    (tmp_path / "plain").mkdir()
+    (tmp_path / "plain" / "notes.txt").write_text("mine")
+    with pytest.raises(ArtifactError, match="not a sweep folder"):
+        sweep(config, tmp_path / "plain", scheduler=None, workers=1)
+
+
+def test_selection_after_the_filters_equals_a_direct_computation(inputs, tmp_path):
+    config = SweepConfig.from_mapping(
+        {
+            "corpus": "corpus",
+            "reference": "index",
+            "models": ["lda-gibbs", "lda-vb"],
+            "settings": 5,
+            "k": 6,  # two more than planted: some settings give redundant topics
+            "seed": 3,
+            "max_steps": {"lda-gibbs": 40, "lda-vb": 15},
+            "space": {"lda-gibbs": {"optimize_burn_in": 10}, "lda-vb": {"alpha": {"log_uniform": [0.01, 10.0]}}},
+        },
+        base=inputs,
+    )
+    result = sweep(config, tmp_path / "sweep", scheduler=None, workers=1)
+    frame = pd.read_parquet(tmp_path / "sweep" / "results.parquet")
+    index = RefIndex.load(inputs / "index")
+    # the filters, from each trial's recorded top words
+    for record, row in zip(result.records, frame.itertuples()):
+        top = record["top_words"]
+        shared = any(set(a[:5]) & set(b[:5]) for a, b in itertools.combinations(top, 2))
+        counts = {w: sum(w in t for t in top) for t in top for w in t}
+        tu = np.mean([np.mean([1 / counts[w] for w in t]) for t in top])
+        assert (row.filter_a, row.filter_b, row.passes) == (not shared, tu > 0.7, (not shared) and tu > 0.7)
+        assert row.topic_uniqueness == pytest.approx(tu)
+    assert 0 < frame["passes"].sum() < len(frame)  # the filters remove some trials, not all
+    expected = {}
+    for model, rows in frame.groupby("model"):
+        kept = rows[(rows.status == "ok") & rows.filter_a & rows.filter_b]
+        expected[model] = None if kept.empty else kept.loc[kept["npmi"].idxmax(), "trial"]
+    assert result.selected == expected == select_best(frame)
+    unfiltered = {model: rows.loc[rows["npmi"].idxmax(), "trial"] for model, rows in frame.groupby("model")}
+    assert unfiltered != expected  # the filters change the selection
+    assert frame.loc[frame.selected, "trial"].tolist() == sorted(t for t in expected.values() if t)
+    for model, trial in expected.items():
+        if trial is None:
+            assert not (tmp_path / "sweep" / "models" / model).exists()
+            continue
+        saved = TopicModel.load(tmp_path / "sweep" / "models" / model)
+        assert saved.manifest["sweep"]["trial"] == trial
+        rescored = score(saved, index, measure="npmi", window=10, topn=10, on_missing="zero").model_mean
+        assert rescored == pytest.approx(frame.set_index("trial").loc[trial, "npmi"], abs=1e-12)
+    trials = plan(config)
+    assert {t.params["iterations"] for t in trials if t.model == "lda-gibbs"} == {40}  # capped
+    assert {t.drawn["iterations"] for t in trials if t.model == "lda-gibbs"} <= {1000, 2000}
+
+
+def test_a_deleted_selected_model_is_trained_again(inputs, tmp_path):
+    config = SweepConfig.from_mapping(
+        {
+            "corpus": "corpus",
+            "reference": "index",
+            "models": ["lda-gibbs"],
+            "settings": 2,
+            "k": 4,
+            "seed": 3,
+            "max_steps": {"lda-gibbs": 40},
+            "space": {"lda-gibbs": {"optimize_burn_in": 10}},
+        },
+        base=inputs,
+    )
+    first = sweep(config, tmp_path / "sweep", scheduler=None, workers=1)
+    assert [t for t in first.selected.values() if t]
+    phi = TopicModel.load(tmp_path / "sweep" / "models" / "lda-gibbs").phi
+    shutil.rmtree(tmp_path / "sweep" / "models" / "lda-gibbs")
+    again = sweep(config, tmp_path / "sweep", scheduler=None, workers=1)
+    assert again.selected == first.selected and again.trained == 0
+    np.testing.assert_array_equal(TopicModel.load(tmp_path / "sweep" / "models" / "lda-gibbs").phi, phi)
+
+
+@pytest.mark.parametrize("model", sorted(TABLE_8))
+def test_settings_lie_in_table_8_and_are_reproducible_by_seed(model):
+    assert set(SPACES) == set(TABLE_8) and set(SPACES[model]) == set(TABLE_8[model])
+    settings = draw_settings(SPACES[model], 400, seed=11, model=model)
+    for name, values in TABLE_8[model].items():
+        drawn = [s[name] for s in settings]
+        assert set(drawn) == values  # every value of the range, and nothing else
+        counts = [drawn.count(v) for v in sorted(values)]
+        assert stats.chisquare(counts).pvalue > 1e-3  # uniform over the values
+    assert draw_settings(SPACES[model], 400, seed=11, model=model) == settings
+    assert draw_settings(SPACES[model], 7, seed=11, model=model) == settings[:7]
+    assert draw_settings(SPACES[model], 7, seed=12, model=model) != settings[:7]
+    if model not in TRAINERS:
+        pytest.skip(f"the {model} trainer is not registered")
+    assert set(SPACES[model]) <= set(trainer_params(model))
+
+
+def test_log_uniform_ranges_from_a_configuration(inputs):
+    config = SweepConfig.from_mapping(
+        {
+            "corpus": "corpus",
+            "reference": "index",
+            "models": ["lda-vb"],
+            "space": {
+                "lda-vb": {"alpha": {"log_uniform": [0.001, 10.0]}, "eta": {"uniform": [0.01, 0.1]}, "method": "online"}
+            },
+        },
+        base=inputs,
+    )
+    space = config.space("lda-vb")
+    assert space["alpha"] == LogUniform(0.001, 10.0)
+    settings = draw_settings(space, 500, seed=0, model="lda-vb")
+    logs = (np.log([s["alpha"] for s in settings]) - np.log(0.001)) / (np.log(10.0) - np.log(0.001))
+    assert stats.kstest(logs, "uniform").pvalue > 1e-3
+    assert stats.kstest([(s["eta"] - 0.01) / 0.09 for s in settings], "uniform").pvalue > 1e-3
+    assert {s["method"] for s in settings} == {"online"}
+
+
+def test_the_example_configuration_reads():
+    if not {"dvae", "etm"} <= set(TRAINERS):
+        pytest.skip("the neural trainers are not registered")
+    config = SweepConfig.from_toml(ROOT / "examples" / "sweep.toml")
+    assert config.models == ("lda-gibbs", "dvae", "etm") and config.settings == 16
+
+
+@pytest.mark.parametrize(
+    ("data", "message"),
+    [
+        ({"models": ["lda-gibbs"], "setings": 3}, "unknown key setings"),
+        ({"models": ["nope"]}, "unknown model 'nope'"),
+        ({"models": ["lda-vb"]}, r"no ranges for 'lda-vb': add a \[space.lda-vb\]"),
+        ({"models": ["lda-gibbs"], "space": {"lda-gibbs": {"alpha": [1.0]}}}, "lda-gibbs has no parameter alpha"),
+        (
+            {"models": ["lda-gibbs"], "space": {"lda-gibbs": {"beta": {"log_uniform": [0, 1]}}}},
+            "log_uniform needs 0 < low",
+        ),
+        (
+            {"models": ["lda-gibbs"], "space": {"lda-gibbs": {"beta": {"normal": [0, 1]}}}},
+            "unknown distribution 'normal'",
+        ),
+        ({"models": ["lda-gibbs"], "max_steps": {"lda-vb": 3}}, "which models does not list"),
+        ({"models": ["lda-gibbs"], "settings": 0}, "settings must be a positive integer"),
+        ({"models": ["lda-gibbs"], "score": {"on_missing": "drop"}}, "on_missing must be one of"),
+    ],
+)
+def test_bad_configurations_are_refused_with_the_reason(inputs, data, message):
+    with pytest.raises(InputError, match=message):
+        SweepConfig.from_mapping({"corpus": "corpus", "reference": "index", **data}, base=inputs)
+
+
+def test_cli_resumes_a_finished_sweep_and_reports_the_selection(cluster_sweep, flaky, tmp_path):
+    config, result, _ = cluster_sweep
+    toml = tmp_path / "sweep.toml"
+    toml.write_text(
+        f'corpus = "{config.corpus}"\nreference = "{config.reference}"\nmodels = ["flaky"]\nsettings = 4\nk = 4\n'
+        f'seed = {config.seed}\n[space.flaky]\nfail = ["never", "once", "always"]\niterations = [10, 20, 30]\n'
+    )
+    runner = CliRunner()
+    done = runner.invoke(app, ["sweep", str(toml), "--out", str(result.out), "--json"])
+    assert done.exit_code == 0, done.output
+    payload = json.loads(done.stdout)
+    assert payload["selected"] == result.selected and payload["trained"] == 0 and len(payload["trials"]) == 4
+    shown = runner.invoke(app, ["sweep", str(toml), "--out", str(result.out)])
+    assert shown.exit_code == 0 and result.selected["flaky"] in shown.stdout and "resumed" in shown.stdout
+    bad = runner.invoke(app, ["sweep", str(tmp_path / "missing.toml"), "--out", str(tmp_path / "x")])
+    assert bad.exit_code == 2 and "not found" in bad.output

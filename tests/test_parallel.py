@@ -1,0 +1,56 @@
+"""parallel_completed: outcomes as work finishes, retries, errors that never stop the others."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from tealeaves.errors import InputError
+from tealeaves.parallel import parallel_completed, parallel_map
+
+
+def square_or_fail(item: tuple[int, str]) -> int:
+    """``x * x``; x = 2 always raises; x = 3 kills its process the first time (a marker file remembers)."""
+    x, marker = item
+    if x == 2:
+        raise ValueError(f"no {x}")
+    if x == 3 and not Path(marker).exists():
+        Path(marker).touch()
+        os._exit(1)
+    return x * x
+
+
+def by_index(outcomes):
+    return sorted(outcomes, key=lambda outcome: outcome.index)
+
+
+def test_in_process_outcomes_with_one_retry():
+    items = [(0, ""), (1, ""), (2, "")]
+    outcomes = by_index(parallel_completed(square_or_fail, items, retries=1))
+    assert [(o.index, o.value, o.attempts, o.ok) for o in outcomes] == [
+        (0, 0, 1, True),
+        (1, 1, 1, True),
+        (2, None, 2, False),
+    ]
+    assert outcomes[2].errors == ("ValueError: no 2", "ValueError: no 2")
+    assert "ValueError: no 2" in outcomes[2].traceback and outcomes[0].traceback is None
+    (only,) = parallel_completed(square_or_fail, [(2, "")])
+    assert only.errors == ("ValueError: no 2",) and only.attempts == 1
+
+
+def test_process_pool_survives_a_dying_worker(tmp_path):
+    items = [(x, str(tmp_path / "died")) for x in range(5)]
+    outcomes = by_index(parallel_completed(square_or_fail, items, workers=2, retries=1))
+    assert [o.value for o in outcomes] == [0, 1, None, 9, 16]
+    assert outcomes[2].attempts == 2 and not outcomes[2].ok
+    # the item whose process died was tried again in a new pool and succeeded
+    assert outcomes[3].ok and outcomes[3].errors and "BrokenProcessPool" in outcomes[3].errors[0]
+    assert parallel_map(square_or_fail, [(0, ""), (1, ""), (4, "")], workers=2) == [0, 1, 16]
+
+
+def test_nothing_to_do_and_bad_retries():
+    assert list(parallel_completed(square_or_fail, [], scheduler="local")) == []
+    with pytest.raises(InputError, match="retries must be 0 or more"):
+        list(parallel_completed(square_or_fail, [(0, "")], retries=-1))
