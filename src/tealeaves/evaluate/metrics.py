@@ -146,7 +146,7 @@ def _coherence(measure: str) -> Callable[..., Measured]:
     def compute(model: TopicModel | Topics, inputs: Inputs, seed: int, **options: Any) -> Measured:
         from tealeaves.coherence import score
 
-        result = score(model, inputs.index, measure=measure, **options)  # type: ignore[arg-type]
+        result = score(model, inputs.index, measure=measure, **options)
         measured = Measured()
         measured.per_topic(measure, result.per_topic)
         for k, word, why in result.missing:
