@@ -367,3 +367,28 @@ def test_cli_resumes_a_finished_sweep_and_reports_the_selection(cluster_sweep, f
     assert shown.exit_code == 0 and result.selected["flaky"] in shown.stdout and "resumed" in shown.stdout
     bad = runner.invoke(app, ["sweep", str(tmp_path / "missing.toml"), "--out", str(tmp_path / "x")])
     assert bad.exit_code == 2 and "not found" in bad.output
+
+
+def test_the_neural_trainers_sweep_with_table_8_names(inputs, tmp_path):
+    pytest.importorskip("torch")
+    pytest.importorskip("gensim")
+    if not {"dvae", "etm"} <= set(TRAINERS):
+        pytest.skip("the neural trainers are not registered")
+    config = SweepConfig.from_mapping(
+        {
+            "corpus": "corpus",
+            "reference": "index",
+            "models": ["dvae", "etm"],
+            "settings": 1,
+            "k": 4,
+            "max_steps": {"dvae": 2, "etm": 2},
+            "space": {"dvae": {"batch_size": 40}, "etm": {"embedding_dim": 20, "encoder_dim": 50, "batch_size": 40}},
+        },
+        base=inputs,
+    )
+    result = sweep(config, tmp_path / "sweep", scheduler=None, workers=1)
+    for record in result.records:
+        assert record["status"] == "ok", record["errors"]
+        assert record["params"]["epochs"] == 2 and record["drawn"]["epochs"] in TABLE_8[record["model"]]["epochs"]
+        assert all(record["drawn"][name] in values for name, values in TABLE_8[record["model"]].items())
+        assert np.isfinite(record["scores"]["npmi"]) and 0 < record["scores"]["topic_uniqueness"] <= 1
