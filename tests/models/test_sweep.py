@@ -16,6 +16,7 @@ import pytest
 from scipy import stats
 from typer.testing import CliRunner
 
+from tealeaves.artifacts import read_manifest
 from tealeaves.cli import app
 from tealeaves.coherence import RefIndex, score
 from tealeaves.corpus import Corpus, Vocabulary
@@ -201,10 +202,12 @@ def test_another_configuration_in_the_same_folder_is_refused_unless_forced(input
     other = dataclasses.replace(config, k=3)
     with pytest.raises(ArtifactError, match="another configuration"):
         sweep(other, tmp_path / "sweep", scheduler=None, workers=1)
-    assert sweep(other, tmp_path / "sweep", scheduler=None, workers=1, force=True).records[0]["status"] in (
-        "ok",
-        "failed",
-    )
+    forced = sweep(other, tmp_path / "sweep", scheduler=None, workers=1, force=True)
+    assert (forced.trained, forced.resumed) == (1, 0)
+    # the inputs are read before --force deletes anything
+    with pytest.raises(ArtifactError, match="nowhere"):
+        sweep(dataclasses.replace(other, corpus=tmp_path / "nowhere"), tmp_path / "sweep", scheduler=None, force=True)
+    assert read_manifest(tmp_path / "sweep", kind="sweep")["config"]["k"] == 3
     (tmp_path / "plain").mkdir()
     (tmp_path / "plain" / "notes.txt").write_text("mine")
     with pytest.raises(ArtifactError, match="not a sweep folder"):

@@ -595,8 +595,8 @@ def sweep(
     started = time.perf_counter()
     if not isinstance(config, SweepConfig):
         config = SweepConfig.from_toml(config)
+    trials = plan(config)  # reads the corpus and the index before the folder is touched
     folder = _open_folder(Path(out), force)
-    trials = plan(config)
     records = _finished(folder, trials)
     _write_manifest(folder, config, scheduler, workers, "running")
     best = {model: _best(records.values(), model) for model in config.models}
