@@ -220,3 +220,17 @@ def test_short_topic_lists_keep_their_words(planted, tmp_path):
     result = tealeaves.evaluate(cfg, tmp_path / "run")
     assert result.topics["words"].tolist() == [" ".join(topic[:5]) for topic in words]
     assert result.comparisons.empty and set(result.per_model["metric"]) == {"npmi"}
+
+
+def test_flags_name_the_redundant_and_the_weak_topics(run, planted):
+    shared = diversity(TopicModel.load(planted / "lda")).shared_top_words
+    expected = {k for a, b, _ in shared for k in (a, b)}
+    assert expected  # planted LDA topics share some top-5 words
+    lda = run.topics[run.topics.model == "lda"].set_index("topic")["flags"]
+    assert {k for k, flags in lda.items() if "redundant: shares top-5 words with topics" in flags} == expected
+    for a, b, words in shared:
+        assert f"{b} ({' '.join(words)})" in lda[a] and f"{a} ({' '.join(words)})" in lda[b]
+    low = run.per_topic[(run.per_topic.model == "random") & (run.per_topic.metric == "wi_auto_pmi")]
+    flagged = run.topics[run.topics.model == "random"].set_index("topic")["flags"]
+    for row in low.itertuples():
+        assert ("low WI-Auto-PMI" in flagged[row.topic]) == (row.value < 0.25)

@@ -165,9 +165,12 @@ def _diversity(model: TopicModel | Topics, inputs: Inputs, seed: int, **options:
     measured = Measured(scalars={"topic_diversity": result.topic_diversity, "inverted_rbo": result.inverted_rbo})
     measured.scalars["redundant"] = float(result.redundant)
     measured.per_topic("topic_uniqueness", result.per_topic)
+    partners: dict[int, list[str]] = {}
     for a, b, words in result.shared_top_words:
-        measured.flag(a, f"redundant: shares {' '.join(words)} with topic {b}")
-        measured.flag(b, f"redundant: shares {' '.join(words)} with topic {a}")
+        partners.setdefault(a, []).append(f"{b} ({' '.join(words)})")
+        partners.setdefault(b, []).append(f"{a} ({' '.join(words)})")
+    for k, shared in sorted(partners.items()):
+        measured.flag(k, f"redundant: shares top-{result.overlap_topn} words with topics {', '.join(shared)}")
     return measured
 
 

@@ -231,8 +231,9 @@ def _comparison_figures(per_model, models, metrics, known, comparisons) -> str:
         names = [m for m in models if m in part.index]
         if not names:
             continue
+        title = known[metric].label + ("" if known[metric].higher_is_better else " (lower is better)")
         body = svg.interval_plot(
-            known[metric].label,
+            title,
             known[metric].label,
             names,
             part.loc[names, "mean"].tolist(),
@@ -243,7 +244,11 @@ def _comparison_figures(per_model, models, metrics, known, comparisons) -> str:
         marks = [
             f"{r.better} > {r.model_b if r.better == r.model_a else r.model_a}" for r in tested.itertuples() if r.better
         ]
-        caption = "significant: " + "; ".join(marks) if marks else "no significant difference between any two models"
+        caption = (
+            "significantly better (Holm-corrected): " + "; ".join(marks)
+            if marks
+            else "no significant difference between any two models"
+        )
         figures.append(_figure(f"comparison-{metric}", body, caption))
     return _section(
         "comparison", "Model comparison (Hoyle et al. 2021, Fig. 2)", figures, "Value and 95% interval per model."
