@@ -200,7 +200,7 @@ def test_a_registered_metric_runs_when_configured(planted, tmp_path, monkeypatch
 def test_bad_configuration_is_refused_before_any_work(planted, tmp_path, change, message):
     with pytest.raises(InputError, match=message):
         tealeaves.evaluate({**config(planted, "lda"), **change}, tmp_path / "run")
-    assert not (tmp_path / "run" / "manifest.json").exists()
+    assert not (tmp_path / "run").exists()
 
 
 def test_foreign_folder_is_refused(planted, tmp_path):

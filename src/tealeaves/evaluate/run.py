@@ -131,8 +131,6 @@ def evaluate(
     started = time.perf_counter()
     cfg = read_config(config)
     out = _claim(Path(out))
-    cache = out / "cache"
-    (cache / "steps").mkdir(parents=True, exist_ok=True)
     timings: dict[str, float] = {}
 
     tick = time.perf_counter()
@@ -142,6 +140,8 @@ def evaluate(
     model_fps = {name: model_fingerprint(model) for name, model in models.items()}
     timings["load"] = time.perf_counter() - tick
     notify(progress, "load corpora and models", 1, 1)
+    cache = out / "cache"  # created once the inputs are known to be readable
+    (cache / "steps").mkdir(parents=True, exist_ok=True)
 
     tick = time.perf_counter()
     index_path = _reference_index(corpora, fingerprints, cfg, cache, progress) if _needs(cfg, "index") else None
@@ -499,7 +499,7 @@ def _write_tables(out: Path, tables: dict[str, pd.DataFrame], manifest: dict[str
 
 
 def _claim(out: Path) -> Path:
-    """``out`` as a run folder: new, empty, an earlier run, or one interrupted (only its cache)."""
+    """Check that ``out`` may be a run folder: new, empty, an earlier run, or one interrupted (only its cache)."""
     if out.exists():
         if not out.is_dir():
             raise ArtifactError(f"{out} exists and is not a folder; choose another --out")
@@ -510,7 +510,6 @@ def _claim(out: Path) -> Path:
                 raise ArtifactError(f"{out} holds another tealeaves artifact; choose another --out") from None
         elif any(p.name != "cache" and not p.name.startswith(".tables-") for p in out.iterdir()):
             raise ArtifactError(f"{out} exists and is not a tealeaves evaluation run; choose another --out")
-    out.mkdir(parents=True, exist_ok=True)
     return out
 
 
