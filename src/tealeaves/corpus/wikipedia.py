@@ -6,8 +6,8 @@ Two input formats of :mod:`tealeaves.corpus.readers` live here:
     A ``pages-articles*.xml.bz2`` dump (or its parts, ``pages-articles1.xml-p1p41242.bz2``,
     ..., bzip2-compressed, gzip-compressed or plain), read with :func:`xml.etree.ElementTree.iterparse`
     one ``<page>`` at a time, so memory does not grow with the dump. Which pages become
-    documents follows WikiExtractor, the tool behind the usual Wikipedia reference corpora:
-    only articles (namespace 0); redirects (a ``<redirect>`` element or ``#REDIRECT`` text)
+    documents follows WikiExtractor, the tool behind the usual Wikipedia reference corpora,
+    run with its ``--filter_disambig_pages`` option: only articles (namespace 0); redirects (a ``<redirect>`` element or ``#REDIRECT`` text)
     are skipped, since they hold no text of their own; disambiguation pages (a title ending in
     ``(disambiguation)`` or a disambiguation template such as ``{{disambiguation}}``,
     ``{{dab}}``, ``{{hndis}}``, ``{{geodis}}``) are skipped, since they are lists of links, not
@@ -25,7 +25,7 @@ Two input formats of :mod:`tealeaves.corpus.readers` live here:
     ``wiki_00``, ``wiki_01``, ... files (``AA/``, ``AB/``, ... below it; ``.bz2`` with ``-c``),
     each either JSON lines (``--json``: ``id``, ``title``, ``text``, ``url``, ``revid``) or
     ``<doc id="…" url="…" title="…">`` blocks, whose first line (the title again) is dropped.
-    WikiExtractor has already applied the page rules above.
+    Its pages are taken as WikiExtractor selected them.
 """
 
 from __future__ import annotations
