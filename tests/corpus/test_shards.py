@@ -109,6 +109,9 @@ def test_restarted_job_skips_finished_shards(tmp_path, dump):
     finished = sorted(p.name for p in (work / "tokenize").iterdir())
     assert finished == ["S000000", "S000001"]
     stamps = {p: (work / "tokenize" / p / "tokens.npy").stat().st_mtime_ns for p in finished}
+    stale = work / "tokenize" / ".S000002.tmp-lost"  # what a worker killed in the middle of a shard leaves
+    stale.mkdir()
+    (stale / "tokens.npy").write_bytes(b"half")
     with pytest.raises(Interrupted):
         prepare(dump, out=out, shard_size=7, min_df=2, min_doc_words=20, progress=interrupt_after("map", 1))
     assert {p: (work / "tokenize" / p / "tokens.npy").stat().st_mtime_ns for p in finished} == stamps
