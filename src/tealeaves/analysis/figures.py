@@ -79,7 +79,7 @@ def leaderboard_bars(table: pd.DataFrame, panel: str, label: str, title: str = "
     plt = _pyplot()
     labels = list(dict.fromkeys(table[label]))
     groups = list(table.groupby(panel, sort=False))
-    height = 0.8 + 0.28 * len(labels)
+    height = 1.8 + 0.28 * len(labels)
     fig, axes = plt.subplots(
         1, len(groups), figsize=(2.6 * len(groups) + 2.6, height), squeeze=False, sharey=True, sharex=True
     )
