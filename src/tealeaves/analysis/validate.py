@@ -50,7 +50,7 @@ HOYLE_TASKS = {"rating": "rating", "word-intrusion": "intrusion"}
 COUNT_OPTIONS = {"topn", "on_missing", "window", "compat"}
 VECTOR_OPTIONS = {"topn", "on_missing"}
 INTRUSION_OPTIONS = {"draws", "protocol", "on_missing"}
-DEFAULT_METRICS = ("embedding", "embedding_centroid", "embedding_intrusion")
+DEFAULT_METRICS = ("embedding", "embedding,topn=5+10", "embedding_centroid", "embedding_intrusion")
 REFERENCE_FREE = "reference-free"
 REFERENCE_CORPUS = "reference corpus"
 
@@ -288,7 +288,8 @@ def parse_metric(text: str) -> list[Metric]:
 
     - ``npmi@INDEX``, ``cv@INDEX,window=110``: a coherence measure (any of
       :data:`~tealeaves.coherence.MEASURES`) against a reference index;
-    - ``embedding``, ``embedding_centroid@w2v:INDEX``, ``embedding@static:glove.txt,topn=5``: an
+    - ``embedding``, ``embedding_centroid@w2v:INDEX``, ``embedding@static:glove.txt,topn=5``,
+      ``embedding,topn=5+10`` (the mean of the scores over the top 5 and the top 10 words): an
       embedding measure with an encoder (default ``st:all-MiniLM-L6-v2``);
     - ``embedding_intrusion[@ENCODER][,draws=26,protocol=hoyle]``: embedding word intrusion;
     - ``csv:PATH``: every numeric column of a CSV with ``model``, ``topic`` (and optionally
@@ -329,10 +330,13 @@ def parse_metric(text: str) -> list[Metric]:
 
 
 def _setting(value: str) -> Any:
+    """An int, a tuple of ints written ``5+10`` (``topn`` averaged over cardinalities), or the text."""
+    parts = value.split("+")
     try:
-        return int(value)
+        numbers = tuple(int(part) for part in parts)
     except ValueError:
         return value
+    return numbers[0] if len(numbers) == 1 else numbers
 
 
 def _csv_metrics(path: Path) -> list[Metric]:
@@ -403,7 +407,7 @@ def metric_values(
         )
         return result.per_topic, float(result.encoder["coverage"] if result.encoder else 1.0)
     result = score(words, metric.source, measure=metric.measure, topn=topn, on_missing=on_missing, **options)
-    scored = sum(min(len(w), topn) for w in words)
+    scored = sum(min(len(w), max(np.atleast_1d(topn))) for w in words)
     lacking = sum(1 for _, word, _ in result.missing if word != "*")
     return result.per_topic, 1.0 - lacking / scored
 
