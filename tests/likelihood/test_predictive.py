@@ -8,7 +8,7 @@ from scipy.stats import rankdata
 
 from tealeaves.corpus import Corpus, Vocabulary
 from tealeaves.errors import EmptyResultError, InputError, MissingDependencyError
-from tealeaves.likelihood import estimate, predictive, synthetic_corpus
+from tealeaves.likelihood import NotAMixtureError, estimate, predictive, synthetic_corpus
 from tealeaves.models import TRAINERS, TopicModel, train, trainer_params
 from tealeaves.models.inference import INFERENCE
 
@@ -81,6 +81,8 @@ def test_models_without_a_dirichlet_prior_use_their_own_inference(data, monkeypa
 def test_every_trainer_gets_predictive_metrics(data, kind):
     _, train_corpus, heldout = data
     params = {"iterations": 50} if "iterations" in trainer_params(kind) else {}
+    if "epochs" in trainer_params(kind):  # the neural models, briefly
+        params = {"epochs": 30, "batch_size": 50}
     try:
         model = train(train_corpus, kind, k=4, seed=0, **params)
     except MissingDependencyError as exc:
@@ -90,7 +92,10 @@ def test_every_trainer_gets_predictive_metrics(data, kind):
     log_lik, ranks = independent(model, theta, heldout)
     assert np.allclose(result.log_likelihood, log_lik) and np.allclose(result.rank, ranks)
     assert result.log_likelihood_per_word > -np.log(40) and result.mean_rank < 20
-    if model.alpha is None:  # held-out likelihood needs αm and says where to go instead
+    if model.params.get("mixture_decoder", True) is False:  # dvae: its decoder is not Σ_k θ_k φ_k
+        with pytest.raises(NotAMixtureError, match="predictive"):
+            estimate(model, None, heldout)
+    elif model.alpha is None:  # held-out likelihood needs αm and says where to go instead
         with pytest.raises(InputError, match=r"Dirichlet prior.*predictive"):
             estimate(model, None, heldout)
     else:
