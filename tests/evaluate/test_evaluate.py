@@ -234,3 +234,17 @@ def test_flags_name_the_redundant_and_the_weak_topics(run, planted):
     flagged = run.topics[run.topics.model == "random"].set_index("topic")["flags"]
     for row in low.itertuples():
         assert ("low WI-Auto-PMI" in flagged[row.topic]) == (row.value < 0.25)
+
+
+def test_a_decoder_that_is_not_a_mixture_skips_the_likelihood_and_keeps_the_predictive_metrics(planted, tmp_path):
+    # a dvae model's decoder is softmax(Bθ + b), not Σ_k θ_k φ_k: Wallach et al.'s estimators refuse it
+    lda = TopicModel.load(planted / "lda")
+    params = {**lda.params, "mixture_decoder": False}
+    TopicModel(lda.vocab, lda.phi, alpha=lda.alpha, theta=lda.theta, kind="nomix", params=params).save(tmp_path / "m")
+    cfg = {**config(planted), "models": [{"name": "nomix", "path": str(tmp_path / "m")}]}
+    cfg["metrics"] = {name: name in ("likelihood", "predictive") for name in METRICS}
+    result = tealeaves.evaluate(cfg, tmp_path / "run")
+    reasons = {(s["model"], s["metric"]): s["reason"] for s in result.manifest["skipped"]}
+    assert reasons["nomix", "likelihood"] == "its decoder is not a mixture of its topics"
+    assert {"predictive_log_likelihood", "predictive_rank"} <= set(result.per_model["metric"])
+    assert "heldout_log_likelihood" not in set(result.per_model["metric"])

@@ -128,12 +128,15 @@ def active_metrics(table: dict[str, Any]) -> dict[str, dict[str, Any]]:
     return active
 
 
-def _no_prior(model: Any) -> str | None:
+def _not_a_dirichlet_mixture(model: Any) -> str | None:
+    """Why Wallach et al.'s estimators do not apply (None when they do)."""
     from tealeaves.models import TopicModel
 
     if not isinstance(model, TopicModel):
         return "a topic list has no Φ"
-    return "no Dirichlet prior" if model.alpha is None else None
+    if model.alpha is None:
+        return "no Dirichlet prior"
+    return "its decoder is not a mixture of its topics" if model.params.get("mixture_decoder", True) is False else None
 
 
 def _not_a_model(model: Any) -> str | None:
@@ -259,7 +262,7 @@ register(
         defaults={"method": "left-to-right", "variant": "sis"},
         needs=("heldout",),
         model_only=True,
-        applies=_no_prior,
+        applies=_not_a_dirichlet_mixture,
         source="Wallach et al. 2009",
     )
 )
