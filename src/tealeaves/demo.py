@@ -41,6 +41,7 @@ class DemoRun:
     models: dict[str, TopicModel] = field(default_factory=dict)
     progress: ProgressCallback | None = None
     show: bool = True  # print the summary table, verdicts and paths (not with --json)
+    neural: bool = False  # also D-VAE and ETM (tealeaves[neural])
     evaluation: Evaluation | None = None
     report: Path | None = None
 
@@ -74,10 +75,18 @@ DEMO_MODELS: dict[str, dict[str, Any]] = {
 }
 
 
+# Hoyle et al.'s neural models, with budgets for the demo's 2,000 paragraphs: 40 epochs of D-VAE
+# with both annealings over 16 of them, 15 of ETM (the defaults, Table 8's best, run 500 and 1000)
+NEURAL_MODELS: dict[str, dict[str, Any]] = {
+    "dvae": {"epochs": 40, "gamma_bn": 16, "gamma_kl": 16},
+    "etm": {"epochs": 15},
+}
+
+
 def step_models(run: DemoRun) -> None:
-    """Train lda-vb, pLSI and the CTM too."""
+    """Train lda-vb, pLSI and the CTM too (and D-VAE and ETM with ``neural``)."""
     assert run.train is not None
-    for name, params in DEMO_MODELS.items():
+    for name, params in {**DEMO_MODELS, **(NEURAL_MODELS if run.neural else {})}.items():
         run.models[name] = train(
             run.train, name, k=run.k, seed=run.seed, out=run.out / "models" / name, progress=run.progress, **params
         )
@@ -138,9 +147,19 @@ STEPS: list[Callable[[DemoRun], None]] = [
 
 
 def run_demo(
-    out: Path = Path("tealeaves-demo"), k: int = 20, iterations: int = 1000, seed: int = 0, show: bool = True
+    out: Path = Path("tealeaves-demo"),
+    k: int = 20,
+    iterations: int = 1000,
+    seed: int = 0,
+    show: bool = True,
+    neural: bool = False,
 ) -> DemoRun:
-    """Run every demo step, replacing ``out`` if it holds an earlier demo; ``show`` prints the summary."""
+    """Run every demo step, replacing ``out`` if it holds an earlier demo; ``show`` prints the summary;
+    ``neural`` adds D-VAE and ETM (:data:`NEURAL_MODELS`; needs ``tealeaves[neural]``)."""
+    if neural:
+        from tealeaves.models.neural import require_torch
+
+        require_torch()  # before anything is written
     out = Path(out)
     if out.exists():
         try:
@@ -149,8 +168,10 @@ def run_demo(
             raise ArtifactError(f"{out} exists and is not a tealeaves demo folder; pass another --out") from None
         shutil.rmtree(out)
     out.mkdir(parents=True)
-    write_json(out / "manifest.json", new_manifest("demo", corpus=CORPUS, k=k, iterations=iterations, seed=seed))
-    run = DemoRun(out=out, k=k, iterations=iterations, seed=seed, show=show)
+    write_json(
+        out / "manifest.json", new_manifest("demo", corpus=CORPUS, k=k, iterations=iterations, seed=seed, neural=neural)
+    )
+    run = DemoRun(out=out, k=k, iterations=iterations, seed=seed, show=show, neural=neural)
     with progress_bar(transient=True) as progress:
         run.progress = progress
         for step in STEPS:

@@ -234,3 +234,36 @@ def test_annealing_factor_and_minibatches():
     batches = minibatches(105, 20, np.random.default_rng(0))
     assert [len(b) for b in batches] == [20] * 5 and len(np.unique(np.concatenate(batches))) == 100
     assert [len(b) for b in minibatches(7, 20, np.random.default_rng(0))] == [7]
+
+
+def test_the_demo_trains_the_neural_models_with_its_flag(small, tmp_path, monkeypatch):
+    from tealeaves import demo
+
+    monkeypatch.setattr(demo, "DEMO_MODELS", {})
+    monkeypatch.setattr(demo, "NEURAL_MODELS", {"dvae": SMALL["dvae"], "etm": {**SMALL["etm"], **SMALL_ETM_SIZES}})
+    run = demo.DemoRun(out=tmp_path, k=4, train=small)
+    demo.step_models(run)
+    assert run.models == {}  # without the flag, no neural model
+    run.neural = True
+    demo.step_models(run)
+    assert {name: model.kind for name, model in run.models.items()} == {"dvae": "dvae", "etm": "etm"}
+    assert TopicModel.load(tmp_path / "models" / "dvae").params["epochs"] == SMALL["dvae"]["epochs"]
+
+
+def test_the_demo_refuses_the_neural_flag_without_pytorch(tmp_path, monkeypatch):
+    import builtins
+
+    from tealeaves.demo import run_demo
+    from tealeaves.errors import MissingDependencyError
+
+    real_import = builtins.__import__
+
+    def without_torch(name, *args, **kwargs):
+        if name == "torch" or name.startswith("torch."):
+            raise ImportError("no torch here")
+        return real_import(name, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "__import__", without_torch)
+    with pytest.raises(MissingDependencyError, match=r"tealeaves\[neural\]"):
+        run_demo(out=tmp_path / "demo", neural=True, show=False)
+    assert not (tmp_path / "demo").exists()  # nothing written

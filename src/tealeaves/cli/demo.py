@@ -19,12 +19,15 @@ def demo(
     k: Annotated[int, typer.Option("-k", "--k", help="Number of topics.")] = 20,
     iterations: Annotated[int, typer.Option(help="Gibbs sweeps for lda-gibbs.")] = 1000,
     seed: Annotated[int, typer.Option(help="Random seed.")] = 0,
+    neural: Annotated[
+        bool, typer.Option("--neural", help="Also train D-VAE and ETM (Hoyle et al. 2021; needs tealeaves[neural]).")
+    ] = False,
     as_json: JsonOption = False,
 ) -> None:
     """Run the whole evaluation on the built-in State of the Union corpus and write its HTML report."""
     from tealeaves.demo import run_demo
 
-    run = run_demo(out=out, k=k, iterations=iterations, seed=seed, show=not as_json)
+    run = run_demo(out=out, k=k, iterations=iterations, seed=seed, show=not as_json, neural=neural)
     if as_json:
         assert run.evaluation is not None
         print_json({"report": run.report, **run.evaluation.to_dict()})

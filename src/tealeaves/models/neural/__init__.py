@@ -5,3 +5,7 @@ Both train through :func:`tealeaves.models.train` (``model="dvae"`` or ``"etm"``
 their encoders through :meth:`tealeaves.models.TopicModel.infer`; the loop they share is in
 ``_training``.
 """
+
+from tealeaves.models.neural._training import require_torch
+
+__all__ = ["require_torch"]
