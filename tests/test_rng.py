@@ -143,6 +143,19 @@ FAMILIES = [
     ("study item draws", "tealeaves.study.create_study"),
     ("study attention checks", "tealeaves.study.create_study"),
     ("study item order", "tealeaves.study.create_study"),
+    ("paired bootstrap", "tealeaves.analysis.paired_bootstrap"),
+    ("evaluate bootstrap lda-gibbs npmi", "tealeaves.evaluate.evaluate"),
+    ("train dvae", "tealeaves.models.neural.dvae.fit"),
+    ("train dvae minibatches", "tealeaves.models.neural.dvae.fit"),
+    ("dvae network", "tealeaves.models.neural.dvae.infer"),
+    ("train etm", "tealeaves.models.neural.etm.fit"),
+    ("train etm minibatches", "tealeaves.models.neural.etm.fit"),
+    ("train etm validation", "tealeaves.models.neural.etm.fit"),
+    ("etm network", "tealeaves.models.neural.etm.infer"),
+    ("etm skip-gram", "tealeaves.models.neural.etm.skip_gram_embeddings"),
+    ("etm unseen words", "tealeaves.models.neural.etm.skip_gram_embeddings"),
+    ("sweep/dvae/0", "tealeaves.models.sweep.draw_settings"),
+    ("sweep/dvae/0/train", "tealeaves.models.sweep.plan"),
 ]
 PURPOSES = [purpose for purpose, _ in FAMILIES]
 SOURCE = Path(rng.__file__).parent

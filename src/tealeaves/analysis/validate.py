@@ -469,8 +469,12 @@ class PairedTest(Result):
         return pd.DataFrame({"replicate": np.arange(len(self.replicates)), "difference": self.replicates})
 
 
-def two_level_replicates(human: RaggedScores, n_boot: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
-    """``n_boot`` replicates of (topics drawn with replacement, each drawn topic's resampled mean answer)."""
+def two_level_replicates(human: RaggedScores, n_boot: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """``n_boot`` replicates of (topics drawn with replacement, each drawn topic's resampled mean
+    answer), from the ``"paired bootstrap"`` stream family of ``seed``."""
+    from tealeaves.rng import family_generator
+
+    rng = family_generator(seed, "paired bootstrap")
     k = len(human)
     drawn = rng.integers(k, size=(n_boot, k))
     means = human.take(drawn.ravel()).resampled_means(1, rng)[0].reshape(n_boot, k)
@@ -516,8 +520,6 @@ def paired_bootstrap(
     ``(1 + #{d <= 0}) / (n_boot + 1)``. The replicates come from the ``"paired bootstrap"``
     stream family under ``seed``.
     """
-    from tealeaves.rng import family_generator
-
     a, b = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
     if len(a) != len(human) or len(b) != len(human):
         raise InputError(f"metric values for {len(a)} and {len(b)} topics, human answers for {len(human)}")
@@ -525,7 +527,7 @@ def paired_bootstrap(
     if len(ok) < 3:
         raise EmptyResultError("the paired test needs at least three topics that both metrics score")
     kept = human.take(ok)
-    drawn, means = two_level_replicates(kept, n_boot, family_generator(seed, "paired bootstrap"))
+    drawn, means = two_level_replicates(kept, n_boot, seed)
     return _paired_from(kept, a[ok], b[ok], drawn, means, method, confidence)
 
 
@@ -756,11 +758,9 @@ def _comparisons(
     judgment: HumanJudgments, table: pd.DataFrame, n_boot: int, confidence: float, seed: int
 ) -> pd.DataFrame:
     """Paired tests of every ordered pair of metrics, on one set of two-level replicates per pair's topics."""
-    from tealeaves.rng import family_generator
-
     rows = []
     columns = list(table.columns)
-    drawn, means = two_level_replicates(judgment.answers, n_boot, family_generator(seed, "paired bootstrap"))
+    drawn, means = two_level_replicates(judgment.answers, n_boot, seed)
     observed = judgment.answers.means()[None, :]
     full = {  # metrics scoring every topic: their replicate correlations, computed once
         c: (masked_correlations(means, x[drawn], "spearman"), masked_correlations(observed, x[None, :], "spearman")[0])

@@ -19,7 +19,7 @@ import scipy.sparse as sp
 from tealeaves.corpus import Corpus
 from tealeaves.errors import ArtifactError, InputError, MissingDependencyError
 from tealeaves.progress import ProgressCallback, notify
-from tealeaves.rng import family_seed
+from tealeaves.rng import family_generator, family_seed
 
 if TYPE_CHECKING:
     import torch
@@ -149,7 +149,7 @@ def train_epochs(
     """
     torch = require_torch()
     optimizer = torch.optim.Adam(parameters, lr=learning_rate, betas=(0.9, 0.999), weight_decay=weight_decay)
-    rng = np.random.default_rng(family_seed(seed, f"{task} minibatches"))
+    rng = family_generator(seed, f"{task} minibatches")
     docs = np.arange(data.n_docs) if docs is None else docs
     lengths = data.lengths
     trace: list[list[float]] = []
