@@ -469,7 +469,9 @@ class PairedTest(Result):
         return pd.DataFrame({"replicate": np.arange(len(self.replicates)), "difference": self.replicates})
 
 
-def two_level_replicates(human: RaggedScores, n_boot: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
+def two_level_replicates(
+    human: RaggedScores, n_boot: int, seed: int | np.random.Generator
+) -> tuple[np.ndarray, np.ndarray]:
     """``n_boot`` replicates of (topics drawn with replacement, each drawn topic's resampled mean
     answer), from the ``"paired bootstrap"`` stream family of ``seed``."""
     from tealeaves.rng import family_generator

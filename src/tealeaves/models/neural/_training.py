@@ -24,6 +24,8 @@ from tealeaves.rng import family_generator, family_seed
 if TYPE_CHECKING:
     import torch
 
+    from tealeaves.models.topic_model import TopicModel
+
 PREFIX = "net."  # names of the network's weights in TopicModel.extra
 
 
@@ -189,6 +191,31 @@ def encode_all(encode: Callable[[torch.Tensor], torch.Tensor], data: DocTerm, ba
     if not parts:
         return np.zeros((0, 0))
     return np.concatenate(parts)
+
+
+def infer_with_encoder(
+    model: TopicModel,
+    corpus: Corpus,
+    build: Callable[[int, dict[str, Any]], Any],
+    theta_of: Callable[[Any, DocTerm, int], np.ndarray],
+    progress: ProgressCallback | None,
+    batch_size: int,
+    device: str,
+    threads: int,
+) -> np.ndarray:
+    """θ̂ of ``corpus`` by a trained model's encoder: the network ``build(V, params)`` with the
+    model's weights, in evaluation mode, then ``theta_of(network, documents, batch_size)``.
+    Deterministic (the network's starting weights are replaced by the model's)."""
+    check_count(model.kind, 1, batch_size=batch_size, threads=threads)
+    resolved = resolve_device(device)
+    notify(progress, "infer", 0, len(corpus))
+    with torch_session(0, f"{model.kind} network", threads):
+        net = build(len(model.vocab), model.params).to(resolved)
+        weights_from_extra(net, model.extra, model.kind)
+        net.eval()
+        theta = theta_of(net, DocTerm.of(corpus, resolved), batch_size)
+    notify(progress, "infer", len(corpus), len(corpus))
+    return theta if len(corpus) else np.zeros((0, model.k))
 
 
 def normalise_rows(values: np.ndarray) -> np.ndarray:

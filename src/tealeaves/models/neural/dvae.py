@@ -61,16 +61,16 @@ from tealeaves.models.neural._training import (
     check_count,
     check_positive,
     encode_all,
+    infer_with_encoder,
     normalise_rows,
     require_torch,
     resolve_device,
     torch_session,
     train_epochs,
-    weights_from_extra,
     weights_to_extra,
 )
 from tealeaves.models.topic_model import TopicModel
-from tealeaves.progress import ProgressCallback, notify
+from tealeaves.progress import ProgressCallback
 
 KIND = "dvae"
 BN_EPS = 1e-3
@@ -218,15 +218,7 @@ def infer(
     Deterministic: ``seed`` is accepted for the common interface and not used; ``device`` and
     ``threads`` as for training.
     """
-    check_count(KIND, 1, batch_size=batch_size, threads=threads)
-    resolved = resolve_device(device)
-    notify(progress, "infer", 0, len(corpus))
-    with torch_session(0, "dvae network", threads):  # its starting weights are replaced by the model's
-        net = _network(len(model.vocab), model.params).to(resolved)
-        weights_from_extra(net, model.extra, KIND)
-        theta = _posterior_mean(net, DocTerm.of(corpus, resolved), batch_size)
-    notify(progress, "infer", len(corpus), len(corpus))
-    return theta if len(corpus) else np.zeros((0, model.k))
+    return infer_with_encoder(model, corpus, _network, _posterior_mean, progress, batch_size, device, threads)
 
 
 def _network(n_words: int, params: dict[str, Any]) -> Any:

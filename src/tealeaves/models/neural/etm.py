@@ -57,12 +57,12 @@ from tealeaves.models.neural._training import (
     check_count,
     check_positive,
     encode_all,
+    infer_with_encoder,
     normalise_rows,
     require_torch,
     resolve_device,
     torch_session,
     train_epochs,
-    weights_from_extra,
     weights_to_extra,
 )
 from tealeaves.models.topic_model import TopicModel
@@ -246,16 +246,7 @@ def infer(
     Deterministic: ``seed`` is accepted for the common interface and not used; ``device`` and
     ``threads`` as for training.
     """
-    check_count(KIND, 1, batch_size=batch_size, threads=threads)
-    resolved = resolve_device(device)
-    notify(progress, "infer", 0, len(corpus))
-    with torch_session(0, "etm network", threads):  # its starting weights are replaced by the model's
-        net = _network(len(model.vocab), model.params).to(resolved)
-        weights_from_extra(net, model.extra, KIND)
-        net.eval()
-        theta = _theta(net, DocTerm.of(corpus, resolved), batch_size)
-    notify(progress, "infer", len(corpus), len(corpus))
-    return theta if len(corpus) else np.zeros((0, model.k))
+    return infer_with_encoder(model, corpus, _network, _theta, progress, batch_size, device, threads)
 
 
 def annealed_learning_rate(history: list[float], value: float, rate: float) -> float:
