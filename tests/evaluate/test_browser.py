@@ -11,9 +11,7 @@ when it or Playwright is missing the tests skip, or fail with ``CI=true``.
 
 from __future__ import annotations
 
-import os
 import shutil
-import tempfile
 from pathlib import Path
 
 import pytest
@@ -21,11 +19,10 @@ import pytest
 from tealeaves.corpus import Corpus
 from tealeaves.demo import DemoRun, step_evaluate, step_models, step_report, step_train
 from tealeaves.report.html import fmt
-from tealeaves.study.testing import unavailable
+from tests.chromium import chromium
 
 from .conftest import K
 
-CHROMIUM = os.environ.get("TEALEAVES_CHROMIUM", "/usr/bin/chromium")
 SHOTS = Path(__file__).resolve().parents[2] / "build" / "report-screenshots"
 
 
@@ -43,25 +40,8 @@ def demo(planted, tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def browser():
-    if not os.access(CHROMIUM, os.X_OK):
-        unavailable(f"{CHROMIUM} is missing: run scripts/system-deps.sh (Debian's chromium)")
-    try:
-        from playwright import sync_api
-    except ImportError:
-        unavailable("the playwright package is not installed: pip install -e '.[test]'")
-    profile = tempfile.mkdtemp(prefix="tealeaves-chromium-")
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    with sync_api.sync_playwright() as playwright:
-        context = playwright.chromium.launch_persistent_context(
-            profile,
-            executable_path=CHROMIUM,
-            headless=True,
-            args=["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--no-first-run"],
-            viewport={"width": 1280, "height": 900},
-        )
+    with chromium(SHOTS, width=1280) as context:
         yield context
-        context.close()
-    shutil.rmtree(profile, ignore_errors=True)
 
 
 def open_report(browser, path, width=1280, height=900):

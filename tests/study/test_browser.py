@@ -8,9 +8,6 @@ when it or Playwright is missing the tests skip, or fail with ``CI=true``.
 
 from __future__ import annotations
 
-import os
-import shutil
-import tempfile
 from pathlib import Path
 
 import pytest
@@ -18,41 +15,17 @@ import pytest
 from tealeaves.study import create_study, export_responses
 from tealeaves.study.app import create_app
 from tealeaves.study.store import Store
-from tealeaves.study.testing import LiveServer, unavailable
+from tealeaves.study.testing import LiveServer
+from tests.chromium import chromium
 
-CHROMIUM = os.environ.get("TEALEAVES_CHROMIUM", "/usr/bin/chromium")
 SHOTS = Path(__file__).resolve().parents[2] / "build" / "study-screenshots"
 TOKEN = "browser-admin-token"
 
 
 @pytest.fixture(scope="module")
 def browser():
-    if not os.access(CHROMIUM, os.X_OK):
-        unavailable(f"{CHROMIUM} is missing: run scripts/system-deps.sh (Debian's chromium)")
-    try:
-        from playwright import sync_api
-    except ImportError:
-        unavailable("the playwright package is not installed: pip install -e '.[test]'")
-    profile = tempfile.mkdtemp(prefix="tealeaves-chromium-")
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    with sync_api.sync_playwright() as playwright:
-        context = playwright.chromium.launch_persistent_context(
-            profile,
-            executable_path=CHROMIUM,
-            headless=True,
-            args=[
-                "--no-sandbox",
-                "--disable-gpu",
-                "--disable-background-networking",
-                "--disable-component-update",
-                "--disable-sync",
-                "--no-first-run",
-            ],
-            viewport={"width": 1000, "height": 900},
-        )
+    with chromium(SHOTS, width=1000) as context:
         yield context
-        context.close()
-    shutil.rmtree(profile, ignore_errors=True)
 
 
 def watch(page):
