@@ -149,10 +149,13 @@ def test_adding_a_model_recomputes_only_its_steps(planted, tmp_path):
     ]
 
 
-def test_processes_give_the_numbers_of_one_process(planted, run, tmp_path):
+@pytest.mark.parametrize("scheduler", [None, "local"])
+def test_processes_give_the_numbers_of_one_process(planted, run, tmp_path, scheduler):
+    if scheduler:
+        pytest.importorskip("distributed")
     metrics = {"cv": False, "likelihood": False, "predictive": False}
     cfg = config(planted, "lda", "random", "lda2", metrics=metrics)
-    spread = tealeaves.evaluate(cfg, tmp_path / "spread", workers=2)
+    spread = tealeaves.evaluate(cfg, tmp_path / "spread", workers=2, scheduler=scheduler)  # processes or Dask
     alone = tealeaves.evaluate(cfg, tmp_path / "alone", workers=1)
     pd.testing.assert_frame_equal(spread.per_model, alone.per_model)
     pd.testing.assert_frame_equal(spread.comparisons, alone.comparisons)
