@@ -39,6 +39,7 @@ from tealeaves.coherence.score import (
     Segments,
     _topns,
     aggregate_segments,
+    refuse_missing,
 )
 from tealeaves.coherence.segmentation import one_one, one_set
 from tealeaves.errors import InputError
@@ -153,11 +154,11 @@ def embedding_coherence(
     present = [table.found[r] for r in rows]
     missing = [(k, scored.words[k][i], NOT_ENCODED) for k, ok in enumerate(present) for i in np.flatnonzero(~ok)]
     if missing and on_missing == "error":
-        shown = "; ".join(f"{w!r} (topic {k})" for k, w, _ in missing[:10])
-        more = f" and {len(missing) - 10} more" if len(missing) > 10 else ""
-        raise InputError(
-            f"{len(missing)} topic word(s) are not represented by the encoder {model.spec}: {shown}{more}. "
-            "Use an encoder that covers them, or pass on_missing='skip' or 'zero'"
+        refuse_missing(
+            missing,
+            f"are not represented by the encoder {model.spec}",
+            "Use an encoder that covers them, or pass on_missing='skip' or 'zero'",
+            reasons=False,
         )
 
     def evaluate(k: int, keep: np.ndarray) -> Segments:

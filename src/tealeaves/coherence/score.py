@@ -336,13 +336,20 @@ def _lookup(topics: Topics, index: RefIndex, on_missing: str) -> tuple[list[np.n
         ids.append(row)
         present.append(ok)
     if missing and on_missing == "error":
-        shown = "; ".join(f"{w!r} (topic {k}, {why})" for k, w, why in missing[:10])
-        more = f" and {len(missing) - 10} more" if len(missing) > 10 else ""
-        raise InputError(
-            f"{len(missing)} topic word(s) are missing from the reference index: {shown}{more}. Prepare the "
-            "reference corpus with --vocab-from the training corpus, or pass on_missing='skip' or 'zero'"
+        refuse_missing(
+            missing,
+            "are missing from the reference index",
+            "Prepare the reference corpus with --vocab-from the training corpus, or pass on_missing='skip' or 'zero'",
         )
     return ids, present, missing
+
+
+def refuse_missing(missing: list[tuple[int, str, str]], holder: str, remedy: str, reasons: bool = True) -> None:
+    """The error of ``on_missing="error"``: how many topic words ``holder`` (e.g. "are missing from
+    the reference index"), the first ten with their topic (and why, with ``reasons``), and the ``remedy``."""
+    shown = "; ".join(f"{w!r} (topic {k}, {why})" if reasons else f"{w!r} (topic {k})" for k, w, why in missing[:10])
+    more = f" and {len(missing) - 10} more" if len(missing) > 10 else ""
+    raise InputError(f"{len(missing)} topic word(s) {holder}: {shown}{more}. {remedy}")
 
 
 def _topic_counts(

@@ -157,19 +157,21 @@ def read_inputs(
             yield from _counted(read_builtin(name), stats)
             continue
         path = Path(spec)
-        if not path.exists():
-            raise InputError(f"input {path} does not exist; check the path")
-        fmt = format or detect_format(path)
-        check_format(path, fmt)
+        fmt = input_format(path, format)
         yield from _counted(reader(fmt, keep_markup)(path, fields, stats), stats)
 
 
-def check_format(path: Path, fmt: str) -> None:
-    """Refuse a folder given to a file format and a file given to a folder format."""
+def input_format(path: Path, format: str | None) -> str:
+    """The format of input ``path`` (``format``, or detected from the path); refuses a missing
+    path, a folder given to a file format and a file given to a folder format."""
+    if not path.exists():
+        raise InputError(f"input {path} does not exist; check the path")
+    fmt = format or detect_format(path)
     if fmt == "txt-folder" and not path.is_dir():
         raise InputError(f"input {path} is not a folder; --format txt-folder needs a folder of .txt files")
     if fmt not in ("txt-folder", "wikiextractor") and path.is_dir():
         raise InputError(f"input {path} is a folder; only --format txt-folder and wikiextractor read folders")
+    return fmt
 
 
 def reader(fmt: str, keep_markup: bool = False) -> Callable[[Path, FieldNames, ReadStats], Iterator[RawDocument]]:

@@ -70,7 +70,7 @@ from tealeaves.corpus.preprocess import (
     tokenize_batch,
     trim_pipeline,
 )
-from tealeaves.corpus.readers import FieldNames, ReadStats, check_format, detect_format, read_inputs, snippet
+from tealeaves.corpus.readers import FieldNames, ReadStats, input_format, read_inputs, snippet
 from tealeaves.corpus.vocabulary import Vocabulary
 from tealeaves.errors import EmptyResultError, InputError, MissingDependencyError
 from tealeaves.parallel import parallel_map, resolve_workers
@@ -367,10 +367,7 @@ def _units(inputs: list[PathLike], format: str | None) -> list[tuple[str, str | 
             units.append((str(spec), None))
             continue
         path = Path(spec)
-        if not path.exists():
-            raise InputError(f"input {path} does not exist; check the path")
-        fmt = format or detect_format(path)
-        check_format(path, fmt)
+        fmt = input_format(path, format)
         if fmt == "wikiextractor":
             units.extend((str(file), fmt) for file in wikiextractor_files(path))
         else:
