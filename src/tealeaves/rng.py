@@ -22,6 +22,8 @@ Usage inside an ``@njit`` kernel (``seed`` from :func:`family_seed`)::
 
 from __future__ import annotations
 
+import zlib
+
 import numpy as np
 from numba import njit
 
@@ -62,6 +64,12 @@ def family_seed(seed: int | np.random.Generator, purpose: str) -> int:
 def family_generator(seed: int | np.random.Generator, purpose: str) -> np.random.Generator:
     """A numpy Generator on the stream family of ``purpose`` (see :func:`family_seed`)."""
     return np.random.default_rng(family_seed(as_seed(seed), purpose))
+
+
+def word_hash(text: str) -> int:
+    """CRC-32 of ``text``'s UTF-8 bytes: the same in every process, unlike Python's ``hash`` of a
+    string (gensim's Word2Vec seeds each word's starting vector with its ``hashfxn``)."""
+    return zlib.crc32(text.encode("utf-8"))
 
 
 @njit(cache=True, inline="always")

@@ -36,7 +36,6 @@ import json
 import os
 import time
 import uuid
-import zlib
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -45,6 +44,7 @@ from typing import IO, Any, ClassVar, cast
 import numpy as np
 
 from tealeaves.errors import InputError, MissingDependencyError
+from tealeaves.rng import word_hash
 
 DEFAULT_ENCODER = "st:all-MiniLM-L6-v2"
 """The encoder used when none is named: all-MiniLM-L6-v2, shipped with its weights (offline)."""
@@ -295,11 +295,6 @@ class SentenceTransformerEncoder(Encoder):
         return np.asarray(vectors, dtype=np.float32), found
 
 
-def _stable_hash(text: str) -> int:
-    """A hash of a string that is the same in every process (gensim seeds its vectors with it)."""
-    return zlib.crc32(text.encode("utf-8"))
-
-
 class Word2VecEncoder(Encoder):
     """``w2v:INDEX``: skip-gram vectors trained on the reference corpus behind a RefIndex.
 
@@ -386,7 +381,7 @@ class Word2VecEncoder(Encoder):
 
         documents = self.documents()
         start = time.perf_counter()
-        model = Word2Vec(documents, sg=1, hashfxn=_stable_hash, **self.params)
+        model = Word2Vec(documents, sg=1, hashfxn=word_hash, **self.params)
         self.train_seconds = time.perf_counter() - start
         words = list(model.wv.index_to_key)
         try:

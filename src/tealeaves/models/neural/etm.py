@@ -45,7 +45,6 @@ for the stored θ and for :func:`infer`; the network's weights, ρ included, in 
 
 from __future__ import annotations
 
-import zlib
 from typing import Any
 
 import numpy as np
@@ -67,7 +66,7 @@ from tealeaves.models.neural._training import (
 )
 from tealeaves.models.topic_model import TopicModel
 from tealeaves.progress import ProgressCallback, notify
-from tealeaves.rng import family_generator, family_seed
+from tealeaves.rng import family_generator, family_seed, word_hash
 
 KIND = "etm"
 LOG_EPS = 1e-6
@@ -277,7 +276,7 @@ def skip_gram_embeddings(corpus: Corpus, dimensions: int, seed: int) -> np.ndarr
         sg=1,
         workers=1,
         seed=family_seed(seed, "etm skip-gram") % 2**31,
-        hashfxn=_stable_hash,
+        hashfxn=word_hash,
         **SKIP_GRAM,
     )
     fallback = family_generator(seed, "etm unseen words")
@@ -288,12 +287,6 @@ def skip_gram_embeddings(corpus: Corpus, dimensions: int, seed: int) -> np.ndarr
         else:
             vectors[i] = fallback.normal(scale=UNSEEN_SCALE, size=dimensions)
     return vectors
-
-
-def _stable_hash(text: str) -> int:
-    """gensim seeds each word's starting vector from a hash of the word; Python's ``hash`` of a
-    string changes between processes, CRC-32 does not."""
-    return zlib.crc32(text.encode("utf-8"))
 
 
 def _network(n_words: int, params: dict[str, Any]) -> Any:
