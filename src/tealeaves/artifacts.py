@@ -153,6 +153,22 @@ def atomic_folder(out: str | os.PathLike[str], force: bool = False) -> Iterator[
         raise
 
 
+@contextlib.contextmanager
+def atomic_file(path: str | os.PathLike[str]) -> Iterator[Path]:
+    """Yield a temporary file name beside ``path``; on success rename the file onto ``path``.
+
+    On any exception the temporary file is removed and ``path`` is left as it was. The name is
+    unique to the writer (process id and a random suffix), so concurrent writers never share it.
+    """
+    path = Path(path)
+    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}-{os.urandom(4).hex()}")
+    try:
+        yield tmp
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
+
+
 def write_artifact(out: str | os.PathLike[str], write: Callable[[Path], None], force: bool = False) -> Path:
     """Call ``write(tmp_folder)`` and move the finished folder to ``out`` atomically."""
     with atomic_folder(out, force=force) as tmp:

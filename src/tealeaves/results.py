@@ -12,7 +12,7 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from tealeaves.artifacts import json_safe, write_json
+from tealeaves.artifacts import atomic_file, json_safe, write_json
 from tealeaves.errors import InputError
 
 if TYPE_CHECKING:
@@ -40,13 +40,9 @@ def write_result(result: Result, path: str | os.PathLike[str]) -> Path:
     if suffix not in {".json", ".csv"}:
         raise InputError(f"cannot write results to {path}: use a .json or .csv file name")
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.tmp")
-    try:
+    with atomic_file(path) as tmp:
         if suffix == ".json":
             write_json(tmp, result.to_dict())
         else:
             result.to_frame().to_csv(tmp, index=False)
-        os.replace(tmp, path)
-    finally:
-        tmp.unlink(missing_ok=True)
     return path

@@ -43,6 +43,7 @@ from typing import IO, Any, ClassVar, cast
 
 import numpy as np
 
+from tealeaves.artifacts import atomic_file
 from tealeaves.errors import InputError, MissingDependencyError
 from tealeaves.rng import word_hash
 
@@ -189,13 +190,8 @@ class Encoder:
 
 
 def _atomic_write(path: Path, write: Any) -> None:
-    tmp = path.with_name(f".{path.name}.tmp-{uuid.uuid4().hex[:8]}")
-    try:
-        with open(tmp, "wb") as handle:
-            write(handle)
-        os.replace(tmp, path)
-    finally:
-        tmp.unlink(missing_ok=True)
+    with atomic_file(path) as tmp, open(tmp, "wb") as handle:
+        write(handle)
 
 
 def default_cache_dir() -> Path:

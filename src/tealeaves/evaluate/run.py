@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from tealeaves.artifacts import MANIFEST, arrays_sha256, json_safe, new_manifest, read_manifest, write_json
+from tealeaves.artifacts import MANIFEST, arrays_sha256, atomic_file, json_safe, new_manifest, read_manifest, write_json
 from tealeaves.errors import ArtifactError, InputError, TealeavesError
 from tealeaves.evaluate.config import EvaluateConfig, ModelSpec, read_config
 from tealeaves.evaluate.metrics import METRICS, Inputs, Items, Measured, outputs
@@ -471,12 +471,8 @@ def _measured(payload: dict[str, Any]) -> Measured:
 
 
 def _write_atomic(path: Path, payload: dict[str, Any]) -> None:
-    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
-    try:
+    with atomic_file(path) as tmp:
         write_json(tmp, payload)
-        os.replace(tmp, path)
-    finally:
-        tmp.unlink(missing_ok=True)
 
 
 def _write_tables(out: Path, tables: dict[str, pd.DataFrame], manifest: dict[str, Any]) -> None:

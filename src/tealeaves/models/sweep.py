@@ -46,7 +46,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from tealeaves.artifacts import MANIFEST, json_safe, new_manifest, read_manifest, write_json
+from tealeaves.artifacts import MANIFEST, atomic_file, json_safe, new_manifest, read_manifest, write_json
 from tealeaves.errors import ArtifactError, InputError
 from tealeaves.models.topic_model import TopicModel
 from tealeaves.models.train import TRAINERS, TrainerSpec, train, trainer_params
@@ -774,12 +774,8 @@ def _write_manifest(
 
 def _replace(path: Path, write: Callable[[Path], Any]) -> None:
     """Write ``path`` through a temporary file beside it, renamed into place when complete."""
-    tmp = path.with_name(f".{path.name}.tmp")
-    try:
+    with atomic_file(path) as tmp:
         write(tmp)
-        os.replace(tmp, path)
-    finally:
-        tmp.unlink(missing_ok=True)
 
 
 def _steps_param(model: str) -> str | None:

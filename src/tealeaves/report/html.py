@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from tealeaves.artifacts import atomic_file
 from tealeaves.errors import InputError
 from tealeaves.report import svg
 
@@ -133,12 +134,8 @@ def report(run: str | os.PathLike[str] | Evaluation, out: str | os.PathLike[str]
     if out.suffix.lower() not in {".html", ".htm"}:
         raise InputError(f"the report is an HTML file: --out must end in .html, got {out}")
     out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = out.with_name(f".{out.name}.tmp")
-    try:
+    with atomic_file(out) as tmp:
         tmp.write_text(render(evaluation), encoding="utf-8")
-        os.replace(tmp, out)
-    finally:
-        tmp.unlink(missing_ok=True)
     return out
 
 
