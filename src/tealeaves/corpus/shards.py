@@ -346,10 +346,17 @@ def _finish(target: Path, write: Callable[[Path], dict[str, Any]]) -> dict[str, 
 
 
 def _peak_rss() -> int:
-    """Peak resident memory of this (worker) process, in bytes."""
+    """Peak resident memory of this (worker) process, in bytes: ``VmHWM`` on Linux, else
+    ``getrusage``'s ``ru_maxrss``. Not ``ru_maxrss`` on Linux: a process started by fork and exec
+    (how Dask's nanny and multiprocessing's spawn start workers) inherits there the peak of the
+    process that forked it, so a worker of a large client would report the client's memory."""
     import resource
     import sys
 
+    with contextlib.suppress(OSError), open("/proc/self/status", encoding="ascii") as status:
+        for line in status:
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) * 1024
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     return int(peak if sys.platform == "darwin" else peak * 1024)
 
