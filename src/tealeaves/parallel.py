@@ -88,10 +88,13 @@ def _dask_map(
     with _dask_client(workers, scheduler) as client:
         futures = client.map(func, list(items), pure=False)
         index = {future.key: i for i, future in enumerate(futures)}
-        out: list[Any] = [None] * len(futures)
-        for done, future in enumerate(dask_completed(futures), start=1):
+        finished = dask_completed(futures)
+        del futures  # a result leaves the worker's memory once gathered, not at the end of the map
+        out: list[Any] = [None] * len(index)
+        for done, future in enumerate(finished, start=1):
             out[index[future.key]] = future.result()
-            notify(progress, task, done, len(futures))
+            future.release()
+            notify(progress, task, done, len(index))
         return out
 
 
