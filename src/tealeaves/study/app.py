@@ -25,12 +25,15 @@ the app only (``/static/item.js``). Every malformed request gets a 4xx page a pe
 
 Admin pages (``/admin``): the admin token is taken in one place, the form at ``/admin/login``,
 and traded for a cookie signed with HMAC-SHA256 (:func:`admin_verifier`, :class:`AdminCookie`);
-the cookie never holds the token, and the app keeps only a PBKDF2 hash of it.
+the cookie never holds the token, and the app keeps only a PBKDF2 hash of it. A client address
+that sends :data:`ADMIN_LOGIN_FAILURES` wrong tokens within :data:`ADMIN_LOGIN_WINDOW` seconds
+is refused (429) until the oldest is that old (:class:`LoginThrottle`).
 """
 
 from __future__ import annotations
 
 import base64
+import collections
 import hashlib
 import hmac
 import json
@@ -81,6 +84,9 @@ DEFAULT_STARTS_PER_CLIENT = 20
 """New participants one client address may start per hour (0: no bound)."""
 ADMIN_COOKIE_HOURS = 12
 ADMIN_KDF_ITERATIONS = 100_000
+ADMIN_LOGIN_FAILURES = 10
+"""Wrong admin tokens one client address may send per :data:`ADMIN_LOGIN_WINDOW` seconds."""
+ADMIN_LOGIN_WINDOW = 900
 
 templates = Environment(loader=PackageLoader("tealeaves.study", "templates"), autoescape=select_autoescape())
 ITEM_SCRIPT = files("tealeaves.study").joinpath("static/item.js").read_bytes()
@@ -124,6 +130,40 @@ def admin_verifier(study_id: str, token: str) -> str:
         raise InputError("the admin token must have at least 8 characters")
     salt = f"tealeaves-admin:{study_id}".encode()
     return hashlib.pbkdf2_hmac("sha256", token.encode("utf-8"), salt, ADMIN_KDF_ITERATIONS).hex()
+
+
+class LoginThrottle:
+    """Wrong admin tokens per client address: once an address has sent ``limit`` of them within
+    ``window`` seconds, its next attempts are refused, right token or not, until the oldest is
+    ``window`` seconds old. It bounds guessing the token (and the PBKDF2 work guesses cost) to
+    ``limit`` per window per address, in each server process. ``clock`` is ``time.monotonic``."""
+
+    def __init__(self, limit: int = ADMIN_LOGIN_FAILURES, window: float = ADMIN_LOGIN_WINDOW):
+        self.limit, self.window = limit, window
+        self.clock: Callable[[], float] = time.monotonic
+        self.failures: dict[str, collections.deque[float]] = {}
+
+    def _recent(self, client: str, now: float) -> collections.deque[float]:
+        times = self.failures.get(client, collections.deque())
+        while times and times[0] <= now - self.window:
+            times.popleft()
+        if not times:
+            self.failures.pop(client, None)
+        return times
+
+    def wait(self, client: str) -> float:
+        """Seconds before ``client`` may try again; 0 when it may now."""
+        now = self.clock()
+        times = self._recent(client, now)
+        return times[0] + self.window - now if len(times) >= self.limit else 0.0
+
+    def failed(self, client: str) -> None:
+        """Record a wrong token from ``client`` (and forget the addresses whose failures expired)."""
+        now = self.clock()
+        if len(self.failures) > 10_000:
+            for other in list(self.failures):
+                self._recent(other, now)
+        self.failures.setdefault(client, collections.deque()).append(now)
 
 
 class AdminCookie:
@@ -184,9 +224,10 @@ def create_app(
     cookie = f"tl_{study.study_id}"
     admin_cookie_name = f"tl_admin_{study.study_id}"
     admin_cookie = AdminCookie(study, verifier)
+    throttle = LoginThrottle()
     app = FastAPI(title=settings["title"], docs_url=None, redoc_url=None, openapi_url=None)
     app.add_middleware(BodyLimit)
-    app.state.study, app.state.store = study, store
+    app.state.study, app.state.store, app.state.admin_throttle = study, store, throttle
     form_targets = "'self'" + (f" {_origin(redirect)}" if redirect else "")
     security_headers = {
         "Cache-Control": "no-store",
@@ -265,7 +306,9 @@ def create_app(
     @app.exception_handler(HTTPException)
     async def http_error(request: Request, exc: HTTPException) -> Response:
         if isinstance(exc, _Refused):
-            return message(request, exc.heading, exc.detail, exc.status_code)
+            refused = message(request, exc.heading, exc.detail, exc.status_code)
+            refused.headers.update(exc.headers or {})
+            return refused
         headings = {404: "Page not found", 405: "Not available", 413: "Request too large"}
         return message(request, headings.get(exc.status_code, "Not available"), str(exc.detail), exc.status_code)
 
@@ -506,9 +549,20 @@ def create_app(
 
     @app.post("/admin/login")
     async def admin_login(request: Request) -> Response:
+        client = client_hash(request) or ""
+        wait = throttle.wait(client)
+        if wait:
+            minutes = max(1, round(wait / 60))
+            raise _Refused(
+                429,
+                "Too many wrong admin tokens",
+                f"This address sent {throttle.limit} wrong admin tokens; try again in {minutes} minutes.",
+                headers={"Retry-After": str(int(wait) + 1)},
+            )
         supplied = (await _form(request, {"token"})).get("token", "")
         given = await run_in_threadpool(admin_verifier, study.study_id, supplied) if len(supplied) >= 8 else ""
         if not hmac.compare_digest(given.encode(), verifier.encode()):
+            throttle.failed(client)
             raise _Refused(403, "Wrong admin token", "That is not the admin token of this study.")
         response = go(request, "/admin")
         response.set_cookie(
@@ -567,8 +621,8 @@ def create_app(
 class _Refused(HTTPException):
     """A refusal rendered as a page with a heading."""
 
-    def __init__(self, status: int, heading: str, detail: str):
-        super().__init__(status, detail)
+    def __init__(self, status: int, heading: str, detail: str, headers: dict[str, str] | None = None):
+        super().__init__(status, detail, headers)
         self.heading = heading
 
 
