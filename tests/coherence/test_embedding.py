@@ -171,6 +171,18 @@ def test_cli_bad_encoder_spec_exits_2(tmp_path):
 VECTORS = {"alpha": [0.5, -1.25, 2.0], "beta": [1e-3, 0.0, -3.5], "gamma_ray": [4.0, 2.0, 1.0]}
 
 
+def test_cli_names_the_encoder_as_what_lacks_a_word(tmp_path):
+    (tmp_path / "vectors.txt").write_text(_text_lines(True))
+    topics = tmp_path / "topics.txt"
+    topics.write_text("alpha beta zebra\n")
+    encoder = f"static:{tmp_path / 'vectors.txt'}"
+    args = ["coherence", str(topics), "-m", "embedding", "--encoder", encoder, "--on-missing", "skip"]
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code == 0, result.output
+    assert "1 topic word(s) missing from the encoder (on_missing=skip)" in result.stderr
+    assert "'zebra'" in result.stderr and "index" not in result.stderr
+
+
 def _text_lines(header: bool) -> str:
     lines = [f"{w} " + " ".join(repr(x) for x in v) for w, v in VECTORS.items()]
     return (f"{len(VECTORS)} 3\n" if header else "") + "\n".join(lines) + "\n"

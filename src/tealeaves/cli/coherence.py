@@ -56,7 +56,9 @@ def coherence(
         list[int] | None, typer.Option("--topn", "-n", help="Top words per topic; repeat to average (-n 5 -n 10).")
     ] = None,
     compat: Annotated[str | None, typer.Option(help="Reproduce another tool: gensim or lau.")] = None,
-    on_missing: Annotated[str, typer.Option(help="Topic words missing from the index: error, skip or zero.")] = "error",
+    on_missing: Annotated[
+        str, typer.Option(help="Topic words missing from the index or encoder: error, skip or zero.")
+    ] = "error",
     log_base: Annotated[float | None, typer.Option(help="Base of the logarithms [e].")] = None,
     epsilon: Annotated[float | None, typer.Option(help="Added to joint probabilities.")] = None,
     smoothing: Annotated[float | None, typer.Option(help="Added to joint counts.")] = None,
@@ -100,11 +102,13 @@ def coherence(
 
 def _report_missing(result: CoherenceResult) -> None:
     """On stderr: the missing topic words and the topics left unscored, each counted and listed."""
+    from tealeaves.coherence.embedding import EMBEDDING_MEASURES
     from tealeaves.coherence.score import WHOLE_TOPIC
 
     words = [(k, word, why) for k, word, why in result.missing if word != WHOLE_TOPIC]
+    holder = "the encoder" if result.measure in EMBEDDING_MEASURES else "the index"
     if words:
-        err_console.print(f"{len(words)} topic word(s) missing from the index (on_missing={result.on_missing}):")
+        err_console.print(f"{len(words)} topic word(s) missing from {holder} (on_missing={result.on_missing}):")
     for k, word, why in words:
         err_console.print(f"missing: topic {k} {word!r} ({why})", highlight=False)
     unscored = result.unscored
