@@ -251,3 +251,20 @@ def test_a_decoder_that_is_not_a_mixture_skips_the_likelihood_and_keeps_the_pred
     assert reasons["nomix", "likelihood"] == "its decoder is not a mixture of its topics"
     assert {"predictive_log_likelihood", "predictive_rank"} <= set(result.per_model["metric"])
     assert "heldout_log_likelihood" not in set(result.per_model["metric"])
+
+
+def test_step_keys_follow_the_code_of_a_development_version(monkeypatch):
+    from tealeaves.evaluate import run
+
+    def key_under(version: str) -> tuple[str, str]:
+        monkeypatch.setattr(run, "tealeaves_version", lambda: version)
+        run._code_version.cache_clear()
+        return run._code_version(), run._step_key(model="m", metric="npmi")
+
+    released, released_key = key_under("1.2.0")
+    assert released == "1.2.0"
+    dev, dev_key = key_under("1.3.0.dev0")
+    assert dev.startswith("1.3.0.dev0 ") and len(dev.split()[1]) == 16  # the version and the sources' hash
+    assert key_under("1.3.0.dev0") == (dev, dev_key) and dev_key != released_key
+    assert key_under("1.2.0+g1234")[0].startswith("1.2.0+g1234 ")
+    run._code_version.cache_clear()

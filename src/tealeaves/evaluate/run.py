@@ -19,6 +19,7 @@ The steps:
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
@@ -31,7 +32,16 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from tealeaves.artifacts import MANIFEST, arrays_sha256, atomic_file, json_safe, new_manifest, read_manifest, write_json
+from tealeaves.artifacts import (
+    MANIFEST,
+    arrays_sha256,
+    atomic_file,
+    json_safe,
+    new_manifest,
+    read_manifest,
+    tealeaves_version,
+    write_json,
+)
 from tealeaves.errors import ArtifactError, InputError, TealeavesError
 from tealeaves.evaluate.config import EvaluateConfig, ModelSpec, read_config
 from tealeaves.evaluate.metrics import METRICS, Inputs, Items, Measured, outputs
@@ -263,10 +273,22 @@ def model_fingerprint(model: TopicModel | Topics) -> str:
 
 
 def _step_key(**parts: Any) -> str:
-    from tealeaves.artifacts import tealeaves_version
-
-    text = json.dumps(json_safe({**parts, "tealeaves_version": tealeaves_version()}), sort_keys=True)
+    text = json.dumps(json_safe({**parts, "tealeaves_version": _code_version()}), sort_keys=True)
     return hashlib.sha256(text.encode()).hexdigest()[:32]
+
+
+@functools.cache
+def _code_version() -> str:
+    """The tealeaves version, and for a development version (``.dev``, ``+local``) the SHA-256 of
+    the package's Python sources as well: a checkout whose code changed gets new step keys."""
+    version = tealeaves_version()
+    if ".dev" not in version and "+" not in version:
+        return version
+    package = Path(__file__).resolve().parents[1]
+    digest = hashlib.sha256()
+    for source in sorted(package.rglob("*.py")):
+        digest.update(source.relative_to(package).as_posix().encode() + b"\0" + source.read_bytes())
+    return f"{version} {digest.hexdigest()[:16]}"
 
 
 def _plan(
