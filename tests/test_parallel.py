@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from tealeaves.errors import InputError
-from tealeaves.parallel import parallel_completed, parallel_map
+from tealeaves.parallel import WORKER_ENVIRONMENT, parallel_completed, parallel_map
 
 
 def square_or_fail(item: tuple[int, str]) -> int:
@@ -20,6 +20,10 @@ def square_or_fail(item: tuple[int, str]) -> int:
         Path(marker).touch()
         os._exit(1)
     return x * x
+
+
+def environment(name: str) -> str | None:
+    return os.environ.get(name)
 
 
 def by_index(outcomes):
@@ -54,3 +58,14 @@ def test_nothing_to_do_and_bad_retries():
     assert list(parallel_completed(square_or_fail, [], scheduler="local")) == []
     with pytest.raises(InputError, match="retries must be 0 or more"):
         list(parallel_completed(square_or_fail, [(0, "")], retries=-1))
+
+
+def test_local_cluster_workers_get_the_allocator_setting():
+    """Dask's nanny pins glibc's mmap threshold at 128 KiB (by setting the trim threshold); the
+    workers tealeaves starts get it back up, for parallel_map and parallel_completed alike."""
+    pytest.importorskip("distributed")
+    names = ["MALLOC_MMAP_THRESHOLD_", "MALLOC_TRIM_THRESHOLD_"]
+    mapped = parallel_map(environment, names, workers=1, scheduler="local")
+    assert mapped[0] == WORKER_ENVIRONMENT["MALLOC_MMAP_THRESHOLD_"] == str(32 * 2**20)
+    completed = by_index(parallel_completed(environment, names, workers=1, scheduler="local"))
+    assert [outcome.value for outcome in completed] == mapped

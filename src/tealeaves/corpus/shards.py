@@ -72,8 +72,8 @@ from tealeaves.corpus.preprocess import (
 )
 from tealeaves.corpus.readers import FieldNames, ReadStats, input_format, read_inputs, snippet
 from tealeaves.corpus.vocabulary import Vocabulary
-from tealeaves.errors import EmptyResultError, InputError, MissingDependencyError
-from tealeaves.parallel import parallel_map, resolve_workers
+from tealeaves.errors import EmptyResultError, InputError
+from tealeaves.parallel import local_cluster, parallel_map
 from tealeaves.progress import ProgressCallback
 
 PathLike = str | os.PathLike[str]
@@ -184,23 +184,8 @@ def _cluster(scheduler: str | None, workers: int | None) -> Iterator[str | None]
     if scheduler != "local":
         yield scheduler
         return
-    try:
-        from dask.distributed import LocalCluster
-    except ImportError as exc:
-        raise MissingDependencyError(
-            "Dask is not installed: run `pip install 'tealeaves[dask]'` to use --scheduler"
-        ) from exc
-    cluster = LocalCluster(
-        n_workers=resolve_workers(workers),
-        threads_per_worker=1,
-        processes=True,
-        host="127.0.0.1",
-        dashboard_address=None,
-    )
-    try:
+    with local_cluster(workers) as cluster:
         yield cluster.scheduler_address
-    finally:
-        cluster.close()
 
 
 def _run(
