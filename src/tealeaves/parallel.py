@@ -98,12 +98,13 @@ def _dask_map(
         return out
 
 
-WORKER_ENVIRONMENT = {"MALLOC_MMAP_THRESHOLD_": str(32 * 2**20)}
-"""Set in the workers of the ``LocalCluster`` s tealeaves starts. Dask's nanny sets glibc's
-``MALLOC_TRIM_THRESHOLD_``, which also fixes the threshold above which ``malloc`` maps fresh
-pages at 128 KiB: every minibatch of a neural model then costs page faults (a D-VAE epoch on 20
-Newsgroups took 1.4x as long, 6x the system time). 32 MiB is the most glibc's own adaptive
-threshold reaches; the trim threshold stays Dask's."""
+WORKER_ENVIRONMENT = {"MALLOC_MMAP_THRESHOLD_": str(32 * 2**20), "MALLOC_TRIM_THRESHOLD_": str(64 * 2**20)}
+"""Set in the workers of the ``LocalCluster`` s tealeaves starts: glibc's ``malloc`` thresholds
+where its own adaptive ones settle (map fresh pages for blocks over 32 MiB, return the heap's
+free top past 64 MiB). Dask's nanny sets the trim threshold to 64 KiB, which also fixes the mmap
+threshold at 128 KiB: every minibatch of a neural model then maps, faults in and returns its
+pages (D-VAE on 20 Newsgroups spent most of its time in the kernel and ran several times
+slower in a Dask worker than in a plain process)."""
 
 
 def _dask() -> Any:
@@ -120,15 +121,20 @@ def _dask() -> Any:
 @contextlib.contextmanager
 def local_cluster(workers: int | None) -> Iterator[Any]:
     """A Dask ``LocalCluster`` of ``workers`` processes (one per CPU core by default), one thread
-    each, on loopback, without a dashboard, its workers given :data:`WORKER_ENVIRONMENT`."""
-    cluster = _dask().LocalCluster(
-        n_workers=resolve_workers(workers),
-        threads_per_worker=1,
-        processes=True,
-        host="127.0.0.1",
-        dashboard_address=None,
-        env=WORKER_ENVIRONMENT,
-    )
+    each, on loopback, without a dashboard, its workers started with :data:`WORKER_ENVIRONMENT`
+    (Dask's ``distributed.nanny.pre-spawn-environ``: ``malloc`` reads it when the process
+    starts, so it cannot be set later)."""
+    import dask
+
+    settings = {f"distributed.nanny.pre-spawn-environ.{name}": value for name, value in WORKER_ENVIRONMENT.items()}
+    with dask.config.set(settings):  # each nanny keeps what it finds here for every (re)start of its worker
+        cluster = _dask().LocalCluster(
+            n_workers=resolve_workers(workers),
+            threads_per_worker=1,
+            processes=True,
+            host="127.0.0.1",
+            dashboard_address=None,
+        )
     try:
         yield cluster
     finally:
