@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -75,3 +77,21 @@ def test_local_cluster_workers_get_the_allocator_setting():
     assert mapped == [str(32 * 2**20), str(64 * 2**20)] == [WORKER_ENVIRONMENT[name] for name in names]
     completed = by_index(parallel_completed(environment, names, workers=1, scheduler="local"))
     assert [outcome.value for outcome in completed] == mapped
+
+
+def test_a_local_cluster_started_before_distributed_is_imported_keeps_dask_configuration():
+    """The allocator setting goes through ``dask.config.set``; had ``distributed`` been imported
+    inside it, leaving it would drop distributed's defaults and break the scheduler (KeyError)."""
+    pytest.importorskip("distributed")
+    script = (
+        "import sys, dask.config\n"
+        "from tealeaves.parallel import local_cluster, parallel_map\n"
+        "assert 'distributed' not in sys.modules\n"
+        "with local_cluster(1):\n"
+        "    pass\n"
+        "print(dask.config.get('distributed.scheduler.events-cleanup-delay'))\n"
+        "print(parallel_map(abs, [-1, -2], workers=1, scheduler='local'))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.split("\n")[1] == "[1, 2]" and "KeyError" not in done.stderr

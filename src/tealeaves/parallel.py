@@ -126,9 +126,10 @@ def local_cluster(workers: int | None) -> Iterator[Any]:
     starts, so it cannot be set later)."""
     import dask
 
+    distributed = _dask()  # imported first: it adds its defaults to the configuration, which set() would undo
     settings = {f"distributed.nanny.pre-spawn-environ.{name}": value for name, value in WORKER_ENVIRONMENT.items()}
     with dask.config.set(settings):  # each nanny keeps what it finds here for every (re)start of its worker
-        cluster = _dask().LocalCluster(
+        cluster = distributed.LocalCluster(
             n_workers=resolve_workers(workers),
             threads_per_worker=1,
             processes=True,
