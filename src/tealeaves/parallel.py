@@ -88,13 +88,11 @@ def _dask_map(
     with _dask_client(workers, scheduler) as client:
         futures = client.map(func, list(items), pure=False)
         index = {future.key: i for i, future in enumerate(futures)}
-        finished = dask_completed(futures)
-        del futures  # a result leaves the worker's memory once gathered, not at the end of the map
-        out: list[Any] = [None] * len(index)
-        for done, future in enumerate(finished, start=1):
+        out: list[Any] = [None] * len(futures)
+        for done, future in enumerate(dask_completed(futures), start=1):
             out[index[future.key]] = future.result()
-            future.release()
-            notify(progress, task, done, len(index))
+            future.release()  # the result leaves the worker's memory once gathered, not at the end of the map
+            notify(progress, task, done, len(futures))
         return out
 
 
