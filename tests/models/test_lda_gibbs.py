@@ -8,7 +8,7 @@ import tomotopy as tp
 
 from tealeaves.corpus import Corpus, Vocabulary
 from tealeaves.errors import EmptyResultError, InputError
-from tealeaves.models import TopicModel, train
+from tealeaves.models import TopicModel, lda_gibbs, train
 from tealeaves.models.compare import match_topics
 
 from .planted import lda_corpus
@@ -81,7 +81,7 @@ def test_estimates_follow_the_counts(fitted, planted):
     assert np.allclose(fitted.alpha, alpha, rtol=1e-12)
     assert np.allclose(fitted.theta, (replayed / sweeps + alpha) / (lengths[:, None] + alpha.sum()), rtol=1e-12)
     # φ_kw = (n̄_kw + β) / (n̄_k + Vβ): the implied counts add up to the corpus' tokens
-    beta = fitted.params["beta"]
+    beta = fitted.manifest["training"]["beta"]["optimised"]
     n_k = n_dk.sum(axis=0)
     n_kw = fitted.phi * (n_k[:, None] + 40 * beta) - beta
     assert np.allclose(n_kw * sweeps, np.round(n_kw * sweeps), atol=1e-5)
@@ -152,3 +152,53 @@ def test_recovers_topics_planted_by_lda():
     _, distances = match_topics(true_phi, model.phi)
     print(f"lda-gibbs planted Hellinger distances: {np.round(np.sort(distances), 3)}")
     assert distances.max() < 0.2
+
+
+def test_optimised_beta_maximises_the_dirichlet_multinomial_likelihood():
+    # counts drawn from topics with a known symmetric prior: the fixed point agrees with a numeric
+    # maximiser (scipy's bounded Brent search over log β) of the same objective, and it is a maximum
+    from scipy.optimize import minimize_scalar
+
+    rng = np.random.default_rng(3)
+    for true_beta in (0.02, 0.3):
+        phi = rng.dirichlet(np.full(200, true_beta), size=8)
+        n_kw = np.stack([rng.multinomial(n, p) for n, p in zip(rng.integers(500, 3000, size=8), phi)]).astype(float)
+        found = lda_gibbs.optimise_beta(n_kw, 0.1)
+        numeric = minimize_scalar(
+            lambda x, n=n_kw: -lda_gibbs.beta_log_likelihood(n, float(np.exp(x))),
+            bounds=(-10, 5),
+            method="bounded",
+            options={"xatol": 1e-10},
+        )
+        assert found == pytest.approx(np.exp(numeric.x), rel=1e-6)
+        best = lda_gibbs.beta_log_likelihood(n_kw, found)
+        assert best >= lda_gibbs.beta_log_likelihood(n_kw, found * 1.01)
+        assert best >= lda_gibbs.beta_log_likelihood(n_kw, found / 1.01)
+        assert found == pytest.approx(true_beta, rel=0.3)  # and it estimates the prior the topics came from
+
+
+def test_beta_is_optimised_after_sampling(fitted):
+    # Φ uses β̂ (test_estimates_follow_the_counts checks Φ against the counts with it); β̂ is the
+    # maximiser for the last sweep's counts, which the planted topics (sparse blocks) put below the start
+    record = fitted.manifest["training"]["beta"]
+    assert record["start"] == 0.1 and 0 < record["optimised"] < 0.09
+    assert record["method"].startswith("Minka's fixed point")
+
+
+def test_topics_from_the_last_sweep(planted):
+    corpus, _ = planted
+    last = train(corpus, "lda-gibbs", k=4, seed=2, iterations=60, optimize_interval=0, topics_from="last")
+    assert last.params["topics_from"] == "last" and last.params["average_last"] == 1
+    assert last.manifest["training"]["beta"] == {"start": 0.1, "optimised": None}
+    # θ from the counts of one sample, the sampler's final state replayed directly
+    lengths = corpus.doc_lengths()
+    n_dk = last.theta * (lengths[:, None] + last.alpha.sum()) - last.alpha
+    sampler = tp.LDAModel(k=4, alpha=0.25 / 4, eta=0.1, seed=2, min_cf=0, min_df=0, rm_top=0)
+    sampler.optim_interval, sampler.burn_in = 0, 200
+    for d in range(len(corpus)):
+        sampler.add_doc([corpus.vocab.words[t] for t in corpus.doc(d)])
+    sampler.train(60, workers=1)
+    counts = np.array([np.bincount(doc.topics, minlength=4) for doc in sampler.docs])
+    assert np.allclose(n_dk, counts, atol=1e-8)
+    with pytest.raises(InputError, match="topics_from"):
+        train(corpus, "lda-gibbs", k=4, iterations=5, topics_from="first")

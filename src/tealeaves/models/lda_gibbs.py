@@ -11,9 +11,30 @@ topic starts at alpha_sum / K), ``beta=0.1`` the symmetric topic-word prior,
 fixed-point update, as MALLET) after ``optimize_burn_in=200`` sweeps (MALLET's default), and
 ``iterations=1000`` sweeps.
 
-Φ and the training θ are posterior-mean estimates in float64 from the assignment counts
-averaged over the last ``average_last=50`` sweeps (one sample per sweep):
-φ_{k,w} = (n̄_{k,w} + β) / (n̄_k + Vβ) and θ_{d,k} = (n̄_{d,k} + α_k) / (N_d + Σα), with the final α.
+β optimisation (MALLET's ``optimizeBeta``, which runs with α whenever ``--optimize-interval``
+is set): MALLET re-estimates the symmetric β during sampling; tomotopy, the sampler here, keeps η
+fixed (its ``eta`` cannot be changed once training has started, nor can ``set_word_prior``). So
+when ``optimize_interval > 0`` and the run goes past ``optimize_burn_in``, β is estimated once,
+after sampling, from the topic-word counts n_{k,w} of the last sweep: the maximiser of the
+Dirichlet-multinomial likelihood of those counts,
+
+log p(n | β) = Σ_k [log Γ(Vβ) − log Γ(n_k + Vβ) + Σ_w (log Γ(n_{k,w} + β) − log Γ(β))],
+
+by Minka's (2000) fixed-point update β ← β Σ_{k,w} [ψ(n_{k,w} + β) − ψ(β)] /
+(V Σ_k [ψ(n_k + Vβ) − ψ(Vβ)]) (the update MALLET's ``Dirichlet.learnSymmetricConcentration``
+applies to the count histograms), iterated to convergence (:func:`optimise_beta`). This
+departs from MALLET in one respect, stated here rather than hidden: the assignments were sampled
+under the starting β, so β̂ enters Φ but not the sampling. The ranking of a topic's words does
+not depend on β (φ_{k,w} grows with n_{k,w}), so top words, coherence and the redundancy filters
+are unaffected by the choice; Φ's probabilities are. The start and the estimate are in
+``manifest["training"]["beta"]``.
+
+Φ and the training θ are estimates in float64 from assignment counts n̄:
+φ_{k,w} = (n̄_{k,w} + β) / (n̄_k + Vβ) and θ_{d,k} = (n̄_{d,k} + α_k) / (N_d + Σα), with the final α
+and the optimised β where β is optimised. ``topics_from`` says which counts:
+``"average"`` (the default), the posterior mean over the last ``average_last=50`` sweeps (one
+sample per sweep); ``"last"``, the counts of the last sweep alone, which is what Hoyle et al.
+read from MALLET (gensim's ``LdaMallet`` loads the final state; their sweep's default).
 """
 
 from __future__ import annotations
@@ -29,6 +50,8 @@ from tealeaves.models.topic_model import TopicModel
 from tealeaves.progress import ProgressCallback, notify
 
 TRACE_EVERY = 10
+TOPICS_FROM = ("average", "last")
+BETA_TOLERANCE, BETA_MAX_ITERATIONS = 1e-12, 10_000
 
 
 def fit(
@@ -44,6 +67,7 @@ def fit(
     optimize_burn_in: int = 200,
     workers: int = 1,
     average_last: int = 50,
+    topics_from: str = "average",
 ) -> TopicModel:
     """Train LDA by collapsed Gibbs sampling; see the module docstring for the parameters.
 
@@ -57,6 +81,12 @@ def fit(
             "lda-gibbs needs iterations >= 1, alpha_sum > 0, beta > 0, optimize_interval >= 0, "
             "optimize_burn_in >= 0 and workers >= 1"
         )
+    if topics_from not in TOPICS_FROM:
+        raise InputError(f"lda-gibbs topics_from must be one of {', '.join(TOPICS_FROM)}, got {topics_from!r}")
+    if topics_from == "average" and (
+        isinstance(average_last, bool) or not isinstance(average_last, int) or average_last < 1
+    ):
+        raise InputError(f"lda-gibbs needs average_last >= 1 sweeps to average, got {average_last!r}")
     model = tp.LDAModel(k=k, alpha=alpha_sum / k, eta=beta, seed=seed, min_cf=0, min_df=0, rm_top=0)
     model.optim_interval = optimize_interval
     model.burn_in = optimize_burn_in
@@ -66,7 +96,7 @@ def fit(
 
     trace: list[list[float]] = []
     done = 0
-    averaged = min(average_last, iterations)
+    averaged = min(average_last, iterations) if topics_from == "average" else 1
     n_kw = np.zeros((k, len(corpus.vocab)))
     n_dk = np.zeros((len(corpus), k))
     with warnings.catch_warnings():
@@ -84,9 +114,20 @@ def fit(
                 notify(progress, "train lda-gibbs", done, iterations, ll_per_word=float(model.ll_per_word))
 
     alpha = np.asarray(model.alpha, dtype=np.float64)
+    beta_used = beta
+    beta_record: dict[str, Any] = {"start": beta, "optimised": None}
+    if optimize_interval > 0 and iterations > optimize_burn_in:
+        last = np.zeros((k, len(corpus.vocab)))
+        _accumulate_counts(model, ours, last, np.zeros((len(corpus), k)))
+        beta_used = optimise_beta(last, beta)
+        beta_record = {
+            "start": beta,
+            "optimised": beta_used,
+            "method": "Minka's fixed point on the last sweep's topic-word counts, after sampling",
+        }
     n_kw /= averaged
     n_dk /= averaged
-    phi = (n_kw + beta) / (n_kw.sum(axis=1, keepdims=True) + len(corpus.vocab) * beta)
+    phi = (n_kw + beta_used) / (n_kw.sum(axis=1, keepdims=True) + len(corpus.vocab) * beta_used)
     theta = (n_dk + alpha) / (n_dk.sum(axis=1, keepdims=True) + alpha.sum())
     params: dict[str, Any] = {
         "k": k,
@@ -97,11 +138,12 @@ def fit(
         "optimize_burn_in": optimize_burn_in,
         "workers": workers,
         "average_last": averaged,
+        "topics_from": topics_from,
         "seed": seed,
         "backend": f"tomotopy {tp.__version__}",
     }
     model_out = TopicModel(corpus.vocab, phi, alpha=alpha, theta=theta, kind="lda-gibbs", params=params)
-    model_out.manifest["training"] = {"objective": "log-likelihood per word", "trace": trace}
+    model_out.manifest["training"] = {"objective": "log-likelihood per word", "trace": trace, "beta": beta_record}
     return model_out
 
 
@@ -112,3 +154,37 @@ def _accumulate_counts(model: Any, ours: np.ndarray, n_kw: np.ndarray, n_dk: np.
         z = np.asarray(doc.topics, dtype=np.int64)
         np.add.at(n_kw, (z, ours[np.asarray(doc.words, dtype=np.int64)]), 1.0)
         n_dk[d] += np.bincount(z, minlength=k)
+
+
+def beta_log_likelihood(n_kw: np.ndarray, beta: float) -> float:
+    """log p(n | β) of topic-word counts ``n_kw`` (K x V) under φ_k ~ Dirichlet(β, ..., β), φ
+    integrated out: Σ_k [log Γ(Vβ) − log Γ(n_k + Vβ) + Σ_w (log Γ(n_{k,w} + β) − log Γ(β))]."""
+    from scipy.special import gammaln
+
+    n_k = n_kw.sum(axis=1)
+    v = n_kw.shape[1]
+    return float(np.sum(gammaln(v * beta) - gammaln(n_k + v * beta)) + np.sum(gammaln(n_kw + beta) - gammaln(beta)))
+
+
+def optimise_beta(n_kw: np.ndarray, start: float) -> float:
+    """The β maximising :func:`beta_log_likelihood` of ``n_kw``, by Minka's (2000) fixed-point update
+    for a symmetric Dirichlet, β ← β Σ_{k,w} [ψ(n_{k,w} + β) − ψ(β)] / (V Σ_k [ψ(n_k + Vβ) − ψ(Vβ)]),
+    from ``start`` until the relative change is below 10⁻¹² (the update MALLET's
+    ``learnSymmetricConcentration`` makes, there 200 times per optimisation, on count histograms).
+    """
+    from scipy.special import digamma
+
+    v = n_kw.shape[1]
+    n_k = n_kw.sum(axis=1)
+    counts = n_kw[n_kw > 0]  # ψ(0 + β) − ψ(β) = 0
+    if counts.size == 0 or n_k.max() <= 0:
+        return start
+    beta = float(start)
+    for _ in range(BETA_MAX_ITERATIONS):
+        numerator = float(np.sum(digamma(counts + beta) - digamma(beta)))
+        denominator = v * float(np.sum(digamma(n_k + v * beta) - digamma(v * beta)))
+        updated = beta * numerator / denominator
+        if abs(updated - beta) <= BETA_TOLERANCE * beta:
+            return updated
+        beta = updated
+    return beta
