@@ -72,7 +72,7 @@ class StudyServer:
         self.base = f"http://127.0.0.1:{self.port}"
         self.command = [
             sys.executable, "-m", "tealeaves.cli", "study", "serve", str(study_folder), "--port", str(self.port),
-            "--db", url, "--admin-token", TOKEN, "--workers", str(workers), "--starts-per-address", "0",
+            "--db", url, "--admin-token", TOKEN, "--workers", str(workers), "--starts-per-address", "0", "--live-per-address", "0",
             "--sqlite-synchronous", synchronous,
         ]  # fmt: skip
         self.process: subprocess.Popen | None = None

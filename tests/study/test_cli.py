@@ -14,7 +14,7 @@ import pytest
 from typer.testing import CliRunner
 
 from tealeaves.cli import app
-from tealeaves.study import EXPORT_COLUMNS, Study
+from tealeaves.study import AUDIT_COLUMNS, EXPORT_COLUMNS, Study
 from tealeaves.study.testing import free_port
 
 runner = CliRunner()
@@ -49,7 +49,7 @@ def test_create_export_and_import(model_dirs, tmp_path):
 
     result = runner.invoke(app, ["study", "export", str(out), "--out", str(tmp_path / "r.csv")])
     assert result.exit_code == 0, result.output
-    assert list(pd.read_csv(tmp_path / "r.csv").columns) == list(EXPORT_COLUMNS)
+    assert list(pd.read_csv(tmp_path / "r.csv").columns) == [*EXPORT_COLUMNS, *AUDIT_COLUMNS]
     result = runner.invoke(app, ["study", "export", str(out), "--out", str(tmp_path / "s.qsf")])
     assert result.exit_code == 0 and json.loads((tmp_path / "s.qsf").read_text())["SurveyElements"]
 

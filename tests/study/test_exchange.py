@@ -1,4 +1,4 @@
-"""Exports carry exactly EXPORT_COLUMNS; a Qualtrics survey and its CSV export round-trip."""
+"""Exports carry exactly EXPORT_COLUMNS and the AUDIT_COLUMNS; a Qualtrics survey and its CSV export round-trip."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ import pytest
 
 from tealeaves.errors import InputError
 from tealeaves.study import (
+    AUDIT_COLUMNS,
     EXPORT_COLUMNS,
     create_study,
     export_responses,
@@ -44,7 +45,7 @@ def answered(models, corpus, tmp_path, clock):
 def test_export_has_exactly_the_contract_columns_and_true_values(answered):
     study, store = answered
     frame = export_responses(study, store)
-    assert list(frame.columns) == list(EXPORT_COLUMNS)
+    assert list(frame.columns) == [*EXPORT_COLUMNS, *AUDIT_COLUMNS]
     assert len(frame) == 9
     for row in frame.itertuples():
         item = study.item(row.item_id)
@@ -57,6 +58,8 @@ def test_export_has_exactly_the_contract_columns_and_true_values(answered):
         assert pd.isna(row.familiarity) and pd.isna(row.scale) and row.rt_ms == 1234 and not row.is_check
         assert row.doc_id == item.doc_id
         assert pd.Timestamp(row.answered_at) - pd.Timestamp(row.shown_at) == pd.Timedelta(milliseconds=1234)
+        assert pd.isna(row.client) and pd.isna(row.finished_at)  # started in Python, never at /done
+        assert pd.Timestamp(row.shown_at) >= pd.Timestamp(row.started_at)
     assert set(frame["annotator"]) == {annotator_id(study.study_id, f"P{n}") for n in range(3)}
 
 
@@ -66,7 +69,7 @@ def test_export_files_round_trip(answered, tmp_path, suffix):
     frame = export_responses(study, store)
     path = write_responses(frame, tmp_path / f"out{suffix}")
     back = pd.read_csv(path, keep_default_na=False, dtype=str) if suffix == ".csv" else pd.read_parquet(path)
-    assert list(back.columns) == list(EXPORT_COLUMNS) and len(back) == len(frame)
+    assert list(back.columns) == [*EXPORT_COLUMNS, *AUDIT_COLUMNS] and len(back) == len(frame)
     if suffix == ".parquet":
         pd.testing.assert_frame_equal(back, frame)
     else:
@@ -139,7 +142,7 @@ def test_qualtrics_survey_and_export_round_trip(models, corpus, tmp_path, task, 
 
     truth = qualtrics_csv(survey, tmp_path / "export.csv", 12, random.Random(1), as_text=as_text, preview=3)
     frame = import_qualtrics(study, tmp_path / "export.csv", timezone="America/New_York")
-    assert list(frame.columns) == list(EXPORT_COLUMNS) and len(frame) == len(truth)
+    assert list(frame.columns) == [*EXPORT_COLUMNS, *AUDIT_COLUMNS] and len(frame) == len(truth)
     for row, (pid, item_id, picked) in zip(frame.itertuples(), truth):
         item = study.item(item_id)
         assert row.item_id == item_id and row.annotator == annotator_id(study.study_id, pid)

@@ -35,7 +35,7 @@ def test_many_participants_complete_a_word_intrusion_study(models, db_url):
     store = Store(db_url, rng=random.Random(1))
     store.ensure_study(study)
     skill = {"MODEL_ALPHA": 0.9, "MODEL_BETA": 0.3}
-    with LiveServer(create_app(study, store, TOKEN, starts_per_client=0)) as server:
+    with LiveServer(create_app(study, store, TOKEN, starts_per_client=0, live_per_client=0)) as server:
         runs = simulate(server.url, 48, policy=oracle(study, skill), seed=2, concurrency=16)
     outcomes = Counter(run.outcome for run in runs)
     assert set(outcomes) <= {"completed", "full"} and outcomes["completed"] >= 40, [r.error for r in runs if r.error]
@@ -64,7 +64,7 @@ def test_abandoned_sessions_release_their_items(models, tmp_path):
     )
     store = Store(f"sqlite:///{tmp_path / 'r.sqlite'}")
     store.ensure_study(study)
-    with LiveServer(create_app(study, store, TOKEN, starts_per_client=0)) as server:
+    with LiveServer(create_app(study, store, TOKEN, starts_per_client=0, live_per_client=0)) as server:
         quitters = simulate(server.url, 6, seed=3, abandon=1.0)
         assert {run.outcome for run in quitters} == {"abandoned"}
         time.sleep(3.5)  # past the 3 s timeout: their unanswered items go back to the pool
@@ -82,7 +82,7 @@ def test_other_tasks_run_end_to_end(models, corpus, tmp_path, task):
     study = create_study(models, task, seed=7, annotators=4, items_per_participant=4, **kwargs)
     store = Store(f"sqlite:///{tmp_path / 'r.sqlite'}")
     store.ensure_study(study)
-    with LiveServer(create_app(study, store, TOKEN, starts_per_client=0)) as server:
+    with LiveServer(create_app(study, store, TOKEN, starts_per_client=0, live_per_client=0)) as server:
         runs = simulate(server.url, 22, seed=5)  # 20 fill either study (80 answers, 4 each)
     assert all(run.outcome in ("completed", "full") for run in runs), [run.error for run in runs]
     frame = export_responses(study, store)

@@ -78,8 +78,13 @@ def study_create(
         str | None, typer.Option(help="Completion code [drawn at random, kept in STUDY/secrets.json].")
     ] = None,
     per_participant_codes: Annotated[
-        bool, typer.Option(help="Each participant gets their own code (HMAC of their id), listed in the export.")
-    ] = False,
+        bool | None,
+        typer.Option(
+            "--per-participant-codes/--shared-code",
+            help="Each participant gets their own code (HMAC of their id), listed in the export, or all the same "
+            "one [own codes with --redirect-url, else shared].",
+        ),
+    ] = None,
     redirect_url: Annotated[
         str | None, typer.Option(help="Send finishers to URL?cc=CODE (Prolific: its completion URL).")
     ] = None,
@@ -167,15 +172,38 @@ def study_serve(
     ] = None,
     admin_token: Annotated[
         str | None,
-        typer.Option(envvar="TEALEAVES_ADMIN_TOKEN", help="Token for /admin/login [made and printed when not given]."),
+        typer.Option(
+            envvar="TEALEAVES_ADMIN_TOKEN",
+            help="Token for /admin/login [made and printed when not given]; prefer the environment variable or "
+            "--admin-token-file: the command line is visible to every user in ps.",
+        ),
+    ] = None,
+    admin_token_file: Annotated[
+        Path | None, typer.Option(help="Read the admin token from this file (its first line).")
     ] = None,
     workers: Annotated[int, typer.Option(help="Server processes.")] = 1,
     require_pid: Annotated[
         bool, typer.Option(help="Only participants with a PROLIFIC_PID [on when the study has a --redirect-url].")
     ] = False,
     starts_per_address: Annotated[
-        int, typer.Option(help="New participants one client address may start per hour (0: no bound).")
+        int, typer.Option(help="New participants one client address (IPv6: /64) may start per hour (0: no bound).")
     ] = 20,
+    live_per_address: Annotated[
+        int, typer.Option(help="Participants one client address may have live at once (0: no bound).")
+    ] = 5,
+    answer_minutes: Annotated[
+        float, typer.Option(help="Page views renew a question's lease for at most this long without an answer.")
+    ] = 20.0,
+    idle_minutes: Annotated[
+        float, typer.Option(help="A participant without an answer for this long expires, freeing their question.")
+    ] = 60.0,
+    forwarded_allow_ips: Annotated[
+        str | None,
+        typer.Option(
+            help="Proxies (addresses or networks, comma-separated) whose X-Forwarded-For/-Proto are believed."
+        ),
+    ] = None,
+    root_path: Annotated[str, typer.Option(help="Path prefix the proxy serves the study under, e.g. /study.")] = "",
     sqlite_synchronous: Annotated[
         str, typer.Option(help="SQLite synchronous: full (survives power cuts) or normal (faster).")
     ] = "full",
@@ -183,6 +211,11 @@ def study_serve(
     """Serve a study to annotators (consent, instructions, one question per page) and its admin pages."""
     from tealeaves.study.app import serve
 
+    if admin_token_file is not None:
+        try:
+            admin_token = (admin_token_file.read_text(encoding="utf-8").splitlines() or [""])[0].strip()
+        except (OSError, UnicodeDecodeError) as exc:
+            raise InputError(f"cannot read the admin token from {admin_token_file}: {exc}") from exc
     serve(
         study,
         host=host,
@@ -194,6 +227,11 @@ def study_serve(
         require_pid=require_pid,
         starts_per_client=starts_per_address,
         synchronous=sqlite_synchronous,
+        live_per_client=live_per_address,
+        answer_minutes=answer_minutes,
+        idle_minutes=idle_minutes,
+        forwarded_allow_ips=forwarded_allow_ips,
+        root_path=root_path,
     )
 
 

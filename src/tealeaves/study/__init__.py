@@ -22,13 +22,14 @@ if TYPE_CHECKING:
         write_responses,
     )
     from tealeaves.study.items import Item, synthetic_topics
-    from tealeaves.study.schema import EXPORT_COLUMNS, TASKS
+    from tealeaves.study.schema import AUDIT_COLUMNS, EXPORT_COLUMNS, TASKS
     from tealeaves.study.store import SCHEMA_VERSION, Store
 
 __getattr__, __dir__ = attach(__name__, __file__)
 
 __all__ = [
     "ANNOTATORS_PER_ITEM",
+    "AUDIT_COLUMNS",
     "EXPORT_COLUMNS",
     "SCHEMA_VERSION",
     "TASKS",

@@ -23,25 +23,41 @@ item is an attention check never reach the browser before the answer is stored. 
 sent with ``Cache-Control: no-store`` and a Content-Security-Policy that allows scripts from
 the app only (``/static/item.js``). Every malformed request gets a 4xx page a person can read.
 
+Client addresses: the TCP peer's, or, from a trusted proxy (``forwarded_allow_ips`` of
+:func:`serve`), the last address in ``X-Forwarded-For`` that is not itself a trusted proxy; an
+IPv6 address counts as its /64 network (:func:`client_key`). Per address, new participants are
+bounded per hour (``starts_per_client``) and live ones at a time (``live_per_client``); refusals
+are 429 with ``Retry-After``. A lease stops renewing ``answer_minutes`` after its question was
+handed and participants without an answer for ``idle_minutes`` expire (:class:`Store`); the
+admin may evict a participant (``POST /admin/evict``).
+
 Admin pages (``/admin``): the admin token is taken in one place, the form at ``/admin/login``,
 and traded for a cookie signed with HMAC-SHA256 (:func:`admin_verifier`, :class:`AdminCookie`);
-the cookie never holds the token, and the app keeps only a PBKDF2 hash of it. A client address
-that sends :data:`ADMIN_LOGIN_FAILURES` wrong tokens within :data:`ADMIN_LOGIN_WINDOW` seconds
-is refused (429) until the oldest is that old (:class:`LoginThrottle`).
+the cookie never holds the token, and the app keeps only a PBKDF2 hash of it. Each login attempt
+is counted *before* its token is checked, against the client address, or, for a browser that
+signed in before and holds the device cookie (:class:`DeviceCookie`), against that device: once
+:data:`ADMIN_LOGIN_FAILURES` wrong tokens were counted within :data:`ADMIN_LOGIN_WINDOW` seconds,
+further attempts are refused (429, ``Retry-After``) unchecked (:class:`LoginThrottle`). So a
+guesser who locks out a shared address (a proxy, a NAT) does not lock out the admin's own browser.
+At most :data:`ADMIN_CHECKS_IN_FLIGHT` PBKDF2 checks run at once (one more is kept for devices).
 """
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import collections
 import hashlib
 import hmac
+import ipaddress
 import json
 import os
 import re
+import resource
 import secrets
 import tempfile
 import time
+import warnings
 from collections.abc import Awaitable, Callable
 from importlib.resources import files
 from pathlib import Path
@@ -52,9 +68,12 @@ from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 from jinja2 import Environment, PackageLoader, select_autoescape
+from sqlalchemy.exc import SQLAlchemyError
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
+from starlette.requests import ClientDisconnect
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
+from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from tealeaves.errors import InputError
 from tealeaves.study import texts
@@ -69,7 +88,21 @@ from tealeaves.study.exchange import (
 )
 from tealeaves.study.monitor import summary
 from tealeaves.study.schema import spreadsheet_safe
-from tealeaves.study.store import ANSWERED, ASSIGNED, DONE, FULL, QUESTION, Session, Step, Store, StoreError
+from tealeaves.study.store import (
+    ANSWERED,
+    ASSIGNED,
+    DEFAULT_ANSWER_MINUTES,
+    DEFAULT_IDLE_MINUTES,
+    DONE,
+    EXPIRED,
+    FULL,
+    QUESTION,
+    AlreadyAnswered,
+    Session,
+    Step,
+    Store,
+    StoreError,
+)
 
 MAX_BODY_BYTES = 16 * 1024
 """Requests with a larger body are refused with 413 before they are read."""
@@ -82,22 +115,36 @@ ANSWER_FIELDS = frozenset({"answer", "familiarity", "rt_ms"})
 START_FIELDS = frozenset({"consent", "nonce", *PLATFORM_FIELDS})
 DEFAULT_STARTS_PER_CLIENT = 20
 """New participants one client address may start per hour (0: no bound)."""
+DEFAULT_LIVE_PER_CLIENT = 5
+"""Participants one client address may have live at once: neither finished, expired nor evicted (0: no bound)."""
 ADMIN_COOKIE_HOURS = 12
+ADMIN_DEVICE_DAYS = 90
 ADMIN_KDF_ITERATIONS = 100_000
 ADMIN_LOGIN_FAILURES = 10
-"""Wrong admin tokens one client address may send per :data:`ADMIN_LOGIN_WINDOW` seconds."""
+"""Wrong admin tokens one client address (or device) may send per :data:`ADMIN_LOGIN_WINDOW` seconds."""
 ADMIN_LOGIN_WINDOW = 900
+ADMIN_CHECKS_IN_FLIGHT = 2
+"""PBKDF2 checks of admin tokens running at once in a server process (plus one for device cookies)."""
+ADMIN_CHECK_WAIT = 10.0
+"""Seconds an admitted login attempt waits for a free check before it is refused as busy (503)."""
+HEADER_TIMEOUT = 10.0
+"""Seconds a connection may take to send a request's head (line and headers); then it is closed."""
+BODY_TIMEOUT = 20.0
+"""Seconds a request may take to send its body; then it is refused (408)."""
+DB_RETRY_AFTER = 5
 
 templates = Environment(loader=PackageLoader("tealeaves.study", "templates"), autoescape=select_autoescape())
 ITEM_SCRIPT = files("tealeaves.study").joinpath("static/item.js").read_bytes()
 
 
 class BodyLimit:
-    """ASGI middleware: refuse request bodies over ``limit`` bytes with 413."""
+    """ASGI middleware: refuse request bodies over ``limit`` bytes with 413, and bodies that take
+    longer than ``timeout`` seconds to arrive with 408."""
 
-    def __init__(self, app: ASGIApp, limit: int = MAX_BODY_BYTES):
+    def __init__(self, app: ASGIApp, limit: int = MAX_BODY_BYTES, timeout: float = BODY_TIMEOUT):
         self.app = app
         self.limit = limit
+        self.timeout = timeout
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -108,13 +155,20 @@ class BodyLimit:
             response = Response("request body too large", status_code=413, media_type="text/plain")
             await response(scope, receive, send)
             return
-        received = 0
+        received, complete = 0, False
+        deadline = time.monotonic() + self.timeout
 
         async def limited() -> Message:
-            nonlocal received
-            message = await receive()
+            nonlocal received, complete
+            if complete:
+                return await receive()
+            try:
+                message = await asyncio.wait_for(receive(), max(0.0, deadline - time.monotonic()))
+            except TimeoutError:
+                raise HTTPException(408, "the request's body did not arrive in time") from None
             if message["type"] == "http.request":
                 received += len(message.get("body", b""))
+                complete = not message.get("more_body", False)
                 if received > self.limit:
                     raise HTTPException(413, "request body too large")
             return message
@@ -133,10 +187,13 @@ def admin_verifier(study_id: str, token: str) -> str:
 
 
 class LoginThrottle:
-    """Wrong admin tokens per client address: once an address has sent ``limit`` of them within
-    ``window`` seconds, its next attempts are refused, right token or not, until the oldest is
-    ``window`` seconds old. It bounds guessing the token (and the PBKDF2 work guesses cost) to
-    ``limit`` per window per address, in each server process. ``clock`` is ``time.monotonic``."""
+    """Wrong admin tokens per key (a client address or a device): once ``limit`` of them were
+    counted within ``window`` seconds, further attempts are refused, right token or not, until the
+    oldest is ``window`` seconds old. An attempt is counted as wrong when it is admitted
+    (:meth:`admit`), before its token is checked, and forgiven if the token was right, so
+    concurrent guesses cannot pass the bound. It bounds guessing the token (and the PBKDF2 work
+    guesses cost) to ``limit`` per window per key, in each server process. ``clock`` is
+    ``time.monotonic``."""
 
     def __init__(self, limit: int = ADMIN_LOGIN_FAILURES, window: float = ADMIN_LOGIN_WINDOW):
         self.limit, self.window = limit, window
@@ -157,13 +214,52 @@ class LoginThrottle:
         times = self._recent(client, now)
         return times[0] + self.window - now if len(times) >= self.limit else 0.0
 
-    def failed(self, client: str) -> None:
-        """Record a wrong token from ``client`` (and forget the addresses whose failures expired)."""
+    def admit(self, client: str) -> float:
+        """Count an attempt from ``client`` as wrong until :meth:`forgive`: 0 when admitted, else the
+        seconds before it may try again (nothing counted). Call it with no ``await`` before it in the
+        same step as the decision, so that concurrent attempts see each other."""
+        wait = self.wait(client)
+        if wait:
+            return wait
         now = self.clock()
         if len(self.failures) > 10_000:
             for other in list(self.failures):
                 self._recent(other, now)
         self.failures.setdefault(client, collections.deque()).append(now)
+        return 0.0
+
+    def forgive(self, client: str) -> None:
+        """Take back one counted attempt (its token was right, or it was never checked)."""
+        times = self.failures.get(client)
+        if times:
+            times.pop()
+
+
+class DeviceCookie:
+    """The admin's device cookie, set by a successful login: ``DEVICE.EXPIRES.MAC`` (HMAC-SHA256
+    under a key derived from the study secret and the admin verifier). Login attempts that carry a
+    valid one are counted per device, not per address (OWASP's "device cookies")."""
+
+    def __init__(self, study: Study, verifier: str, days: float = ADMIN_DEVICE_DAYS):
+        self.key = study.derive("admin-device", verifier)
+        self.seconds = int(days * 86400)
+
+    def _mac(self, device: str, expires: str) -> str:
+        return hmac.new(self.key, f"device:{device}:{expires}".encode(), "sha256").hexdigest()
+
+    def issue(self) -> str:
+        device, expires = secrets.token_hex(8), str(int(time.time()) + self.seconds)
+        return f"{device}.{expires}.{self._mac(device, expires)}"
+
+    def device(self, value: str) -> str | None:
+        """The device id of a valid, unexpired cookie value, else None."""
+        device, _, rest = value.partition(".")
+        expires, _, mac = rest.partition(".")
+        if not (device.isascii() and device.isalnum() and len(device) == 16) or not expires.isdigit():
+            return None
+        if len(expires) > 12 or not mac.isascii() or int(expires) <= time.time():
+            return None
+        return device if hmac.compare_digest(mac.encode(), self._mac(device, expires).encode()) else None
 
 
 class AdminCookie:
@@ -197,6 +293,7 @@ def create_app(
     admin_hash: str | None = None,
     require_pid: bool = False,
     starts_per_client: int = DEFAULT_STARTS_PER_CLIENT,
+    live_per_client: int = DEFAULT_LIVE_PER_CLIENT,
 ) -> FastAPI:
     """The study's web app over ``store`` (the study must be registered with :meth:`Store.ensure_study`).
 
@@ -211,20 +308,28 @@ def create_app(
         Refuse starts without a ``PROLIFIC_PID`` (always on when the study has a redirect URL).
     starts_per_client : int
         New participants one client address may start per hour (0: no bound).
+    live_per_client : int
+        Participants one client address may have live at once (0: no bound).
     """
     if (admin_token is None) == (admin_hash is None):
         raise InputError("give the admin token or its hash (admin_verifier), one of the two")
     verifier = admin_hash if admin_hash is not None else admin_verifier(study.study_id, admin_token or "")
-    if starts_per_client < 0:
-        raise InputError(f"starts per client address must be 0 (no bound) or more, got {starts_per_client}")
+    if starts_per_client < 0 or live_per_client < 0:
+        raise InputError(
+            f"starts and live participants per client address must be 0 (no bound) or more, got "
+            f"{starts_per_client} and {live_per_client}"
+        )
     settings = study.settings
     redirect = settings.get("redirect_url")
     require_pid = bool(require_pid or redirect)
     quota = int(settings["items_per_participant"]) + int(settings["checks_per_participant"])
     cookie = f"tl_{study.study_id}"
     admin_cookie_name = f"tl_admin_{study.study_id}"
+    device_cookie_name = f"tl_admin_device_{study.study_id}"
     admin_cookie = AdminCookie(study, verifier)
+    device_cookie = DeviceCookie(study, verifier)
     throttle = LoginThrottle()
+    checks = {"client": asyncio.Semaphore(ADMIN_CHECKS_IN_FLIGHT), "device": asyncio.Semaphore(1)}
     app = FastAPI(title=settings["title"], docs_url=None, redoc_url=None, openapi_url=None)
     app.add_middleware(BodyLimit)
     app.state.study, app.state.store, app.state.admin_throttle = study, store, throttle
@@ -264,7 +369,7 @@ def create_app(
         return base64.urlsafe_b64encode(study.derive(f"session-key:{kind}", value)).decode("ascii").rstrip("=")
 
     def client_hash(request: Request) -> str | None:
-        return study.derive("client", request.client.host).hex()[:32] if request.client else None
+        return study.derive("client", client_key(request.client.host)).hex()[:32] if request.client else None
 
     def from_cookie(request: Request) -> tuple[str, str] | None:
         owner, _, key = request.cookies.get(cookie, "").partition(":")
@@ -286,7 +391,7 @@ def create_app(
 
     @app.exception_handler(StoreError)
     async def store_error(request: Request, exc: StoreError) -> HTMLResponse:
-        return message(
+        refused = message(
             request,
             "This page is not available",
             str(exc),
@@ -294,6 +399,25 @@ def create_app(
             link=_root(request) + "/",
             link_text="Back to the start",
         )
+        if exc.retry_after is not None:
+            refused.headers["Retry-After"] = str(exc.retry_after)
+        return refused
+
+    @app.exception_handler(SQLAlchemyError)
+    async def database_error(request: Request, exc: SQLAlchemyError) -> HTMLResponse:
+        busy = message(
+            request,
+            "The study is busy",
+            "The study's database did not answer in time. Nothing you sent was lost: please try again in a "
+            "few seconds (reloading this page is safe).",
+            503,
+        )
+        busy.headers["Retry-After"] = str(DB_RETRY_AFTER)
+        return busy
+
+    @app.exception_handler(ClientDisconnect)
+    async def client_gone(request: Request, exc: ClientDisconnect) -> Response:
+        return Response(status_code=400)  # nobody is left to read it; no traceback in the log
 
     @app.exception_handler(InputError)
     async def input_error(request: Request, exc: InputError) -> HTMLResponse:
@@ -368,6 +492,7 @@ def create_app(
                 nonce=None if pid else nonce,
                 client=client_hash(request),
                 starts_per_client=starts_per_client,
+                live_per_client=live_per_client,
             )
         )
         response = go(request, f"/s/{token}/instructions")
@@ -402,6 +527,13 @@ def create_app(
             return go(request, f"/s/{token}/done")
         if step.kind == FULL:
             return _full(request)
+        if step.kind == EXPIRED:
+            return message(
+                request,
+                "Your session has expired",
+                "You answered no question for a long time, so your place went to others. The answers you gave "
+                "are kept. If you came from a recruitment site, please return the study there.",
+            )
         return page(
             request,
             "message.html",
@@ -487,7 +619,10 @@ def create_app(
         value = _integer(form.get("answer"), "answer", digits=2, required=True)
         familiarity = _integer(form.get("familiarity"), "familiarity", digits=1)
         rt_ms = _integer(form.get("rt_ms"), "rt_ms", digits=9)
-        slot, step = await run_in_threadpool(store.record, study, token, key, number, value, familiarity, rt_ms)
+        try:
+            slot, step = await run_in_threadpool(store.record, study, token, key, number, value, familiarity, rt_ms)
+        except AlreadyAnswered:  # a double click or a resent form: the first answer is kept, go on
+            return go(request, f"/s/{token}/next")
         if settings.get("show_answer") and study.item(slot.item_id).intruder_position is not None:
             return go(request, f"/s/{token}/q/{number}/answer")
         if step.kind in (QUESTION, DONE):  # straight on; a page to wait or a full study comes from /next
@@ -549,22 +684,45 @@ def create_app(
 
     @app.post("/admin/login")
     async def admin_login(request: Request) -> Response:
-        client = client_hash(request) or ""
-        wait = throttle.wait(client)
+        supplied = (await _form(request, {"token"})).get("token", "")
+        device = device_cookie.device(request.cookies.get(device_cookie_name, ""))
+        kind = "device" if device else "client"
+        key = f"device:{device}" if device else f"client:{client_hash(request)}"
+        wait = throttle.admit(key)  # counted before it is checked: no await between the decision and the count
         if wait:
             minutes = max(1, round(wait / 60))
             raise _Refused(
                 429,
                 "Too many wrong admin tokens",
-                f"This address sent {throttle.limit} wrong admin tokens; try again in {minutes} minutes.",
+                f"This {'browser' if device else 'address'} sent {throttle.limit} wrong admin tokens; try again "
+                f"in {minutes} minutes.",
                 headers={"Retry-After": str(int(wait) + 1)},
             )
-        supplied = (await _form(request, {"token"})).get("token", "")
-        given = await run_in_threadpool(admin_verifier, study.study_id, supplied) if len(supplied) >= 8 else ""
+        try:
+            async with asyncio.timeout(ADMIN_CHECK_WAIT):
+                await checks[kind].acquire()
+        except TimeoutError:
+            throttle.forgive(key)
+            raise _Refused(
+                503, "Busy", "Too many sign-ins are being checked; try again shortly.", {"Retry-After": "5"}
+            ) from None
+        try:
+            given = await run_in_threadpool(admin_verifier, study.study_id, supplied) if len(supplied) >= 8 else ""
+        finally:
+            checks[kind].release()
         if not hmac.compare_digest(given.encode(), verifier.encode()):
-            throttle.failed(client)
             raise _Refused(403, "Wrong admin token", "That is not the admin token of this study.")
+        throttle.forgive(key)
         response = go(request, "/admin")
+        response.set_cookie(
+            device_cookie_name,
+            device_cookie.issue(),
+            max_age=device_cookie.seconds,
+            path=_root(request) + "/admin/login",
+            httponly=True,
+            samesite="strict",
+            secure=request.url.scheme == "https",
+        )
         response.set_cookie(
             admin_cookie_name,
             admin_cookie.issue(),
@@ -581,6 +739,22 @@ def create_app(
         require_admin(request)
         data = await run_in_threadpool(summary, study, store)
         return page(request, "admin.html", summary=data, wide=True)
+
+    @app.post("/admin/evict")
+    async def admin_evict(request: Request) -> Response:
+        require_admin(request)
+        annotator = (await _form(request, {"annotator"})).get("annotator", "").strip()
+        if not re.fullmatch(r"[0-9a-f]{16}", annotator):
+            raise _Refused(422, "Malformed request", "Give the participant's annotator id (16 hex digits).")
+        if not await run_in_threadpool(store.evict, study, annotator):
+            raise _Refused(404, "No such participant", f"No live participant has the annotator id {annotator}.")
+        return message(
+            request,
+            "Participant evicted",
+            f"The session of {annotator} is ended: their question is free again, their answers are kept.",
+            link=_root(request) + "/admin",
+            link_text="Back to the admin page",
+        )
 
     @app.get("/admin/progress.json")
     async def admin_progress(request: Request) -> Response:
@@ -633,6 +807,20 @@ def _needs_pid() -> _Refused:
         "This study needs your participant id, which the link on the recruitment site (Prolific) carries. "
         "Open the study from that link.",
     )
+
+
+def client_key(host: str) -> str:
+    """What the per-address limits count: the address, or for IPv6 its /64 network (one
+    subscriber's share; an IPv4-mapped IPv6 address counts as the IPv4 address)."""
+    try:
+        address = ipaddress.ip_address(host)
+    except ValueError:
+        return host
+    if isinstance(address, ipaddress.IPv6Address):
+        if address.ipv4_mapped is not None:
+            return str(address.ipv4_mapped)
+        return str(ipaddress.IPv6Network((address, 64), strict=False))
+    return str(address)
 
 
 def _root(request: Request) -> str:
@@ -692,20 +880,91 @@ def _integer(text: str | None, name: str, digits: int, required: bool = False) -
 # --------------------------------------------------------------------------- serving
 CONFIG_VARIABLE = "TEALEAVES_STUDY_SERVE"
 """With several workers: the path of a private (0600) file with the app's settings, never the token."""
+TOKEN_VARIABLE = "TEALEAVES_ADMIN_TOKEN"
+"""The admin token's environment variable; :func:`serve` removes it before anything starts."""
+DB_HEADROOM = 5
+"""PostgreSQL connections :func:`serve` leaves free for others (psql, ``study export``)."""
+MIN_POOL, MAX_POOL = 4, 20
+"""Connections per server process to PostgreSQL: as many as fit, within these bounds."""
+PROXY_WARNING = (
+    "warning: no --forwarded-allow-ips: every client address is the TCP peer's. Behind nginx or a load "
+    "balancer all participants then share the proxy's address, and the per-address limits hold per proxy; "
+    "give the proxy's address to --forwarded-allow-ips (docs: Deploying a study)."
+)
+
+
+class TimedH11Protocol(H11Protocol):
+    """uvicorn's HTTP/1.1 protocol with a deadline for each request's head: a connection that has
+    not sent a complete request line and headers :attr:`head_timeout` seconds after it opened (or
+    after its last response) is closed, so slow partial requests cannot hold every descriptor."""
+
+    head_timeout = HEADER_TIMEOUT
+
+    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+        super().connection_made(transport)
+        self._arm()
+
+    def _arm(self) -> None:
+        waiting_after = self.cycle
+        self._head_timer = self.loop.call_later(self.head_timeout, self._head_late, waiting_after)
+
+    def _head_late(self, waiting_after: object) -> None:
+        if self.cycle is waiting_after and not self.transport.is_closing():  # no new request has begun
+            self.transport.close()
+
+    def on_response_complete(self) -> None:
+        self._head_timer.cancel()
+        self._arm()
+        super().on_response_complete()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._head_timer.cancel()
+        super().connection_lost(exc)
+
+
+def trusted_proxies(addresses: str | None) -> list[str]:
+    """The proxies whose ``X-Forwarded-For`` and ``X-Forwarded-Proto`` are believed: addresses or
+    networks, comma-separated; refused when one is neither (``*`` included: trusting every peer
+    lets anyone choose their address)."""
+    out = []
+    for part in (addresses or "").split(","):
+        part = part.strip()
+        if not part:
+            continue
+        try:
+            out.append(str(ipaddress.ip_network(part, strict=False)))
+        except ValueError:
+            raise InputError(
+                f"--forwarded-allow-ips takes the proxies' IP addresses or networks, got {part!r}"
+                + (" (trusting every peer lets anyone choose their address)" if part == "*" else "")
+            ) from None
+    return out
+
+
+def server_options(forwarded_allow_ips: str | None = None, root_path: str = "") -> dict[str, Any]:
+    """uvicorn settings of the study server: the trusted proxies (none by default), the path
+    prefix under which the proxy serves the app, the head deadline (:class:`TimedH11Protocol`), a
+    5 s keep-alive and a 16 KiB limit on a request's head."""
+    if root_path and (not root_path.startswith("/") or root_path.endswith("/")):
+        raise InputError(f"--root-path must start with / and not end with one, got {root_path!r}")
+    trusted = trusted_proxies(forwarded_allow_ips)
+    return {
+        "proxy_headers": bool(trusted),
+        "forwarded_allow_ips": trusted or None,
+        "root_path": root_path,
+        "http": TimedH11Protocol,
+        "timeout_keep_alive": 5,
+        "h11_max_incomplete_event_size": 16 * 1024,
+        "server_header": False,
+    }
 
 
 def app_from_environment() -> FastAPI:
     """App factory for ``uvicorn --factory`` with several workers (settings in the file :data:`CONFIG_VARIABLE` names)."""
     config = json.loads(Path(os.environ[CONFIG_VARIABLE]).read_text(encoding="utf-8"))
     study = Study.load(config["study"])
-    store = Store(config["db"], synchronous=config["synchronous"])
-    return create_app(
-        study,
-        store,
-        admin_hash=config["admin_hash"],
-        require_pid=config["require_pid"],
-        starts_per_client=config["starts_per_client"],
-    )
+    store = Store(config["db"], synchronous=config["synchronous"], **config["store"])
+    return create_app(study, store, admin_hash=config["admin_hash"], **config["app"])
 
 
 def default_db(study_path: str | os.PathLike[str]) -> str:
@@ -725,27 +984,49 @@ def serve(
     require_pid: bool = False,
     starts_per_client: int = DEFAULT_STARTS_PER_CLIENT,
     synchronous: str = "full",
+    *,
+    live_per_client: int = DEFAULT_LIVE_PER_CLIENT,
+    answer_minutes: float = DEFAULT_ANSWER_MINUTES,
+    idle_minutes: float = DEFAULT_IDLE_MINUTES,
+    forwarded_allow_ips: str | None = None,
+    root_path: str = "",
 ) -> None:
-    """Serve a study folder with uvicorn until interrupted (see :func:`create_app`).
+    """Serve a study folder with uvicorn until interrupted (see :func:`create_app` and :class:`Store`).
 
     A token is made and printed only when none is given; a given one (``--admin-token`` or
-    ``TEALEAVES_ADMIN_TOKEN``) is never printed. With several workers, the workers read their
-    settings (the token's PBKDF2 hash, not the token) from a private file removed at exit.
+    ``TEALEAVES_ADMIN_TOKEN``) is never printed, and the variable is removed from the environment
+    before anything starts. With several workers, the workers read their settings (the token's
+    PBKDF2 hash, not the token) from a private file removed at exit. ``forwarded_allow_ips``: the
+    proxies trusted for the client's address and scheme (:func:`trusted_proxies`); without them a
+    warning is printed. ``root_path``: the path prefix the proxy serves the app under. On
+    PostgreSQL each process keeps :data:`MIN_POOL` to :data:`MAX_POOL` connections, as many as
+    ``max_connections`` allows for ``workers`` processes; too few is an error at start.
     """
     import uvicorn
 
+    os.environ.pop(TOKEN_VARIABLE, None)  # read once by the caller; never inherited by the workers
     if workers < 1:
         raise InputError(f"workers must be at least 1, got {workers}")
+    uvicorn_options = server_options(forwarded_allow_ips, root_path)
     study = Study.load(study_path)
     db = db or default_db(study_path)
-    store = Store(db, synchronous=synchronous)
+    store_options: dict[str, Any] = {"answer_minutes": answer_minutes, "idle_minutes": idle_minutes}
+    store = Store(db, synchronous=synchronous, **store_options)
     store.ensure_study(study)
+    if not store.is_sqlite:
+        store_options["pool_size"] = _pool_size(store, workers)
+        store.close()
+        store = Store(db, synchronous=synchronous, **store_options)
     made = admin_token is None
     token = admin_token or secrets.token_urlsafe(18)
     verifier = admin_verifier(study.study_id, token)
-    options: dict[str, Any] = {"require_pid": require_pid, "starts_per_client": starts_per_client}
+    options: dict[str, Any] = {
+        "require_pid": require_pid,
+        "starts_per_client": starts_per_client,
+        "live_per_client": live_per_client,
+    }
     app = create_app(study, store, admin_hash=verifier, **options)  # checks the options before announcing
-    base = f"http://{host if ':' not in host else f'[{host}]'}:{port}"
+    base = f"http://{host if ':' not in host else f'[{host}]'}:{port}{root_path}"
     announce(f"study {study.study_id} ({study.task}, {len(study.items)} items), responses in {store.display_url}")
     announce(
         f"participants: {base}/   (Prolific: {base}/?PROLIFIC_PID={{{{%PROLIFIC_PID%}}}}"
@@ -754,8 +1035,12 @@ def serve(
     announce(f"admin:        {base}/admin/login")
     if made:
         announce(f"admin token:  {token}   (made now: choose one with --admin-token or TEALEAVES_ADMIN_TOKEN)")
+    if not uvicorn_options["proxy_headers"]:
+        announce(PROXY_WARNING)
+    _raise_descriptor_limit()
+    run_options = {"host": host, "port": port, "log_level": log_level, **uvicorn_options}
     if workers == 1:
-        uvicorn.run(app, host=host, port=port, log_level=log_level)
+        uvicorn.run(app, **run_options)
         return
     store.close()
     folder = Path(tempfile.mkdtemp(prefix="tealeaves-serve-"))
@@ -763,20 +1048,37 @@ def serve(
     try:
         descriptor = os.open(config, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
         with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
-            json.dump(
-                {"study": str(study_path), "db": db, "admin_hash": verifier, "synchronous": synchronous, **options},
-                handle,
-            )
+            settings = {"study": str(study_path), "db": db, "admin_hash": verifier, "synchronous": synchronous}
+            json.dump({**settings, "store": store_options, "app": options}, handle)
         os.environ[CONFIG_VARIABLE] = str(config)
-        uvicorn.run(
-            "tealeaves.study.app:app_from_environment",
-            factory=True,
-            host=host,
-            port=port,
-            workers=workers,
-            log_level=log_level,
-        )
+        uvicorn.run("tealeaves.study.app:app_from_environment", factory=True, workers=workers, **run_options)
     finally:
         os.environ.pop(CONFIG_VARIABLE, None)
         config.unlink(missing_ok=True)
         folder.rmdir()
+
+
+def _pool_size(store: Store, workers: int) -> int:
+    """Connections per process: what PostgreSQL's ``max_connections`` leaves for ``workers``
+    processes after the connections open now and :data:`DB_HEADROOM`, at most :data:`MAX_POOL`;
+    an error when it is under :data:`MIN_POOL`."""
+    limit, in_use = store.connection_budget()
+    free = limit - in_use - DB_HEADROOM
+    if free // workers < MIN_POOL:
+        raise InputError(
+            f"PostgreSQL allows {limit} connections (max_connections less superuser_reserved_connections) and "
+            f"{in_use} are open: {workers} workers need {MIN_POOL} each plus {DB_HEADROOM} spare, "
+            f"{in_use + MIN_POOL * workers + DB_HEADROOM} in all; raise max_connections in postgresql.conf "
+            "or use fewer --workers"
+        )
+    return min(MAX_POOL, free // workers)
+
+
+def _raise_descriptor_limit() -> None:
+    """Raise the soft limit on open files to the hard limit: each connection holds a descriptor."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft != resource.RLIM_INFINITY and (hard == resource.RLIM_INFINITY or soft < hard):
+        try:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+        except (ValueError, OSError) as exc:  # pragma: no cover - depends on the system
+            warnings.warn(f"could not raise the open-file limit from {soft}: {exc}", stacklevel=2)

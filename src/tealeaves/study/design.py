@@ -305,7 +305,7 @@ def create_study(
     instructions: str | None = None,
     corpus_description: str | None = None,
     completion_code: str | None = None,
-    per_participant_codes: bool = False,
+    per_participant_codes: bool | None = None,
     redirect_url: str | None = None,
     timeout_minutes: float = 10.0,
     force: bool = False,
@@ -363,9 +363,11 @@ def create_study(
         Code shown at the end (default: drawn with :mod:`secrets`, never from the seed; kept in
         ``secrets.json``); with ``redirect_url`` the participant is sent to
         ``redirect_url?cc=CODE`` (Prolific's completion URL).
-    per_participant_codes : bool
+    per_participant_codes : bool, optional
         Show each participant their own code, HMAC-SHA256 of their ``PROLIFIC_PID`` under the
-        study secret (:meth:`Study.participant_code`), listed in the export for checking.
+        study secret (:meth:`Study.participant_code`), listed in the export for checking. Default:
+        on with ``redirect_url`` (Prolific), where a shared code, once seen, can be submitted by
+        any account; off otherwise.
     timeout_minutes : float
         The lease on the question a participant has on screen: it goes back to the pool when
         they have shown no activity for this long (each page they open renews it).
@@ -457,7 +459,9 @@ def create_study(
         "consent": texts.CONSENT if consent is None else consent,
         "instructions": texts.INSTRUCTIONS[task] if instructions is None else instructions,
         "corpus_description": texts.CORPUS_DESCRIPTION if corpus_description is None else corpus_description,
-        "per_participant_codes": bool(per_participant_codes),
+        "per_participant_codes": bool(
+            redirect_url is not None if per_participant_codes is None else per_participant_codes
+        ),
         "redirect_url": redirect_url,
         "timeout_minutes": float(timeout_minutes),
         "topics_per_model": topics_per_model,

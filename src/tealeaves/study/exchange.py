@@ -1,7 +1,7 @@
 """Responses in and out: the long-format export, Qualtrics ``.qsf`` surveys and Qualtrics CSV imports.
 
-- :func:`export_responses` gives one row per stored response with exactly the columns of
-  :data:`tealeaves.study.schema.EXPORT_COLUMNS`; :func:`write_responses` writes it as CSV or
+- :func:`export_responses` gives one row per stored response with the columns of
+  :data:`tealeaves.study.schema.EXPORT_COLUMNS` and then the :data:`~tealeaves.study.schema.AUDIT_COLUMNS`; :func:`write_responses` writes it as CSV or
   Parquet, atomically. CSV cells that a spreadsheet would run as a formula (text starting
   with ``=``, ``+``, ``-``, ``@``, a tab or a carriage return) get a leading ``'``
   (:func:`spreadsheet_safe`); Parquet keeps the text as it is.
@@ -34,7 +34,7 @@ from tealeaves.errors import InputError
 from tealeaves.study import texts
 from tealeaves.study.design import Study
 from tealeaves.study.items import Item
-from tealeaves.study.schema import EXPORT_COLUMNS, spreadsheet_safe
+from tealeaves.study.schema import AUDIT_COLUMNS, EXPORT_COLUMNS, spreadsheet_safe
 from tealeaves.study.store import Store, annotator_id
 
 INT_COLUMNS = ("topic", "intruder_position", "response", "familiarity", "scale", "rt_ms")
@@ -71,24 +71,26 @@ def iso_utc(ms: int | None) -> str | None:
 
 
 def long_frame(rows: list[dict[str, Any]]) -> pd.DataFrame:
-    """Rows (dicts with every export column) as a frame with the columns' types."""
-    frame = pd.DataFrame(rows, columns=list(EXPORT_COLUMNS))
+    """Rows (dicts with every export and audit column) as a frame with the columns' types."""
+    frame = pd.DataFrame(rows, columns=[*EXPORT_COLUMNS, *AUDIT_COLUMNS])
     for name in INT_COLUMNS:
         frame[name] = frame[name].astype("Int64")
     frame["correct"] = frame["correct"].astype("boolean")
     frame["is_check"] = frame["is_check"].astype(bool)
     frame["late"] = frame["late"].astype("boolean")
-    for name in EXPORT_COLUMNS:
+    for name in frame.columns:
         if name not in INT_COLUMNS and name not in BOOL_COLUMNS:
             frame[name] = frame[name].astype("string")
     return frame
 
 
 def export_responses(study: Study, store: Store) -> pd.DataFrame:
-    """Every stored response of ``study`` as one row, with exactly the :data:`EXPORT_COLUMNS`.
+    """Every stored response of ``study`` as one row: the :data:`EXPORT_COLUMNS`, then the :data:`AUDIT_COLUMNS`.
 
     ``completion_code`` is the code the annotator was shown when they finished, so that a code
-    entered on the recruitment site can be checked against their answers.
+    entered on the recruitment site can be checked against their answers; ``client``,
+    ``started_at`` and ``finished_at`` (with ``rt_ms``, ``shown_at`` and ``answered_at``) show
+    completions farmed by one person: many annotators from one client, each done in seconds.
     """
     rows = []
     for r in store.responses(study.study_id):
@@ -106,18 +108,33 @@ def export_responses(study: Study, store: Store) -> pd.DataFrame:
                 "answered_at": iso_utc(r["answered_ms"]),
                 "late": bool(r["late"]),
                 "completion_code": study.code_for(r["external_id"] or r["token"]) if finished else None,
+                "client": _client(r["client_hash"]),
+                "started_at": iso_utc(r["created_ms"]),
+                "finished_at": iso_utc(r["completed_ms"]),
             }
         )
     return long_frame(rows)
 
 
+def _client(client_hash: str | None) -> str | None:
+    return client_hash[:16] if client_hash else None
+
+
 def participants_frame(study: Study, store: Store) -> pd.DataFrame:
-    """Participants with their platform ids and the completion code each was shown (for paying them)."""
+    """Participants with their platform ids and the completion code each was shown (for paying them),
+    their client (:data:`AUDIT_COLUMNS`), how many participants came from that client, and the
+    seconds from consent to completion."""
     rows = store.participants(study.study_id)
+    per_client: dict[str | None, int] = {}
+    for row in rows:
+        row["client"] = _client(row.pop("client_hash"))
+        per_client[row["client"]] = per_client.get(row["client"], 0) + 1
     for row in rows:
         raw_id = row.pop("token")
         finished = row["completed_ms"] is not None
         row["completion_code"] = study.code_for(row["external_id"] or raw_id) if finished else None
+        row["from_client"] = per_client[row["client"]] if row["client"] else None
+        row["seconds"] = (row["completed_ms"] - row["created_ms"]) / 1000 if finished else None
     return pd.DataFrame(rows)
 
 
@@ -417,7 +434,8 @@ def import_qualtrics(
     -----
     The annotator id is the hash of ``PROLIFIC_PID`` when present, else of Qualtrics'
     ``ResponseId``. Qualtrics records no time per question, so ``rt_ms`` and ``shown_at`` are
-    empty; ``answered_at`` is the response's ``RecordedDate`` (or ``EndDate``).
+    empty; ``answered_at`` is the response's ``RecordedDate`` (or ``EndDate``), ``started_at`` its
+    ``StartDate``, ``finished_at`` its ``EndDate`` when ``Finished``; ``client`` is empty.
     """
     try:
         zone = ZoneInfo(timezone)
@@ -448,6 +466,9 @@ def import_qualtrics(
         if not raw_id:
             raise InputError(f"{path}: a response has neither PROLIFIC_PID nor ResponseId")
         answered_at = _qualtrics_time(data.get("RecordedDate") or data.get("EndDate") or "", zone, path)
+        started_at = _qualtrics_time(data.get("StartDate") or "", zone, path)
+        finished = (data.get("Finished") or "").strip() in ("1", "True", "true")
+        finished_at = _qualtrics_time(data.get("EndDate") or "", zone, path) if finished else None
         for item_id in item_columns_present:
             cell = (data.get(item_id) or "").strip()
             if not cell:
@@ -466,6 +487,9 @@ def import_qualtrics(
                     "answered_at": answered_at,
                     "late": False,
                     "completion_code": None,
+                    "client": None,
+                    "started_at": started_at,
+                    "finished_at": finished_at,
                 }
             )
     return long_frame(rows)

@@ -1,7 +1,9 @@
 """The long-format export of human study responses: the contract between ``study`` and ``analysis``.
 
 One row per response. :data:`EXPORT_COLUMNS` names every column in order with its meaning;
-CSV and Parquet exports carry exactly these columns, and the analysis reads them back.
+CSV and Parquet exports carry these columns, and the analysis reads them back. After them come
+the :data:`AUDIT_COLUMNS`, what an operator needs to tell one person's many completions from many
+people's (the analysis ignores them).
 Option positions are 0-based in display order. Familiarity follows Hoyle et al. 2021 Fig. 1:
 1 = familiar with most of the terms, 2 = not familiar but can answer confidently,
 3 = not familiar and cannot answer confidently (their released files code these 4/5/6 for
@@ -43,6 +45,13 @@ EXPORT_COLUMNS: dict[str, str] = {
     "toward the item's target)",
     "completion_code": "the completion code shown to this annotator (their own code with per-participant codes, "
     "else the study's); empty when they did not finish",
+}
+
+AUDIT_COLUMNS: dict[str, str] = {
+    "client": "hash of the participant's client address (IPv6: its /64) under the study secret, 16 hex digits: "
+    "the same for every participant from one address; empty when unknown",
+    "started_at": "ISO 8601 UTC time the participant gave consent",
+    "finished_at": "ISO 8601 UTC time the participant reached the completion code; empty when they did not finish",
 }
 
 # CSV exports are safe to open in a spreadsheet: a text cell that would start a formula gets a

@@ -5,8 +5,12 @@ PostgreSQL with a ``postgresql://`` URL. The schema carries a version number
 (:data:`SCHEMA_VERSION`, table ``meta``) checked on opening.
 
 Questions are handed out one at a time. A participant holds only the question on their screen,
-under a *lease* of the study's ``timeout_minutes`` that every page they open renews; nothing is
-reserved at the start. Guarantees, kept by the database and not only by the app:
+under a *lease* of the study's ``timeout_minutes`` that every page they open renews, but only for
+``answer_minutes`` after the question was handed: reloading a page never holds a question longer.
+Nothing is reserved at the start. A participant without an answer for ``idle_minutes`` (since the
+start or their last answer) *expires*: their question is freed and they get no other. An admin
+may *evict* a participant: their question is freed and their session refused from then on.
+Guarantees, kept by the database and not only by the app:
 
 - an item is never assigned twice to the same participant (unique participant + item);
 - a response is stored at most once per assignment and per participant and item (unique
@@ -65,12 +69,17 @@ from tealeaves.errors import ArtifactError, InputError, TealeavesError
 from tealeaves.study.design import Study
 from tealeaves.study.texts import FAMILIARITY
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
+"""Version 3 added ``participant.last_answer_ms`` and ``evicted_ms``; a version 2 store is upgraded on opening."""
 SYNCHRONOUS = ("full", "normal")
 """SQLite ``synchronous`` settings: FULL (default) survives a power cut; NORMAL in WAL mode
 survives a crash of the server but may lose the last commits on a power cut."""
 START_WINDOW_MS = 3_600_000
 """Starts per client address are counted over this window (one hour)."""
+DEFAULT_ANSWER_MINUTES = 20.0
+"""A question's lease is renewed for at most this long after it was handed (or the study's lease, if longer)."""
+DEFAULT_IDLE_MINUTES = 60.0
+"""A participant without an answer for this long expires."""
 
 metadata = MetaData()
 
@@ -118,6 +127,8 @@ participant_table = Table(
     Column("created_ms", BigInteger, nullable=False),
     Column("last_seen_ms", BigInteger, nullable=False),
     Column("completed_ms", BigInteger),
+    Column("last_answer_ms", BigInteger),
+    Column("evicted_ms", BigInteger),
     UniqueConstraint("study_id", "external_id", name="uq_participant_external"),
     UniqueConstraint("study_id", "start_nonce", name="uq_participant_nonce"),
     Index("ix_participant_client", "study_id", "client_hash", "created_ms"),
@@ -163,14 +174,19 @@ response_table = Table(
 )
 
 ASSIGNED, ANSWERED, RELEASED = "assigned", "answered", "released"
-QUESTION, WAIT, DONE, FULL = "question", "wait", "done", "full"
+QUESTION, WAIT, DONE, FULL, EXPIRED = "question", "wait", "done", "full", "expired"
 
 
 # --------------------------------------------------------------------------- errors
 class StoreError(TealeavesError):
-    """A refused participant request; ``status`` is the HTTP status the app answers with."""
+    """A refused participant request; ``status`` is the HTTP status the app answers with, and
+    ``retry_after`` (seconds), when set, says when the same request may succeed."""
 
     status = 400
+
+    def __init__(self, message: str, retry_after: int | None = None):
+        super().__init__(message)
+        self.retry_after = retry_after
 
 
 class UnknownSession(StoreError):
@@ -198,9 +214,16 @@ class NotShown(StoreError):
 
 
 class TooManyStarts(StoreError):
-    """Too many new participants from one client address within :data:`START_WINDOW_MS`."""
+    """Too many new participants from one client address within :data:`START_WINDOW_MS`, or too
+    many of its participants still live."""
 
     status = 429
+
+
+class Evicted(StoreError):
+    """An admin ended this participant's session."""
+
+    status = 403
 
 
 # --------------------------------------------------------------------------- records
@@ -242,7 +265,8 @@ class Session:
 class Step:
     """What a participant gets next: a ``question`` (at ``position``), ``wait`` (every item still
     below its target is on someone else's screen), ``done`` (all their questions answered) or
-    ``full`` (nothing left for them, and they answered nothing)."""
+    ``full`` (nothing left for them, and they answered nothing) or ``expired`` (no answer for
+    ``idle_minutes``: they get no more questions)."""
 
     kind: str
     position: int | None = None
@@ -285,6 +309,13 @@ class Store:
         participant's questions (seed it for reproducible assignment).
     synchronous : {"full", "normal"}
         SQLite's ``synchronous`` pragma (see :data:`SYNCHRONOUS`); ignored for PostgreSQL.
+    answer_minutes : float
+        A question's lease is renewed by page views for at most this long after it was handed
+        (or the study's ``timeout_minutes``, if longer); then it runs out unless answered.
+    idle_minutes : float
+        A participant without an answer for this long (since the start or the last answer) expires.
+    pool_size : int
+        Connections this process keeps to PostgreSQL, and never more (no overflow); ignored for SQLite.
     """
 
     def __init__(
@@ -293,9 +324,20 @@ class Store:
         clock: Callable[[], int] | None = None,
         rng: random.Random | None = None,
         synchronous: str = "full",
+        *,
+        answer_minutes: float = DEFAULT_ANSWER_MINUTES,
+        idle_minutes: float = DEFAULT_IDLE_MINUTES,
+        pool_size: int = 20,
     ):
         if synchronous not in SYNCHRONOUS:
             raise InputError(f"synchronous must be one of {', '.join(SYNCHRONOUS)}, got {synchronous!r}")
+        if not (answer_minutes > 0 and idle_minutes > 0):
+            raise InputError(f"answer and idle minutes must be positive, got {answer_minutes} and {idle_minutes}")
+        if pool_size < 1:
+            raise InputError(f"the connection pool needs at least 1 connection, got {pool_size}")
+        self.answer_ms = int(answer_minutes * 60_000)
+        self.idle_ms = int(idle_minutes * 60_000)
+        self.pool_size = pool_size
         self.url = normalise_url(url)
         self.clock = clock or (lambda: time.time_ns() // 1_000_000)
         self.rng = rng or random.Random()
@@ -340,7 +382,20 @@ class Store:
                 conn.exec_driver_sql("BEGIN IMMEDIATE" if write else "BEGIN")
 
             return engine
-        return create_engine(self.url, pool_size=20, max_overflow=20, pool_timeout=60, pool_pre_ping=True)
+        return create_engine(self.url, pool_size=self.pool_size, max_overflow=0, pool_timeout=30, pool_pre_ping=True)
+
+    def connection_budget(self) -> tuple[int, int]:
+        """PostgreSQL: ``(max_connections less the superuser-reserved ones, connections open now)``."""
+        with self._read() as conn:
+            limit = int(conn.exec_driver_sql("SHOW max_connections").scalar() or 0)
+            reserved = int(conn.exec_driver_sql("SHOW superuser_reserved_connections").scalar() or 0)
+            in_use = int(
+                conn.exec_driver_sql(
+                    "SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'client backend'"
+                ).scalar()
+                or 0
+            )
+        return limit - reserved, in_use
 
     def close(self) -> None:
         """Release the database connections."""
@@ -374,11 +429,23 @@ class Store:
             version = conn.execute(select(meta_table.c.value).where(meta_table.c.key == "schema_version")).scalar()
             if version is None:
                 conn.execute(meta_table.insert().values(key="schema_version", value=str(SCHEMA_VERSION)))
+            elif int(version) == 2:
+                self._upgrade_from_2(conn)
             elif int(version) != SCHEMA_VERSION:
                 raise ArtifactError(
                     f"the response store has schema version {version}, this tealeaves writes version "
                     f"{SCHEMA_VERSION}; use a new database or the tealeaves version that created it"
                 )
+
+    def _upgrade_from_2(self, conn: Connection) -> None:
+        """Schema 2 to 3: the participant's last answer time (from their responses) and eviction time."""
+        for column in ("last_answer_ms", "evicted_ms"):
+            conn.exec_driver_sql(f"ALTER TABLE participant ADD COLUMN {column} BIGINT")
+        conn.exec_driver_sql(
+            "UPDATE participant SET last_answer_ms = "
+            "(SELECT max(answered_ms) FROM response WHERE response.participant_id = participant.id)"
+        )
+        conn.execute(update(meta_table).where(meta_table.c.key == "schema_version").values(value=str(SCHEMA_VERSION)))
 
     # ----------------------------------------------------------------- studies
     def ensure_study(self, study: Study) -> None:
@@ -429,6 +496,7 @@ class Store:
         nonce: str | None = None,
         client: str | None = None,
         starts_per_client: int = 0,
+        live_per_client: int = 0,
     ) -> tuple[str, str]:
         """Create a participant, or resume the one with this platform id or consent nonce; returns ``(token, key)``.
 
@@ -438,44 +506,35 @@ class Store:
         becomes its key (give the same key, derived from the id, and every browser of the
         participant keeps working; a fresh random key moves the session to the new browser).
         A new participant from a ``client`` (an opaque hash of the address) that already
-        started ``starts_per_client`` participants in the last hour is refused with
-        :class:`TooManyStarts` (0: no bound).
+        started ``starts_per_client`` participants in the last hour, or has ``live_per_client``
+        participants live (neither finished, expired nor evicted), is refused with
+        :class:`TooManyStarts`, which says when to try again (0: no bound). An evicted
+        participant cannot start again (:class:`Evicted`).
         """
         key = key or secrets.token_urlsafe(24)
         now = self.clock()
         p = participant_table
         with self._write(study.study_id) as conn:
             known = None
+            columns = (p.c.id, p.c.token, p.c.key_hash, p.c.evicted_ms)
             if external_id is not None:
                 known = conn.execute(
-                    select(p.c.id, p.c.token, p.c.key_hash).where(
-                        p.c.study_id == study.study_id, p.c.external_id == external_id
-                    )
+                    select(*columns).where(p.c.study_id == study.study_id, p.c.external_id == external_id)
                 ).first()
             elif nonce is not None:
                 known = conn.execute(
-                    select(p.c.id, p.c.token, p.c.key_hash).where(
-                        p.c.study_id == study.study_id, p.c.start_nonce == nonce
-                    )
+                    select(*columns).where(p.c.study_id == study.study_id, p.c.start_nonce == nonce)
                 ).first()
             if known is not None:
+                if known.evicted_ms is not None:
+                    raise _evicted()
                 values: dict[str, Any] = {"last_seen_ms": now}
                 if not secrets.compare_digest(known.key_hash, hash_key(key)):
                     values["key_hash"] = hash_key(key)
                 conn.execute(update(p).where(p.c.id == known.id).values(**values))
                 return known.token, key
-            if starts_per_client and client is not None:
-                recent = conn.execute(
-                    select(func.count()).where(
-                        p.c.study_id == study.study_id,
-                        p.c.client_hash == client,
-                        p.c.created_ms > now - START_WINDOW_MS,
-                    )
-                ).scalar()
-                if int(recent or 0) >= starts_per_client:
-                    raise TooManyStarts(
-                        "too many people started this study from your network in the last hour; please try again later"
-                    )
+            if client is not None:
+                self._check_client(conn, study, client, now, starts_per_client, live_per_client)
             token = secrets.token_urlsafe(16)
             conn.execute(
                 p.insert().values(
@@ -494,6 +553,61 @@ class Store:
             )
         return token, key
 
+    def _check_client(self, conn: Connection, study: Study, client: str, now: int, starts: int, live: int) -> None:
+        """Refuse a new participant from ``client`` over its bounds (see :meth:`start`)."""
+        p = participant_table
+        mine = (p.c.study_id == study.study_id) & (p.c.client_hash == client)
+        if starts:
+            recent = conn.execute(
+                select(func.count(), func.min(p.c.created_ms)).where(mine, p.c.created_ms > now - START_WINDOW_MS)
+            ).one()
+            if int(recent[0] or 0) >= starts:
+                raise TooManyStarts(
+                    "too many people started this study from your network in the last hour; please try again later",
+                    retry_after=_seconds(int(recent[1]) + START_WINDOW_MS - now),
+                )
+        if live:
+            active = func.coalesce(p.c.last_answer_ms, p.c.created_ms)
+            alive = conn.execute(
+                select(func.count(), func.min(active)).where(
+                    mine, p.c.completed_ms.is_(None), p.c.evicted_ms.is_(None), active > now - self.idle_ms
+                )
+            ).one()
+            if int(alive[0] or 0) >= live:
+                raise TooManyStarts(
+                    "too many people are taking this study from your network right now; please try again later",
+                    retry_after=_seconds(int(alive[1]) + self.idle_ms - now),
+                )
+
+    def evict(self, study: Study, annotator: str) -> bool:
+        """End the session of the participant with this (hashed) ``annotator`` id: their questions
+        are freed, their answers kept, and every later request of theirs refused (:class:`Evicted`).
+        False when no such participant is live (unknown, finished or evicted already)."""
+        now = self.clock()
+        p = participant_table
+        with self._write(study.study_id) as conn:
+            row = conn.execute(
+                select(p.c.id).where(
+                    p.c.study_id == study.study_id,
+                    p.c.annotator == annotator,
+                    p.c.completed_ms.is_(None),
+                    p.c.evicted_ms.is_(None),
+                )
+            ).first()
+            if row is None:
+                return False
+            conn.execute(update(p).where(p.c.id == row.id).values(evicted_ms=now))
+            self._release_all(conn, row.id, now)
+            return True
+
+    def _release_all(self, conn: Connection, participant_id: int, now: int) -> None:
+        a = assignment_table
+        conn.execute(
+            update(a)
+            .where(a.c.participant_id == participant_id, a.c.status == ASSIGNED)
+            .values(status=RELEASED, released_ms=now)
+        )
+
     def session(self, study: Study, token: str, key: str) -> Session:
         """The participant's state; raises :class:`UnknownSession` or :class:`WrongKey`."""
         with self._read() as conn:
@@ -503,13 +617,16 @@ class Store:
         """The participant row of ``token``, after checking the browser's ``key``."""
         p = participant_table
         row = conn.execute(
-            select(p.c.id, p.c.token, p.c.key_hash, p.c.annotator, p.c.external_id, p.c.created_ms, p.c.completed_ms)
+            select(p.c.id, p.c.token, p.c.key_hash, p.c.annotator, p.c.external_id, p.c.created_ms, p.c.completed_ms,
+                   p.c.last_answer_ms, p.c.evicted_ms)
             .where(p.c.token == token, p.c.study_id == study.study_id)
         ).first()  # fmt: skip
         if row is None:
             raise UnknownSession("no session with this address; start the study from its link")
         if not secrets.compare_digest(row.key_hash, hash_key(key)):
             raise WrongKey("this session belongs to another browser; open the study link again to continue here")
+        if row.evicted_ms is not None:
+            raise _evicted()
         return row
 
     def _session(self, conn: Connection, study: Study, row: Any) -> Session:
@@ -535,6 +652,16 @@ class Store:
 
     def _lease_ms(self, study: Study) -> int:
         return int(float(study.settings["timeout_minutes"]) * 60_000)
+
+    def _lease_until(self, study: Study, handed_ms: int, now: int) -> int:
+        """A lease renewed now: the study's lease from now, but never past ``answer_minutes``
+        (or one lease, if longer) after the question was handed."""
+        lease = self._lease_ms(study)
+        return min(now + lease, handed_ms + max(lease, self.answer_ms))
+
+    def _expired(self, row: Any, now: int) -> bool:
+        """Whether an unfinished participant has gone ``idle_minutes`` without an answer."""
+        return row.completed_ms is None and now - (row.last_answer_ms or row.created_ms) > self.idle_ms
 
     # ----------------------------------------------------------------- handing out questions
     def advance(self, study: Study, token: str, key: str) -> Step:
@@ -562,7 +689,7 @@ class Store:
         a = assignment_table
         return list(
             conn.execute(
-                select(a.c.id, a.c.item_id, a.c.position, a.c.status, a.c.lease_until_ms, a.c.shown_ms)
+                select(a.c.id, a.c.item_id, a.c.position, a.c.status, a.c.assigned_ms, a.c.lease_until_ms, a.c.shown_ms)
                 .where(a.c.participant_id == participant_id)
                 .order_by(a.c.position)
             ).all()
@@ -578,15 +705,21 @@ class Store:
         return answered + live - own < int(study.settings["annotators"])
 
     def _keep(self, conn: Connection, study: Study, slot: Any, now: int) -> bool:
-        """Renew the lease of a held question if it is live or the item has room; else release it."""
+        """Renew the lease of a held question (up to its cap, :meth:`_lease_until`) if it is live or
+        the item has room; else release it. Past its cap the question stays on screen while the item
+        has room, but its lease no longer counts: others may be handed the item."""
         a = assignment_table
         if slot.lease_until_ms >= now or self._room(conn, study, slot, now):
-            conn.execute(update(a).where(a.c.id == slot.id).values(lease_until_ms=now + self._lease_ms(study)))
+            lease = self._lease_until(study, slot.assigned_ms, now)
+            conn.execute(update(a).where(a.c.id == slot.id).values(lease_until_ms=lease))
             return True
         conn.execute(update(a).where(a.c.id == slot.id).values(status=RELEASED, released_ms=now))
         return False
 
     def _advance(self, conn: Connection, study: Study, row: Any, now: int) -> Step:
+        expired = self._expired(row, now)
+        if expired:
+            self._release_all(conn, row.id, now)
         mine = self._mine(conn, row.id)
         for slot in mine:
             if slot.status == ASSIGNED and self._keep(conn, study, slot, now):
@@ -599,6 +732,8 @@ class Store:
         want_checks = int(study.settings["checks_per_participant"]) - checks_done
         if want_items <= 0 and want_checks <= 0:
             return Step(DONE)
+        if expired:
+            return Step(EXPIRED)
         counts = self._counts(conn, study.study_id, now)
         target = int(study.settings["annotators"])
         open_items, below, rest, checks = [], [], [], []
@@ -665,11 +800,13 @@ class Store:
     ) -> Step:
         """Lease ``item_id`` to the participant (again, if it was released from them earlier)."""
         a = assignment_table
-        lease = now + self._lease_ms(study)
+        lease = self._lease_until(study, now, now)
         earlier = next((s for s in mine if s.item_id == item_id), None)
         if earlier is not None:
             conn.execute(
-                update(a).where(a.c.id == earlier.id).values(status=ASSIGNED, released_ms=None, lease_until_ms=lease)
+                update(a)
+                .where(a.c.id == earlier.id)
+                .values(status=ASSIGNED, released_ms=None, assigned_ms=now, lease_until_ms=lease)
             )
             return Step(QUESTION, earlier.position)
         position = max((s.position for s in mine), default=0) + 1
@@ -694,6 +831,8 @@ class Store:
         with self._write(study.study_id) as conn:
             row = self._participant(conn, study, token, key)
             self._touch(conn, row.id, now)
+            if self._expired(row, now):
+                self._release_all(conn, row.id, now)
             slot = next((s for s in self._mine(conn, row.id) if s.position == position), None)
             if slot is None:
                 raise UnknownSession(f"this session has no question {position}")
@@ -787,9 +926,10 @@ class Store:
                     )
                 )
                 conn.execute(update(a).where(a.c.id == slot.id).values(status=ANSWERED))
-                self._touch(conn, row.id, now)
+                p = participant_table
+                conn.execute(update(p).where(p.c.id == row.id).values(last_seen_ms=now, last_answer_ms=now))
                 answered = Slot(position, slot.item_id, ANSWERED, slot.shown_ms, answer, late)
-                return answered, self._advance(conn, study, row, now)
+                return answered, self._advance(conn, study, self._participant(conn, study, token, key), now)
         except IntegrityError:
             raise AlreadyAnswered("this question was answered already; its first answer is kept") from None
 
@@ -811,6 +951,8 @@ class Store:
                 p.c.annotator,
                 p.c.token,
                 p.c.external_id,
+                p.c.client_hash,
+                p.c.created_ms,
                 p.c.completed_ms,
                 a.c.position,
             )
@@ -838,9 +980,12 @@ class Store:
                 p.c.prolific_study_id,
                 p.c.prolific_session_id,
                 p.c.token,
+                p.c.client_hash,
                 p.c.created_ms,
                 p.c.last_seen_ms,
+                p.c.last_answer_ms,
                 p.c.completed_ms,
+                p.c.evicted_ms,
                 func.coalesce(answers.c.answers, 0).label("answers"),
             )
             .outerjoin(answers, answers.c.participant_id == p.c.id)
@@ -849,3 +994,12 @@ class Store:
         )
         with self._read() as conn:
             return [dict(row._mapping) for row in conn.execute(query)]
+
+
+def _evicted() -> Evicted:
+    return Evicted("the organisers of this study ended your session; your answers so far are kept")
+
+
+def _seconds(ms: int) -> int:
+    """Whole seconds, rounded up, at least 1 (a ``Retry-After``)."""
+    return max(1, -(-ms // 1000))

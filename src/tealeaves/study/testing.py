@@ -7,7 +7,8 @@
   they send the same request again, with the same cookie and participant id. The test suite,
   ``benchmarks/study_load.py`` and ``benchmarks/study_chaos.py`` use it; use it to pilot a
   deployment.
-- :class:`LiveServer` runs a study app with uvicorn on loopback in a background thread.
+- :class:`LiveServer` runs a study app with uvicorn on loopback in a background thread, with the
+  settings of ``tealeaves study serve`` (:func:`tealeaves.study.app.server_options`).
 - :class:`TemporaryPostgres` starts a PostgreSQL server in a temporary folder on loopback
   (Debian's ``postgresql`` binaries: ``initdb`` and ``pg_ctl``, or those in
   ``$TEALEAVES_POSTGRES_BINDIR``; as the ``postgres`` user when run as root, since ``initdb``
@@ -154,8 +155,8 @@ async def run_participant(
 
     With ``retry_s`` > 0 a request that gets no reply or a 5xx is sent again (the same
     request, cookies and participant id: a browser's reload) until ``retry_s`` seconds have
-    passed since the first try. An answer whose resubmission is refused as already answered
-    was stored by a try whose reply was lost; it counts as sent. On the "please wait" page the
+    passed since the first try. A resubmitted answer that an earlier try stored (its reply was
+    lost) is redirected to the next step like the first; it counts as sent once. On the "please wait" page the
     participant waits ``wait_s`` seconds and tries again.
     """
     import httpx
@@ -221,13 +222,10 @@ async def run_participant(
             if familiarity is not None:
                 data["familiarity"] = str(familiarity)
             started = time.perf_counter()
-            r, retried = await send("POST", _absolute(base_url, page.action), data=data)
+            r, _ = await send("POST", _absolute(base_url, page.action), data=data)
             run.latencies_ms.append((time.perf_counter() - started) * 1000)
-            if retried and r.status_code == 409 and "answered already" in r.text:
-                url = f"{base_url}/s/{run.token}/next"  # an earlier try stored it; its reply was lost
-            else:
-                _expect(r, 303, f"answer at {page.action}")
-                url = _absolute(base_url, r.headers["location"])
+            _expect(r, 303, f"answer at {page.action}")
+            url = _absolute(base_url, r.headers["location"])
             position = int(page.action.rstrip("/").rsplit("/", 1)[1])
             run.answered.append((position, answer, familiarity))
         raise TealeavesError(f"participant did not finish in {max_steps} pages")
@@ -259,12 +257,15 @@ def simulate(
     pid_prefix: str = "SIM",
     timeout_s: float = 120.0,
     retry_s: float = 0.0,
+    addresses: list[str] | None = None,
 ) -> list[ParticipantRun]:
     """Run ``participants`` simulated participants against ``base_url``, ``concurrency`` at a time.
 
     Each has its own cookies (its own browser). A share ``abandon`` of them stop after
     answering a random number of questions. With ``prolific`` each arrives with a
     ``PROLIFIC_PID`` (``{pid_prefix}00001``, ...). ``retry_s``: see :func:`run_participant`.
+    ``addresses``: participant ``n`` connects from ``addresses[n % len(addresses)]`` (e.g.
+    loopback addresses ``127.0.0.x``, so that the per-address limits apply as to people).
     """
     try:
         import httpx
@@ -278,14 +279,16 @@ def simulate(
         plans.append((f"{pid_prefix}{n + 1:05d}" if prolific else None, rng, rng.randint(0, 5) if quits else None))
     limit = asyncio.Semaphore(concurrency or participants or 1)
 
-    async def one(pid: str | None, rng: random.Random, abandon_after: int | None) -> ParticipantRun:
+    async def one(n: int, pid: str | None, rng: random.Random, abandon_after: int | None) -> ParticipantRun:
         async with limit:
             limits = httpx.Limits(max_connections=2, max_keepalive_connections=2)
-            async with httpx.AsyncClient(timeout=timeout_s, follow_redirects=False, limits=limits) as client:
+            local = addresses[n % len(addresses)] if addresses else None
+            transport = httpx.AsyncHTTPTransport(limits=limits, local_address=local)
+            async with httpx.AsyncClient(timeout=timeout_s, follow_redirects=False, transport=transport) as client:
                 return await run_participant(client, base_url, policy, rng, pid, abandon_after, retry_s=retry_s)
 
     async def everyone() -> list[ParticipantRun]:
-        return list(await asyncio.gather(*(one(*plan) for plan in plans)))
+        return list(await asyncio.gather(*(one(n, *plan) for n, plan in enumerate(plans))))
 
     return asyncio.run(everyone())
 
@@ -299,13 +302,19 @@ def free_port(host: str = "127.0.0.1") -> int:
 
 
 class LiveServer:
-    """Serve an ASGI app with uvicorn on loopback in a background thread (a context manager)."""
+    """Serve an ASGI app with uvicorn on loopback in a background thread (a context manager);
+    ``options`` are those of :func:`tealeaves.study.app.server_options` (``forwarded_allow_ips``,
+    ``root_path``)."""
 
-    def __init__(self, app: Any, host: str = "127.0.0.1", port: int | None = None):
+    def __init__(self, app: Any, host: str = "127.0.0.1", port: int | None = None, **options: Any):
         import uvicorn
 
+        from tealeaves.study.app import server_options
+
         self.host, self.port = host, port or free_port(host)
-        config = uvicorn.Config(app, host=self.host, port=self.port, log_level="warning", lifespan="off")
+        config = uvicorn.Config(
+            app, host=self.host, port=self.port, log_level="warning", lifespan="off", **server_options(**options)
+        )
         self.server = uvicorn.Server(config)
         self.thread = threading.Thread(target=self.server.run, daemon=True)
 
