@@ -6,6 +6,7 @@ import json
 
 import pandas as pd
 import pytest
+from scipy import stats
 from typer.testing import CliRunner
 
 from tealeaves.analysis import analyze_export, write_study_analysis
@@ -32,12 +33,30 @@ def test_analyze_export_tables(export_csv, metrics_csv):
     models = result.models.set_index(["task", "model"])["mean"]
     assert models[("word-intrusion", "good")] > models[("word-intrusion", "bad")]
     assert set(result.agreement["task"]) == {"word-intrusion", "rating"}
-    tests = result.comparisons.set_index(["task", "model_a", "model_b"])["pvalue"]
-    assert tests[("rating", "good", "bad")] < 0.05 < tests[("rating", "bad", "good")]
+    tests = result.comparisons.set_index(["task", "model_a", "model_b"])
+    scores = result.scores[result.scores["task"] == "rating"].groupby("model")["score"]
+    good, bad = scores.get_group("good"), scores.get_group("bad")
+    assert tests.loc[("rating", "bad", "good"), "pvalue"] == pytest.approx(
+        stats.ttest_ind(bad, good, equal_var=False).pvalue
+    )  # the topic is the unit: Welch on the per-topic mean ratings
+    assert tests.loc[("rating", "bad", "good"), "difference"] == pytest.approx(bad.mean() - good.mean())
+    assert tests.loc[("rating", "bad", "good"), "better"] == "good"
+    assert tests.loc[("rating", "bad", "good"), "verdict"].startswith("good better than bad (Holm p =")
+    assert result.pooled_comparisons.empty
     correlations = result.correlations.set_index(["task", "metric"])
     assert correlations.loc[("rating", "npmi"), "spearman"] > correlations.loc[("rating", "noise"), "spearman"]
     assert set(result.regressions["kind"]) == {"logistic", "ordered-probit"}
     assert result.settings["excluded_annotators"] == 1
+
+
+def test_pooled_tests_are_hoyles_and_labelled(export_csv):
+    result = analyze_export(export_csv, pooled_tests=True, comparison="cluster-bootstrap", n_boot=200)
+    pooled = result.pooled_comparisons.set_index(["task", "model_a", "model_b"])
+    assert pooled.loc[("word-intrusion", "good", "bad"), "test"] == "two-proportion z"
+    assert pooled["note"].str.contains("for replication only").all()
+    assert set(result.comparisons["test"]) == {"two-way cluster bootstrap (topics x annotators)"}
+    with pytest.raises(InputError, match="comparison must be one of"):
+        analyze_export(export_csv, comparison="answers")
 
 
 def test_write_study_analysis_is_atomic(tmp_path, export_csv):
@@ -57,7 +76,8 @@ def test_cli_analyze_export(tmp_path, export_csv, metrics_csv):
         app, ["analyze", str(export_csv), "--out", str(out), "--metrics", str(metrics_csv), "--bootstrap", "50"]
     )
     assert result.exit_code == 0, result.output
-    assert "word-intrusion good" in result.stdout
+    assert "word-intrusion good" in result.stdout and "good better than bad" in result.stdout
+    assert "no difference" not in result.stdout
     assert (out / "correlations.csv").is_file() and (out / "regressions.csv").is_file()
 
 

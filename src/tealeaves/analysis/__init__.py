@@ -10,13 +10,14 @@ from tealeaves.lazy import attach
 
 if TYPE_CHECKING:
     from tealeaves.analysis.agreement import OneVsRest, krippendorff_alpha, one_vs_rest, split_half
-    from tealeaves.analysis.comparison import pairwise_tests
+    from tealeaves.analysis.comparison import cluster_bootstrap_comparison, compare_models, pairwise_tests
     from tealeaves.analysis.correlation import (
         Correlations,
         RaggedScores,
         bootstrap_correlations,
         correlate_rows,
         model_level_correlation,
+        topic_bootstrap_correlations,
     )
     from tealeaves.analysis.discovery import HUMAN_MARGINS, METRIC_MARGINS, DiscoveryRates, false_discovery_rates
     from tealeaves.analysis.hoyle2021 import Hoyle2021, load_hoyle2021
@@ -32,7 +33,16 @@ if TYPE_CHECKING:
     from tealeaves.analysis.replication import Hoyle2021Replication, replicate_hoyle2021
     from tealeaves.analysis.responses import check_export, failed_checks, read_export, select
     from tealeaves.analysis.scores import HumanScores, human_scores, model_precision, topic_log_odds
-    from tealeaves.analysis.significance import TestResult, mann_whitney, mann_whitney_counts, proportion_test, t_test
+    from tealeaves.analysis.significance import (
+        TestResult,
+        holm,
+        mann_whitney,
+        mann_whitney_counts,
+        minimal_detectable_difference,
+        proportion_test,
+        t_test,
+        welch_test,
+    )
     from tealeaves.analysis.study_analysis import StudyAnalysis, analyze_export, read_metrics
     from tealeaves.analysis.validate import (
         HumanJudgments,
@@ -72,18 +82,22 @@ __all__ = [
     "annotators_needed",
     "bootstrap_correlations",
     "check_export",
+    "cluster_bootstrap_comparison",
+    "compare_models",
     "correlate_rows",
     "csv_judgments",
     "equivalence_margin",
     "export_judgments",
     "failed_checks",
     "false_discovery_rates",
+    "holm",
     "hoyle2021_judgments",
     "human_scores",
     "krippendorff_alpha",
     "load_hoyle2021",
     "mann_whitney",
     "mann_whitney_counts",
+    "minimal_detectable_difference",
     "model_level_correlation",
     "model_precision",
     "one_vs_rest",
@@ -100,8 +114,10 @@ __all__ = [
     "simulate_power",
     "split_half",
     "t_test",
+    "topic_bootstrap_correlations",
     "topic_log_odds",
     "validate",
+    "welch_test",
     "write_replication",
     "write_study_analysis",
     "write_validation",

@@ -198,3 +198,95 @@ def model_level_correlation(
         raise EmptyResultError(f"a model-level correlation needs at least three models, got {len(means)}")
     value = float(correlate_rows(means["human"].to_numpy(), means["metric"].to_numpy(), method)[0])
     return value, means
+
+
+def masked_correlations(human: np.ndarray, metric: np.ndarray, method: str) -> np.ndarray:
+    """Correlation of each row of ``human`` with the same row of ``metric`` [B, K], over the entries where both are finite.
+
+    Rows without missing entries are computed at once for Spearman and Pearson (as
+    :func:`correlate_rows`); Kendall's tau-b and rows with missing entries one row at a time.
+    """
+    human = np.atleast_2d(np.asarray(human, dtype=np.float64))
+    metric = np.atleast_2d(np.asarray(metric, dtype=np.float64))
+    if method not in ("spearman", "pearson", "kendall"):
+        raise InputError(f"method must be 'spearman', 'pearson' or 'kendall', got {method!r}")
+    if method != "kendall" and np.isfinite(human).all() and np.isfinite(metric).all():
+        if method == "spearman":
+            human, metric = stats.rankdata(human, axis=1), stats.rankdata(metric, axis=1)
+        hc = human - human.mean(axis=1, keepdims=True)
+        mc = metric - metric.mean(axis=1, keepdims=True)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return (hc * mc).sum(axis=1) / np.sqrt((hc**2).sum(axis=1) * (mc**2).sum(axis=1))
+    out = np.empty(len(human))
+    for b in range(len(human)):
+        ok = np.isfinite(human[b]) & np.isfinite(metric[b])
+        out[b] = correlate_rows(human[b, ok], metric[b, ok], method)[0] if ok.sum() >= 3 else np.nan  # type: ignore[arg-type]
+    return out
+
+
+def stratified_draws(strata: np.ndarray, n_boot: int, rng: np.random.Generator) -> np.ndarray:
+    """``n_boot`` rows of topic indices drawn with replacement within each stratum, as many as it has.
+
+    ``strata`` labels each topic (e.g. its (dataset, model)); row ``b`` holds, at the positions
+    of each stratum's topics, a draw with replacement from that stratum's topics, so every
+    replicate keeps the number of topics of every stratum.
+    """
+    _, label = np.unique(np.asarray(strata), return_inverse=True)
+    drawn = np.empty((n_boot, len(label)), dtype=np.int64)
+    for s in range(label.max() + 1 if len(label) else 0):
+        own = np.flatnonzero(label == s)
+        drawn[:, own] = own[rng.integers(len(own), size=(n_boot, len(own)))]
+    return drawn
+
+
+def topic_bootstrap_correlations(
+    means: np.ndarray,
+    metrics: pd.DataFrame,
+    strata: np.ndarray | None = None,
+    method: Method = "spearman",
+    n_boot: int = 1000,
+    confidence: float = 0.95,
+    seed: int | np.random.Generator = 0,
+) -> Correlations:
+    """Correlate every column of ``metrics`` with the topics' mean human scores; intervals over topics.
+
+    For human data that give one mean per topic and no answers. The estimate is the correlation
+    on the observed means (``observed``; ``mean`` is the mean over replicates, for reference);
+    the interval is the percentile interval of ``n_boot`` replicates, each drawing the topics
+    with replacement within their ``strata`` (:func:`stratified_draws`; one stratum when None)
+    and correlating the drawn topics' means with the drawn topics' metric values. The
+    interval carries the sampling of topics only: the annotator noise is inside each topic's
+    mean and so inside the topic-to-topic spread, but not separately. Topics with a missing
+    metric value are left out of that metric's correlations. Replicates come from the
+    ``"topic bootstrap"`` stream family under ``seed``.
+    """
+    from tealeaves.rng import family_generator
+
+    means = np.asarray(means, dtype=np.float64)
+    if len(metrics) != len(means):
+        raise InputError(f"{len(metrics)} metric rows for {len(means)} topics: they must align")
+    if n_boot < 1 or not 0 < confidence < 1:
+        raise InputError("n_boot must be at least 1 and confidence lie in (0, 1)")
+    rng = family_generator(seed, "topic bootstrap")
+    drawn = stratified_draws(np.zeros(len(means)) if strata is None else strata, n_boot, rng)
+    tail = (1 - confidence) / 2
+    rows, replicates = [], []
+    for column in metrics.columns:
+        x = metrics[column].to_numpy(dtype=np.float64)
+        ok = np.isfinite(x)
+        if ok.sum() < 3:
+            raise EmptyResultError(f"metric {column!r} has fewer than three topics with values")
+        values = masked_correlations(means[drawn], x[drawn], method)
+        replicates.append(values)
+        rows.append(
+            {
+                "metric_column": column,
+                "observed": float(correlate_rows(means[ok], x[ok], method)[0]),
+                "mean": float(np.nanmean(values)),
+                "ci_low": float(np.nanquantile(values, tail)),
+                "ci_high": float(np.nanquantile(values, 1 - tail)),
+                "n_topics": int(ok.sum()),
+            }
+        )
+    table = flag_overlaps(pd.DataFrame(rows), "observed")
+    return Correlations(method, n_boot, confidence, table, np.column_stack(replicates))

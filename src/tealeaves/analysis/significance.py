@@ -152,3 +152,68 @@ def mann_whitney(a, b, alternative: Alternative = "greater", levels=None) -> Tes
     levels = np.unique(np.concatenate([a, b])) if levels is None else np.asarray(levels, dtype=np.float64)
     count = lambda x: (x[:, None] == levels[None, :]).sum(axis=0)  # noqa: E731
     return mann_whitney_counts(count(a), count(b), alternative)
+
+
+def welch_test(a, b) -> TestResult:
+    """Welch's two-sample t-test, two-sided, along the last axis (Welch 1947).
+
+    .. math:: t = \\frac{\\bar a - \\bar b}{\\sqrt{s_a^2/n_a + s_b^2/n_b}},\\quad
+              \\nu = \\frac{(s_a^2/n_a + s_b^2/n_b)^2}{\\frac{(s_a^2/n_a)^2}{n_a-1} + \\frac{(s_b^2/n_b)^2}{n_b-1}}
+
+    with the two-sided p-value :math:`2 P(T_\\nu > |t|)`. Equals ``scipy.stats.ttest_ind(a, b,
+    equal_var=False)``. The unit is whatever ``a`` and ``b`` hold one value of (the topics of two
+    models, when comparing models on per-topic scores). Two groups without any variation have
+    no standard error: their p-value is NaN (untestable), never 0.
+    """
+    a = np.asarray(a, dtype=np.float64)
+    b = np.asarray(b, dtype=np.float64)
+    se, df = welch_se(a, b)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        t = np.where(se > 0, (a.mean(axis=-1) - b.mean(axis=-1)) / se, np.nan)
+    return TestResult("Welch t", "two-sided", _scalar(t), _scalar(2 * stats.t.sf(np.abs(t), df)))
+
+
+def welch_se(a, b) -> tuple[np.ndarray, np.ndarray]:
+    """The standard error :math:`\\sqrt{s_a^2/n_a + s_b^2/n_b}` of :math:`\\bar a - \\bar b` and Welch's
+    degrees of freedom :math:`\\nu` (:func:`welch_test`), along the last axis; :math:`\\nu` is NaN where
+    the standard error is 0."""
+    a = np.asarray(a, dtype=np.float64)
+    b = np.asarray(b, dtype=np.float64)
+    na, nb = a.shape[-1], b.shape[-1]
+    if na < 2 or nb < 2:
+        raise InputError("Welch's test needs at least two values per group")
+    va, vb = a.var(axis=-1, ddof=1) / na, b.var(axis=-1, ddof=1) / nb
+    with np.errstate(divide="ignore", invalid="ignore"):
+        df = (va + vb) ** 2 / (va**2 / (na - 1) + vb**2 / (nb - 1))
+    return np.sqrt(va + vb), df
+
+
+def holm(pvalues) -> np.ndarray:
+    """Holm's (1979) step-down adjusted p-values of one family: with :math:`p_{(1)} \\le \\dots \\le p_{(m)}`,
+    :math:`\\tilde p_{(i)} = \\max_{j \\le i} \\min(1, (m - j + 1) p_{(j)})`. NaN p-values (untestable
+    comparisons) stay NaN and do not count in :math:`m`. Equals ``statsmodels.stats.multitest.
+    multipletests(p, method="holm")[1]`` on the finite values.
+    """
+    p = np.asarray(pvalues, dtype=np.float64)
+    out = np.full(p.shape, np.nan)
+    ok = np.flatnonzero(np.isfinite(p))
+    order = ok[np.argsort(p[ok], kind="stable")]
+    m = len(order)
+    scaled = np.minimum(1.0, (m - np.arange(m)) * p[order])
+    out[order] = np.maximum.accumulate(scaled) if m else scaled
+    return out
+
+
+def minimal_detectable_difference(se, df=np.inf, alpha: float = 0.05, power: float = 0.8) -> np.ndarray | float:
+    """The smallest true difference a two-sided test at ``alpha`` detects with probability ``power``.
+
+    .. math:: \\delta = (q_{1-\\alpha/2} + q_{\\text{power}})\\,\\mathrm{SE}
+
+    with :math:`q` the quantiles of Student's t with ``df`` degrees of freedom (the normal when
+    infinite). Under Holm over :math:`m` comparisons, pass ``alpha / m``: the level the first
+    step uses, so a difference this large is found whatever the other p-values are.
+    """
+    if not 0 < alpha < 1 or not 0 < power < 1:
+        raise InputError("alpha and power must lie in (0, 1)")
+    se = np.asarray(se, dtype=np.float64)
+    return _scalar((stats.t.ppf(1 - alpha / 2, df) + stats.t.ppf(power, df)) * se)

@@ -6,7 +6,10 @@ failed them, optionally keeps only familiar answers (Hoyle et al. 2021 A.7), and
 
 - per-topic / per-document scores and per-model means (MP, TLO, mean rating; Chang et al. 2009);
 - agreement per task (one-vs-rest Spearman, split-half Pearson, Krippendorff's alpha);
-- pairwise one-tailed model comparisons (Hoyle et al. 2021 Fig. 2);
+- model comparisons with the topic (the document, for topic intrusion) as the unit: Welch's
+  two-sided t on the per-topic scores, or a two-way (topic x annotator) cluster bootstrap of the
+  same topic-averaged scores, Holm over each task's pairs (:mod:`tealeaves.analysis.comparison`);
+  Hoyle et al. 2021's pooled one-tailed tests over answers (Fig. 2) on request, for replication;
 - with automated metrics (a CSV with ``model``, ``topic`` and one column per metric): topic-level
   Spearman correlations with bootstrap CIs over annotators, model-level Pearson correlations
   (Lau et al. 2014) and the per-annotation regressions (Hoyle et al. 2021 A.6).
@@ -23,7 +26,7 @@ import numpy as np
 import pandas as pd
 
 from tealeaves.analysis.agreement import krippendorff_alpha, one_vs_rest, split_half
-from tealeaves.analysis.comparison import pairwise_tests
+from tealeaves.analysis.comparison import cluster_bootstrap_comparison, compare_models, pairwise_tests
 from tealeaves.analysis.correlation import RaggedScores, bootstrap_correlations, model_level_correlation
 from tealeaves.analysis.regression import regress
 from tealeaves.analysis.responses import read_export, select
@@ -34,11 +37,20 @@ from tealeaves.results import Result
 
 ANSWER = {"word-intrusion": "correct", "rating": "response"}
 TEST = {"word-intrusion": "proportion", "rating": "mann-whitney", "topic-intrusion": "t"}
+COMPARISONS = ("topic", "cluster-bootstrap")
+POOLED_LABEL = "Hoyle et al. 2021 pooled one-tailed test (answers as independent; for replication only)"
 
 
 @dataclass(frozen=True)
 class StudyAnalysis(Result):
-    """Tables of the analysis of one study export (empty frames where a part does not apply)."""
+    """Tables of the analysis of one study export (empty frames where a part does not apply).
+
+    ``comparisons``: one row per task and unordered pair of models (the columns of
+    :data:`~tealeaves.analysis.comparison.COMPARISON_COLUMNS` and ``task``): the topic-averaged
+    difference, its interval, the two-sided test, Holm over the task's pairs, ``verdict``.
+    ``pooled_comparisons`` (only when asked for): Hoyle et al.'s pooled one-tailed tests over
+    answers, labelled in its ``note`` column.
+    """
 
     scores: pd.DataFrame
     models: pd.DataFrame
@@ -48,8 +60,18 @@ class StudyAnalysis(Result):
     model_correlations: pd.DataFrame = field(default_factory=pd.DataFrame)
     regressions: pd.DataFrame = field(default_factory=pd.DataFrame)
     settings: dict = field(default_factory=dict)
+    pooled_comparisons: pd.DataFrame = field(default_factory=pd.DataFrame)
 
-    TABLES = ("scores", "models", "agreement", "comparisons", "correlations", "model_correlations", "regressions")
+    TABLES = (
+        "scores",
+        "models",
+        "agreement",
+        "comparisons",
+        "pooled_comparisons",
+        "correlations",
+        "model_correlations",
+        "regressions",
+    )
 
     def to_frame(self) -> pd.DataFrame:
         return self.scores.copy()
@@ -59,7 +81,7 @@ class StudyAnalysis(Result):
 
 
 def read_metrics(path: str | os.PathLike[str]) -> pd.DataFrame:
-    """Automated metrics per topic: a CSV with ``model``, ``topic`` and one numeric column per metric."""
+    """Automated metrics per topic: a CSV with ``model``, ``topic`` (optionally ``dataset``) and one numeric column per metric."""
     path = Path(path)
     if not path.is_file():
         raise InputError(f"metrics file {path} does not exist")
@@ -67,7 +89,7 @@ def read_metrics(path: str | os.PathLike[str]) -> pd.DataFrame:
     missing = {"model", "topic"} - set(frame.columns)
     if missing:
         raise InputError(f"{path} lacks the column(s) {sorted(missing)}; it needs model, topic and metric columns")
-    metric_columns = [c for c in frame.columns if c not in ("model", "topic")]
+    metric_columns = [c for c in frame.columns if c not in ("model", "topic", "dataset")]
     if not metric_columns:
         raise InputError(f"{path} has no metric column besides model and topic")
     for column in metric_columns:
@@ -103,7 +125,28 @@ def _agreement(kept: pd.DataFrame, seed: int) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def _comparisons(kept: pd.DataFrame, scores: pd.DataFrame) -> pd.DataFrame:
+def _comparisons(kept: pd.DataFrame, scores: pd.DataFrame, method: str, n_boot: int, seed: int) -> pd.DataFrame:
+    """Topic-level comparisons of every task: per-topic (per-document) scores, Welch t or the cluster bootstrap."""
+    frames = []
+    for task in TEST:
+        part = scores[scores["task"] == task]
+        groups = {str(m): g["score"].to_numpy(np.float64) for m, g in part.groupby("model")}
+        if len(groups) < 2 or any(len(v) < 2 for v in groups.values()):
+            continue
+        if method == "cluster-bootstrap" and task in ANSWER:
+            answers = kept[kept["task"] == task]
+            answers = answers.assign(value=answers[ANSWER[task]].astype(float))[
+                ["model", "topic", "annotator", "value"]
+            ]
+            table = cluster_bootstrap_comparison(answers, n_boot, seed)
+        else:
+            table = compare_models(groups, "topic" if task in ANSWER else "document")
+        frames.append(table.assign(task=task))
+    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
+
+
+def _pooled_comparisons(kept: pd.DataFrame, scores: pd.DataFrame) -> pd.DataFrame:
+    """Hoyle et al.'s Fig. 2 tests: pooled over answers (z, Mann-Whitney), t over documents; one-tailed."""
     frames = []
     for task, test in TEST.items():
         if task == "topic-intrusion":
@@ -113,13 +156,13 @@ def _comparisons(kept: pd.DataFrame, scores: pd.DataFrame) -> pd.DataFrame:
             part = kept[kept["task"] == task]
             groups = {m: g[ANSWER[task]].astype(float).to_numpy() for m, g in part.groupby("model")}
         if len(groups) >= 2 and all(len(v) >= 2 for v in groups.values()):
-            frames.append(pairwise_tests(groups, test).assign(task=task))
+            frames.append(pairwise_tests(groups, test).assign(task=task, note=POOLED_LABEL))
     return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
 
 
 def _with_metrics(kept, scores, metrics, n_boot, seed, progress):
     corr_frames, model_rows, reg_rows = [], [], []
-    metric_columns = [c for c in metrics.columns if c not in ("model", "topic")]
+    metric_columns = [c for c in metrics.columns if c not in ("model", "topic", "dataset")]
     for task in ("word-intrusion", "rating"):
         part = kept[kept["task"] == task]
         if part.empty:
@@ -158,8 +201,20 @@ def analyze_export(
     n_boot: int = 1000,
     seed: int = 0,
     progress: ProgressCallback | None = None,
+    comparison: str = "topic",
+    pooled_tests: bool = False,
 ) -> StudyAnalysis:
-    """Analyse a study export (path or frame already checked by :func:`check_export`)."""
+    """Analyse a study export (path or frame already checked by :func:`check_export`).
+
+    ``comparison`` chooses how models are compared on each task's scores, the topic (document)
+    being the unit either way: ``"topic"``, Welch's two-sided t on the per-topic scores;
+    ``"cluster-bootstrap"``, a two-way (topic x annotator) cluster bootstrap with ``n_boot``
+    replicates (word intrusion and ratings; topic intrusion keeps Welch's t over documents).
+    ``pooled_tests`` adds ``pooled_comparisons``, Hoyle et al.'s pooled one-tailed tests, which
+    treat answers as independent and are only for replicating the paper.
+    """
+    if comparison not in COMPARISONS:
+        raise InputError(f"comparison must be one of {COMPARISONS}, got {comparison!r}")
     responses = read_export(export) if not isinstance(export, pd.DataFrame) else export
     kept = select(responses, exclude_failed_checks, max_failed_share, familiar_only)
     scores = human_scores(kept)
@@ -174,7 +229,15 @@ def analyze_export(
         scores=scores.per_item,
         models=scores.per_model,
         agreement=_agreement(kept, seed),
-        comparisons=_comparisons(kept, scores.per_item),
-        settings={**kept.attrs["filters"], "n_boot": n_boot, "seed": seed, "responses": len(kept)},
+        comparisons=_comparisons(kept, scores.per_item, comparison, n_boot, seed),
+        pooled_comparisons=_pooled_comparisons(kept, scores.per_item) if pooled_tests else pd.DataFrame(),
+        settings={
+            **kept.attrs["filters"],
+            "n_boot": n_boot,
+            "seed": seed,
+            "responses": len(kept),
+            "comparison": comparison,
+            "unit": "topic (document for topic intrusion)",
+        },
         **extra,
     )

@@ -37,7 +37,15 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from tealeaves.analysis.correlation import Method, RaggedScores, bootstrap_correlations, correlate_rows
+from tealeaves.analysis.correlation import (
+    Method,
+    RaggedScores,
+    bootstrap_correlations,
+    correlate_rows,
+    masked_correlations,
+    stratified_draws,
+    topic_bootstrap_correlations,
+)
 from tealeaves.analysis.hoyle2021 import Hoyle2021, load_hoyle2021
 from tealeaves.analysis.responses import read_export, select
 from tealeaves.errors import EmptyResultError, InputError
@@ -77,6 +85,12 @@ class HumanJudgments:
         Per model, the :class:`~tealeaves.intrusion.IntruderSets` the annotators saw (study
         exports; their topics numbered ``0 .. n-1``) and the study's topic id of each; empty
         when unknown, and embedding word intrusion then draws its own sets.
+    means_only : bool
+        The data give each topic's mean and nothing about its answers (``answers`` then holds
+        the one mean per topic): intervals come from the topic bootstrap alone.
+    annotators : ndarray or None
+        The annotator of each answer, aligned with ``answers.values`` (study exports, CSVs with
+        an ``annotator`` column); what the crossed (topic x annotator) resampling needs.
     """
 
     name: str
@@ -85,10 +99,20 @@ class HumanJudgments:
     answers: RaggedScores
     given: pd.DataFrame = field(default_factory=pd.DataFrame)
     sets: dict[str, Any] = field(default_factory=dict)
+    means_only: bool = False
+    annotators: np.ndarray | None = None
 
     def __post_init__(self) -> None:
         if len(self.topics) != len(self.answers):
             raise InputError(f"{self.name}: {len(self.topics)} topics for {len(self.answers)} answer groups")
+        if self.annotators is not None and len(self.annotators) != len(self.answers.values):
+            raise InputError(
+                f"{self.name}: {len(self.annotators)} annotator ids for {len(self.answers.values)} answers"
+            )
+
+    def strata(self) -> np.ndarray:
+        """Each topic's stratum of the topic bootstrap: its (dataset, model), as one label."""
+        return (self.topics["dataset"].astype(str) + "\x1f" + self.topics["model"].astype(str)).to_numpy()
 
     def words(self) -> list[list[str]]:
         """Each topic's words."""
@@ -166,9 +190,7 @@ def export_judgments(
         part = kept[kept["task"] == task]
         if part.empty:
             continue
-        grouped = {
-            (str(m), int(t)): g[column].astype(float).to_numpy() for (m, t), g in part.groupby(["model", "topic"])
-        }
+        grouped = {(str(m), int(t)): g for (m, t), g in part.groupby(["model", "topic"])}
         keys = sorted(grouped)
         topics = pd.DataFrame(
             {
@@ -178,31 +200,45 @@ def export_judgments(
                 "words": [" ".join(words.get(key, [])) for key in keys],
             }
         )
-        judgments = HumanJudgments(f"{label} {task}", task, topics, RaggedScores([grouped[k] for k in keys]))
-        out.append(judgments if task == "rating" else _with_sets(judgments, sets))
+        answers = RaggedScores([grouped[k][column].astype(float).to_numpy() for k in keys])
+        annotators = np.concatenate([grouped[k]["annotator"].astype(str).to_numpy() for k in keys])
+        out.append(
+            HumanJudgments(
+                f"{label} {task}",
+                task,
+                topics,
+                answers,
+                sets=sets if task == "word-intrusion" else {},
+                annotators=annotators,
+            )
+        )
     if not out:
         raise EmptyResultError(f"{label}: the export holds no rating or word-intrusion answers")
     return out
 
 
-def _with_sets(judgments: HumanJudgments, sets: dict[str, Any]) -> HumanJudgments:
-    return HumanJudgments(judgments.name, judgments.task, judgments.topics, judgments.answers, judgments.given, sets)
-
-
 def csv_judgments(path: str | os.PathLike[str], name: str | None = None) -> list:
-    """Human judgments from a generic CSV: one :class:`HumanJudgments` per (``dataset``, ``task``).
+    """Human judgments from a generic CSV: one :class:`HumanJudgments` per data set.
 
     Columns: ``topic`` and ``words`` (the topic's words, space-separated, in rank order);
-    optional ``model``, ``dataset``, ``task``. Then either per-annotator rows, a ``score``
-    column (several rows per topic, one per answer), or one row per topic with ``mean`` and
-    ``annotators`` (the number of answers) and optionally ``std`` (their standard deviation,
-    ``ddof=0``). From a mean and a count alone the answers are rebuilt exactly when they are
-    0/1 (``mean x annotators`` a whole number: word intrusion); with ``std`` they are rebuilt
-    as ``mean - s`` and ``mean + s`` in equal numbers (plus one answer at the mean when the
-    count is odd, ``s`` chosen so that their standard deviation is ``std``): the same mean and
-    standard deviation, so their bootstrap means have the variance ``std^2 / annotators`` that
-    resampling the real answers gives. Otherwise the CSV is refused: give per-annotator rows
-    or ``std``.
+    optional ``model``, ``dataset``, ``task`` and ``scale`` (e.g. ``1-3``, ``1-5``). A data set
+    is one (``dataset``, ``task``, ``scale``): topics rated on different scales are never put in
+    one correlation. Three shapes of scores:
+
+    - answers: a ``score`` column, one row per answer (and optionally ``annotator``, which the
+      crossed resampling uses);
+    - mean, standard deviation and count: one row per topic with ``mean``, ``annotators`` (the
+      number of answers) and ``std`` (their standard deviation, ``ddof=0``); the answers are
+      rebuilt as ``mean - s`` and ``mean + s`` in equal numbers (plus one at the mean when the
+      count is odd, ``s`` chosen so that their standard deviation is ``std``): the same mean
+      and standard deviation, so their bootstrap means have the variance ``std^2 / annotators``
+      that resampling the real answers gives. From ``mean`` and ``annotators`` alone the
+      answers are rebuilt exactly when they are 0/1 (``mean x annotators`` a whole number);
+    - mean only: one row per topic with ``mean`` (and an ``annotators`` count that cannot
+      rebuild the answers, or none): a means-only data set, whose intervals come from the
+      topic bootstrap (:func:`~tealeaves.analysis.correlation.topic_bootstrap_correlations`).
+
+    A file with neither ``score`` nor ``mean`` is refused.
     """
     path = Path(path)
     if not path.is_file():
@@ -212,27 +248,57 @@ def csv_judgments(path: str | os.PathLike[str], name: str | None = None) -> list
     if lacking:
         raise InputError(f"{path} lacks the column(s) {sorted(lacking)}; it needs topic, words and scores")
     per_answer = "score" in frame.columns
-    if not per_answer and not {"mean", "annotators"} <= set(frame.columns):
-        raise InputError(f"{path} needs a score column (one row per answer) or mean and annotators columns")
+    if not per_answer and "mean" not in frame.columns:
+        raise InputError(
+            f"{path} has no usable score column: give score (one row per answer), or mean per topic "
+            "(with annotators and std when known)"
+        )
+    column = "score" if per_answer else "mean"
+    if not pd.api.types.is_numeric_dtype(frame[column]) or frame[column].isna().any():
+        raise InputError(f"{path}: the {column} column must be numeric on every row")
     frame = frame.assign(
         model=frame["model"].astype(str) if "model" in frame else "model",
         dataset=frame["dataset"].astype(str) if "dataset" in frame else (name or path.stem),
         task=frame["task"].astype(str) if "task" in frame else "score",
+        scale=frame["scale"].astype(str) if "scale" in frame else "",
     )
+    scales = frame.groupby(["dataset", "task"])["scale"].nunique()
     out = []
-    for (dataset, task), part in frame.groupby(["dataset", "task"], sort=False):
-        topics, answers = [], []
+    for (dataset, task, scale), part in frame.groupby(["dataset", "task", "scale"], sort=False):
+        label = f"{dataset} {task}" + (f" ({scale})" if scales[(dataset, task)] > 1 else "")
+        topics, answers, annotators = [], [], []
         for (model, topic), rows in part.groupby(["model", "topic"], sort=False):
             topics.append({"dataset": dataset, "model": model, "topic": topic, "words": str(rows["words"].iloc[0])})
-            answers.append(rows["score"].to_numpy(float) if per_answer else _rebuilt_answers(rows.iloc[0], path))
-        out.append(HumanJudgments(f"{dataset} {task}", str(task), pd.DataFrame(topics), RaggedScores(answers)))
+            if per_answer:
+                answers.append(rows["score"].to_numpy(float))
+                annotators.append(rows["annotator"].astype(str).to_numpy() if "annotator" in rows else None)
+            else:
+                answers.append(_rebuilt_answers(rows.iloc[0]))
+        means_only = any(a is None for a in answers)
+        if means_only:
+            answers = [
+                np.array([row_mean]) for row_mean in part.groupby(["model", "topic"], sort=False)["mean"].first()
+            ]
+        ids = [a for a in annotators if a is not None]
+        known = per_answer and len(ids) == len(annotators)
+        out.append(
+            HumanJudgments(
+                label,
+                str(task),
+                pd.DataFrame(topics),
+                RaggedScores(answers),
+                means_only=means_only,
+                annotators=np.concatenate(ids) if known else None,
+            )
+        )
     return out
 
 
-def _rebuilt_answers(row: pd.Series, path: Path) -> np.ndarray:
-    mean, n = float(row["mean"]), row["annotators"]
-    if not float(n).is_integer() or n < 1:
-        raise InputError(f"{path}: annotators must be a positive whole number, got {n!r} for topic {row['topic']}")
+def _rebuilt_answers(row: pd.Series) -> np.ndarray | None:
+    """A topic's answers from its mean, count and standard deviation; None when they cannot be rebuilt."""
+    mean, n = float(row["mean"]), row.get("annotators", np.nan)
+    if pd.isna(n) or not float(n).is_integer() or n < 1:
+        return None
     n = int(n)
     hits = mean * n
     std = row.get("std", np.nan)
@@ -243,10 +309,7 @@ def _rebuilt_answers(row: pd.Series, path: Path) -> np.ndarray:
     if 0 <= mean <= 1 and abs(hits - round(hits)) < 1e-6:
         k = round(hits)
         return np.array([1.0] * k + [0.0] * (n - k))
-    raise InputError(
-        f"{path}: topic {row['topic']}'s answers cannot be rebuilt from mean {mean} and {n} annotators; "
-        "add a std column or give one row per answer (score)"
-    )
+    return None
 
 
 # ---------------------------------------------------------------------------------------- metrics
@@ -451,56 +514,101 @@ def _intrusion_values(
 
 
 # ------------------------------------------------------------------------------------- statistics
+RESAMPLING = {
+    "topics": "topics (stratified by dataset and model)",
+    "topics+annotators": "topics and annotators (crossed)",
+}
+ANNOTATOR_INTERVAL = "annotators (topics fixed; Hoyle et al. 2021 Table 3)"
+
+
 @dataclass(frozen=True)
 class PairedTest(Result):
-    """The paired bootstrap test of ``a`` correlating better with people than ``b`` (:func:`paired_bootstrap`)."""
+    """The paired bootstrap test of whether ``a`` and ``b`` correlate equally with people (:func:`paired_bootstrap`).
+
+    ``observed`` and ``difference`` are both the difference on the data, the estimate;
+    ``se`` the standard deviation of its replicates; the interval ``difference ± z se`` and
+    the two-sided ``p_value`` go with it; ``uncertainty`` says what was resampled.
+    """
 
     method: str
     observed: float
     difference: float
+    se: float
     ci_low: float
     ci_high: float
     p_value: float
     n_topics: int
     n_boot: int
+    uncertainty: str
     replicates: np.ndarray
 
     def to_frame(self) -> pd.DataFrame:
         return pd.DataFrame({"replicate": np.arange(len(self.replicates)), "difference": self.replicates})
 
 
-def two_level_replicates(
-    human: RaggedScores, n_boot: int, seed: int | np.random.Generator
+def resampled_means(
+    judgment: HumanJudgments, n_boot: int, seed: int | np.random.Generator, resample: str = "topics"
 ) -> tuple[np.ndarray, np.ndarray]:
-    """``n_boot`` replicates of (topics drawn with replacement, each drawn topic's resampled mean
-    answer), from the ``"paired bootstrap"`` stream family of ``seed``."""
+    """``n_boot`` replicates of (the topics drawn, the drawn topics' mean human scores), ``B x K``.
+
+    ``resample="topics"``: the topics are drawn with replacement within each (dataset, model)
+    (:func:`~tealeaves.analysis.correlation.stratified_draws`), each keeping its observed mean:
+    the topic means already hold their annotators' noise, so resampling the answers as well
+    would count it twice. ``"topics+annotators"`` (crossed designs, needs the annotator of
+    each answer): the topics as before and, independently, the annotators with replacement
+    (as many as there are); a drawn topic's mean weights each answer by its annotator's
+    multiplicity, and is NaN (left out of that replicate's correlation) when none of its
+    annotators was drawn. Replicates come from the ``"paired bootstrap"`` stream family.
+    """
+    from scipy import sparse
+
     from tealeaves.rng import family_generator
 
+    if resample not in RESAMPLING:
+        raise InputError(f"resample must be one of {sorted(RESAMPLING)}, got {resample!r}")
     rng = family_generator(seed, "paired bootstrap")
-    k = len(human)
-    drawn = rng.integers(k, size=(n_boot, k))
-    means = human.take(drawn.ravel()).resampled_means(1, rng)[0].reshape(n_boot, k)
-    return drawn, means
+    drawn = stratified_draws(judgment.strata(), n_boot, rng)
+    human = judgment.answers
+    if resample == "topics":
+        return drawn, human.means()[drawn]
+    if judgment.annotators is None or judgment.means_only:
+        raise InputError(
+            f"{judgment.name}: crossed resampling needs the annotator of every answer (a study export, or a CSV "
+            "with score and annotator columns); use resample='topics'"
+        )
+    ids, index = np.unique(judgment.annotators, return_inverse=True)
+    weight = rng.multinomial(len(ids), np.full(len(ids), 1 / len(ids)), size=n_boot)[:, index].astype(np.float64)
+    owner = np.repeat(np.arange(len(human)), human.sizes)
+    member = sparse.csr_matrix((np.ones(len(owner)), (np.arange(len(owner)), owner)), shape=(len(owner), len(human)))
+    numerator = np.asarray(member.T @ (weight * human.values).T).T
+    denominator = np.asarray(member.T @ weight.T).T
+    with np.errstate(invalid="ignore", divide="ignore"):
+        means = numerator / denominator
+    return drawn, np.take_along_axis(means, drawn, axis=1)
 
 
-def masked_correlations(human: np.ndarray, metric: np.ndarray, method: str) -> np.ndarray:
-    """Correlation of each row of ``human`` with the same row of ``metric`` [B, K], over the entries where both are finite."""
+def _paired(
+    d: np.ndarray, observed: float, n_topics: int, method: str, confidence: float, uncertainty: str
+) -> PairedTest:
+    """The normal test and interval of an observed difference with its bootstrap standard error."""
     from scipy import stats
 
-    if method not in ("spearman", "pearson"):
-        raise InputError(f"the paired test compares spearman or pearson correlations, not {method!r}")
-    if np.isfinite(human).all() and np.isfinite(metric).all():
-        if method == "spearman":
-            human, metric = stats.rankdata(human, axis=1), stats.rankdata(metric, axis=1)
-        hc = human - human.mean(axis=1, keepdims=True)
-        mc = metric - metric.mean(axis=1, keepdims=True)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            return (hc * mc).sum(axis=1) / np.sqrt((hc**2).sum(axis=1) * (mc**2).sum(axis=1))
-    out = np.empty(len(human))
-    for b in range(len(human)):
-        ok = np.isfinite(human[b]) & np.isfinite(metric[b])
-        out[b] = correlate_rows(human[b, ok], metric[b, ok], method)[0]  # type: ignore[arg-type]
-    return out
+    se = float(np.nanstd(d, ddof=1)) if np.isfinite(d).sum() > 1 else np.nan
+    z = stats.norm.ppf(0.5 + confidence / 2)
+    p = float(2 * stats.norm.sf(abs(observed) / se)) if se > 0 else np.nan
+    return PairedTest(
+        method=method,
+        observed=observed,
+        difference=observed,
+        se=se,
+        ci_low=observed - z * se,
+        ci_high=observed + z * se,
+        p_value=p,
+        n_topics=n_topics,
+        n_boot=len(d),
+        uncertainty=RESAMPLING.get(uncertainty, uncertainty),
+        replicates=d,
+    )
 
 
 def paired_bootstrap(
@@ -511,16 +619,18 @@ def paired_bootstrap(
     n_boot: int = 1000,
     confidence: float = 0.95,
     seed: int | np.random.Generator = 0,
+    strata: np.ndarray | None = None,
 ) -> PairedTest:
-    """Does metric ``a`` correlate better with the mean human scores than metric ``b``?
+    """Do metrics ``a`` and ``b`` correlate equally well with the topics' mean human scores?
 
-    Over the topics both metrics score, each of ``n_boot`` replicates draws the topics with
-    replacement and, within each drawn topic, its answers with replacement (keeping their
-    number), and computes ``d = r(a) - r(b)`` on that replicate (``method``: Spearman or
-    Pearson). Returns the observed difference (on the data), the mean of ``d`` with its
-    percentile interval, and the one-sided p-value of "a correlates better",
-    ``(1 + #{d <= 0}) / (n_boot + 1)``. The replicates come from the ``"paired bootstrap"``
-    stream family under ``seed``.
+    Over the topics both metrics score, the estimate is the observed difference
+    :math:`d = r(a) - r(b)` of the two correlations with the mean scores (``method``: Spearman,
+    Pearson or Kendall). Each of ``n_boot`` replicates draws the topics with replacement (within
+    ``strata``, e.g. each topic's (dataset, model); one stratum when None), keeps each drawn
+    topic's mean, and computes :math:`d^*` on the drawn topics; the standard error is the
+    standard deviation of :math:`d^*`. The test of equal correlations is two-sided,
+    :math:`p = 2\\Phi(-|d| / \\mathrm{SE})`, with the interval :math:`d \\pm z_{(1+c)/2}\\,\\mathrm{SE}`.
+    The replicates come from the ``"paired bootstrap"`` stream family under ``seed``.
     """
     a, b = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
     if len(a) != len(human) or len(b) != len(human):
@@ -528,39 +638,13 @@ def paired_bootstrap(
     ok = np.flatnonzero(np.isfinite(a) & np.isfinite(b))
     if len(ok) < 3:
         raise EmptyResultError("the paired test needs at least three topics that both metrics score")
-    kept = human.take(ok)
-    drawn, means = two_level_replicates(kept, n_boot, seed)
-    return _paired_from(kept, a[ok], b[ok], drawn, means, method, confidence)
-
-
-def _paired_from(
-    human: RaggedScores,
-    a: np.ndarray,
-    b: np.ndarray,
-    drawn: np.ndarray,
-    means: np.ndarray,
-    method: str,
-    confidence: float,
-) -> PairedTest:
-    d = masked_correlations(means, a[drawn], method) - masked_correlations(means, b[drawn], method)
-    observed = human.means()[None, :]
-    diff = masked_correlations(observed, a[None, :], method)[0] - masked_correlations(observed, b[None, :], method)[0]
-    return _paired_test(d, float(diff), len(a), method, confidence)
-
-
-def _paired_test(d: np.ndarray, observed: float, n_topics: int, method: str, confidence: float) -> PairedTest:
-    tail = (1 - confidence) / 2
-    return PairedTest(
-        method=method,
-        observed=observed,
-        difference=float(np.nanmean(d)),
-        ci_low=float(np.nanquantile(d, tail)),
-        ci_high=float(np.nanquantile(d, 1 - tail)),
-        p_value=float((1 + np.sum(~(d > 0))) / (len(d) + 1)),
-        n_topics=n_topics,
-        n_boot=len(d),
-        replicates=d,
-    )
+    means = human.means()[ok]
+    topics = pd.DataFrame({"dataset": "", "model": np.zeros(len(ok)) if strata is None else np.asarray(strata)[ok]})
+    judgment = HumanJudgments("paired", "", topics.assign(topic=0, words=""), human.take(ok))
+    drawn, resampled = resampled_means(judgment, n_boot, seed)
+    d = masked_correlations(resampled, a[ok][drawn], method) - masked_correlations(resampled, b[ok][drawn], method)
+    observed = float(correlate_rows(means, a[ok], method)[0] - correlate_rows(means, b[ok], method)[0])  # type: ignore[arg-type]
+    return _paired(d, observed, len(ok), method, confidence, "topics")
 
 
 # --------------------------------------------------------------------------------------- the run
@@ -572,21 +656,30 @@ class ValidationResult(Result):
     ----------
     correlations : DataFrame
         One row per (human data set, metric, method): ``human``, ``task``, ``metric``,
-        ``family``, ``method``, ``estimate`` (mean over the annotator bootstrap, as Table 3),
-        ``ci_low``, ``ci_high``, ``observed`` (on the mean scores), ``n_topics``, ``coverage``,
-        ``best`` and ``overlaps_best`` (within the data set and method).
+        ``family``, ``method``, ``estimate``, ``ci_low``, ``ci_high``, ``observed`` (on the mean
+        scores), ``n_topics``, ``coverage``, ``best``, ``overlaps_best`` (within the data set and
+        method) and ``uncertainty``, what the interval resamples: with answers, Hoyle et al.'s
+        annotator bootstrap (topics fixed; the estimate is the mean over replicates, as Table 3);
+        with means only, the topics (the estimate is the observed correlation).
     comparisons : DataFrame
         One row per (human data set, ordered metric pair): ``metric``, ``versus``, ``method``,
-        ``observed``, ``difference``, ``ci_low``, ``ci_high``, ``p_value`` (one-sided: metric
-        correlates better than versus), ``n_topics``.
+        ``observed`` and ``difference`` (the observed difference of Spearman correlations, the
+        estimate), ``se``, ``ci_low``, ``ci_high``, ``p_value`` (two-sided, of equal
+        correlations), ``p_holm`` (Holm over the data set's unordered pairs), ``n_topics``,
+        ``uncertainty``.
     leaderboard : DataFrame
         One row per metric, best first: ``rank``, ``metric``, ``family``, ``mean_spearman``
-        over the human data sets, ``min_spearman``, ``datasets``, ``wins`` (data sets where
-        it has the largest Spearman), ``mean_coverage``.
+        (each data set weighted equally), ``pooled_spearman`` (every topic weighted equally:
+        the human scores and the metric ranked within each data set, so that data sets of
+        different scales are not mixed), ``min_spearman``, ``datasets``, ``wins`` (data sets
+        where it has the largest Spearman), ``mean_coverage``.
     topic_values : DataFrame
         One row per (human data set, topic, metric): keys, ``words``, ``human_mean``,
         ``answers``, ``value``.
     settings : dict
+    replicates : dict
+        Per (human data set, metric, versus), the bootstrap replicates of the difference, which
+        the max-T adjustment of :meth:`versus_best` uses.
     """
 
     correlations: pd.DataFrame
@@ -594,6 +687,7 @@ class ValidationResult(Result):
     leaderboard: pd.DataFrame
     topic_values: pd.DataFrame
     settings: dict = field(default_factory=dict)
+    replicates: dict = field(default_factory=dict, repr=False)
 
     TABLES = ("leaderboard", "correlations", "comparisons", "topic_values")
 
@@ -609,38 +703,136 @@ class ValidationResult(Result):
         table = spearman.pivot(index="metric", columns="human", values="estimate")
         return table.loc[self.leaderboard["metric"], list(dict.fromkeys(spearman["human"]))]
 
-    def versus_best(self, prefix: str) -> pd.DataFrame:
-        """For each data set and metric, the best-correlating metric whose name starts with ``prefix``.
+    def _difference(self, human: str, metric: str, versus: str) -> np.ndarray:
+        if (human, metric, versus) in self.replicates:
+            return self.replicates[human, metric, versus]
+        return -self.replicates[human, versus, metric]
 
-        Columns: ``human``, ``metric``, ``spearman``, ``baseline`` (the best ``prefix`` metric
-        there), ``baseline_spearman``, ``beats`` (larger estimate), ``difference``,
-        ``ci_low``, ``ci_high``, ``p_value`` (the paired test). Empty when no metric matches.
+    def versus_best(self, prefix: str, metrics: Sequence[str] | None = None, alpha: float = 0.05) -> pd.DataFrame:
+        """Each data set's metrics against its best-correlating metric whose name starts with ``prefix``.
+
+        ``metrics`` limits the rows to those metrics (default: every metric not starting with
+        ``prefix``); the rows are the family of tests printed together. Columns: ``human``,
+        ``metric``, ``spearman`` (observed), ``baseline`` (the ``prefix`` metric with the largest
+        observed Spearman there), ``baseline_spearman``, ``difference`` (observed), ``ci_low``,
+        ``ci_high``, ``p_value`` (two-sided), ``p_holm`` (Holm over the rows), ``p_maxt`` (the
+        max-T bootstrap adjustment over the rows: each replicate's largest
+        :math:`|d^* - d| / \\mathrm{SE}` over the family, so that picking the best of several
+        variants on these data is accounted for), ``detectable`` (the difference the test finds
+        with 80% power at level ``alpha`` over the number of rows), ``verdict``. Empty when no
+        metric matches.
         """
+        from tealeaves.analysis.significance import holm, minimal_detectable_difference
+
         spearman = self.correlations[self.correlations["method"] == "spearman"]
-        rows = []
+        pairs = self.comparisons.set_index(["human", "metric", "versus"])
+        rows, replicates = [], []
         for human, part in spearman.groupby("human", sort=False):
             base = part[part["metric"].str.startswith(prefix)]
             if base.empty:
                 continue
-            best = base.loc[base["estimate"].idxmax()]
-            for row in part[~part["metric"].str.startswith(prefix)].itertuples():
-                test = self.comparisons[
-                    (self.comparisons["human"] == human)
-                    & (self.comparisons["metric"] == row.metric)
-                    & (self.comparisons["versus"] == best["metric"])
-                ]
+            best = base.loc[base["observed"].idxmax()]
+            chosen = part[~part["metric"].str.startswith(prefix)]
+            if metrics is not None:
+                chosen = chosen[chosen["metric"].isin(list(metrics))]
+            for row in chosen.itertuples():
+                if (human, row.metric, best["metric"]) not in pairs.index:
+                    continue
+                test = pairs.loc[(human, row.metric, best["metric"])]
+                replicates.append(self._difference(str(human), row.metric, best["metric"]))
                 rows.append(
                     {
                         "human": human,
                         "metric": row.metric,
-                        "spearman": row.estimate,
+                        "spearman": row.observed,
                         "baseline": best["metric"],
-                        "baseline_spearman": best["estimate"],
-                        "beats": bool(row.estimate > best["estimate"]),
-                        **(test[["difference", "ci_low", "ci_high", "p_value"]].iloc[0].to_dict() if len(test) else {}),
+                        "baseline_spearman": best["observed"],
+                        "difference": test["difference"],
+                        "se": test["se"],
+                        "ci_low": test["ci_low"],
+                        "ci_high": test["ci_high"],
+                        "p_value": test["p_value"],
                     }
                 )
-        return pd.DataFrame(rows)
+        frame = pd.DataFrame(rows)
+        if frame.empty:
+            return frame
+        frame["p_holm"] = holm(frame["p_value"].to_numpy())
+        frame["p_maxt"] = max_t_pvalues(frame["difference"].to_numpy(), frame["se"].to_numpy(), replicates)
+        frame["detectable"] = minimal_detectable_difference(frame["se"].to_numpy(), alpha=alpha / len(frame))
+        frame["verdict"] = [
+            _verdict(r.metric, r.baseline, r.difference, r.p_holm, r.detectable, alpha) for r in frame.itertuples()
+        ]
+        return frame
+
+    def select_and_test(
+        self, candidates: Sequence[str], select_on: Sequence[str], baseline: str = "NPMI", alpha: float = 0.05
+    ) -> pd.DataFrame:
+        """Selection-aware comparison: choose a variant on some data sets, test it on the others.
+
+        Among ``candidates`` (metric labels), the one with the largest mean observed Spearman
+        over the data sets whose names start with one of ``select_on`` is chosen; on every other
+        data set it is compared with that data set's best ``baseline`` metric
+        (:meth:`versus_best`, Holm over those data sets). The test data sets played no part in
+        the choice, so their p-values are those of a single pre-specified comparison. One row
+        per test data set, with ``chosen``, ``selected_on`` and ``selection_spearman``.
+        """
+        spearman = self.correlations[self.correlations["method"] == "spearman"]
+        names = list(dict.fromkeys(spearman["human"]))
+        selection = [h for h in names if any(h.startswith(prefix) for prefix in select_on)]
+        tested = [h for h in names if h not in selection]
+        if not selection or not tested:
+            raise InputError(
+                f"select_on {list(select_on)} must name some of the data sets {names} (by prefix) and leave others to test on"
+            )
+        unknown = set(candidates) - set(spearman["metric"])
+        if unknown or not candidates:
+            raise InputError(
+                f"unknown candidate metric(s) {sorted(unknown)}; choose among {sorted(set(spearman['metric']))}"
+            )
+        on = spearman[spearman["human"].isin(selection) & spearman["metric"].isin(list(candidates))]
+        score = on.groupby("metric")["observed"].mean()
+        chosen = str(score.idxmax())
+        sub = ValidationResult(
+            spearman[spearman["human"].isin(tested)],
+            self.comparisons[self.comparisons["human"].isin(tested)],
+            self.leaderboard,
+            self.topic_values,
+            self.settings,
+            self.replicates,
+        )
+        out = sub.versus_best(baseline, [chosen], alpha)
+        return out.assign(chosen=chosen, selected_on=", ".join(selection), selection_spearman=float(score[chosen]))
+
+
+def max_t_pvalues(observed: np.ndarray, se: np.ndarray, replicates: Sequence[np.ndarray]) -> np.ndarray:
+    """Max-T adjusted two-sided p-values of a family of bootstrap tests (Westfall & Young 1993).
+
+    With :math:`T_i = |d_i| / \\mathrm{SE}_i` and, in replicate :math:`b`, the family's largest
+    centred statistic :math:`M_b = \\max_i |d^*_{i,b} - d_i| / \\mathrm{SE}_i`,
+    :math:`p_i = (1 + \\#\\{M_b \\ge T_i\\}) / (B + 1)`. The replicates of the family's tests are
+    paired by index: those of one data set come from the same draws; those of different data
+    sets from independent ones. Controls the familywise error over the family, including the
+    choice of the best of its members.
+    """
+    d = np.asarray(observed, dtype=np.float64)
+    se = np.asarray(se, dtype=np.float64)
+    stacked = np.vstack([np.asarray(r, dtype=np.float64) for r in replicates])  # family x B
+    with np.errstate(invalid="ignore", divide="ignore"):
+        centred = np.abs(stacked - d[:, None]) / se[:, None]
+        largest = np.nanmax(centred, axis=0)
+        t = np.abs(d) / se
+    return (1 + (largest[None, :] >= t[:, None]).sum(axis=1)) / (stacked.shape[1] + 1)
+
+
+def _verdict(metric: str, versus: str, difference: float, p_holm: float, detectable: float, alpha: float) -> str:
+    """What a paired comparison of correlations found, in words that say only that."""
+    if not np.isfinite(p_holm):
+        return "untestable (no variation in the replicates)"
+    if p_holm < alpha:
+        winner, loser = (metric, versus) if difference > 0 else (versus, metric)
+        return f"{winner} correlates better than {loser} (Holm p = {p_holm:.3g})"
+    return f"not significant (Holm, level {alpha:g}); a difference of {detectable:.2f} would be found with 80% power"
 
 
 def validate(
@@ -651,13 +843,15 @@ def validate(
     seed: int = 0,
     cache_dir: str | os.PathLike[str] | None = None,
     progress: ProgressCallback | None = None,
+    resample: str = "topics",
 ) -> ValidationResult:
     """Correlate every metric with every human data set; test every pair of metrics; rank them.
 
     Parameters
     ----------
     judgments : sequence of HumanJudgments
-        From :func:`hoyle2021_judgments`, :func:`export_judgments`, :func:`csv_judgments`.
+        From :func:`hoyle2021_judgments`, :func:`export_judgments`, :func:`csv_judgments`; each
+        is a data set of its own (never pooled topic by topic).
     metrics : Metric or str, optional
         Specs for :func:`parse_metric`. Default: :func:`default_metrics` (embedding coherence,
         its centroid variant, embedding word intrusion). The metrics that come with the human
@@ -670,6 +864,9 @@ def validate(
         Seeds the bootstraps and the intruder sets embedding word intrusion draws.
     cache_dir : path, optional
         The encoders' vector cache (default: :func:`~tealeaves.coherence.encoders.default_cache_dir`).
+    resample : str
+        What the paired tests resample (:func:`resampled_means`): ``"topics"`` (default,
+        stratified by dataset and model) or ``"topics+annotators"`` (crossed; needs annotator ids).
 
     Returns
     -------
@@ -677,15 +874,20 @@ def validate(
     """
     if not judgments:
         raise InputError("no human judgments given: pass --hoyle2021 DIR, a study export or a CSV")
-    if n_boot < 1 or not 0 < confidence < 1:
-        raise InputError("n_boot must be at least 1 and confidence lie in (0, 1)")
+    if n_boot < 2 or not 0 < confidence < 1:
+        raise InputError("n_boot must be at least 2 and confidence lie in (0, 1)")
+    if resample not in RESAMPLING:
+        raise InputError(f"resample must be one of {sorted(RESAMPLING)}, got {resample!r}")
+    names = [j.name for j in judgments]
+    if len(set(names)) < len(names):
+        raise InputError(f"two human data sets share a name ({names}); give each file its own dataset column or name")
     chosen = [m for spec in (default_metrics() if metrics is None else metrics) for m in _as_metrics(spec)]
     given = [
         Metric(c, "given", c, family=REFERENCE_CORPUS) for c in dict.fromkeys(c for j in judgments for c in j.given)
     ]
     all_metrics = _distinct([*given, *chosen])
     sources = _Sources(cache_dir)
-    corr_rows, comp_rows, value_frames, dropped = [], [], [], []
+    corr_rows, comp_rows, value_frames, dropped, replicates = [], [], [], [], {}
     steps = len(judgments) * (len(all_metrics) + 1)
     for j_index, judgment in enumerate(judgments):
         values: dict[str, np.ndarray] = {}
@@ -697,16 +899,16 @@ def validate(
         usable = [c for c in table.columns if np.isfinite(table[c]).sum() >= 3]
         dropped += [{"human": judgment.name, "metric": c} for c in table.columns if c not in usable]
         for method in METHODS:
-            result = bootstrap_correlations(judgment.answers, table[usable], method, n_boot, confidence, seed)
-            frame = result.table.rename(columns={"metric_column": "metric", "mean": "estimate"})
-            frame = frame.assign(human=judgment.name, task=judgment.task, method=method)
-            frame["family"] = frame["metric"].map({m.label: m.family for m in all_metrics})
-            frame["coverage"] = frame["metric"].map(coverage)
-            corr_rows.append(frame)
-        comp_rows.append(_comparisons(judgment, table[usable], n_boot, confidence, seed))
+            frame = _correlations(judgment, table[usable], method, n_boot, confidence, seed)
+            corr_rows.append(frame.assign(coverage=frame["metric"].map(coverage)))
+        frame, reps = _comparisons(judgment, table[usable], n_boot, confidence, seed, resample)
+        comp_rows.append(frame)
+        replicates.update(reps)
         value_frames.append(_topic_values(judgment, table))
         notify(progress, "validate", (j_index + 1) * (len(all_metrics) + 1), steps)
-    correlations = pd.concat(corr_rows, ignore_index=True)[
+    family = {m.label: m.family for m in all_metrics}
+    correlations = pd.concat(corr_rows, ignore_index=True)
+    correlations = correlations.assign(family=correlations["metric"].map(family))[
         [
             "human",
             "task",
@@ -721,18 +923,24 @@ def validate(
             "coverage",
             "best",
             "overlaps_best",
+            "uncertainty",
         ]
     ]
+    topic_values = pd.concat(value_frames, ignore_index=True)
     return ValidationResult(
         correlations=correlations,
         comparisons=pd.concat(comp_rows, ignore_index=True),
-        leaderboard=_leaderboard(correlations),
-        topic_values=pd.concat(value_frames, ignore_index=True),
+        leaderboard=_leaderboard(correlations, topic_values),
+        topic_values=topic_values,
         settings={
             "n_boot": n_boot,
             "confidence": confidence,
             "seed": seed,
-            "human": [j.name for j in judgments],
+            "resample": RESAMPLING[resample],
+            "human": names,
+            "means_only": [j.name for j in judgments if j.means_only],
+            "pooled_summary": "mean_spearman weights each data set equally; pooled_spearman weights each topic "
+            "equally, human scores and metric values ranked within their data set",
             "metrics": [
                 {"label": m.label, "kind": m.kind, "measure": m.measure, "source": m.source, "options": m.options}
                 for m in all_metrics
@@ -740,6 +948,7 @@ def validate(
             "encoders": {str(spec): enc.identity() for spec, enc in sources.encoders.items()},
             "dropped_fewer_than_three_topics": dropped,
         },
+        replicates=replicates,
     )
 
 
@@ -756,31 +965,49 @@ def _distinct(metrics: list[Metric]) -> list[Metric]:
     return list(seen.values())
 
 
-def _comparisons(
-    judgment: HumanJudgments, table: pd.DataFrame, n_boot: int, confidence: float, seed: int
+def _correlations(
+    judgment: HumanJudgments, table: pd.DataFrame, method: Method, n_boot: int, confidence: float, seed: int
 ) -> pd.DataFrame:
-    """Paired tests of every ordered pair of metrics, on one set of two-level replicates per pair's topics."""
-    rows = []
+    """One data set's correlations: Hoyle's annotator bootstrap with answers, the topic bootstrap with means only."""
+    if judgment.means_only:
+        means = judgment.answers.means()
+        result = topic_bootstrap_correlations(means, table, judgment.strata(), method, n_boot, confidence, seed)
+        frame = result.table.assign(estimate=result.table["observed"], uncertainty=RESAMPLING["topics"])
+    else:
+        result = bootstrap_correlations(judgment.answers, table, method, n_boot, confidence, seed)
+        frame = result.table.rename(columns={"mean": "estimate"}).assign(uncertainty=ANNOTATOR_INTERVAL)
+    return frame.rename(columns={"metric_column": "metric"}).assign(
+        human=judgment.name, task=judgment.task, method=method
+    )
+
+
+def _comparisons(
+    judgment: HumanJudgments, table: pd.DataFrame, n_boot: int, confidence: float, seed: int, resample: str
+) -> tuple[pd.DataFrame, dict]:
+    """Paired tests of every pair of metrics on one set of replicates; Holm over the data set's pairs."""
+    from tealeaves.analysis.significance import holm
+
+    drawn, resampled = resampled_means(judgment, n_boot, seed, resample)
+    observed = judgment.answers.means()
     columns = list(table.columns)
-    drawn, means = two_level_replicates(judgment.answers, n_boot, seed)
-    observed = judgment.answers.means()[None, :]
-    full = {  # metrics scoring every topic: their replicate correlations, computed once
-        c: (masked_correlations(means, x[drawn], "spearman"), masked_correlations(observed, x[None, :], "spearman")[0])
-        for c in columns
-        if np.isfinite(x := table[c].to_numpy(np.float64)).all()
-    }
+    values = {c: table[c].to_numpy(np.float64) for c in columns}
+    boots = {c: masked_correlations(resampled, values[c][drawn], "spearman") for c in columns}
+    rows, replicates = [], {}
     for i, a in enumerate(columns):
         for b in columns[i + 1 :]:
-            if a in full and b in full:
-                test = _paired_test(
-                    full[a][0] - full[b][0], float(full[a][1] - full[b][1]), len(table), "spearman", confidence
+            ok = np.isfinite(values[a]) & np.isfinite(values[b])
+            if ok.all():
+                d = boots[a] - boots[b]
+            else:  # correlations over the topics both metrics score, as the observed difference
+                mask = np.where(ok, 1.0, np.nan)[drawn]
+                d = masked_correlations(resampled, values[a][drawn] * mask, "spearman") - masked_correlations(
+                    resampled, values[b][drawn] * mask, "spearman"
                 )
-            else:
-                x, y = table[a].to_numpy(np.float64), table[b].to_numpy(np.float64)
-                test = paired_bootstrap(judgment.answers, x, y, "spearman", n_boot, confidence, seed)
+            r_a, r_b = (correlate_rows(observed[ok], values[c][ok], "spearman")[0] for c in (a, b))
+            test = _paired(d, float(r_a - r_b), int(ok.sum()), "spearman", confidence, resample)
+            replicates[judgment.name, a, b] = d
             for metric, versus, sign in ((a, b, 1.0), (b, a, -1.0)):
                 low, high = (test.ci_low, test.ci_high) if sign > 0 else (-test.ci_high, -test.ci_low)
-                p = test.p_value if sign > 0 else float((1 + np.sum(~(test.replicates < 0))) / (test.n_boot + 1))
                 rows.append(
                     {
                         "human": judgment.name,
@@ -790,25 +1017,50 @@ def _comparisons(
                         "method": test.method,
                         "observed": sign * test.observed,
                         "difference": sign * test.difference,
+                        "se": test.se,
                         "ci_low": low,
                         "ci_high": high,
-                        "p_value": p,
+                        "p_value": test.p_value,
                         "n_topics": test.n_topics,
+                        "uncertainty": test.uncertainty,
                     }
                 )
-    return pd.DataFrame(rows)
+    frame = pd.DataFrame(rows)
+    if not frame.empty:
+        unordered = frame.iloc[::2]["p_value"].to_numpy()
+        frame["p_holm"] = np.repeat(holm(unordered), 2)
+    return frame, replicates
 
 
 def _topic_values(judgment: HumanJudgments, table: pd.DataFrame) -> pd.DataFrame:
     base = judgment.topics[[*TOPIC_KEYS, "words"]].assign(
         human=judgment.name, task=judgment.task, human_mean=judgment.answers.means(), answers=judgment.answers.sizes
     )
+    if judgment.means_only:
+        base["answers"] = np.nan  # unknown
     long = table.assign(_row=np.arange(len(table))).melt(id_vars="_row", var_name="metric", value_name="value")
     merged = base.assign(_row=np.arange(len(base))).merge(long, on="_row").drop(columns="_row")
     return merged[["human", "task", *TOPIC_KEYS, "words", "human_mean", "answers", "metric", "value"]]
 
 
-def _leaderboard(correlations: pd.DataFrame) -> pd.DataFrame:
+def pooled_spearman(topic_values: pd.DataFrame) -> pd.Series:
+    """Per metric, the Spearman correlation over every topic of every data set, ranked within data set.
+
+    Each data set's human means and metric values are turned into ranks scaled to (0, 1]
+    (``rank / n`` among that data set's topics the metric scores), so topics rated on different
+    scales are compared by their standing in their own data set; the Pearson correlation of
+    the pooled scaled ranks weights every topic equally.
+    """
+    scored = topic_values[np.isfinite(topic_values["value"].astype(float))]
+    grouped = scored.groupby(["metric", "human"], sort=False)
+    scaled = scored.assign(
+        h=grouped["human_mean"].rank(pct=True),
+        v=grouped["value"].rank(pct=True),
+    )
+    return scaled.groupby("metric", sort=False).apply(lambda f: f["h"].corr(f["v"]), include_groups=False)
+
+
+def _leaderboard(correlations: pd.DataFrame, topic_values: pd.DataFrame) -> pd.DataFrame:
     spearman = correlations[correlations["method"] == "spearman"]
     best = spearman.loc[spearman.groupby("human")["estimate"].idxmax(), "metric"].value_counts()
     board = (
@@ -822,9 +1074,11 @@ def _leaderboard(correlations: pd.DataFrame) -> pd.DataFrame:
         .reset_index()
     )
     board["wins"] = board["metric"].map(best).fillna(0).astype(int)
+    board["pooled_spearman"] = board["metric"].map(pooled_spearman(topic_values))
     board = board.sort_values(["mean_spearman", "metric"], ascending=[False, True], ignore_index=True)
     board.insert(0, "rank", np.arange(1, len(board) + 1))
-    return board[["rank", "metric", "family", "mean_spearman", "min_spearman", "datasets", "wins", "mean_coverage"]]
+    columns = ["rank", "metric", "family", "mean_spearman", "pooled_spearman", "min_spearman", "datasets", "wins"]
+    return board[[*columns, "mean_coverage"]]
 
 
 # ------------------------------------------------------------------------------------------ output
@@ -858,7 +1112,8 @@ def write_validation(
             spearman,
             "human",
             "metric",
-            f"Spearman rho with people, {int(result.settings['confidence'] * 100)}% bootstrap CIs over annotators",
+            f"Spearman rho with people, {int(result.settings['confidence'] * 100)}% bootstrap CIs "
+            "(the correlations table's uncertainty column says over what)",
         )
         written = [p.name for p in figures.save(figure, figs, "leaderboard")]
         write_json(

@@ -36,6 +36,17 @@ def analyze(
         int, typer.Option(help="Resampling iterations for false discovery rates (the paper: 1,000).")
     ] = 10000,
     seed: Annotated[int, typer.Option(help="Random seed.")] = 0,
+    comparison: Annotated[
+        str,
+        typer.Option(
+            help="How models are compared, the topic being the unit: 'topic' (Welch t on per-topic scores) or "
+            "'cluster-bootstrap' (two-way topic x annotator bootstrap)."
+        ),
+    ] = "topic",
+    pooled_tests: Annotated[
+        bool,
+        typer.Option(help="Also write Hoyle et al.'s pooled one-tailed tests over answers (for replication only)."),
+    ] = False,
     force: Annotated[bool, typer.Option(help="Replace an existing output folder.")] = False,
     as_json: JsonOption = False,
 ) -> None:
@@ -77,7 +88,32 @@ def analyze(
                 n_boot=bootstrap,
                 seed=seed,
                 progress=progress,
+                comparison=comparison,
+                pooled_tests=pooled_tests,
             )
             write_study_analysis(study, out, force=force)
             rows = {f"{r.task} {r.model}": f"{r.mean:.3f} ({r.items} items)" for r in study.models.itertuples()}
-            show(as_json, study.to_dict, mapping_table(f"human scores per model -> {out}", rows))
+            show(
+                as_json,
+                study.to_dict,
+                mapping_table(f"human scores per model -> {out}", rows),
+                _comparison_table(study.comparisons),
+            )
+
+
+def _comparison_table(comparisons):
+    """Each task's model pairs: the topic-averaged difference, its interval and the verdict."""
+    from rich.table import Table
+
+    table = Table(title="model comparisons (unit: topic; two-sided, Holm over each task's pairs)", title_justify="left")
+    for name in ("task", "A - B", "difference [95% CI]", "test", "verdict"):
+        table.add_column(name, justify="right" if name.startswith("difference") else "left")
+    for r in comparisons.itertuples():
+        table.add_row(
+            r.task,
+            f"{r.model_a} - {r.model_b}",
+            f"{r.difference:+.3f} [{r.ci_low:+.3f}, {r.ci_high:+.3f}]",
+            r.test,
+            r.verdict,
+        )
+    return table

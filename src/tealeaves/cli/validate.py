@@ -26,7 +26,11 @@ def validate(
     ] = None,
     human: Annotated[
         list[Path] | None,
-        typer.Option("--human", help="A CSV of judgments: topic, words, and score rows or mean + annotators [+ std]."),
+        typer.Option(
+            "--human",
+            help="A CSV of judgments: topic, words, and score rows, or mean [+ annotators + std] per topic; "
+            "repeatable, each file (or dataset / scale value) a separate data set.",
+        ),
     ] = None,
     metric: Annotated[
         list[str] | None,
@@ -42,6 +46,21 @@ def validate(
         bool, typer.Option(help="Keep only answers of annotators familiar with the terms (Hoyle A.7).")
     ] = False,
     bootstrap: Annotated[int, typer.Option(help="Bootstrap replicates (intervals and paired tests).")] = 1000,
+    resample: Annotated[
+        str,
+        typer.Option(
+            help="What the paired tests resample: 'topics' (stratified by dataset and model) or 'topics+annotators' "
+            "(crossed; needs annotator ids)."
+        ),
+    ] = "topics",
+    select_on: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--select-on",
+            help="Selection-aware mode: choose the best of the -m metrics on the data sets whose names start with "
+            "this (e.g. NYT; repeatable), test it against the best NPMI on the others.",
+        ),
+    ] = None,
     seed: Annotated[int, typer.Option(help="Seed of the bootstraps and of drawn intruder sets.")] = 0,
     cache_dir: Annotated[Path | None, typer.Option(help="Word-vector cache [~/.cache/tealeaves/vectors].")] = None,
     parquet: Annotated[bool, typer.Option(help="Also write the tables as Parquet.")] = True,
@@ -51,6 +70,7 @@ def validate(
     """Correlate automated metrics with human judgments (Spearman, Pearson, Kendall; bootstrap CIs) and rank them."""
     from tealeaves.analysis.validate import (
         csv_judgments,
+        default_metrics,
         export_judgments,
         hoyle2021_judgments,
         parse_metric,
@@ -63,8 +83,8 @@ def validate(
     from tealeaves.console import err_console
 
     check_writable(out, force)
-    if bootstrap < 1:
-        raise InputError("--bootstrap must be at least 1")
+    if bootstrap < 2:
+        raise InputError("--bootstrap must be at least 2")
     judgments = hoyle2021_judgments(hoyle2021, familiar_only) if hoyle2021 is not None else []
     for path in export or []:
         judgments += export_judgments(path, familiar_only=familiar_only)
@@ -74,15 +94,32 @@ def validate(
         raise InputError("give human judgments: --hoyle2021 DIR, --export EXPORT or --human CSV")
     metrics = [m for spec in metric for m in parse_metric(spec)] if metric else None
     with progress_bar(transient=True) as progress:
-        result = run_validate(judgments, metrics, n_boot=bootstrap, seed=seed, cache_dir=cache_dir, progress=progress)
+        result = run_validate(
+            judgments, metrics, n_boot=bootstrap, seed=seed, cache_dir=cache_dir, progress=progress, resample=resample
+        )
+    selection = None
+    if select_on:
+        candidates = [m.label for m in metrics] if metrics else [m.label for m in default_metrics()]
+        selection = result.select_and_test(candidates, select_on)
     write_validation(result, out, force=force, parquet=parquet)
     if as_json:
-        print_json(result.to_dict())
+        payload = result.to_dict()
+        if selection is not None:
+            payload["selection"] = selection.to_dict(orient="records")
+        print_json(payload)
         return
     console.print(_leaderboard_table(result, f"Spearman rho with mean human scores -> {out}"))
-    versus = result.versus_best("NPMI")
+    versus = result.versus_best("NPMI", _reference_free(result))
     if not versus.empty:
-        console.print(_versus_table(versus[versus["metric"].isin(_reference_free(result))]))
+        console.print(
+            _versus_table(versus, "reference-free metrics vs the best NPMI of each data set (paired bootstrap)")
+        )
+    if selection is not None and not selection.empty:
+        title = (
+            f"selection-aware: {selection['chosen'].iloc[0]} chosen on {selection['selected_on'].iloc[0]} "
+            "(largest mean observed rho), tested on the other data sets"
+        )
+        console.print(_versus_table(selection, title))
     for entry in result.settings["dropped_fewer_than_three_topics"]:
         err_console.print(f"not correlated: {entry['metric']} on {entry['human']} (fewer than three topics scored)")
 
@@ -95,7 +132,8 @@ def _reference_free(result) -> list[str]:
 def _leaderboard_table(result, title: str):
     from rich.table import Table
 
-    spearman = result.correlations[result.correlations["method"] == "spearman"].set_index(["metric", "human"])
+    correlations = result.correlations
+    spearman = correlations[correlations["method"] == "spearman"].set_index(["metric", "human"])
     humans = result.settings["human"]
     table = Table(title=title, title_justify="left")
     for name in ("#", "metric", "family", *humans, "mean", "coverage"):
@@ -112,18 +150,26 @@ def _leaderboard_table(result, title: str):
         table.add_row(
             str(row.rank), row.metric, row.family, *cells, f"{row.mean_spearman:.3f}", f"{row.mean_coverage:.2f}"
         )
-    table.caption = "* best in its column; ~ its interval overlaps the best's (Hoyle et al. 2021, Table 3)"
+    intervals = "; ".join(
+        f"{h}: {u}" for h, u in correlations.drop_duplicates("human")[["human", "uncertainty"]].itertuples(index=False)
+    )
+    table.caption = (
+        "* largest in its column; ~ its interval overlaps the largest's (Hoyle et al. 2021, Table 3); "
+        f"mean: each data set weighted equally. Intervals resample {intervals}"
+    )
     return table
 
 
-def _versus_table(versus):
+def _versus_table(versus, title: str):
     from rich.table import Table
 
-    table = Table(
-        title="reference-free metrics vs the best NPMI of each data set (paired bootstrap)", title_justify="left"
+    table = Table(title=title, title_justify="left")
+    table.caption = (
+        "difference: observed; 95% CI and p from a bootstrap over topics; p two-sided, Holm and max-T over the rows"
     )
-    for name in ("data set", "metric", "rho", "best NPMI", "rho", "difference [95% CI]", "p (one-sided)"):
-        table.add_column(name, justify="left" if name in ("data set", "metric", "best NPMI") else "right")
+    columns = ("data set", "metric", "rho", "best NPMI", "rho", "difference [95% CI]", "p", "Holm", "max-T", "verdict")
+    for name in columns:
+        table.add_column(name, justify="left" if name in ("data set", "metric", "best NPMI", "verdict") else "right")
     for r in versus.itertuples():
         table.add_row(
             r.human,
@@ -133,5 +179,8 @@ def _versus_table(versus):
             f"{r.baseline_spearman:.3f}",
             f"{r.difference:+.3f} [{r.ci_low:+.3f}, {r.ci_high:+.3f}]",
             f"{r.p_value:.3f}",
+            f"{r.p_holm:.3f}",
+            f"{r.p_maxt:.3f}",
+            r.verdict,
         )
     return table
