@@ -30,6 +30,14 @@ from tealeaves.errors import ArtifactError
 MANIFEST = "manifest.json"
 
 
+def cache_root() -> Path:
+    """tealeaves' on-disk cache (not artifacts: what can be recomputed): ``$TEALEAVES_CACHE``, else
+    ``$XDG_CACHE_HOME/tealeaves`` or ``~/.cache/tealeaves``."""
+    if os.environ.get("TEALEAVES_CACHE"):
+        return Path(os.environ["TEALEAVES_CACHE"])
+    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "tealeaves"
+
+
 def tealeaves_version() -> str:
     """The tealeaves version (``tealeaves.__version__``, the one version source)."""
     from tealeaves import __version__

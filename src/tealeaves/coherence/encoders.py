@@ -43,7 +43,7 @@ from typing import IO, Any, ClassVar, cast
 
 import numpy as np
 
-from tealeaves.artifacts import atomic_file
+from tealeaves.artifacts import atomic_file, cache_root
 from tealeaves.errors import InputError, MissingDependencyError
 from tealeaves.rng import word_hash
 
@@ -196,10 +196,7 @@ def _atomic_write(path: Path, write: Any) -> None:
 
 def default_cache_dir() -> Path:
     """``$TEALEAVES_CACHE/vectors``, else ``$XDG_CACHE_HOME/tealeaves/vectors`` or ``~/.cache/tealeaves/vectors``."""
-    if os.environ.get("TEALEAVES_CACHE"):
-        return Path(os.environ["TEALEAVES_CACHE"]) / "vectors"
-    base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
-    return base / "tealeaves" / "vectors"
+    return cache_root() / "vectors"
 
 
 def _files_digest(folder: Path) -> str:

@@ -15,19 +15,39 @@ ELBO_d = E_q[Σ_v x_dv log(Σ_k θ_dk φ_kv + 10⁻⁶)] − KL(N(μ_d, σ²_d) 
 
 with one reparameterised sample per document (Kingma & Welling 2014) and the Gaussian KL in
 closed form; each minibatch minimises the mean over its documents of −ELBO_d, with Adam, its L2
-penalty ``weight_decay`` on every weight, as in Dieng et al.'s code (``main.py``). The word
-embeddings ρ are skip-gram embeddings learned on the training corpus and kept fixed, as Hoyle
-et al. did following Dieng et al.: gensim's ``Word2Vec`` with Dieng et al.'s ``skipgram.py``
-settings (300 dimensions, window 4, 10 negative samples, 5 epochs; every word of the vocabulary
-counted, one worker and the seed so that the embeddings are reproducible); a vocabulary word the
-corpus never uses gets a N(0, 0.6²) vector, as their loader does.
+penalty ``weight_decay`` on every weight, as in Dieng et al.'s code (``main.py``).
 
-Learning-rate annealing (``anneal_lr``, Dieng et al.'s ``--anneal_lr`` with ``--nonmono 10``
-and ``--lr_factor 4``): a random ``validation_share`` of the training documents is held out of
-the updates, and after each epoch, when the validation loss (the reconstruction loss per word of
-those documents with θ = softmax(μ_d)) is higher than the lowest loss of all epochs but the last
-10, and the learning rate is above 10⁻⁵, the learning rate is divided by 4. Without annealing
-every document is trained on.
+Word embeddings: ρ are skip-gram embeddings learned on the training corpus and kept fixed, as
+Hoyle et al. did following Dieng et al.: gensim's ``Word2Vec`` with Dieng et al.'s ``skipgram.py``
+settings (300 dimensions, window 4, 10 negative samples, 5 epochs; every word of the vocabulary
+counted, one worker and ``embedding_seed``, so that the embeddings are reproducible); a vocabulary
+word the corpus never uses gets a N(0, 0.6²) vector, as their loader does. The authors learned
+them once per corpus and every run read the same file; here they are cached on disk, under
+``$TEALEAVES_CACHE/etm-embeddings`` (:func:`tealeaves.artifacts.cache_root`), keyed by the corpus
+fingerprint, the dimensions, the skip-gram settings, ``embedding_seed`` and gensim's version
+(:func:`cached_skip_gram_embeddings`): every trial of a sweep on one corpus trains them once,
+and a different corpus or setting gets its own file. ``embedding_seed`` is not the trial's
+``seed``, so trials with different seeds share the embeddings, as the authors' did.
+
+Checkpoint and learning-rate annealing, as in the authors' ``main.py`` (ahoho/ETM, Dieng et al.'s
+loop): every document of ``corpus`` is trained on, and after each epoch the model is scored by
+document completion: each validation document's tokens are cut in two in their order (the first
+⌊N_d/2⌋ and the rest, as Dieng et al.'s data scripts cut them), θ_d = softmax(μ_d) is encoded from
+the first half, and the criterion is the mean over documents of the loss per word of the second
+half, −Σ_{v ∈ half 2} log(Σ_k θ_dk φ_kv + 10⁻⁶) / N_d^(2) (its exponential is their "Doc
+Completion PPL"). The weights of the epoch with the lowest criterion are kept (their
+checkpoint); with ``anneal_lr`` (``--anneal_lr`` with ``--nonmono 10`` and ``--lr_factor 4``),
+when the criterion is higher than the lowest of all epochs but the last 10, and the learning
+rate is above 10⁻⁵, the rate is divided by 4. The validation split: ``validation``, a corpus
+with the training vocabulary (a held-out split; what the authors scored was the halves of their
+test split, which their ``evaluate(model, 'val')`` reads whatever its argument), or, without it,
+the training documents themselves (in-sample document completion, the default: no document is
+withheld from training); ``validation_share > 0`` instead holds that random share of the
+training documents out of training and scores them. Documents with fewer than 2 tokens are not
+scored. Departures, small: the authors ran ``epochs − 1`` epochs (``range(1, epochs)``), rounded
+the perplexity to 0.1 before comparing, averaged per-batch means and took log(θφ) without the
+10⁻⁶; here ``epochs`` epochs, the unrounded criterion, the mean over documents, and the 10⁻⁶ of
+training.
 
 Parameters, named as Hoyle et al.'s Table 8c (ranges there; defaults are their best setting for
 NYT, †, as for ``lda-gibbs``): ``learning_rate`` η ∈ {0.001, 0.002, 0.01, 0.02} (0.02);
@@ -40,15 +60,22 @@ Wallach et al. estimators, which need a Dirichlet, refuse the model; Chang et al
 metrics apply, the decoder being the mixture they score), θ of a document softmax(μ_d), θ at
 the mean of q(η_d), as Dieng et al.'s evaluation uses it (E_q[softmax(η)] has no closed form),
 for the stored θ and for :func:`infer`; the network's weights, ρ included, in ``extra``
-(``net.*``).
+(``net.*``), those of the kept checkpoint; the criterion per epoch, the kept epoch and the
+embeddings' cache file in ``manifest["training"]``.
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
+import os
+from pathlib import Path
 from typing import Any
 
 import numpy as np
+import scipy.sparse as sp
 
+from tealeaves.artifacts import atomic_file, cache_root
 from tealeaves.corpus import Corpus
 from tealeaves.errors import InputError, MissingDependencyError
 from tealeaves.models.neural._training import (
@@ -73,6 +100,7 @@ LOG_EPS = 1e-6
 SKIP_GRAM = {"window": 4, "negative": 10, "epochs": 5}  # Dieng et al.'s skipgram.py
 UNSEEN_SCALE = 0.6
 NONMONO, LR_FACTOR, MIN_LR = 10, 4.0, 1e-5
+NEEDS_GENSIM = "etm learns its word embeddings with gensim: pip install 'tealeaves[neural]'"
 
 
 def fit(
@@ -88,7 +116,9 @@ def fit(
     batch_size: int = 1000,
     encoder_dim: int = 800,
     embedding_dim: int = 300,
-    validation_share: float = 0.1,
+    validation: Corpus | str | os.PathLike[str] | None = None,
+    validation_share: float = 0.0,
+    embedding_seed: int = 0,
     device: str = "auto",
     threads: int = 1,
 ) -> TopicModel:
@@ -101,13 +131,19 @@ def fit(
     weight_decay : float
         W_decay, Adam's L2 penalty (1.2e-5, 1.2e-6, 1.2e-7).
     anneal_lr : bool
-        γ_η: divide the learning rate by 4 when the validation loss stops improving for 10 epochs.
+        γ_η: divide the learning rate by 4 when the validation criterion stops improving for 10 epochs.
     epochs : int
         #Steps, training epochs (500, 1000).
     batch_size, encoder_dim, embedding_dim : int
         Minibatch size, hidden units of the encoder, dimension of the skip-gram embeddings.
+    validation : Corpus or path
+        The documents of the document-completion criterion (checkpoint and annealing); a corpus
+        with the training vocabulary. Default: the training documents.
     validation_share : float
-        With ``anneal_lr``, the share of the training documents held out for the validation loss.
+        Without ``validation``: hold this random share of the training documents out of training
+        and score them instead (0, the default, trains on every document).
+    embedding_seed : int
+        The seed of the skip-gram embeddings (shared by every trial on a corpus; see the module docstring).
     device : str
         ``"auto"`` (CUDA when available), ``"cpu"``, ``"cuda"``. On the CPU a seed gives the same
         model every time.
@@ -125,25 +161,14 @@ def fit(
         embedding_dim=embedding_dim,
         threads=threads,
     )
+    check_count(KIND, 0, embedding_seed=embedding_seed)
     if isinstance(weight_decay, bool) or not isinstance(weight_decay, (int, float)) or not weight_decay >= 0:
         raise InputError(f"etm needs weight_decay >= 0, got {weight_decay!r}")
     if anneal_lr not in (True, False):  # also 0 and 1, Hoyle et al.'s indicator
         raise InputError(f"etm needs anneal_lr to be true or false (1 or 0), got {anneal_lr!r}")
-    if isinstance(validation_share, bool) or not isinstance(validation_share, (int, float)):
-        raise InputError(f"etm needs validation_share between 0 and 1, got {validation_share!r}")
     if k < 2:
         raise InputError("etm needs k >= 2: with one topic θ is always 1")
-    docs = np.arange(len(corpus))
-    validation = np.zeros(0, dtype=np.int64)
-    if anneal_lr:
-        n_valid = round(validation_share * len(corpus))
-        if not 0 < validation_share < 1 or n_valid < 1 or n_valid >= len(corpus):
-            raise InputError(
-                f"etm with anneal_lr holds out validation_share of the {len(corpus)} documents: it must leave "
-                f"at least one document on each side, got {validation_share!r}"
-            )
-        order = family_generator(seed, "train etm validation").permutation(len(corpus))
-        validation, docs = np.sort(order[:n_valid]), np.sort(order[n_valid:])
+    docs, scored, split = _validation_split(corpus, validation, validation_share, seed)
     if len(docs) < 1 or corpus.n_tokens == 0:
         raise InputError("etm needs at least one training document with tokens")
     torch = require_torch()
@@ -158,15 +183,18 @@ def fit(
         "encoder_dim": int(encoder_dim),
         "embedding_dim": int(embedding_dim),
         "validation_share": float(validation_share),
+        "embedding_seed": int(embedding_seed),
         "device": device,
         "threads": threads,
         "seed": seed,
     }
     notify(progress, "train etm: skip-gram embeddings", 0, 1)
-    embeddings = skip_gram_embeddings(corpus, embedding_dim, seed)
+    embeddings, cache = cached_skip_gram_embeddings(corpus, embedding_dim, embedding_seed)
     notify(progress, "train etm: skip-gram embeddings", 1, 1)
     data = DocTerm.of(corpus, resolved)
-    validation_trace: list[list[float]] = []
+    halves = tuple(DocTerm(half, resolved) for half in completion_halves(scored))
+    criterion: list[list[float]] = []
+    best: dict[str, Any] = {"loss": np.inf, "epoch": 0, "state": None}
     with torch_session(seed, "train etm", threads):
         net = _network(len(corpus.vocab), params).to(resolved)
         net.word_embeddings.copy_(torch.from_numpy(embeddings))
@@ -179,15 +207,17 @@ def fit(
             kl = -0.5 * (1 + log_variance - mu.pow(2) - log_variance.exp()).sum(dim=1)
             return reconstruction + kl, None
 
-        def anneal(epoch: int, _loss: float, optimizer: Any) -> dict[str, float]:
+        def checkpoint(epoch: int, _loss: float, optimizer: Any) -> dict[str, float]:
             net.eval()
-            rows = DocTerm(data.counts[validation], resolved)
-            value = _reconstruction_per_word(net, rows, batch_size)
+            value = completion_loss(net, halves[0], halves[1], batch_size)
             net.train()
             group = optimizer.param_groups[0]
-            group["lr"] = annealed_learning_rate([row[1] for row in validation_trace], value, group["lr"])
-            validation_trace.append([epoch + 1, value, group["lr"]])
-            return {"validation_loss_per_word": value, "learning_rate": group["lr"]}
+            if value < best["loss"]:
+                best.update(loss=value, epoch=epoch + 1, state=copy_state(net))
+            elif anneal_lr:
+                group["lr"] = annealed_learning_rate([row[1] for row in criterion], value, group["lr"])
+            criterion.append([epoch + 1, value, group["lr"]])
+            return {"completion_loss_per_word": value, "learning_rate": group["lr"]}
 
         net.train()
         trace = train_epochs(
@@ -202,9 +232,11 @@ def fit(
             seed=seed,
             task="train etm",
             progress=progress,
-            after_epoch=anneal if anneal_lr else None,
+            after_epoch=checkpoint,
             docs=docs,
         )
+        if best["state"] is not None:
+            net.load_state_dict(best["state"])
         net.eval()
         theta = _theta(net, data, batch_size)
     model = TopicModel(
@@ -220,15 +252,95 @@ def fit(
         "objective": "negative evidence lower bound per word (reconstruction + KL)",
         "trace": trace,
         "device": str(resolved),
-        "embeddings": {"method": "gensim Word2Vec skip-gram", "dimensions": embedding_dim, **SKIP_GRAM},
+        "embeddings": {"method": "gensim Word2Vec skip-gram", "dimensions": embedding_dim, **SKIP_GRAM, **cache},
+        "checkpoint": {
+            "criterion": "document completion: loss per word of each document's second half, θ from its first",
+            "split": split,
+            "documents": halves[0].n_docs,
+            "epoch": best["epoch"],
+            "loss_per_word": float(best["loss"]),
+            "perplexity": float(np.exp(best["loss"])),
+            "trace": criterion,
+            "columns": ["epoch", "completion loss per word", "learning rate after the epoch"],
+        },
     }
-    if anneal_lr:
-        model.manifest["training"]["validation"] = {
-            "documents": len(validation),
-            "trace": validation_trace,
-            "columns": ["epoch", "reconstruction loss per word", "learning rate after the epoch"],
-        }
     return model
+
+
+def _validation_split(
+    corpus: Corpus, validation: Corpus | str | os.PathLike[str] | None, share: float, seed: int
+) -> tuple[np.ndarray, Corpus, str]:
+    """(training document ids, the corpus scored by document completion, a description of it)."""
+    if isinstance(share, bool) or not isinstance(share, (int, float)) or not 0 <= share < 1:
+        raise InputError(f"etm needs validation_share in [0, 1), got {share!r}")
+    everything = np.arange(len(corpus))
+    if validation is not None:
+        if share:
+            raise InputError("etm takes a validation corpus or a validation_share, not both")
+        scored = validation if isinstance(validation, Corpus) else Corpus.load(validation)
+        if list(scored.vocab.words) != list(corpus.vocab.words):
+            raise InputError(
+                "the etm validation corpus must have the training vocabulary: prepare it with --vocab-from the training corpus"
+            )
+        return everything, scored, f"validation corpus {scored.fingerprint()[:16]}"
+    if not share:
+        return everything, corpus, "the training documents (in-sample)"
+    n_valid = round(share * len(corpus))
+    if n_valid < 1 or n_valid >= len(corpus):
+        raise InputError(
+            f"etm holds out validation_share of the {len(corpus)} documents: it must leave at least one "
+            f"document on each side, got {share!r}"
+        )
+    order = family_generator(seed, "train etm validation").permutation(len(corpus))
+    held = np.sort(order[:n_valid])
+    return np.sort(order[n_valid:]), corpus.subset(held), f"{n_valid} training documents held out of training"
+
+
+def completion_halves(corpus: Corpus) -> tuple[sp.csr_matrix, sp.csr_matrix]:
+    """Counts of the first ⌊N_d/2⌋ tokens and of the rest of every document with N_d >= 2 (Dieng et
+    al.'s cut: token i goes to the first half when i <= N_d/2 − 1), as float32 CSR matrices."""
+    lengths = corpus.doc_lengths()
+    keep = np.flatnonzero(lengths >= 2)
+    rows, first = [], []
+    tokens = []
+    for row, d in enumerate(keep):
+        doc = np.asarray(corpus.doc(int(d)), dtype=np.int64)
+        tokens.append(doc)
+        rows.append(np.full(len(doc), row))
+        first.append(np.arange(len(doc)) < len(doc) // 2)
+    shape = (len(keep), len(corpus.vocab))
+    if not tokens:
+        empty = sp.csr_matrix(shape, dtype=np.float32)
+        return empty, empty
+    t, r, f = np.concatenate(tokens), np.concatenate(rows), np.concatenate(first)
+    ones = np.ones(len(t), dtype=np.float32)
+
+    def counts(mask: np.ndarray) -> sp.csr_matrix:
+        return sp.csr_matrix((ones[mask], (r[mask], t[mask])), shape=shape, dtype=np.float32)
+
+    return counts(f), counts(~f)
+
+
+def completion_loss(net: Any, first: DocTerm, second: DocTerm, batch_size: int) -> float:
+    """The document-completion criterion (module docstring): the mean over documents of
+    −Σ_{v ∈ half 2} log(Σ_k θ_dk φ_kv + 10⁻⁶) / N_d^(2), θ_d = softmax(μ_d) encoded from half 1;
+    infinity when there is no document to score."""
+    torch = require_torch()
+    if first.n_docs == 0:
+        return float("inf")
+    total = 0.0
+    with torch.no_grad():
+        for lo in range(0, first.n_docs, batch_size):
+            rows = np.arange(lo, min(lo + batch_size, first.n_docs))
+            theta = torch.softmax(net.encode(first.batch(rows))[0], dim=-1)
+            x = second.batch(rows)
+            total += float((-(x * net.log_word_probs(theta)).sum(dim=1) / x.sum(dim=1)).sum())
+    return total / first.n_docs
+
+
+def copy_state(net: Any) -> dict[str, Any]:
+    """A copy of the network's weights (a checkpoint in memory)."""
+    return {name: value.detach().clone() for name, value in net.state_dict().items()}
 
 
 def infer(
@@ -249,7 +361,7 @@ def infer(
 
 
 def annealed_learning_rate(history: list[float], value: float, rate: float) -> float:
-    """Dieng et al.'s rule: the learning rate divided by 4 when this epoch's validation loss
+    """Dieng et al.'s rule: the learning rate divided by 4 when this epoch's validation criterion
     ``value`` is above the lowest of ``history`` (the earlier epochs) but its last 10, and the
     rate is above 10⁻⁵; otherwise unchanged."""
     earlier = history[:-NONMONO]
@@ -258,15 +370,51 @@ def annealed_learning_rate(history: list[float], value: float, rate: float) -> f
     return rate
 
 
+def cached_skip_gram_embeddings(
+    corpus: Corpus, dimensions: int, seed: int, cache_dir: str | os.PathLike[str] | None = None
+) -> tuple[np.ndarray, dict[str, Any]]:
+    """:func:`skip_gram_embeddings` of ``corpus`` through the on-disk cache (module docstring):
+    ``(vectors, {"cache": file, "cache_hit": bool})``. A cached file of the wrong shape is
+    ignored and rewritten; the file is written under a temporary name and renamed."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        gensim_version = version("gensim")
+    except PackageNotFoundError as exc:
+        raise MissingDependencyError(NEEDS_GENSIM) from exc
+    identity = {
+        "purpose": "etm skip-gram embeddings",
+        "corpus_fingerprint": corpus.fingerprint(),
+        "dimensions": int(dimensions),
+        "seed": int(seed),
+        "min_count": 1,
+        "gensim": gensim_version,
+        **SKIP_GRAM,
+    }
+    key = hashlib.sha256(json.dumps(identity, sort_keys=True).encode()).hexdigest()[:32]
+    path = Path(cache_dir) if cache_dir is not None else cache_root() / "etm-embeddings"
+    path = path / f"{key}.npy"
+    if path.is_file():
+        try:
+            vectors = np.load(path)
+        except (OSError, ValueError):
+            vectors = None
+        if vectors is not None and vectors.shape == (len(corpus.vocab), dimensions):
+            return vectors, {"cache": str(path), "cache_hit": True}
+    vectors = skip_gram_embeddings(corpus, dimensions, seed)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with atomic_file(path) as tmp, open(tmp, "wb") as handle:
+        np.save(handle, vectors)
+    return vectors, {"cache": str(path), "cache_hit": False}
+
+
 def skip_gram_embeddings(corpus: Corpus, dimensions: int, seed: int) -> np.ndarray:
     """float32[V, ``dimensions``]: skip-gram vectors of the vocabulary learned on ``corpus`` (see the
     module docstring); reproducible for a seed."""
     try:
         from gensim.models import Word2Vec  # type: ignore[import-untyped]
     except ImportError as exc:
-        raise MissingDependencyError(
-            "etm learns its word embeddings with gensim: pip install 'tealeaves[neural]'"
-        ) from exc
+        raise MissingDependencyError(NEEDS_GENSIM) from exc
     words = corpus.vocab.words
     sentences = [[words[t] for t in corpus.doc(d)] for d in range(len(corpus))]
     w2v = Word2Vec(
@@ -314,17 +462,6 @@ def _network(n_words: int, params: dict[str, Any]) -> Any:
             return torch.log(theta @ beta + LOG_EPS)
 
     return EmbeddedTopicModel()
-
-
-def _reconstruction_per_word(net: Any, data: DocTerm, batch_size: int) -> float:
-    torch = require_torch()
-    total = 0.0
-    with torch.no_grad():
-        for lo in range(0, data.n_docs, batch_size):
-            x = data.batch(np.arange(lo, min(lo + batch_size, data.n_docs)))
-            theta = torch.softmax(net.encode(x)[0], dim=-1)
-            total += float(-(x * net.log_word_probs(theta)).sum())
-    return total / max(float(data.lengths.sum()), 1.0)
 
 
 def _topics(net: Any) -> np.ndarray:
