@@ -6,6 +6,8 @@ annotations with replacement (as many as it has) 1,000 times, recompute the per-
 the Spearman correlation each time, and report the mean over the resamples with a 95% percentile
 interval; a value is underlined when its interval overlaps that of the largest value in its row.
 Model level (Lau et al. 2014 §4): Pearson correlation between the per-model means.
+Human data with one mean per topic and no answers get intervals from a bootstrap over the
+topics instead (:func:`topic_bootstrap_correlations`, stratified by :func:`stratified_draws`).
 """
 
 from __future__ import annotations
@@ -203,14 +205,17 @@ def model_level_correlation(
 def masked_correlations(human: np.ndarray, metric: np.ndarray, method: str) -> np.ndarray:
     """Correlation of each row of ``human`` with the same row of ``metric`` [B, K], over the entries where both are finite.
 
-    Rows without missing entries are computed at once for Spearman and Pearson (as
-    :func:`correlate_rows`); Kendall's tau-b and rows with missing entries one row at a time.
+    Without missing entries all rows are computed at once (as :func:`correlate_rows`); with
+    missing entries one row at a time.
     """
     human = np.atleast_2d(np.asarray(human, dtype=np.float64))
     metric = np.atleast_2d(np.asarray(metric, dtype=np.float64))
     if method not in ("spearman", "pearson", "kendall"):
         raise InputError(f"method must be 'spearman', 'pearson' or 'kendall', got {method!r}")
-    if method != "kendall" and np.isfinite(human).all() and np.isfinite(metric).all():
+    complete = np.isfinite(human).all() and np.isfinite(metric).all()
+    if method == "kendall" and complete:
+        return _paired_kendall_rows(human, metric)
+    if method != "kendall" and complete:
         if method == "spearman":
             human, metric = stats.rankdata(human, axis=1), stats.rankdata(metric, axis=1)
         hc = human - human.mean(axis=1, keepdims=True)
@@ -221,6 +226,19 @@ def masked_correlations(human: np.ndarray, metric: np.ndarray, method: str) -> n
     for b in range(len(human)):
         ok = np.isfinite(human[b]) & np.isfinite(metric[b])
         out[b] = correlate_rows(human[b, ok], metric[b, ok], method)[0] if ok.sum() >= 3 else np.nan  # type: ignore[arg-type]
+    return out
+
+
+def _paired_kendall_rows(human: np.ndarray, metric: np.ndarray, cells: int = 1 << 22) -> np.ndarray:
+    """Kendall's tau-b of each row of ``human`` with the same row of ``metric``, in row chunks."""
+    i, j = np.triu_indices(human.shape[1], 1)
+    out = np.empty(len(human))
+    step = max(1, cells // max(len(i), 1))
+    for start in range(0, len(human), step):
+        s = np.sign(human[start : start + step, i] - human[start : start + step, j])
+        t = np.sign(metric[start : start + step, i] - metric[start : start + step, j])
+        with np.errstate(divide="ignore", invalid="ignore"):
+            out[start : start + step] = (s * t).sum(axis=1) / np.sqrt((s**2).sum(axis=1) * (t**2).sum(axis=1))
     return out
 
 

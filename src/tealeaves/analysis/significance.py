@@ -1,4 +1,8 @@
-"""One-tailed significance tests for comparing two models (Hoyle et al. 2021 §6.1, Fig. 2).
+"""Significance tests for comparing two models: Hoyle et al.'s one-tailed tests, Welch's t, Holm.
+
+:func:`welch_test`, :func:`holm` and :func:`minimal_detectable_difference` are what the model
+comparisons of :mod:`tealeaves.analysis.comparison` report (two-sided, the topic as the unit).
+The rest reproduce Hoyle et al. 2021 (§6.1, Fig. 2).
 
 Hoyle et al. compare models pairwise with one-tailed tests in both directions: a two-proportion
 z-test for word intrusion (correct / not correct), the Mann-Whitney U test for ratings and

@@ -1,22 +1,31 @@
 """Validating automated metrics against human judgments: correlations, paired tests, a leaderboard.
 
 For every metric and every human data set, :func:`validate` correlates the metric's per-topic
-values with the topics' mean human scores (Spearman's rho, Pearson's r, Kendall's tau-b) and
-gives each correlation Hoyle et al.'s (2021, Table 3) 95% bootstrap interval: every replicate
-resamples each topic's annotators with replacement, keeping their number
+values with the topics' mean human scores (Spearman's rho, Pearson's r, Kendall's tau-b). With
+the answers, each correlation gets Hoyle et al.'s (2021, Table 3) 95% bootstrap interval: every
+replicate resamples each topic's annotators with replacement, keeping their number
 (:func:`~tealeaves.analysis.bootstrap_correlations`; the mean over replicates is the estimate,
-as in Table 3). Whether one metric correlates better than another is a paired bootstrap test
-(:func:`paired_bootstrap`): each replicate resamples the topics and, within each drawn topic,
-its annotators, and computes both metrics' correlations on that same replicate; the one-sided
-p-value is the share of replicates in which the first metric does not correlate better,
-``(1 + #{d_b <= 0}) / (B + 1)``. (Resampling annotators alone, as Table 3's intervals do, holds
-the topics fixed, so it cannot say whether a metric would correlate better on other topics of
-the same kind; the topics are resampled for the test.)
+as in Table 3); it holds the topics fixed. With one mean per topic and no answers, the interval
+comes from a bootstrap over the topics, stratified by (dataset, model), and the estimate is the
+observed correlation (:func:`~tealeaves.analysis.topic_bootstrap_correlations`). The
+``uncertainty`` column says which.
+
+Whether two metrics correlate equally well is a paired bootstrap test (:func:`paired_bootstrap`,
+:func:`resampled_means`): each replicate draws the topics with replacement within each
+(dataset, model), keeps each drawn topic's observed mean (which already carries its annotators'
+noise: resampling the answers inside it as well would count that noise twice), and computes
+both metrics' correlations on the same drawn topics. The estimate is the observed difference,
+its standard error the replicates' standard deviation, the test two-sided with Holm over each
+data set's pairs; :meth:`ValidationResult.versus_best` adds Holm and a max-T adjustment over
+the family it returns, and :meth:`ValidationResult.select_and_test` chooses a variant on some
+data sets and tests it on the others. ``resample="topics+annotators"`` resamples topics and
+annotators crossed, when the answers name their annotators.
 
 Human data sets (:class:`HumanJudgments`): Hoyle et al.'s released files
 (:func:`hoyle2021_judgments`: NYT and WIKI, ratings and word intrusion, the resampled answers
 behind Table 3), a tealeaves study export (:func:`export_judgments`) or a generic CSV
-(:func:`csv_judgments`). Metrics (:class:`Metric`, :func:`parse_metric`): any coherence measure
+(:func:`csv_judgments`: answers, mean + std + count, or mean only). Each is a data set of its
+own; a summary over data sets weights them explicitly (the leaderboard). Metrics (:class:`Metric`, :func:`parse_metric`): any coherence measure
 with a reference index, the embedding measures and embedding word intrusion with an encoder,
 the metrics that came with the data (Hoyle's NPMI and C_v), or a CSV of per-topic scores.
 

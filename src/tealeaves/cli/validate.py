@@ -57,8 +57,8 @@ def validate(
         list[str] | None,
         typer.Option(
             "--select-on",
-            help="Selection-aware mode: choose the best of the -m metrics on the data sets whose names start with "
-            "this (e.g. NYT; repeatable), test it against the best NPMI on the others.",
+            help="Selection-aware mode: choose the best of the -m metrics (but NPMI) on the data sets whose names "
+            "start with this (e.g. NYT; repeatable), test it against the best NPMI on the others.",
         ),
     ] = None,
     seed: Annotated[int, typer.Option(help="Seed of the bootstraps and of drawn intruder sets.")] = 0,
@@ -99,7 +99,8 @@ def validate(
         )
     selection = None
     if select_on:
-        candidates = [m.label for m in metrics] if metrics else [m.label for m in default_metrics()]
+        labels = [m.label for m in metrics] if metrics else [m.label for m in default_metrics()]
+        candidates = [label for label in labels if not label.startswith("NPMI")]
         selection = result.select_and_test(candidates, select_on)
     write_validation(result, out, force=force, parquet=parquet)
     if as_json:
