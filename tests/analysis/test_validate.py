@@ -289,6 +289,38 @@ def test_cli_writes_the_leaderboard_and_refuses_bad_metrics(small, tmp_path):
     assert again.exit_code == 2 and "already exists" in again.output
 
 
+def test_cli_means_only_data_sets_and_selection(tmp_path):
+    rng = np.random.default_rng(5)
+    quality = rng.normal(size=60)
+    frame = pd.DataFrame(
+        {
+            "dataset": np.repeat(["nyt", "wiki"], 30),
+            "model": np.tile(np.repeat(["m1", "m2"], 15), 2),
+            "topic": np.arange(60),
+            "words": [f"w{k} v{k}" for k in range(60)],
+            "mean": quality + rng.normal(0, 0.5, 60),
+        }
+    )
+    human = tmp_path / "means.csv"
+    frame.to_csv(human, index=False)
+    scores = tmp_path / "scores.csv"
+    noise = rng.normal(size=60)
+    pd.DataFrame(
+        {"model": frame["model"], "topic": np.arange(60), "close": quality, "far": quality + 2 * noise, "NPMI": noise}
+    ).to_csv(scores, index=False)
+    out = tmp_path / "v"
+    args = ["validate", "--human", str(human), "-m", f"csv:{scores}", "--select-on", "nyt", "--out", str(out)]
+    result = CliRunner().invoke(app, [*args, "--bootstrap", "200"])
+    assert result.exit_code == 0, result.output
+    assert "selection-aware: close chosen on nyt score" in result.output
+    assert "topics (stratified by dataset and model)" in result.output and "no difference" not in result.output
+    correlations = pd.read_csv(out / "correlations.csv")
+    assert set(correlations["uncertainty"]) == {"topics (stratified by dataset and model)"}
+    frame.drop(columns="mean").to_csv(human, index=False)
+    refused = CliRunner().invoke(app, [*args[:-1], str(tmp_path / "v2")])
+    assert refused.exit_code == 2 and "no usable score column" in refused.output
+
+
 @pytest.mark.slow
 def test_hoyle2021_given_metrics_reproduce_table_3_and_embedding_leads(shared_data, tmp_path):
     from tealeaves.analysis.hoyle2021 import load_hoyle2021
