@@ -141,10 +141,10 @@ class BodyLimit:
     """ASGI middleware: refuse request bodies over ``limit`` bytes with 413, and bodies that take
     longer than ``timeout`` seconds to arrive with 408."""
 
-    def __init__(self, app: ASGIApp, limit: int = MAX_BODY_BYTES, timeout: float = BODY_TIMEOUT):
+    def __init__(self, app: ASGIApp, limit: int = MAX_BODY_BYTES, timeout: float | None = None):
         self.app = app
         self.limit = limit
-        self.timeout = timeout
+        self.timeout = BODY_TIMEOUT if timeout is None else timeout
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
