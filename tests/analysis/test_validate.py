@@ -129,18 +129,60 @@ def test_the_paired_test_holds_its_level_and_finds_a_better_metric():
 
 
 def test_topic_bootstrap_intervals_cover():
-    # Pearson r of a bivariate normal with rho = 0.5, 80 topics, 300 replicates, 400 data sets:
-    # 95% percentile intervals should cover rho within 4 MC SE (4 * 0.011).
+    # A bivariate normal with rho = 0.5, 80 topics, 300 replicates, 400 data sets: the 95%
+    # percentile intervals of Pearson's r (true value rho) and Spearman's rho (true value
+    # 6/pi asin(rho/2)) should cover within 4 MC SE, 4 * sqrt(.95 * .05 / 400) = 0.044.
     from tealeaves.analysis.correlation import topic_bootstrap_correlations
 
-    rho, k, n_rep, hits = 0.5, 80, 400, 0
+    rho, k, n_rep = 0.5, 80, 400
+    truth = {"pearson": rho, "spearman": 6 / np.pi * np.arcsin(rho / 2)}
+    hits = dict.fromkeys(truth, 0)
     for rep in range(n_rep):
         rng = np.random.default_rng(rep)
         x = rng.normal(size=k)
-        y = rho * x + np.sqrt(1 - rho**2) * rng.normal(size=k)
-        row = topic_bootstrap_correlations(x, pd.DataFrame({"m": y}), None, "pearson", 300, seed=rep).table.iloc[0]
-        hits += row["ci_low"] <= rho <= row["ci_high"]
-    assert abs(hits / n_rep - 0.95) < 4 * np.sqrt(0.95 * 0.05 / n_rep)
+        y = pd.DataFrame({"m": rho * x + np.sqrt(1 - rho**2) * rng.normal(size=k)})
+        for method, value in truth.items():
+            row = topic_bootstrap_correlations(x, y, None, method, 300, seed=rep).table.iloc[0]
+            hits[method] += row["ci_low"] <= value <= row["ci_high"]
+    for method in truth:
+        assert abs(hits[method] / n_rep - 0.95) < 4 * np.sqrt(0.95 * 0.05 / n_rep), (method, hits[method])
+
+
+def test_topic_draws_keep_every_stratum():
+    from tealeaves.analysis.correlation import stratified_draws
+
+    strata = np.array(["a", "b", "a", "c", "b", "a"])
+    drawn = stratified_draws(strata, 500, np.random.default_rng(0))
+    assert (strata[drawn] == strata[None, :]).all()  # each position draws from its own stratum
+    assert set(np.unique(drawn[:, 0])) == {0, 2, 5}  # all of stratum a's topics get drawn
+
+
+def test_generic_csv_with_rows_or_means(tmp_path):
+    rows = pd.DataFrame({"topic": [0, 0, 0, 1, 1, 2, 2, 2], "words": ["a b"] * 3 + ["c d"] * 2 + ["e f"] * 3})
+    rows["score"] = [1, 0, 1, 0, 0, 1, 1, 1]
+    path = tmp_path / "rows.csv"
+    rows.to_csv(path, index=False)
+    (j,) = csv_judgments(path)
+    assert j.name == "rows score" and j.answers.sizes.tolist() == [3, 2, 3]
+    np.testing.assert_allclose(j.answers.means(), [2 / 3, 0, 1])
+    means = pd.DataFrame({"topic": [0, 1, 2], "words": ["a b", "c d", "e f"], "mean": [2 / 3, 0.25, 2.5]})
+    means["annotators"] = [3, 4, 5]
+    means["std"] = [np.nan, np.nan, 0.7]
+    path = tmp_path / "means.csv"
+    means.to_csv(path, index=False)
+    (j,) = csv_judgments(path, name="study")
+    rebuilt = [j.answers.values[o : o + s] for o, s in zip(j.answers.offsets, j.answers.sizes)]
+    assert sorted(rebuilt[0]) == [0, 1, 1] and sorted(rebuilt[1]) == [0, 0, 0, 1]
+    assert rebuilt[2].mean() == pytest.approx(2.5) and rebuilt[2].std() == pytest.approx(0.7) and len(rebuilt[2]) == 5
+    assert not j.means_only
+    means.loc[0, "mean"] = 0.5  # 1.5 hits of 3: not 0/1 answers, and no std: a means-only data set
+    means.to_csv(path, index=False)
+    (j,) = csv_judgments(path)
+    assert j.means_only and j.answers.sizes.tolist() == [1, 1, 1]
+    np.testing.assert_allclose(j.answers.means(), [0.5, 0.25, 2.5])
+    means.drop(columns=["mean"]).to_csv(path, index=False)
+    with pytest.raises(InputError, match="no usable score column"):
+        csv_judgments(path)
 
 
 def test_study_export_keeps_the_sets_people_saw(tmp_path):

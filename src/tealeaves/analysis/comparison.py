@@ -21,8 +21,9 @@ null about 29% of the time at a nominal 5% (``benchmarks/calibration_human.py``)
 Every model comparison of a family (the :math:`\\binom{M}{2}` pairs of one score) is corrected
 by Holm's step-down procedure. A pair is a verdict "A better than B" only when its Holm p-value
 is below the level; otherwise it is "not significant (Holm, level 0.05)" with the smallest
-difference the test would find with 80% power (:func:`~tealeaves.analysis.significance.
-minimal_detectable_difference` at level :math:`\\alpha / \\binom{M}{2}`), never "no difference".
+difference the test would find with 80% power
+(:func:`~tealeaves.analysis.minimal_detectable_difference` at level
+:math:`\\alpha / \\binom{M}{2}`), never a claim that the models are equal.
 """
 
 from __future__ import annotations
@@ -158,7 +159,7 @@ def compare_models(
     rating; per document: topic log odds). For each unordered pair (A, B), sorted by name, the
     difference :math:`\\bar x_A - \\bar x_B` of the unit means (the value the tables print), its
     :math:`1-\\alpha` Welch interval :math:`d \\pm t_{1-\\alpha/2,\\nu}\\,\\mathrm{SE}`, Welch's t and
-    its two-sided p-value (:func:`~tealeaves.analysis.significance.welch_test`), the p-value after
+    its two-sided p-value (:func:`~tealeaves.analysis.welch_test`), the p-value after
     Holm over the :math:`\\binom{M}{2}` pairs, ``better`` (the model the Holm-corrected test
     names, by ``higher_is_better``; empty when not significant), ``detectable`` (the difference
     found with probability ``power`` at level :math:`\\alpha/\\binom{M}{2}`) and ``verdict``.

@@ -195,8 +195,8 @@ def welch_se(a, b) -> tuple[np.ndarray, np.ndarray]:
 def holm(pvalues) -> np.ndarray:
     """Holm's (1979) step-down adjusted p-values of one family: with :math:`p_{(1)} \\le \\dots \\le p_{(m)}`,
     :math:`\\tilde p_{(i)} = \\max_{j \\le i} \\min(1, (m - j + 1) p_{(j)})`. NaN p-values (untestable
-    comparisons) stay NaN and do not count in :math:`m`. Equals ``statsmodels.stats.multitest.
-    multipletests(p, method="holm")[1]`` on the finite values.
+    comparisons) stay NaN and do not count in :math:`m`. Equals
+    ``statsmodels.stats.multitest.multipletests(p, method="holm")[1]`` on the finite values.
     """
     p = np.asarray(pvalues, dtype=np.float64)
     out = np.full(p.shape, np.nan)

@@ -245,7 +245,7 @@ def csv_judgments(path: str | os.PathLike[str], name: str | None = None) -> list
       answers are rebuilt exactly when they are 0/1 (``mean x annotators`` a whole number);
     - mean only: one row per topic with ``mean`` (and an ``annotators`` count that cannot
       rebuild the answers, or none): a means-only data set, whose intervals come from the
-      topic bootstrap (:func:`~tealeaves.analysis.correlation.topic_bootstrap_correlations`).
+      topic bootstrap (:func:`~tealeaves.analysis.topic_bootstrap_correlations`).
 
     A file with neither ``score`` nor ``mean`` is refused.
     """
