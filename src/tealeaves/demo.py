@@ -123,7 +123,8 @@ def step_evaluate(run: DemoRun) -> None:
     config.write_text(evaluate_config(list(run.models), run.seed), encoding="utf-8")
     run.evaluation = evaluate(config, run.out / "evaluation", progress=run.progress)
     if run.show:
-        console.print(summary_table(run.evaluation.per_model, f"{len(run.models)} models, K={run.k} (95% intervals)"))
+        title = f"{len(run.models)} models, K={run.k} (95% intervals)"
+        console.print(summary_table(run.evaluation.per_model, title, run.evaluation.comparisons))
         for line in verdicts(run.evaluation.comparisons, run.evaluation.manifest["level"]).values():
             console.print(line, soft_wrap=True, highlight=False)
 

@@ -65,13 +65,9 @@ def test_report_opens_clean_with_every_figure_and_number(demo, browser):
     evaluation = demo.evaluation
     expected = {f"comparison-{m}" for m in evaluation.per_model.dropna(subset=["ci_low"])["metric"]}
     expected |= {f"distribution-{m}" for m in evaluation.per_topic["metric"]}
-    expected |= {
-        f"likelihood-{x}-{y}"
-        for x in ("heldout_log_likelihood", "predictive_log_likelihood")
-        for y in ("wi_auto_pmi", "npmi")
-    }
     drawn = set(page.eval_on_selector_all("figure[data-figure]", "els => els.map(e => e.dataset.figure)"))
     assert expected <= drawn, expected - drawn
+    assert not any(name.startswith("likelihood-") for name in drawn)  # four models: one point each shows no trend
     for name in expected:
         box = page.locator(f"figure[data-figure='{name}'] svg").bounding_box()
         assert box is not None and box["width"] > 300 and box["height"] > 80, name

@@ -1,4 +1,4 @@
-"""tealeaves.evaluate: the library's numbers, Hoyle's tests with Holm, the step cache, bad configs."""
+"""tealeaves.evaluate: the library's numbers, each metric's test by its plan with Holm, the step cache, bad configs."""
 
 from __future__ import annotations
 
@@ -12,8 +12,8 @@ from tealeaves.coherence import RefIndex, diversity, score
 from tealeaves.corpus import Corpus
 from tealeaves.errors import ArtifactError, InputError
 from tealeaves.evaluate import METRICS, Evaluation, Metric, Output, register
-from tealeaves.evaluate.stats import holm
-from tealeaves.intrusion import auto_word_intrusion
+from tealeaves.evaluate.stats import holm, jackknife_se
+from tealeaves.intrusion import compare_word_intrusion
 from tealeaves.likelihood import estimate, predictive
 from tealeaves.models import TopicModel, Topics
 
@@ -22,20 +22,38 @@ from .conftest import K, config
 
 @pytest.fixture(scope="module")
 def run(planted, tmp_path_factory):
-    out = tmp_path_factory.mktemp("runs") / "lda-random"
-    return tealeaves.evaluate(config(planted, "lda", "random"), out)
+    out = tmp_path_factory.mktemp("runs") / "lda-random-lda2"
+    return tealeaves.evaluate(config(planted, "lda", "random", "lda2"), out)
 
 
 def test_lda_beats_random_topics_on_npmi_cv_and_wi_auto(run):
     """Planted data: LDA's topics are significantly better than random words (Holm, level 0.05)."""
-    rows = run.comparisons.set_index("metric")
+    rows = run.comparisons.set_index(["metric", "model_a", "model_b"])
     for metric in ("npmi", "cv", "wi_auto_pmi", "wi_auto_npmi"):
-        row = rows.loc[metric]
-        assert (row.model_a, row.model_b, row.better) == ("lda", "random", "lda"), metric
-        assert row.p_a_greater_holm < 0.05 < row.p_b_greater_holm and row.difference > 0
-        assert row.ci_low > 0
+        for a, b, sign in (("lda", "random", 1), ("random", "lda2", -1)):
+            row = rows.loc[metric, a, b]
+            assert row.better == ("lda" if a == "lda" else "lda2"), metric
+            assert row.p_holm < 0.05 and sign * row.difference > 0 and sign * row.ci_low > 0 < sign * row.ci_high
     verdicts = run.to_dict()["verdicts"]
-    assert verdicts["npmi"].startswith("NPMI: lda > random (p ")
+    assert verdicts["npmi"].startswith("NPMI (higher is better; topics as units")
+    assert "lda better than random by " in verdicts["npmi"] and "lda2 better than random by " in verdicts["npmi"]
+    assert "no difference" not in " ".join(verdicts.values())
+    assert run.to_dict()["scope"].startswith("Each model is one trained run")
+
+
+def test_wi_auto_ranks_every_model_with_one_pooled_svm(run, planted):
+    """One ranking SVM for all models' topics (compare_word_intrusion), and the manifest says which."""
+    index = RefIndex.load(next((run.path / "cache").glob("index-*")))
+    names = ["lda", "random", "lda2"]
+    models = {"lda": TopicModel.load(planted / "lda"), "random": Topics.load(planted / "random.txt")}
+    models["lda2"] = TopicModel.load(planted / "lda2")
+    pooled = compare_word_intrusion(models, index, seed=0, on_missing="zero")
+    table = run.per_model.set_index(["model", "metric"])["mean"]
+    for name in names:
+        assert table[name, "wi_auto_pmi"] == pytest.approx(pooled[name].model_means["wi_auto_pmi"])
+    assert run.manifest["pooled"] == {"wi-auto": names}
+    [step] = [s for s in run.manifest["steps"] if s["metric"] == "wi-auto"]
+    assert step["model"] == "*" and step["models"] == names
 
 
 def test_per_model_values_are_the_library_functions(run, planted):
@@ -45,9 +63,6 @@ def test_per_model_values_are_the_library_functions(run, planted):
     table = run.per_model.set_index(["model", "metric"])["mean"]
     assert table["lda", "npmi"] == pytest.approx(score(model, index, measure="npmi", on_missing="skip").model_mean)
     assert table["lda", "cv"] == pytest.approx(score(model, index, measure="cv", on_missing="skip").model_mean)
-    wi = auto_word_intrusion(model, index, seed=0, on_missing="zero")
-    assert table["lda", "wi_auto_pmi"] == pytest.approx(wi.model_means["wi_auto_pmi"])
-    assert table["lda", "wi_auto_npmi"] == pytest.approx(wi.model_means["wi_auto_npmi"])
     lr = estimate(model, None, heldout, method="left-to-right", seed=0)
     assert table["lda", "heldout_log_likelihood"] == pytest.approx(lr.per_token)
     documents = run.per_document[
@@ -75,23 +90,86 @@ def test_per_topic_table_is_tidy_and_matches_per_model(run):
     means = per_topic.groupby(["model", "metric"])["value"].mean()
     table = run.per_model.set_index(["model", "metric"])
     for (model, metric), value in means.items():
-        assert table.loc[(model, metric), "mean"] == pytest.approx(value)
-        assert table.loc[(model, metric), "n"] == K
-        assert table.loc[(model, metric), "ci_low"] <= value <= table.loc[(model, metric), "ci_high"]
+        row = table.loc[(model, metric)]
+        assert row["mean"] == pytest.approx(value) and row["n"] == K
+        assert row["ci_low"] <= value <= row["ci_high"]
+        if row["plan"] == "independent":  # the t interval over topics
+            values = per_topic[(per_topic.model == model) & (per_topic.metric == metric)]["value"]
+            sem = stats.sem(values)  # 0 where every topic has the same value: the interval is that value
+            low, high = stats.t.interval(0.95, K - 1, loc=values.mean(), scale=sem) if sem > 0 else (value, value)
+            assert (row["ci_low"], row["ci_high"]) == pytest.approx((low, high))
 
 
-def test_tests_are_hoyles_t_tests_with_holm(run):
+def test_topic_metrics_are_welch_tests_with_holm_over_the_pairs(run):
     per_topic = run.per_topic
-    for row in run.comparisons.itertuples():
-        a = per_topic[(per_topic.model == row.model_a) & (per_topic.metric == row.metric)]["value"]
-        b = per_topic[(per_topic.model == row.model_b) & (per_topic.metric == row.metric)]["value"]
-        assert row.p_a_greater == pytest.approx(stats.ttest_ind(a, b, alternative="greater").pvalue)
-        assert row.p_b_greater == pytest.approx(stats.ttest_ind(b, a, alternative="greater").pvalue)
-        # one pair: Holm over the two directions doubles the smaller p-value, the larger stays
-        low, high = sorted([row.p_a_greater, row.p_b_greater])
-        assert sorted([row.p_a_greater_holm, row.p_b_greater_holm]) == pytest.approx(
-            [min(1, 2 * low), max(high, 2 * low)]
+    tested = run.comparisons[run.comparisons.metric.isin(["npmi", "cv", "wi_auto_pmi", "wi_auto_npmi"])]
+    assert len(tested) == 4 * 3  # every pair once, two-sided
+    for metric, part in tested.groupby("metric"):
+        raw = []
+        for row in part.itertuples():
+            a = per_topic[(per_topic.model == row.model_a) & (per_topic.metric == metric)]["value"]
+            b = per_topic[(per_topic.model == row.model_b) & (per_topic.metric == metric)]["value"]
+            assert row.difference == pytest.approx(a.mean() - b.mean())
+            if a.nunique() == b.nunique() == 1:  # every topic scored the same (WI-Auto 1): no t, permutations
+                assert row.test == "permutation" and row.p == (1.0 if a.iloc[0] == b.iloc[0] else row.p)
+                raw.append(row.p)
+                continue
+            welch = stats.ttest_ind(a, b, equal_var=False)
+            assert row.test == "Welch's t" and row.p == pytest.approx(welch.pvalue)
+            raw.append(welch.pvalue)
+        assert part["p_holm"].to_numpy() == pytest.approx(holm(np.array(raw)))
+        # the minimal detectable difference at 80% power, at Holm's strictest level (0.05 / 3)
+        for row in part[part.test == "Welch's t"].itertuples():
+            expected = (stats.t.ppf(1 - 0.05 / 6, row.df) + stats.t.ppf(0.8, row.df)) * row.se
+            assert row.mdd == pytest.approx(expected)
+
+
+def test_document_metrics_are_paired_tests_of_the_token_weighted_ratio(run):
+    """Held-out and predictive likelihood: value, interval and test all of sum(v) / sum(w), paired over documents."""
+    docs = run.per_document
+    per_model = run.per_model.set_index(["model", "metric"])
+    for metric in ("heldout_log_likelihood", "predictive_log_likelihood", "predictive_rank"):
+        [row] = run.comparisons[run.comparisons.metric == metric].itertuples()  # random has no Φ
+        assert (row.model_a, row.model_b, row.test) == ("lda", "lda2", "paired t")
+        contributions = []
+        for model in ("lda", "lda2"):
+            part = docs[(docs.model == model) & (docs.metric == metric)].sort_values("document")
+            v, w = part["value"].to_numpy() * part["weight"].to_numpy(), part["weight"].to_numpy()
+            r = v.sum() / w.sum()
+            assert per_model.loc[(model, metric), "mean"] == pytest.approx(r)
+            contributions.append(r + (v - r * w) / w.mean())  # the delta method's linearisation
+        paired = stats.ttest_rel(*contributions)
+        assert row.p == pytest.approx(paired.pvalue) and row.difference == pytest.approx(
+            per_model.loc[("lda", metric), "mean"] - per_model.loc[("lda2", metric), "mean"]
         )
+        # the same documents for both models: the difference's interval is far narrower than unpaired
+        width = row.ci_high - row.ci_low
+        widths = [per_model.loc[(m, metric), "ci_high"] - per_model.loc[(m, metric), "ci_low"] for m in ("lda", "lda2")]
+        assert row.ci_low <= row.difference <= row.ci_high and width < 0.8 * np.hypot(*widths)
+
+
+def test_model_level_quantities_are_jackknifed_over_topics(run, planted):
+    """Topic uniqueness, diversity and inverted RBO: leave-one-topic-out values, Tukey's SE, a t-test; no per-topic test."""
+    words = {"lda": TopicModel.load(planted / "lda"), "random": Topics.load(planted / "random.txt")}
+    table = run.per_model.set_index(["model", "metric"])
+    rows = run.comparisons.set_index(["metric", "model_a", "model_b"])
+    estimates = {}
+    for name, model in words.items():
+        top = [list(t) for t in tealeaves.as_topics(model, 25).words]
+        loo = np.array([diversity([t for j, t in enumerate(top) if j != i]).topic_uniqueness for i in range(K)])
+        se = np.sqrt((K - 1) / K * ((loo - loo.mean()) ** 2).sum())
+        assert table.loc[(name, "topic_uniqueness"), "se"] == pytest.approx(se) == pytest.approx(jackknife_se(loo))
+        assert table.loc[(name, "topic_uniqueness"), "plan"] == "jackknife"
+        estimates[name] = diversity(model).topic_uniqueness, se
+    row = rows.loc["topic_uniqueness", "lda", "random"]
+    (ta, sa), (tb, sb) = estimates["lda"], estimates["random"]
+    se = np.hypot(sa, sb)
+    df = se**4 / (sa**4 / (K - 1) + sb**4 / (K - 1))
+    assert row.test == "jackknife t" and row.se == pytest.approx(se) and row.df == pytest.approx(df)
+    assert row.p == pytest.approx(2 * stats.t.sf(abs(ta - tb) / se, df))
+    for metric in ("topic_diversity", "inverted_rbo"):
+        assert rows.loc[metric, "lda", "random"].test == "jackknife t"
+    assert "redundant" not in set(run.comparisons.metric)  # a yes/no per model: shown, never tested
 
 
 def test_holm_equals_the_step_down_by_hand():
@@ -108,32 +186,18 @@ def test_holm_equals_the_step_down_by_hand():
         assert np.allclose(holm(p), expected)
 
 
-def test_bootstrap_interval_covers_the_mean_at_the_nominal_rate():
-    """Over 300 samples of 30 normal values the 95% percentile interval covers the true mean
-    about 95% of the time (percentile intervals undercover slightly at n = 30: accept 0.90-0.98)."""
-    from tealeaves.evaluate.metrics import Items
-    from tealeaves.evaluate.stats import bootstrap, interval
-
-    rng = np.random.default_rng(0)
-    hits = 0
-    for trial in range(300):
-        values = rng.normal(1.0, 2.0, size=30)
-        low, high = interval(bootstrap(Items(values, np.ones(30), np.arange(30)), 1000, trial, "coverage"))
-        hits += low <= 1.0 <= high
-    assert 0.90 <= hits / 300 <= 0.98
-
-
 def test_adding_a_model_recomputes_only_its_steps(planted, tmp_path):
     out = tmp_path / "run"
     first = tealeaves.evaluate(config(planted, "lda", "random"), out)
     computed = [s for s in first.manifest["steps"] if not s["cached"]]
-    assert len(computed) == 6 + 4  # lda: npmi, cv, diversity, wi-auto, likelihood, predictive; random: no Φ
+    assert len(computed) == 5 + 3 + 1  # lda: npmi, cv, diversity, likelihood, predictive; random: no Φ; WI-Auto pooled
     second = tealeaves.evaluate(config(planted, "lda", "random", "lda2"), out)
     recomputed = [(s["model"], s["metric"]) for s in second.manifest["steps"] if not s["cached"]]
     assert sorted(recomputed) == sorted(
-        ("lda2", m) for m in ("npmi", "cv", "diversity", "wi-auto", "likelihood", "predictive")
-    )
+        [("lda2", m) for m in ("npmi", "cv", "diversity", "likelihood", "predictive")] + [("*", "wi-auto")]
+    )  # the pooled SVM is trained again on the topics of all three
     old = first.per_model.set_index(["model", "metric"])
+    old = old[~old.index.get_level_values("metric").str.startswith("wi_auto")]
     new = second.per_model.set_index(["model", "metric"]).loc[old.index]
     assert np.allclose(old[["mean", "ci_low", "ci_high"]].fillna(0), new[["mean", "ci_low", "ci_high"]].fillna(0))
     assert len(second.comparisons[second.comparisons.metric == "npmi"]) == 3  # every pair

@@ -1,8 +1,9 @@
-"""evaluate with a study export: human scores as metrics, the study's own tests, correlations, the report's panels."""
+"""evaluate with a study export: human scores per topic as metrics tested like topic metrics, correlations, the report's panels."""
 
 from __future__ import annotations
 
 import pytest
+from scipy import stats
 
 import tealeaves
 from tealeaves.analysis import analyze_export
@@ -23,21 +24,24 @@ def human_run(planted, tmp_path_factory):
     return tealeaves.evaluate(cfg, root / "run"), export
 
 
-def test_human_scores_and_their_tests_are_the_study_analysis(human_run):
+def test_human_scores_are_tested_per_topic_like_any_topic_metric(human_run):
+    """The study's scores per topic are the items: the printed value is their mean (topic-averaged)
+    and the test Welch's t on them, the same estimand; answers within a topic are not independent units."""
     run, export = human_run
     analysis = analyze_export(export)
     table = run.per_model.set_index(["model", "metric"])
-    for row in analysis.models.itertuples():
-        metric = {"word-intrusion": "model_precision", "rating": "mean_rating", "topic-intrusion": "topic_log_odds"}[
-            row.task
-        ]
-        assert table.loc[(row.model, metric), "mean"] == pytest.approx(row.mean)
-    wi = analysis.comparisons[analysis.comparisons.task == "word-intrusion"].set_index(["model_a", "model_b"])
+    metric_of = {"word-intrusion": "model_precision", "rating": "mean_rating", "topic-intrusion": "topic_log_odds"}
+    for (task, model), part in analysis.scores.groupby(["task", "model"]):
+        assert table.loc[(model, metric_of[task]), "mean"] == pytest.approx(part["score"].mean())
+    scores = analysis.scores[analysis.scores.task == "word-intrusion"]
     row = run.comparisons[run.comparisons.metric == "model_precision"].iloc[0]
-    assert row.test == "two-proportion z"
-    assert row.p_a_greater == pytest.approx(wi.loc[(row.model_a, row.model_b), "pvalue"])
-    assert row.p_b_greater == pytest.approx(wi.loc[(row.model_b, row.model_a), "pvalue"])
-    assert row.better == "good"
+    a = scores[scores.model == row.model_a]["score"]
+    b = scores[scores.model == row.model_b]["score"]
+    assert row.test == "Welch's t" and row.n == len(a) + len(b)
+    assert row.p == pytest.approx(stats.ttest_ind(a, b, equal_var=False).pvalue)
+    assert row.difference == pytest.approx(a.mean() - b.mean())
+    assert row.margin == 0.05  # Hoyle et al.'s A.5.1 margin for word intrusion: an equivalence test too
+    assert row.better == ("good" if row.p_holm < 0.05 else "")
 
 
 def test_correlations_with_every_per_topic_metric_and_the_report(human_run, tmp_path):

@@ -31,14 +31,17 @@ def evaluate(
     from tealeaves.console import console, progress_bar
     from tealeaves.evaluate import evaluate as run_evaluation
     from tealeaves.evaluate import verdicts
+    from tealeaves.evaluate.stats import SCOPE
 
     with progress_bar(transient=True) as progress:
         result = run_evaluation(config, out, workers=workers, scheduler=scheduler, progress=progress)
     lines = verdicts(result.comparisons, result.manifest["level"])
-    show(as_json, result.to_dict, summary_table(result.per_model, f"{out}: per model (95% bootstrap intervals)"))
+    table = summary_table(result.per_model, f"{out}: per model (95% intervals)", result.comparisons)
+    show(as_json, result.to_dict, table)
     if not as_json:
         for line in lines.values():
             console.print(line, highlight=False, soft_wrap=True)
+        console.print(SCOPE, highlight=False, soft_wrap=True)
         steps = result.to_dict()["steps"]
         console.print(
             f"{steps['computed']} steps computed, {steps['cached']} from the cache; tables in {out}", highlight=False
@@ -59,39 +62,31 @@ def report(
     show(as_json, lambda: {"report": str(path)}, str(path))
 
 
-def summary_table(per_model: pd.DataFrame, title: str) -> Table:
-    """Metrics x models: each value above its 95% interval (model-level values stand alone), the best in bold.
+def summary_table(per_model: pd.DataFrame, title: str, comparisons: pd.DataFrame | None = None) -> Table:
+    """Metrics x models: each value above its 95% interval (untested model-level values stand alone);
+    bold only a model significantly better than every other (Holm), which needs ``comparisons``.
 
     One column per model keeps the table narrow enough for a terminal however many metrics run.
     """
     from rich.table import Table
 
-    from tealeaves.evaluate.metrics import outputs
+    from tealeaves.evaluate.stats import row_label, winners
 
-    known = outputs()
     models = list(dict.fromkeys(per_model["model"]))
+    best = winners(comparisons) if comparisons is not None else {}
     table = Table(title=title, title_justify="left", show_lines=True)
     table.add_column("metric")
     for model in models:
         table.add_column(model, justify="right")
     for metric, part in per_model.groupby("metric", sort=False):
-        out = known.get(metric)
         rows = part.set_index("model")
-        best = (
-            (rows["mean"].max() if out is None or out.higher_is_better else rows["mean"].min())
-            if len(rows) > 1
-            else None
-        )
         cells = []
         for model in models:
             if model not in rows.index:
                 cells.append("–")
                 continue
             r = rows.loc[model]
-            text = f"[bold]{r['mean']:.4g}[/]" if r["mean"] == best else f"{r['mean']:.4g}"
+            text = f"[bold]{r['mean']:.4g}[/]" if best.get(str(metric)) == model else f"{r['mean']:.4g}"
             cells.append(text + (f"\n[{r.ci_low:.3g}, {r.ci_high:.3g}]" if r.ci_low == r.ci_low else ""))
-        label = (out.label if out else str(metric)) + (
-            "" if out is None or out.higher_is_better else " (lower is better)"
-        )
-        table.add_row(label, *cells)
+        table.add_row(row_label(str(metric)), *cells)
     return table

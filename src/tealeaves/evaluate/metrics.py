@@ -10,6 +10,7 @@ recomputed here. To add one (an embedding coherence, say), write its function an
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -24,13 +25,28 @@ if TYPE_CHECKING:
     from tealeaves.models import TopicModel, Topics
 
 
+PAIRED, INDEPENDENT, JACKKNIFE = "paired", "independent", "jackknife"
+DEFAULT_PLAN = {"document": PAIRED, "topic": INDEPENDENT, "model": None}
+
+
 @dataclass(frozen=True)
 class Output:
-    """One number a metric produces: its label, direction and the unit its values come per."""
+    """One number a metric produces: its label, direction, the unit its values come per, and how it is tested.
+
+    ``plan`` (see :mod:`tealeaves.evaluate.stats`): ``"paired"`` (documents every model scored,
+    resampled together), ``"independent"`` (topics, independent within and across models),
+    ``"jackknife"`` (a model-level quantity, jackknifed over topics) or None (shown, not tested);
+    by default ``"paired"`` for documents, ``"independent"`` for topics, None for models.
+    """
 
     label: str
     higher_is_better: bool = True
     unit: str = "topic"  # "topic", "document" (values over weights, e.g. nats over tokens) or "model"
+    plan: str | None = ""
+
+    def __post_init__(self) -> None:
+        if self.plan == "":
+            object.__setattr__(self, "plan", DEFAULT_PLAN[self.unit])
 
 
 @dataclass
@@ -49,6 +65,7 @@ class Measured:
     items: dict[str, Items] = field(default_factory=dict)
     scalars: dict[str, float] = field(default_factory=dict)
     flags: dict[int, list[str]] = field(default_factory=dict)  # topic -> notes for its card
+    jackknife: dict[str, np.ndarray] = field(default_factory=dict)  # scalar -> its leave-one-topic-out values
 
     def flag(self, topic: int, note: str) -> None:
         self.flags.setdefault(int(topic), []).append(note)
@@ -75,10 +92,12 @@ class Metric:
     ``needs`` names the inputs it requires (``"heldout"``, ``"index"``); ``model_only`` is True
     when it needs Φ and the prior rather than word lists (likelihood, predictive); ``applies``
     returns why a model is skipped (None when it is not); ``default`` puts it in the default set.
+    A ``pooled`` metric scores all models in one step, ``compute({name: model}, inputs, seed,
+    **options) -> {name: Measured}`` (WI-Auto: one ranking SVM for every model's topics).
     """
 
     name: str
-    compute: Callable[..., Measured]
+    compute: Callable[..., Any]  # a Measured, or {model: Measured} when pooled
     outputs: dict[str, Output]
     defaults: dict[str, Any] = field(default_factory=dict)
     needs: tuple[str, ...] = ()
@@ -86,6 +105,7 @@ class Metric:
     applies: Callable[[Any], str | None] = lambda model: None
     default: bool = True
     source: str = ""
+    pooled: bool = False
 
 
 METRICS: dict[str, Metric] = {}
@@ -161,12 +181,19 @@ def _coherence(measure: str) -> Callable[..., Measured]:
 
 
 def _diversity(model: TopicModel | Topics, inputs: Inputs, seed: int, **options: Any) -> Measured:
-    """Topic uniqueness per topic, diversity and inverted RBO per model (:func:`tealeaves.coherence.diversity`)."""
+    """Topic uniqueness, diversity and inverted RBO per model with their leave-one-topic-out values,
+    uniqueness per topic and the redundancy filter (:func:`tealeaves.coherence.diversity`)."""
     from tealeaves.coherence import diversity
 
     result = diversity(model, **options)
-    measured = Measured(scalars={"topic_diversity": result.topic_diversity, "inverted_rbo": result.inverted_rbo})
-    measured.scalars["redundant"] = float(result.redundant)
+    scalars = {
+        "topic_uniqueness": result.topic_uniqueness,
+        "topic_diversity": result.topic_diversity,
+        "inverted_rbo": result.inverted_rbo,
+    }
+    measured = Measured(scalars={**scalars, "redundant": float(result.redundant)})
+    if len(result.per_topic) >= 3:
+        measured.jackknife = leave_one_topic_out(model, result.diversity_topn, result.uniqueness_topn, result.rbo_p)
     measured.per_topic("topic_uniqueness", result.per_topic)
     partners: dict[int, list[str]] = {}
     for a, b, words in result.shared_top_words:
@@ -177,18 +204,67 @@ def _diversity(model: TopicModel | Topics, inputs: Inputs, seed: int, **options:
     return measured
 
 
-def _wi_auto(model: TopicModel | Topics, inputs: Inputs, seed: int, *, flag_below: float, **options: Any) -> Measured:
-    """WI-Auto-PMI and -NPMI per topic (:func:`tealeaves.intrusion.auto_word_intrusion`), the model's own SVM."""
-    from tealeaves.intrusion import auto_word_intrusion
+def leave_one_topic_out(
+    model: TopicModel | Topics | list[list[str]], diversity_topn: int, uniqueness_topn: int, rbo_p: float
+) -> dict[str, np.ndarray]:
+    """Topic uniqueness, topic diversity and inverted RBO of the model without topic j, for every j.
 
-    result = auto_word_intrusion(model, inputs.index, seed, **options)  # type: ignore[arg-type]
-    measured = Measured()
-    for association in ("pmi", "npmi"):
-        measured.per_topic(f"wi_auto_{association}", result.wi_auto[association])
-    for k, value in enumerate(result.wi_auto["pmi"]):
-        if value < flag_below:
-            measured.flag(k, f"low WI-Auto-PMI ({value:.2f} < {flag_below})")
-    return measured
+    The jackknife's input (:func:`tealeaves.evaluate.stats.jackknife_se`): each is a function of
+    all topics together, so a topic's share cannot be resampled on its own. With :math:`c_w` the
+    number of topics whose top-N words hold ``w`` and :math:`u_{jw}` whether topic j's do,
+    topic uniqueness without j is :math:`\\frac1{K-1} \\sum_{i \\ne j} \\frac1N \\sum_{w \\in i}
+    1/(c_w - u_{jw})` (Nan et al. 2019); topic diversity without j drops the words only j has
+    among the top 25 (Dieng et al. 2020); inverted RBO without j is one minus the mean RBO of
+    the pairs without j (Bianchi et al. 2021). Each equals the library's measure of the
+    remaining topics.
+    """
+    from tealeaves.coherence import rank_biased_overlap
+    from tealeaves.models import as_topics
+
+    words = as_topics(model, max(diversity_topn, uniqueness_topn)).words
+    k = len(words)
+    vocab = {w: i for i, w in enumerate(dict.fromkeys(w for topic in words for w in topic))}
+
+    def incidence(topn: int) -> np.ndarray:
+        held = np.zeros((k, len(vocab)))
+        for i, topic in enumerate(words):
+            held[i, [vocab[w] for w in topic[:topn]]] = 1.0
+        return held
+
+    unique = incidence(uniqueness_topn)
+    inverse = 1.0 / np.maximum(unique.sum(axis=0)[None, :] - unique, 1.0)  # row j: 1 / counts without topic j
+    per_topic = unique @ inverse.T / uniqueness_topn  # [i, j]: topic i's uniqueness without topic j
+    top = incidence(diversity_topn)
+    counts = top.sum(axis=0)
+    only = (top * (counts == 1)).sum(axis=1)  # words no other topic has
+    rbo = np.zeros((k, k))
+    for a, b in itertools.combinations(range(k), 2):
+        rbo[a, b] = rbo[b, a] = rank_biased_overlap(words[a][:uniqueness_topn], words[b][:uniqueness_topn], rbo_p)
+    return {
+        "topic_uniqueness": (per_topic.sum(axis=0) - np.diag(per_topic)) / (k - 1),
+        "topic_diversity": (np.count_nonzero(counts) - only) / ((k - 1) * diversity_topn),
+        "inverted_rbo": 1.0 - (rbo.sum() / 2 - rbo.sum(axis=1)) / ((k - 1) * (k - 2) / 2),
+    }
+
+
+def _wi_auto(
+    models: dict[str, TopicModel | Topics], inputs: Inputs, seed: int, *, flag_below: float, **options: Any
+) -> dict[str, Measured]:
+    """WI-Auto-PMI and -NPMI per topic of every model, ranked by one pooled SVM
+    (:func:`tealeaves.intrusion.compare_word_intrusion`)."""
+    from tealeaves.intrusion import compare_word_intrusion
+
+    comparison = compare_word_intrusion(models, inputs.index, seed, **options)  # type: ignore[arg-type]
+    out = {}
+    for name, result in comparison.results.items():
+        measured = Measured()
+        for association in ("pmi", "npmi"):
+            measured.per_topic(f"wi_auto_{association}", result.wi_auto[association])
+        for k, value in enumerate(result.wi_auto["pmi"]):
+            if value < flag_below:
+                measured.flag(k, f"low WI-Auto-PMI ({value:.2f} < {flag_below})")
+        out[name] = measured
+    return out
 
 
 def _likelihood(model: TopicModel, inputs: Inputs, seed: int, **options: Any) -> Measured:
@@ -214,9 +290,9 @@ def _predictive(model: TopicModel, inputs: Inputs, seed: int, **options: Any) ->
     return measured
 
 
-HUMAN_OUTPUTS = {
+HUMAN_OUTPUTS = {  # scores per topic (per rated document for topic log odds), tested like topic metrics
     "model_precision": Output("model precision"),
-    "topic_log_odds": Output("topic log odds", unit="document"),
+    "topic_log_odds": Output("topic log odds", unit="document", plan=INDEPENDENT),
     "mean_rating": Output("mean rating"),
 }
 
@@ -236,9 +312,9 @@ register(
         "diversity",
         _diversity,
         {
-            "topic_uniqueness": Output("topic uniqueness"),
-            "topic_diversity": Output("topic diversity", unit="model"),
-            "inverted_rbo": Output("inverted RBO", unit="model"),
+            "topic_uniqueness": Output("topic uniqueness", plan=JACKKNIFE),
+            "topic_diversity": Output("topic diversity", unit="model", plan=JACKKNIFE),
+            "inverted_rbo": Output("inverted RBO", unit="model", plan=JACKKNIFE),
             "redundant": Output("redundant (Hoyle et al.'s filter)", higher_is_better=False, unit="model"),
         },
         source="Dieng et al. 2020; Nan et al. 2019; Bianchi et al. 2021; Hoyle et al. 2021",
@@ -252,6 +328,7 @@ register(
         defaults={"on_missing": "zero", "flag_below": 0.25},
         needs=("index",),
         source="Lau et al. 2014",
+        pooled=True,
     )
 )
 register(

@@ -8,13 +8,17 @@ The steps:
    spread over processes (or Dask) by :func:`tealeaves.parallel.parallel_map`. Each (model,
    metric) step is cached under ``out/cache/steps`` by a key hashing the model's fingerprint,
    the fingerprints of the corpora it reads, the metric's options, the seed and the tealeaves
-   version: a rerun computes only the steps whose inputs changed (a new model, a new metric);
-4. with a study export, the human scores, their tests and their correlations with each
+   version: a rerun computes only the steps whose inputs changed (a new model, a new metric).
+   A pooled metric (WI-Auto: one ranking SVM for all models) is one step over every model it
+   applies to, keyed by all their fingerprints; the manifest's ``pooled`` names those models;
+4. with a study export, the human scores per topic and their correlations with each
    automated metric (:func:`tealeaves.analysis.analyze_export`), cached the same way;
-5. the tables: ``per_topic``, ``per_model`` (95% bootstrap intervals), ``comparisons`` (every
-   pair, Hoyle et al.'s one-tailed tests both ways, Holm's correction), ``topics`` (words and
-   flags for the report), ``correlations`` (with human data), each as Parquet and CSV, and the
-   manifest (configuration, versions, fingerprints, every step with its time and cache hit).
+5. the tables: ``per_topic``, ``per_model`` (value, standard error and 95% interval by each
+   metric's plan), ``comparisons`` (every pair, two-sided tests by the plan, Holm's correction,
+   the minimal detectable difference, equivalence where a margin exists; see
+   :mod:`tealeaves.evaluate.stats`), ``topics`` (words and flags for the report),
+   ``correlations`` (with human data), each as Parquet and CSV, and the manifest
+   (configuration, versions, fingerprints, every step with its time and cache hit).
 """
 
 from __future__ import annotations
@@ -45,7 +49,7 @@ from tealeaves.artifacts import (
 from tealeaves.errors import ArtifactError, InputError, TealeavesError
 from tealeaves.evaluate.config import EvaluateConfig, ModelSpec, read_config
 from tealeaves.evaluate.metrics import METRICS, Inputs, Items, Measured, outputs
-from tealeaves.evaluate.stats import comparisons_table, per_model_table
+from tealeaves.evaluate.stats import Estimates, comparisons_table, per_model_table
 from tealeaves.progress import ProgressCallback, notify
 from tealeaves.results import Result
 
@@ -78,8 +82,9 @@ class Evaluation(Result):
         return self.per_model.copy()
 
     def to_dict(self) -> dict[str, Any]:
-        """The path, the per-model and comparison tables as records, the verdicts, and the step counts."""
-        from tealeaves.evaluate.stats import verdicts
+        """The path, the per-model and comparison tables as records, the verdicts, what they are about
+        (``scope``), and the step counts."""
+        from tealeaves.evaluate.stats import SCOPE, verdicts
 
         steps = self.manifest.get("steps", [])
         return json_safe(
@@ -88,6 +93,7 @@ class Evaluation(Result):
                 "per_model": self.per_model.to_dict(orient="records"),
                 "comparisons": self.comparisons.to_dict(orient="records"),
                 "verdicts": verdicts(self.comparisons, self.manifest.get("level", 0.05)),
+                "scope": SCOPE,
                 "steps": {"computed": sum(not s["cached"] for s in steps), "cached": sum(s["cached"] for s in steps)},
             }
         )
@@ -158,10 +164,10 @@ def evaluate(
     timings["index"] = time.perf_counter() - tick
 
     plan, skipped = _plan(cfg, models, model_fps, fingerprints, corpora)
-    todo = [(name, [s for s in steps if not (cache / "steps" / f"{s[2]}.json").is_file()]) for name, steps in plan]
+    todo = [(names, [s for s in steps if not (cache / "steps" / f"{s[2]}.json").is_file()]) for names, steps in plan]
     jobs = [
-        _Job(name, models[name], steps, cfg.corpora.get("heldout"), index_path, cfg.seed)
-        for name, steps in todo
+        _Job({name: models[name] for name in names}, steps, cfg.corpora.get("heldout"), index_path, cfg.seed)
+        for names, steps in todo
         if steps
     ]
     tick = time.perf_counter()
@@ -171,33 +177,30 @@ def evaluate(
     timings["models"] = time.perf_counter() - tick
     computed = {s[2] for _, steps in todo for s in steps}
 
-    step_log, measured = [], {}
-    for name, steps in plan:
+    step_log, measured, pooled = [], {}, {}  # pooled: metric -> the models of its one step
+    for names, steps in plan:
         for metric, _, key in steps:
             payload = json.loads((cache / "steps" / f"{key}.json").read_text(encoding="utf-8"))
-            measured[name, metric] = _measured(payload)
-            step_log.append(
-                {
-                    "model": name,
-                    "metric": metric,
-                    "key": key,
-                    "cached": key not in computed,
-                    "seconds": payload["seconds"],
-                }
-            )
+            for name, result in payload["models"].items():
+                measured[name, metric] = _measured(result)
+            entry: dict[str, Any] = {"model": names[0] if len(names) == 1 else "*", "metric": metric, "key": key}
+            if len(names) > 1:
+                entry["models"] = names
+                pooled[metric] = names
+            step_log.append({**entry, "cached": key not in computed, "seconds": payload["seconds"]})
 
-    items, scalars, flags = _collect(measured)
-    human_tests, correlations = None, None
+    estimates, flags = _collect(measured)
+    correlations = None
     if cfg.study is not None:
         tick = time.perf_counter()
-        human_tests, correlations, entry = _study_step(cfg, items, cache, progress)
+        correlations, entry = _study_step(cfg, estimates.items, cache, progress)
         step_log.append(entry)
         timings["study"] = time.perf_counter() - tick
 
     tick = time.perf_counter()
-    names = [spec.name for spec in cfg.models]
-    per_model, boots = per_model_table(items, scalars, cfg.bootstrap, cfg.seed)
-    comparisons = comparisons_table(items, boots, names, cfg.level, human_tests)
+    per_model, boots = per_model_table(estimates, cfg.bootstrap, cfg.seed)
+    comparisons = comparisons_table(estimates, boots, [spec.name for spec in cfg.models], cfg.level, cfg.seed)
+    items = estimates.items
     tables = {
         "per_topic": _per_topic_table(items),
         "per_document": _per_document_table(items),
@@ -219,6 +222,8 @@ def evaluate(
         versions=_versions(),
         steps=step_log,
         skipped=skipped,
+        pooled=pooled,
+        runs_per_model=1,
         timings={k: round(v, 3) for k, v in timings.items()},
         tables=[f"{name}.{suffix}" for name in TABLES for suffix in ("parquet", "csv")],
     )
@@ -229,10 +234,9 @@ def evaluate(
 
 @dataclass(frozen=True)
 class _Job:
-    """One model's steps to compute, for a worker process."""
+    """Steps to compute for a worker process: one model's, or a pooled metric's over several models."""
 
-    name: str
-    model: Any
+    models: dict[str, Any]
     steps: list[tuple[str, dict[str, Any], str]]
     heldout: Path | None
     index: Path | None
@@ -240,7 +244,7 @@ class _Job:
 
 
 def _run_job(job: _Job) -> list[tuple[str, dict[str, Any]]]:
-    """Compute one model's steps; returns (cache key, JSON payload) pairs."""
+    """Compute a job's steps; returns (cache key, JSON payload) pairs, the payload per model."""
     from tealeaves.coherence import RefIndex
     from tealeaves.corpus import Corpus
 
@@ -251,11 +255,19 @@ def _run_job(job: _Job) -> list[tuple[str, dict[str, Any]]]:
     done = []
     for metric, options, key in job.steps:
         tick = time.perf_counter()
+        metric_entry = METRICS[metric]
         try:
-            result = METRICS[metric].compute(job.model, inputs, job.seed, **options)
+            results: dict[str, Measured]
+            if metric_entry.pooled:
+                results = metric_entry.compute(job.models, inputs, job.seed, **options)
+            else:
+                [(name, model)] = job.models.items()
+                results = {name: metric_entry.compute(model, inputs, job.seed, **options)}
         except TealeavesError as exc:  # say which step failed, keeping the error's class
-            raise type(exc)(f"model {job.name!r}, metric {metric!r}: {exc}") from exc
-        done.append((key, _payload(result, time.perf_counter() - tick)))
+            which = ", ".join(repr(name) for name in job.models)
+            raise type(exc)(f"model {which}, metric {metric!r}: {exc}") from exc
+        seconds = round(time.perf_counter() - tick, 4)
+        done.append((key, {"models": {n: _payload(r) for n, r in results.items()}, "seconds": seconds}))
     return done
 
 
@@ -297,10 +309,13 @@ def _plan(
     model_fps: dict[str, str],
     fingerprints: dict[str, str],
     corpora: dict[str, Corpus],
-) -> tuple[list[tuple[str, list[tuple[str, dict[str, Any], str]]]], list[dict[str, str]]]:
-    """Each model's (metric, options, cache key) steps, and the (model, metric, reason) skipped."""
+) -> tuple[list[tuple[list[str], list[tuple[str, dict[str, Any], str]]]], list[dict[str, str]]]:
+    """The steps as (models, [(metric, options, cache key)]): each model's own, then one step per
+    pooled metric over every model it applies to; and the (model, metric, reason) skipped."""
     corpus_of = {"heldout": "heldout", "index": "reference"}
-    plan, skipped = [], []
+    plan: list[tuple[list[str], list[tuple[str, dict[str, Any], str]]]] = []
+    skipped: list[dict[str, str]] = []
+    pooled: dict[str, tuple[dict[str, Any], dict[str, str], list[str]]] = {}
     for spec in cfg.models:
         steps = []
         for metric, options in cfg.metrics.items():
@@ -313,9 +328,16 @@ def _plan(
                 skipped.append({"model": spec.name, "metric": metric, "reason": reason})
                 continue
             used = {corpus_of[n]: fingerprints[corpus_of[n]] for n in entry.needs}
+            if entry.pooled:
+                pooled.setdefault(metric, (options, used, []))[2].append(spec.name)
+                continue
             key = _step_key(metric=metric, options=options, model=model_fps[spec.name], corpora=used, seed=cfg.seed)
             steps.append((metric, options, key))
-        plan.append((spec.name, steps))
+        plan.append(([spec.name], steps))
+    for metric, (options, used, names) in pooled.items():
+        fps = [[name, model_fps[name]] for name in names]  # names and order: the pooled folds depend on both
+        key = _step_key(metric=metric, options=options, models=fps, corpora=used, seed=cfg.seed)
+        plan.append((names, [(metric, options, key)]))
     return plan, skipped
 
 
@@ -340,8 +362,9 @@ def _reference_index(
 
 def _study_step(
     cfg: EvaluateConfig, items: dict[tuple[str, str], Items], cache: Path, progress: Any
-) -> tuple[pd.DataFrame, pd.DataFrame, dict[str, Any]]:
-    """Human scores, their tests and correlations (cached by the export's hash and the metrics)."""
+) -> tuple[pd.DataFrame, dict[str, Any]]:
+    """Human scores per topic (per document for topic log odds) into ``items``, where they are
+    tested like any topic metric, and their correlations (cached by the export's hash and the metrics)."""
     import pandas as pd
 
     from tealeaves.analysis import analyze_export, read_export
@@ -376,7 +399,6 @@ def _study_step(
         )
         payload = {
             "scores": analysis.scores.to_dict(orient="records"),
-            "comparisons": analysis.comparisons.to_dict(orient="records"),
             "correlations": analysis.correlations.to_dict(orient="records"),
             "seconds": time.perf_counter() - tick,
         }
@@ -387,29 +409,25 @@ def _study_step(
         ids = part["item"].to_numpy() if task != "topic-intrusion" else np.arange(len(part))
         values = part["score"].to_numpy(dtype=np.float64)
         items[str(model), TASK_OUTPUT[task]] = Items(values, np.ones(len(values)), np.asarray(ids, dtype=np.int64))
-    tests = pd.DataFrame(payload["comparisons"])
-    if not tests.empty:
-        tests = tests.assign(metric=tests["task"].map(TASK_OUTPUT))
     correlations = pd.DataFrame(payload["correlations"])
     notify(progress, "human scores", 1, 1)
     entry = {"model": "*", "metric": "study", "key": key, "cached": cached, "seconds": payload["seconds"]}
-    return tests, correlations, entry
+    return correlations, entry
 
 
-def _collect(
-    measured: dict[tuple[str, str], Measured],
-) -> tuple[dict[tuple[str, str], Items], dict[tuple[str, str], float], dict[tuple[str, int], list[str]]]:
-    items: dict[tuple[str, str], Items] = {}
-    scalars: dict[tuple[str, str], float] = {}
+def _collect(measured: dict[tuple[str, str], Measured]) -> tuple[Estimates, dict[tuple[str, int], list[str]]]:
+    estimates = Estimates({}, {}, {})
     flags: dict[tuple[str, int], list[str]] = {}
     for (model, _), result in measured.items():
         for name, values in result.items.items():
-            items[model, name] = values
+            estimates.items[model, name] = values
         for name, value in result.scalars.items():
-            scalars[model, name] = value
+            estimates.scalars[model, name] = value
+        for name, loo in result.jackknife.items():
+            estimates.jackknife[model, name] = loo
         for topic, notes in result.flags.items():
             flags.setdefault((model, topic), []).extend(notes)
-    return items, scalars, flags
+    return estimates, flags
 
 
 def _per_topic_table(items: dict[tuple[str, str], Items]) -> pd.DataFrame:
@@ -468,15 +486,15 @@ def _empty_correlations() -> pd.DataFrame:
     return pd.DataFrame(columns=["task", "metric", "spearman", "ci_low", "ci_high", "n_topics"])
 
 
-def _payload(result: Measured, seconds: float) -> dict[str, Any]:
+def _payload(result: Measured) -> dict[str, Any]:
     return {
         "items": {
             name: {"values": v.values.tolist(), "weights": v.weights.tolist(), "ids": v.ids.tolist()}
             for name, v in result.items.items()
         },
         "scalars": result.scalars,
+        "jackknife": {name: loo.tolist() for name, loo in result.jackknife.items()},
         "flags": {str(k): notes for k, notes in result.flags.items()},
-        "seconds": round(seconds, 4),
     }
 
 
@@ -489,7 +507,9 @@ def _measured(payload: dict[str, Any]) -> Measured:
         )
         for name, v in payload["items"].items()
     }
-    return Measured(items, dict(payload["scalars"]), {int(k): list(v) for k, v in payload["flags"].items()})
+    jackknife = {name: np.asarray(loo, dtype=np.float64) for name, loo in payload["jackknife"].items()}
+    flags = {int(k): list(v) for k, v in payload["flags"].items()}
+    return Measured(items, dict(payload["scalars"]), flags, jackknife)
 
 
 def _write_atomic(path: Path, payload: dict[str, Any]) -> None:

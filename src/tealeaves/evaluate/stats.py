@@ -1,43 +1,84 @@
-"""Intervals and tests of the evaluation tables: bootstrap over items, Hoyle et al.'s tests, Holm.
+"""Intervals, tests and verdicts of the evaluation tables: one estimand and one resampling plan per metric.
 
-A model's value of an output is the ratio ``sum(values) / sum(weights)`` over its items (a mean
-for topics; log likelihood per token for documents weighted by their length), and its 95%
-interval the percentile interval of that ratio over ``B`` bootstrap resamples of the items.
-Models are compared pairwise with Hoyle et al.'s (2021, §6.1) one-tailed tests in both
-directions (:func:`tealeaves.analysis.pairwise_tests`: Student's t on per-item values, or, for
-human answers, the tests of the study analysis), and every metric's p-values over all ordered
-pairs are corrected for multiple comparisons by Holm's (1979) step-down procedure.
+Every output has a plan (:attr:`tealeaves.evaluate.metrics.Output.plan`), which fixes the unit of
+inference, the interval and the test:
+
+- ``"paired"`` (held-out likelihood, predictive log likelihood, predictive rank): every model is
+  scored on the same held-out documents. A model's value is the token-weighted ratio
+  :math:`R = \\sum_i v_i / \\sum_i w_i`; its 95% interval is the percentile interval of :math:`R`
+  over ``B`` bootstrap resamples of the documents, drawn from one stream per metric, so every model
+  is resampled with the same document indices and the difference :math:`R_A - R_B` has the paired
+  bootstrap interval. The test is the paired t-test on the linearised per-document contributions
+  :math:`u_i = (v_i - R w_i) / \\bar w` (the delta method; :func:`linearised`), whose mean
+  difference is the difference of the ratios: value, interval and test are all of :math:`R`.
+- ``"independent"`` (NPMI, C_V, WI-Auto, human scores per topic): topics (or rated documents) are
+  independent units within a model and unpaired across models. A model's value is the mean, its
+  interval the t interval :math:`\\bar x \\pm t_{0.975, n-1} s / \\sqrt n`; the test is Welch's
+  (1947) t-test, or a permutation test of the difference of means where either model has fewer
+  than :data:`MIN_WELCH` items or neither has any spread.
+- ``"jackknife"`` (topic uniqueness, topic diversity, inverted RBO): model-level quantities whose
+  per-topic parts depend on the other topics. The standard error is Tukey's jackknife over topics,
+  :math:`\\widehat{se}^2 = \\frac{n-1}{n} \\sum_j (\\theta_{(j)} - \\bar\\theta_{(\\cdot)})^2`, from the
+  leave-one-topic-out values the metric computes; the interval is
+  :math:`\\theta \\pm t_{0.975, n-1}\\, \\widehat{se}` and the test a t-test of
+  :math:`(\\theta_A - \\theta_B) / \\sqrt{se_A^2 + se_B^2}` with the Welch-Satterthwaite degrees
+  of freedom. There is never a per-topic test.
+- ``None`` (Hoyle et al.'s redundancy filter, a yes/no per model): shown, never tested.
+
+Every test is two-sided; the p-values of the :math:`\\binom M2` pairs of a metric are corrected by
+Holm's (1979) step-down procedure, and the direction of a significant difference is the sign of
+the estimate. Where a pair is not significant, :func:`minimal_detectable_difference` says how large
+a difference the test would have found with 80% power, and where the metric has an equivalence
+margin (Hoyle et al. 2021, A.5.1: :data:`tealeaves.analysis.METRIC_MARGINS`,
+:data:`tealeaves.analysis.HUMAN_MARGINS`), the two one-sided tests (TOST; Schuirmann 1987) say
+whether the pair is equivalent within it.
 """
 
 from __future__ import annotations
 
 import itertools
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
+from scipy import stats as sps
 
-from tealeaves.evaluate.metrics import Items, outputs
+from tealeaves.evaluate.metrics import JACKKNIFE, PAIRED, Items, Output, outputs
 from tealeaves.rng import family_generator
 
 if TYPE_CHECKING:
     import pandas as pd
 
 CONFIDENCE = 0.95
-PER_MODEL_COLUMNS = ("model", "metric", "label", "unit", "mean", "ci_low", "ci_high", "n")
+POWER = 0.80
+MIN_WELCH = 5  # fewer items in a model: the permutation test
+PERMUTATIONS = 9999
+PER_MODEL_COLUMNS = ("model", "metric", "label", "unit", "plan", "mean", "se", "ci_low", "ci_high", "n")
 COMPARISON_COLUMNS = (
     "metric",
     "model_a",
     "model_b",
     "difference",
+    "se",
     "ci_low",
     "ci_high",
     "test",
-    "p_a_greater",
-    "p_b_greater",
-    "p_a_greater_holm",
-    "p_b_greater_holm",
+    "df",
+    "n",
+    "p",
+    "p_holm",
     "better",
+    "mdd",
+    "margin",
+    "p_equivalence",
+    "p_equivalence_holm",
+    "equivalent",
 )
+PLAN_WORDS = {
+    PAIRED: "documents as units, paired across models (paired t on linearised contributions)",
+    "independent": "topics as units, independent across models (Welch's t)",
+    JACKKNIFE: "model-level quantity, jackknife over topics",
+}
 
 
 def ratio(items: Items) -> float:
@@ -45,22 +86,14 @@ def ratio(items: Items) -> float:
     return float(items.values.sum() / items.weights.sum())
 
 
-def bootstrap(items: Items, replicates: int, seed: int, purpose: str) -> np.ndarray:
-    """``replicates`` bootstrap replicates of :func:`ratio`, resampling items with replacement.
-
-    The draws come from the stream family ``"evaluate bootstrap " + purpose`` under ``seed``
-    (:func:`tealeaves.rng.family_generator`), so a model's interval does not change when other
-    models are added to the run.
-    """
-    rng = family_generator(seed, f"evaluate bootstrap {purpose}")
-    n = len(items.values)
-    out = np.empty(replicates)
-    chunk = max(1, 2_000_000 // max(n, 1))
-    for start in range(0, replicates, chunk):
-        stop = min(replicates, start + chunk)
-        draw = rng.integers(0, n, size=(stop - start, n))
-        out[start:stop] = items.values[draw].sum(axis=1) / items.weights[draw].sum(axis=1)
-    return out
+def linearised(items: Items) -> np.ndarray:
+    """Per-item contributions whose mean is the ratio :math:`R = \\sum v / \\sum w` and whose variance
+    over n is its delta-method variance: :math:`u_i = R + (v_i - R w_i) / \\bar w` (for unit
+    weights, the values themselves)."""
+    if np.all(items.weights == items.weights[0]):
+        return items.values / items.weights[0]  # the same, without rounding
+    r = ratio(items)
+    return r + (items.values - r * items.weights) / items.weights.mean()
 
 
 def interval(replicates: np.ndarray) -> tuple[float, float]:
@@ -69,26 +102,164 @@ def interval(replicates: np.ndarray) -> tuple[float, float]:
     return float(np.quantile(replicates, tail)), float(np.quantile(replicates, 1 - tail))
 
 
-def per_model_table(
-    items: dict[tuple[str, str], Items], scalars: dict[tuple[str, str], float], replicates: int, seed: int
-) -> tuple[pd.DataFrame, dict[tuple[str, str], np.ndarray]]:
-    """One row per (model, metric): the value, its 95% bootstrap interval over items, and n.
+def t_interval(estimate: float, se: float, df: float) -> tuple[float, float]:
+    """:math:`\\hat\\theta \\pm t_{0.975, df}\\, se`."""
+    half = float(sps.t.ppf(1 - (1 - CONFIDENCE) / 2, df)) * se if df > 0 else np.nan
+    return estimate - half, estimate + half
 
-    Model-level values (topic diversity, inverted RBO, the redundancy filter) have no items to
-    resample: their interval is empty (NaN) and n is 1. Returns the table and the replicates.
+
+def paired_bootstrap(
+    items: dict[str, Items], replicates: int, seed: int, metric: str
+) -> tuple[dict[str, np.ndarray], int]:
+    """``replicates`` bootstrap replicates of every model's ratio, all models resampled with the same documents.
+
+    The documents are positions ``0 .. n-1`` in the held-out corpus (``n`` one past the largest
+    id); a model that left a document unscored counts it with value and weight 0, so its ratio is
+    over its own scored documents among those drawn. The draws come from the stream family
+    ``"evaluate bootstrap " + metric`` under ``seed`` (:func:`tealeaves.rng.family_generator`):
+    one stream per metric, independent of which models run. Returns the replicates and ``n``.
     """
-    import pandas as pd
+    n = 1 + max(int(v.ids.max()) for v in items.values() if len(v.ids))
+    dense = {}
+    for model, v in items.items():
+        values, weights = np.zeros(n), np.zeros(n)
+        values[v.ids], weights[v.ids] = v.values, v.weights
+        dense[model] = values, weights
+    rng = family_generator(seed, f"evaluate bootstrap {metric}")
+    out = {model: np.empty(replicates) for model in items}
+    chunk = max(1, 2_000_000 // n)
+    for start in range(0, replicates, chunk):
+        stop = min(replicates, start + chunk)
+        draw = rng.integers(0, n, size=(stop - start, n))
+        for model, (values, weights) in dense.items():
+            out[model][start:stop] = values[draw].sum(axis=1) / weights[draw].sum(axis=1)
+    return out, n
 
-    known = outputs()
-    rows, boots = [], {}
-    for (model, metric), values in items.items():
-        boots[model, metric] = bootstrap(values, replicates, seed, f"{model} {metric}")
-        low, high = interval(boots[model, metric])
-        out = known[metric]
-        rows.append((model, metric, out.label, out.unit, ratio(values), low, high, len(values.values)))
-    for (model, metric), value in scalars.items():
-        rows.append((model, metric, known[metric].label, "model", value, np.nan, np.nan, 1))
-    return pd.DataFrame(rows, columns=list(PER_MODEL_COLUMNS)), boots
+
+def jackknife_se(leave_one_out: np.ndarray) -> float:
+    """Tukey's jackknife standard error from the n leave-one-out values:
+    :math:`\\sqrt{\\frac{n-1}{n} \\sum_j (\\theta_{(j)} - \\bar\\theta_{(\\cdot)})^2}`."""
+    n = len(leave_one_out)
+    return float(np.sqrt((n - 1) / n * np.sum((leave_one_out - leave_one_out.mean()) ** 2)))
+
+
+@dataclass(frozen=True)
+class Contrast:
+    """One pair's difference A − B: its standard error, degrees of freedom, 95% interval and two-sided p."""
+
+    difference: float
+    se: float
+    df: float
+    ci_low: float
+    ci_high: float
+    test: str
+    p: float
+    n: int
+
+
+def welch(a: np.ndarray, b: np.ndarray) -> Contrast:
+    """Welch's (1947) t-test of the difference of means, two-sided, with its t interval.
+
+    :math:`t = (\\bar a - \\bar b) / \\sqrt{s_a^2/n_a + s_b^2/n_b}` on the Welch-Satterthwaite
+    degrees of freedom :math:`\\nu = (s_a^2/n_a + s_b^2/n_b)^2 / \\big((s_a^2/n_a)^2/(n_a-1) +
+    (s_b^2/n_b)^2/(n_b-1)\\big)`; the same as ``scipy.stats.ttest_ind(a, b, equal_var=False)``.
+    """
+    va, vb = a.var(ddof=1) / len(a), b.var(ddof=1) / len(b)
+    se = float(np.sqrt(va + vb))
+    df = float((va + vb) ** 2 / (va**2 / (len(a) - 1) + vb**2 / (len(b) - 1)))
+    return _contrast(float(a.mean() - b.mean()), se, df, "Welch's t", len(a) + len(b))
+
+
+def permutation(a: np.ndarray, b: np.ndarray, seed: int, purpose: str) -> Contrast:
+    """A two-sided permutation test of the difference of means (:data:`PERMUTATIONS` random relabellings).
+
+    :math:`p = (1 + \\#\\{|\\bar a^* - \\bar b^*| \\ge |\\bar a - \\bar b|\\}) / (1 + P)`, exact in
+    level for any distribution (the labels are exchangeable under the null); used where Welch's
+    t is not (fewer than :data:`MIN_WELCH` items, or two groups without spread, where t would be
+    infinite). The interval is Welch's where it exists.
+    """
+    rng = family_generator(seed, f"evaluate permutation {purpose}")
+    pooled = np.concatenate([a, b])
+    observed = abs(a.mean() - b.mean())
+    keys = rng.random((PERMUTATIONS, len(pooled)))
+    shuffled = pooled[np.argsort(keys, axis=1)]
+    diffs = np.abs(shuffled[:, : len(a)].mean(axis=1) - shuffled[:, len(a) :].mean(axis=1))
+    p = (1 + int(np.sum(diffs >= observed - 1e-12 * max(1.0, observed)))) / (1 + PERMUTATIONS)
+    spread = len(a) > 1 and len(b) > 1 and (a.var() > 0 or b.var() > 0)
+    base = welch(a, b) if spread else None
+    low, high = (base.ci_low, base.ci_high) if base else (np.nan, np.nan)
+    return Contrast(
+        float(a.mean() - b.mean()), base.se if base else 0.0, np.nan, low, high, "permutation", p, len(pooled)
+    )
+
+
+def paired_t(a: Items, b: Items) -> Contrast:
+    """The paired t-test of two ratios on the documents both scored (linearised contributions).
+
+    With :math:`d_i = u^A_i - u^B_i` (:func:`linearised`, over the common documents),
+    :math:`t = \\bar d / (s_d / \\sqrt n)` on :math:`n - 1` degrees of freedom, two-sided;
+    :math:`\\bar d = R_A - R_B`.
+    """
+    common, ia, ib = np.intersect1d(a.ids, b.ids, return_indices=True)
+    ua = linearised(Items(a.values[ia], a.weights[ia], common))
+    ub = linearised(Items(b.values[ib], b.weights[ib], common))
+    d = ua - ub
+    se = float(d.std(ddof=1) / np.sqrt(len(d)))
+    return _contrast(float(d.mean()), se, len(d) - 1.0, "paired t", len(d))
+
+
+def jackknife_contrast(a: tuple[float, np.ndarray], b: tuple[float, np.ndarray]) -> Contrast:
+    """The t-test of the difference of two model-level quantities with jackknife standard errors.
+
+    ``a`` and ``b`` are (value, leave-one-topic-out values); :math:`se = \\sqrt{se_A^2 + se_B^2}`
+    (the models are fitted independently), degrees of freedom by Welch-Satterthwaite from
+    :math:`n_A - 1` and :math:`n_B - 1`.
+    """
+    (ta, la), (tb, lb) = a, b
+    va, vb = jackknife_se(la) ** 2, jackknife_se(lb) ** 2
+    se = float(np.sqrt(va + vb))
+    denominator = va**2 / (len(la) - 1) + vb**2 / (len(lb) - 1)
+    df = float((va + vb) ** 2 / denominator) if denominator > 0 else float(len(la) + len(lb) - 2)
+    return _contrast(ta - tb, se, df, "jackknife t", len(la) + len(lb))
+
+
+def _contrast(difference: float, se: float, df: float, test: str, n: int) -> Contrast:
+    if not se > 0:  # no spread at all: nothing to test (the permutation test handles topic metrics)
+        p = 1.0 if difference == 0 else np.nan
+        return Contrast(difference, 0.0, df, difference, difference, test, p, n)
+    low, high = t_interval(difference, se, df)
+    p = float(2 * sps.t.sf(abs(difference) / se, df))
+    return Contrast(difference, se, df, low, high, test, p, n)
+
+
+def minimal_detectable_difference(se: float, df: float, alpha: float) -> float:
+    """The smallest true difference a two-sided t-test at ``alpha`` finds with 80% power:
+    :math:`(t_{1-\\alpha/2, df} + t_{0.8, df})\\, se` (normal quantiles where df is unknown)."""
+    if not np.isfinite(df):
+        return float((sps.norm.ppf(1 - alpha / 2) + sps.norm.ppf(POWER)) * se)
+    return float((sps.t.ppf(1 - alpha / 2, df) + sps.t.ppf(POWER, df)) * se)
+
+
+def equivalence_p(difference: float, se: float, df: float, margin: float) -> float:
+    """Schuirmann's (1987) two one-sided tests of :math:`|\\theta_A - \\theta_B| < \\epsilon`:
+    :math:`p = \\max\\{P(T \\ge (d + \\epsilon)/se),\\ P(T \\le (d - \\epsilon)/se)\\}` on ``df``
+    degrees of freedom; below the level, the pair is equivalent within the margin."""
+    if not se > 0:
+        return 0.0 if abs(difference) < margin else 1.0
+    dist = sps.t(df) if np.isfinite(df) else sps.norm
+    return float(max(dist.sf((difference + margin) / se), dist.cdf((difference - margin) / se)))
+
+
+def margin_of(metric: str) -> float:
+    """Hoyle et al.'s (2021, A.5.1) equivalence margin of an output, NaN where none is defined."""
+    from tealeaves.analysis import HUMAN_MARGINS, METRIC_MARGINS
+
+    margins = {
+        "npmi": METRIC_MARGINS["NPMI"],
+        "cv": METRIC_MARGINS["Cv"],
+        "model_precision": HUMAN_MARGINS["word-intrusion"],
+    }
+    return float(margins.get(metric, np.nan))
 
 
 def holm(pvalues: np.ndarray) -> np.ndarray:
@@ -97,85 +268,207 @@ def holm(pvalues: np.ndarray) -> np.ndarray:
     With the p-values sorted, :math:`p_{(1)} \\le \\dots \\le p_{(m)}`, the adjusted value of the
     i-th is :math:`\\tilde p_{(i)} = \\max_{j \\le i} \\min(1, (m - j + 1)\\, p_{(j)})`; rejecting where
     :math:`\\tilde p < \\alpha` controls the family-wise error rate at :math:`\\alpha`. Computed by
-    ``statsmodels.stats.multitest.multipletests(pvalues, method="holm")``.
+    ``statsmodels.stats.multitest.multipletests(pvalues, method="holm")``; a NaN (no test) stays NaN
+    and does not count in the family.
     """
     from statsmodels.stats.multitest import multipletests
 
-    return np.asarray(multipletests(pvalues, method="holm")[1])
+    pvalues = np.asarray(pvalues, dtype=np.float64)
+    out = np.full(pvalues.shape, np.nan)
+    ok = np.isfinite(pvalues)
+    if ok.any():
+        out[ok] = multipletests(pvalues[ok], method="holm")[1]
+    return out
 
 
-def comparisons_table(
-    items: dict[tuple[str, str], Items],
-    boots: dict[tuple[str, str], np.ndarray],
-    models: list[str],
-    level: float,
-    human_tests: pd.DataFrame | None = None,
-) -> pd.DataFrame:
-    """Every pair of models on every output with items: the difference A − B, its 95% interval
-    (from the two models' independent bootstrap replicates), the one-tailed p-values of "A > B"
-    and "B > A", the same after Holm's correction over all ordered pairs of the output, and which
-    model is significantly better at ``level`` (empty when neither is).
+@dataclass
+class Estimates:
+    """What the tables are made of: per-item values, model-level values, leave-one-topic-out values."""
 
-    ``human_tests`` (metric, model_a, model_b, test, pvalue of "A > B") replaces the t-test for
-    human scores, whose tests run on the answers (:func:`tealeaves.analysis.analyze_export`).
+    items: dict[tuple[str, str], Items]
+    scalars: dict[tuple[str, str], float]
+    jackknife: dict[tuple[str, str], np.ndarray]
+
+
+def per_model_table(
+    estimates: Estimates, replicates: int, seed: int
+) -> tuple[pd.DataFrame, dict[tuple[str, str], np.ndarray]]:
+    """One row per (model, metric): the value, its standard error and 95% interval by the metric's plan, and n.
+
+    Returns the table and, for paired metrics, each model's bootstrap replicates (same documents
+    for every model of a metric).
     """
     import pandas as pd
 
-    from tealeaves.analysis import pairwise_tests
+    known = outputs()
+    rows = []
+    boots: dict[tuple[str, str], np.ndarray] = {}
+    for metric in dict.fromkeys(m for _, m in estimates.items):
+        if known[metric].plan == PAIRED:
+            part = {model: v for (model, m), v in estimates.items.items() if m == metric}
+            replicated, _ = paired_bootstrap(part, replicates, seed, metric)
+            boots |= {(model, metric): r for model, r in replicated.items()}
+    for (model, metric), values in estimates.items.items():
+        out = known[metric]
+        if out.plan == JACKKNIFE:
+            continue  # the model-level value and its jackknife below
+        if out.plan == PAIRED:
+            r = boots[model, metric]
+            low, high = interval(r)
+            se = float(r.std(ddof=1))
+        else:
+            n = len(values.values)
+            se = float(linearised(values).std(ddof=1) / np.sqrt(n)) if n > 1 else np.nan
+            low, high = t_interval(ratio(values), se, n - 1.0) if n > 1 else (np.nan, np.nan)
+        rows.append((model, metric, out.label, out.unit, out.plan, ratio(values), se, low, high, len(values.values)))
+    for (model, metric), value in estimates.scalars.items():
+        out = known[metric]
+        loo = estimates.jackknife.get((model, metric), np.empty(0))
+        se = jackknife_se(loo) if len(loo) > 1 else np.nan
+        low, high = t_interval(value, se, len(loo) - 1.0) if np.isfinite(se) else (np.nan, np.nan)
+        n = max(len(loo), 1)
+        rows.append((model, metric, out.label, "model", out.plan, value, se, low, high, n))
+    return pd.DataFrame(rows, columns=list(PER_MODEL_COLUMNS)), boots
+
+
+def comparisons_table(
+    estimates: Estimates,
+    boots: dict[tuple[str, str], np.ndarray],
+    models: list[str],
+    level: float,
+    seed: int = 0,
+) -> pd.DataFrame:
+    """Every pair of models on every tested output, by the output's plan (see the module docstring).
+
+    Per pair: the difference A − B, its standard error and 95% interval, the test and its two-sided
+    p-value, the same Holm-corrected over the pairs of the output, the model significantly better
+    at ``level`` (empty when neither is), the minimal detectable difference at 80% power (at Holm's
+    strictest level, ``level`` over the number of pairs), and, where the output has an
+    equivalence margin, the TOST p-value (Holm-corrected too) and whether the pair is equivalent.
+    """
+    import pandas as pd
 
     known = outputs()
     rows = []
-    for metric in dict.fromkeys(metric for _, metric in items):
-        present = [m for m in models if (m, metric) in items]
-        if len(present) < 2:
+    for metric in dict.fromkeys([m for _, m in estimates.items] + [m for _, m in estimates.jackknife]):
+        out = known[metric]
+        if out.plan is None:
             continue
-        if human_tests is not None and metric in set(human_tests["metric"]):
-            tests = human_tests[human_tests["metric"] == metric]
-        else:
-            groups = {m: items[m, metric].values / items[m, metric].weights for m in present}
-            tests = pairwise_tests(groups, "t") if all(len(g) >= 2 for g in groups.values()) else None
-        if tests is None:
-            continue
-        pvalue = {(r.model_a, r.model_b): float(r.pvalue) for r in tests.itertuples()}
-        name = {(r.model_a, r.model_b): r.test for r in tests.itertuples()}
-        pairs = [(a, b) for a, b in itertools.combinations(present, 2) if (a, b) in pvalue and (b, a) in pvalue]
+        present = [m for m in models if _has(estimates, out, m, metric)]
+        pairs = list(itertools.combinations(present, 2))
         if not pairs:
             continue
-        raw = np.array([[pvalue[a, b], pvalue[b, a]] for a, b in pairs])
-        adjusted = holm(raw.ravel()).reshape(raw.shape)
-        higher = known[metric].higher_is_better
-        for (a, b), p, q in zip(pairs, raw, adjusted):
-            low, high = interval(boots[a, metric] - boots[b, metric])
-            better = (a if higher else b) if q[0] < level else (b if higher else a) if q[1] < level else ""
-            difference = ratio(items[a, metric]) - ratio(items[b, metric])
-            rows.append((metric, a, b, difference, low, high, name[a, b], p[0], p[1], q[0], q[1], better))
+        contrasts = [_compare(estimates, boots, out, metric, a, b, seed) for a, b in pairs]
+        adjusted = holm(np.array([c.p for c in contrasts]))
+        margin = margin_of(metric)
+        tost = np.full(len(pairs), np.nan)
+        if np.isfinite(margin):
+            tost = np.array([equivalence_p(c.difference, c.se, c.df, margin) for c in contrasts])
+        tost_holm = holm(tost)
+        strictest = level / len(pairs)
+        for (a, b), c, q, e, eq in zip(pairs, contrasts, adjusted, tost, tost_holm):
+            better = "" if not q < level else (a if (c.difference > 0) == out.higher_is_better else b)
+            mdd = minimal_detectable_difference(c.se, c.df, strictest) if c.se > 0 else np.nan
+            equivalent = bool(eq < level) and not better
+            estimate = (c.difference, c.se, c.ci_low, c.ci_high, c.test, c.df, c.n)
+            rows.append((metric, a, b, *estimate, c.p, q, better, mdd, margin, e, eq, equivalent))
     return pd.DataFrame(rows, columns=list(COMPARISON_COLUMNS))
 
 
+def _has(estimates: Estimates, out: Output, model: str, metric: str) -> bool:
+    if out.plan == JACKKNIFE:
+        loo = estimates.jackknife.get((model, metric))
+        return loo is not None and len(loo) > 1
+    return (model, metric) in estimates.items and len(estimates.items[model, metric].values) > 0
+
+
+def _compare(estimates, boots, out: Output, metric: str, a: str, b: str, seed: int) -> Contrast:
+    if out.plan == JACKKNIFE:
+        return jackknife_contrast(
+            (estimates.scalars[a, metric], estimates.jackknife[a, metric]),
+            (estimates.scalars[b, metric], estimates.jackknife[b, metric]),
+        )
+    items_a, items_b = estimates.items[a, metric], estimates.items[b, metric]
+    if out.plan == PAIRED:
+        c = paired_t(items_a, items_b)
+        low, high = interval(boots[a, metric] - boots[b, metric])  # the paired bootstrap interval
+        return Contrast(ratio(items_a) - ratio(items_b), c.se, c.df, low, high, c.test, c.p, c.n)
+    x, y = linearised(items_a), linearised(items_b)
+    few = min(len(x), len(y)) < MIN_WELCH
+    if few or (x.var() == 0 and y.var() == 0):
+        return permutation(x, y, seed, f"{metric} {a} {b}")
+    return welch(x, y)
+
+
 def format_p(p: float) -> str:
-    """A p-value as the report prints it: ``p = 0.0123`` (three significant digits) or ``p < 0.001``."""
+    """A p-value as the page prints it: ``p = 0.0123`` (three significant digits) or ``p < 0.001``."""
     return "p < 0.001" if p < 0.001 else f"p = {p:.3g}"
 
 
 def verdicts(comparisons: pd.DataFrame, level: float) -> dict[str, str]:
-    """One line per compared output: which model is significantly better than which, with the
-    Holm-corrected one-tailed p-value, and the pairs that do not differ at ``level``."""
+    """One sentence per compared output: what was found and how sure.
+
+    The pairs significantly different after Holm's correction ("A better than B", with the
+    difference, its 95% interval and the Holm-corrected two-sided p-value); the other pairs are
+    "not significant (Holm, level 0.05)", with the difference the test could have found with 80%
+    power, and "equivalent within ±ε (TOST)" where the output has a margin and the pair passes.
+    """
     known = outputs()
     lines = {}
     for metric, part in comparisons.groupby("metric", sort=False):
-        higher = known[metric].higher_is_better
-        label = known[metric].label + ("" if higher else " (lower is better)")
-        found, unresolved = [], []
+        out = known[metric]
+        direction = "higher is better" if out.higher_is_better else "lower is better"
+        pairs = f"{len(part)} pair" + ("s" if len(part) > 1 else "")
+        head = f"{out.label} ({direction}; {PLAN_WORDS[str(out.plan)]}, {pairs})"
+        found, open_pairs, equivalent = [], [], []
         for row in part.itertuples():
-            if not row.better:
-                unresolved.append(f"{row.model_a} vs {row.model_b}")
-                continue
-            other = row.model_b if row.better == row.model_a else row.model_a
-            p = row.p_a_greater_holm if (row.better == row.model_a) == higher else row.p_b_greater_holm
-            found.append(f"{row.better} > {other} ({format_p(p)})")
-        if not found:
-            lines[metric] = f"{label}: no significant difference (Holm-corrected one-tailed tests, level {level})"
-        else:
-            tail = f"; no difference: {', '.join(unresolved)}" if unresolved else ""
-            lines[metric] = f"{label}: {', '.join(found)}{tail}"
+            if row.better:
+                other = row.model_b if row.better == row.model_a else row.model_a
+                size = abs(row.difference)
+                low, high = sorted(abs(x) for x in (row.ci_low, row.ci_high))
+                interval_text = f" [{low:.3g}, {high:.3g}]" if row.ci_low * row.ci_high > 0 else ""
+                found.append(f"{row.better} better than {other} by {size:.3g}{interval_text} ({format_p(row.p_holm)})")
+            elif row.equivalent:
+                equivalent.append(f"{row.model_a} and {row.model_b}")
+            else:
+                open_pairs.append(row)
+        sentences = [f"{', '.join(found)}." if found else "no pair differs significantly."]
+        if equivalent:
+            margin = float(part["margin"].iloc[0])
+            sentences.append(f"Equivalent within ±{margin:g} (TOST, Holm, level {level:g}): {', '.join(equivalent)}.")
+        if open_pairs:
+            names = ", ".join(f"{r.model_a} vs {r.model_b}" for r in open_pairs)
+            mdd = [r.mdd for r in open_pairs if np.isfinite(r.mdd)]
+            span = f"{min(mdd):.3g}" if mdd and f"{min(mdd):.3g}" == f"{max(mdd):.3g}" else ""
+            span = span or (f"{min(mdd):.3g} to {max(mdd):.3g}" if mdd else "")
+            reach = f"; the smallest true difference these tests find with 80% power: {span}" if span else ""
+            sentences.append(f"Not significant (Holm, level {level:g}): {names}{reach}.")
+        lines[metric] = f"{head}: " + " ".join(sentences)
     return lines
+
+
+SCOPE = (
+    "Each model is one trained run (one seed): the verdicts are about these trained models, scored "
+    "on this held-out and this reference corpus, not about the algorithms that trained them."
+)
+
+
+def winners(comparisons: pd.DataFrame) -> dict[str, str]:
+    """Per metric, the model significantly better than every other model (Holm), where one is."""
+    found = {}
+    for metric, part in comparisons.groupby("metric", sort=False):
+        models = set(part["model_a"]) | set(part["model_b"])
+        for model in models:
+            if (part["better"] == model).sum() == len(models) - 1:
+                found[str(metric)] = str(model)
+    return found
+
+
+def row_label(metric: str) -> str:
+    """A metric's label as the tables print it: its direction when lower is better, and what a
+    model-level row is (jackknifed, or not tested)."""
+    out = outputs()[metric]
+    if out.plan is None:
+        return out.label + " (model-level; not tested)"
+    label = out.label + ("" if out.higher_is_better else " (lower is better)")
+    return label + (" (model-level; jackknife over topics)" if out.plan == JACKKNIFE else "")

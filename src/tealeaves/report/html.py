@@ -2,13 +2,17 @@
 
 The page reads an evaluation run (:class:`tealeaves.evaluate.Evaluation`) and shows, in order:
 
-1. the summary: models x metrics with 95% intervals and the models each one beats significantly,
-   and one verdict line per metric (Holm-corrected one-tailed tests, Hoyle et al. 2021 §6.1);
+1. the summary: models x metrics with 95% intervals, the models each one is significantly
+   better than, in bold only a model significantly better than every other, model-level rows
+   labelled, one sentence per metric of what was found and how sure (two-sided tests by the
+   metric's plan, Holm-corrected; :mod:`tealeaves.evaluate.stats`), and what the verdicts are
+   about (one trained run per model, this reference corpus);
 2. the model comparison per metric, value and interval per model (Hoyle et al. 2021 Fig. 2);
 3. the distribution over topics of each per-topic metric per model (Chang et al. 2009 Figs. 3
    and 5, box plots; model precision and topic log odds when the run has human data);
 4. held-out likelihood (or predictive log likelihood) against an interpretability score, one
-   point per model (Chang et al. 2009 Fig. 6);
+   point per model (Chang et al. 2009 Fig. 6), with :data:`MIN_SCATTER_MODELS` models or more
+   (with fewer, a scatter of a handful of points invites reading a trend into noise);
 5. with human data, per-topic automated metrics against model precision with Spearman's rho and
    its bootstrap interval (Hoyle et al. 2021 Fig. 3, Table 3);
 6. topic cards: top words, every metric, flags (redundant, rare words, low WI-Auto), searchable
@@ -41,6 +45,7 @@ if TYPE_CHECKING:
     from tealeaves.evaluate import Evaluation
 
 LIKELIHOODS = ("heldout_log_likelihood", "predictive_log_likelihood")
+MIN_SCATTER_MODELS = 5
 INTERPRETABILITY = ("model_precision", "topic_log_odds", "wi_auto_pmi", "npmi")
 
 STYLE = """
@@ -142,7 +147,7 @@ def report(run: str | os.PathLike[str] | Evaluation, out: str | os.PathLike[str]
 def render(evaluation: Evaluation) -> str:
     """The report page of ``evaluation`` as one HTML string."""
     from tealeaves.evaluate.metrics import outputs
-    from tealeaves.evaluate.stats import verdicts
+    from tealeaves.evaluate.stats import SCOPE, verdicts
 
     manifest = evaluation.manifest
     models = list(manifest["models"])
@@ -153,7 +158,7 @@ def render(evaluation: Evaluation) -> str:
     lines = verdicts(evaluation.comparisons, level)
     sections = [
         _summary(per_model, evaluation.comparisons, models, metrics, known, lines, level),
-        _comparison_figures(per_model, models, metrics, known, evaluation.comparisons),
+        _comparison_figures(per_model, models, metrics, known, evaluation.comparisons, level),
         _distribution_figures(evaluation, models, known),
         _likelihood_figures(per_model, models, known),
         _human_figures(evaluation, models, known),
@@ -170,14 +175,20 @@ def render(evaluation: Evaluation) -> str:
     intro = (
         f"<header><h1>Which model is best?</h1><p class='lead'>{len(models)} models "
         f"({escape(', '.join(models))}), evaluated by tealeaves {escape(str(manifest.get('tealeaves_version')))} "
-        f"on {when}. Intervals are 95% bootstrap intervals over topics (documents for likelihoods); "
-        f"differences are tested one-tailed in both directions (Hoyle et al. 2021) and Holm-corrected "
-        f"over all pairs of a metric, at level {level}.</p></header>"
+        f"on {when}. Intervals are 95% intervals: t intervals over topics for topic metrics, "
+        f"bootstrap intervals over the held-out documents (the same documents for every model) for "
+        f"likelihoods, jackknife intervals over topics for model-level quantities. Differences are "
+        f"tested two-sided (Welch's t over topics, paired t over documents, jackknife t) and "
+        f"Holm-corrected over the pairs of a metric, at level {level}.</p>"
+        f"<p class='lead' id='scope'>{escape(SCOPE)}</p></header>"
     )
     return head + intro + "".join(s for s in sections if s) + f"<script>{SCRIPT}</script></body></html>\n"
 
 
 def _summary(per_model, comparisons, models, metrics, known, lines, level) -> str:
+    from tealeaves.evaluate.stats import row_label, winners
+
+    best = winners(comparisons)
     beats: dict[tuple[str, str], list[str]] = {}
     for row in comparisons.itertuples():
         if row.better:
@@ -187,12 +198,7 @@ def _summary(per_model, comparisons, models, metrics, known, lines, level) -> st
     head = "".join(f"<th class='num'>{escape(model)}</th>" for model in models)
     rows = []
     for metric in metrics:
-        label = escape(known[metric].label) + (
-            "" if known[metric].higher_is_better else " <small>(lower is better)</small>"
-        )
-        values = table.xs(metric, level="metric")["mean"]
-        best = values.max() if known[metric].higher_is_better else values.min()
-        cells = [f"<th>{label}</th>"]
+        cells = [f"<th>{escape(row_label(metric))}</th>"]
         for model in models:
             if (model, metric) not in table.index:
                 cells.append("<td class='num muted'>–</td>")
@@ -200,8 +206,8 @@ def _summary(per_model, comparisons, models, metrics, known, lines, level) -> st
             r = table.loc[(model, metric)]
             ci = f"<br><small>[{fmt(r.ci_low)}, {fmt(r.ci_high)}]</small>" if np.isfinite(r.ci_low) else ""
             won = beats.get((model, metric))
-            mark = f"<br><small class='beats'>&gt; {escape(', '.join(won))}</small>" if won else ""
-            cls = "num best" if r["mean"] == best and len(values) > 1 else "num"
+            mark = f"<br><small class='beats'>better than {escape(', '.join(won))}</small>" if won else ""
+            cls = "num best" if best.get(metric) == model else "num"
             cells.append(
                 f"<td class='{cls}' data-model='{escape(model)}' data-metric='{metric}' "
                 f"data-value='{float(r['mean'])!r}'><span class='value'>{fmt(r['mean'])}</span>{ci}{mark}</td>"
@@ -211,8 +217,10 @@ def _summary(per_model, comparisons, models, metrics, known, lines, level) -> st
     return (
         "<section id='summary'><h2>Summary</h2><div class='scroll'><table id='summary-table'>"
         f"<thead><tr><th>metric</th>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table></div>"
-        f"<p class='muted'>Bold: the best value; &gt; lists the models a model is "
-        f"significantly better than (Holm-corrected one-tailed tests, level {level}).</p>"
+        f"<p class='muted'>Bold: a model significantly better than every other model on that metric "
+        f"(none is bold where no model is); under a value, the models it is significantly better than "
+        f"(two-sided tests, Holm-corrected, level {level}). Model-level rows are one number per model; "
+        f"only the jackknifed ones have an interval and a test.</p>"
         f"<h3>Verdicts</h3><ul class='verdicts'>{verdict_items}</ul></section>"
     )
 
@@ -221,7 +229,7 @@ def _figure(name: str, body: str, caption: str) -> str:
     return f"<figure data-figure='{name}'>{body}<figcaption>{escape(caption)}</figcaption></figure>"
 
 
-def _comparison_figures(per_model, models, metrics, known, comparisons) -> str:
+def _comparison_figures(per_model, models, metrics, known, comparisons, level) -> str:
     figures = []
     for metric in metrics:
         part = per_model[(per_model["metric"] == metric) & per_model["ci_low"].notna()].set_index("model")
@@ -239,12 +247,14 @@ def _comparison_figures(per_model, models, metrics, known, comparisons) -> str:
         )
         tested = comparisons[comparisons["metric"] == metric]
         marks = [
-            f"{r.better} > {r.model_b if r.better == r.model_a else r.model_a}" for r in tested.itertuples() if r.better
+            f"{r.better} better than {r.model_b if r.better == r.model_a else r.model_a}"
+            for r in tested.itertuples()
+            if r.better
         ]
         caption = (
-            "significantly better (Holm-corrected): " + "; ".join(marks)
+            "significantly (Holm-corrected): " + "; ".join(marks)
             if marks
-            else "no significant difference between any two models"
+            else f"not significant (Holm, level {level:g}) for any pair"
         )
         figures.append(_figure(f"comparison-{metric}", body, caption))
     return _section(
@@ -275,7 +285,14 @@ def _distribution_figures(evaluation, models, known) -> str:
 def _likelihood_figures(per_model, models, known) -> str:
     table = per_model.set_index(["model", "metric"])["mean"]
     present = set(per_model["metric"])
-    figures = []
+    figures: list[str] = []
+    title = "Likelihood against interpretability (Chang et al. 2009, Fig. 6)"
+    if len(models) < MIN_SCATTER_MODELS:
+        why = (
+            f"Shown with {MIN_SCATTER_MODELS} models or more: with {len(models)}, one point per model "
+            "cannot show whether a better fit goes with more interpretable topics."
+        )
+        return _section("likelihood", title, figures, why)
     for x_metric in (m for m in LIKELIHOODS if m in present):
         for y_metric in (m for m in INTERPRETABILITY if m in present):
             points = [
@@ -296,12 +313,7 @@ def _likelihood_figures(per_model, models, known) -> str:
             )
         if len(figures) >= 4:
             break
-    return _section(
-        "likelihood",
-        "Likelihood against interpretability (Chang et al. 2009, Fig. 6)",
-        figures,
-        "Models without a prior have no held-out likelihood.",
-    )
+    return _section("likelihood", title, figures, "Models without a prior have no held-out likelihood.")
 
 
 def _human_figures(evaluation, models, known) -> str:

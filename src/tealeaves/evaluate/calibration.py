@@ -1,0 +1,182 @@
+"""Calibration of the evaluation's tests and intervals by simulation (:mod:`tealeaves.evaluate.stats`).
+
+Each check draws ``replicates`` pairs of simulated models and counts how often a test rejects at
+5% (under the null: it should be 5%; under a stated alternative: the power) or a 95% interval
+covers the true value. The Monte Carlo standard error of a rate is
+:math:`\\sqrt{p(1-p)/R}` at the target rate ``p``; a check passes when the rate lies within four
+of them of the target. The simulated data, one plan each:
+
+- topics (``"independent"``): a model's per-topic values are skewed, Gamma(2, 0.05) plus a shift
+  (mean 0.1 above the shift, sd 0.071, like NPMI over topics), or, with ``discrete``, WI-Auto's
+  kind, the share of 8 intrusion sets an SVM got right, ``Binomial(8, p_k) / 8`` with
+  ``p_k ~ Beta(4, 2)``;
+- documents (``"paired"``): ``n`` held-out documents of ``5 + Poisson(40)`` tokens, a document
+  effect shared by both models, :math:`r_i \\sim N(-7, 0.5)` nats per token, and each model's own
+  noise :math:`e_i \\sim N(0, 0.3)`: :math:`v_i = w_i (r_i + e_i + \\delta)`; the true ratio is
+  :math:`-7 + \\delta`;
+- model-level (``"jackknife"``): a model's K topics are each 25 words drawn without replacement
+  from a Zipf(``exponent``) vocabulary of 1,000 words, so popular words recur across topics;
+  the quantity is topic uniqueness over the top 10 words (with its leave-one-topic-out values from
+  :func:`tealeaves.evaluate.metrics.leave_one_topic_out`); its true value at K topics is
+  estimated by the mean over ``truth_replicates`` further models.
+
+Used by ``tests/evaluate/test_calibration.py`` (small) and ``benchmarks/calibration_verdicts.py`` (large).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from scipy import stats as sps
+
+from tealeaves.evaluate.metrics import Items, leave_one_topic_out
+from tealeaves.evaluate.stats import (
+    CONFIDENCE,
+    interval,
+    jackknife_contrast,
+    jackknife_se,
+    paired_bootstrap,
+    paired_t,
+    t_interval,
+    welch,
+)
+from tealeaves.rng import family_generator
+
+LEVEL = 0.05
+VOCABULARY = 1000
+DOCUMENT_RATE, DOCUMENT_SD, NOISE_SD = -7.0, 0.5, 0.3
+LENGTH_MIN, LENGTH_MEAN = 5, 40
+
+
+@dataclass(frozen=True)
+class Calibration:
+    """One check: the rate observed over ``replicates`` simulations and the rate it should have."""
+
+    check: str
+    plan: str
+    k: int
+    replicates: int
+    rate: float
+    target: float
+
+    @property
+    def mc_se(self) -> float:
+        """The Monte Carlo standard error of the rate at the target, :math:`\\sqrt{p(1-p)/R}`."""
+        return float(np.sqrt(self.target * (1 - self.target) / self.replicates))
+
+    @property
+    def within(self) -> bool:
+        """Whether the rate lies within four Monte Carlo standard errors of the target."""
+        return abs(self.rate - self.target) <= 4 * self.mc_se
+
+
+def topic_values(rng: np.random.Generator, k: int, shift: float = 0.0, discrete: bool = False) -> np.ndarray:
+    """K per-topic values of one simulated model (see the module docstring); the mean is known."""
+    if discrete:
+        return shift + rng.binomial(8, rng.beta(4, 2, size=k)) / 8
+    return shift + rng.gamma(2.0, 0.05, size=k)
+
+
+def topic_mean(discrete: bool = False) -> float:
+    """The true mean of :func:`topic_values` without a shift: 4/6 for the discrete kind, 0.1 otherwise."""
+    return 4 / 6 if discrete else 0.1
+
+
+def documents(rng: np.random.Generator, n: int, shift: float = 0.0) -> tuple[Items, Items]:
+    """Two models' per-document log likelihoods on the same ``n`` documents; model B is ``shift`` nats per token better."""
+    lengths = (LENGTH_MIN + rng.poisson(LENGTH_MEAN, size=n)).astype(float)
+    rate = rng.normal(DOCUMENT_RATE, DOCUMENT_SD, size=n)
+    ids = np.arange(n)
+    a = Items(lengths * (rate + rng.normal(0, NOISE_SD, size=n)), lengths, ids)
+    b = Items(lengths * (rate + rng.normal(0, NOISE_SD, size=n) + shift), lengths, ids)
+    return a, b
+
+
+def paired_detectable(n: int) -> float:
+    """The difference per token the paired test finds with 80% power at 5% on ``n`` documents:
+    :math:`(t_{0.975} + t_{0.8})\\, sd(d) / \\sqrt n`, :math:`sd(d) = \\sqrt 2\\, \\sigma_e \\sqrt{E w^2} / E w`."""
+    mean = LENGTH_MIN + LENGTH_MEAN
+    sd = np.sqrt(2) * NOISE_SD * np.sqrt(LENGTH_MEAN + mean**2) / mean
+    return float((sps.t.ppf(1 - LEVEL / 2, n - 1) + sps.t.ppf(0.8, n - 1)) * sd / np.sqrt(n))
+
+
+def welch_detectable(k: int, discrete: bool = False) -> float:
+    """The difference of means Welch's test finds with 80% power at 5% with ``k`` topics a model."""
+    var_p = 4 * 2 / (6**2 * 7)  # Beta(4, 2)
+    sd = np.sqrt((2 / 3 - var_p - 4 / 9) / 8 + var_p) if discrete else np.sqrt(2) * 0.05  # Gamma(2, 0.05)
+    df = 2 * k - 2
+    return float((sps.t.ppf(1 - LEVEL / 2, df) + sps.t.ppf(0.8, df)) * sd * np.sqrt(2 / k))
+
+
+def zipf_topics(rng: np.random.Generator, k: int, exponent: float = 1.0) -> list[list[str]]:
+    """K topics of 25 words each, drawn without replacement from a Zipf(``exponent``) vocabulary
+    (the Gumbel top-k trick: the 25 largest :math:`\\log p_w + G_w`, in order, are such a draw)."""
+    keys = -exponent * np.log(np.arange(1, VOCABULARY + 1)) + rng.gumbel(size=(k, VOCABULARY))
+    top = np.argsort(-keys, axis=1)[:, :25]
+    return [[f"w{i}" for i in row] for row in top]
+
+
+def uniqueness(topics: list[list[str]]) -> tuple[float, np.ndarray]:
+    """Topic uniqueness (top 10) of a topic list and its leave-one-topic-out values."""
+    from tealeaves.coherence import topic_uniqueness
+
+    loo = leave_one_topic_out(topics, 25, 10, 0.9)["topic_uniqueness"]
+    return float(topic_uniqueness(topics, 10).mean()), loo
+
+
+def rejection(plan: str, k: int, replicates: int, seed: int, shift: float = 0.0, **options) -> Calibration:
+    """How often the plan's test rejects at 5% over ``replicates`` simulated pairs of models.
+
+    ``shift`` is the true difference (0: the null, target 5%); otherwise ``options["target"]``
+    is the power the alternative was built for. ``k`` counts topics (documents for ``"paired"``).
+    For ``"jackknife"``, ``shift`` is added to model B's Zipf exponent.
+    """
+    rng = family_generator(seed, f"calibration {plan} {k} {shift}")
+    discrete = bool(options.get("discrete", False))
+    hits = 0
+    for _ in range(replicates):
+        if plan == "paired":
+            a, b = documents(rng, k, shift)
+            p = paired_t(a, b).p
+        elif plan == "independent":
+            p = welch(topic_values(rng, k, 0.0, discrete), topic_values(rng, k, shift, discrete)).p
+        else:
+            p = jackknife_contrast(uniqueness(zipf_topics(rng, k)), uniqueness(zipf_topics(rng, k, 1.0 + shift))).p
+        hits += p < LEVEL
+    check = "rejection under the null" if shift == 0 else f"power at a difference of {shift:.3g}"
+    target = LEVEL if shift == 0 else float(options["target"])
+    return Calibration(check, plan + (" (discrete)" if discrete else ""), k, replicates, hits / replicates, target)
+
+
+def coverage(plan: str, k: int, replicates: int, seed: int, *, boot: int = 500, **options) -> Calibration:
+    """How often the plan's 95% interval of one model's value covers the true value.
+
+    ``"independent"``: the t interval of the mean over ``k`` topics; ``"paired"``: the bootstrap
+    percentile interval of the ratio over ``k`` documents (``boot`` resamples); ``"jackknife"``:
+    the jackknife t interval of topic uniqueness at ``k`` topics, against its mean over
+    ``options["truth_replicates"]`` (default 2,000) further simulated models.
+    """
+    rng = family_generator(seed, f"calibration coverage {plan} {k}")
+    discrete = bool(options.get("discrete", False))
+    if plan == "jackknife":
+        from tealeaves.coherence import topic_uniqueness
+
+        draws = options.get("truth_replicates", 2000)
+        truth = float(np.mean([topic_uniqueness(zipf_topics(rng, k), 10).mean() for _ in range(draws)]))
+    else:
+        truth = DOCUMENT_RATE if plan == "paired" else topic_mean(discrete)
+    hits = 0
+    for r in range(replicates):
+        if plan == "paired":
+            a, _ = documents(rng, k)
+            low, high = interval(paired_bootstrap({"a": a}, boot, seed + r, "coverage")[0]["a"])
+        elif plan == "independent":
+            x = topic_values(rng, k, 0.0, discrete)
+            low, high = t_interval(float(x.mean()), float(x.std(ddof=1) / np.sqrt(k)), k - 1.0)
+        else:
+            value, loo = uniqueness(zipf_topics(rng, k))
+            low, high = t_interval(value, jackknife_se(loo), k - 1.0)
+        hits += low <= truth <= high
+    name = plan + (" (discrete)" if discrete else "")
+    return Calibration(f"{CONFIDENCE:.0%} interval coverage", name, k, replicates, hits / replicates, CONFIDENCE)
