@@ -154,8 +154,9 @@ FAMILIES = [
     ("etm network", "tealeaves.models.neural.etm.infer"),
     ("etm skip-gram", "tealeaves.models.neural.etm.skip_gram_embeddings"),
     ("etm unseen words", "tealeaves.models.neural.etm.skip_gram_embeddings"),
-    ("sweep/dvae/0", "tealeaves.models.sweep.draw_settings"),
-    ("sweep/dvae/0/train", "tealeaves.models.sweep.plan"),
+    ("sweep/dvae/grid", "tealeaves.sweep.draw_settings"),
+    ("sweep/dvae/0", "tealeaves.sweep.draw_settings"),
+    ("sweep/dvae/replicate/0", "tealeaves.sweep.plan"),
 ]
 PURPOSES = [purpose for purpose, _ in FAMILIES]
 SOURCE = Path(rng.__file__).parent

@@ -14,7 +14,8 @@ import tealeaves
 from tealeaves.lazy import _type_checking_imports
 
 PACKAGES = ["tealeaves"] + [
-    f"tealeaves.{name}" for name in ("analysis", "coherence", "corpus", "intrusion", "likelihood", "models", "study")
+    f"tealeaves.{name}"
+    for name in ("analysis", "coherence", "corpus", "intrusion", "likelihood", "models", "study", "sweep")
 ]
 HEAVY = ["pandas", "fastapi", "spacy", "matplotlib", "scipy.stats", "sqlalchemy", "numba", "tomotopy"]
 

@@ -19,9 +19,10 @@ if TYPE_CHECKING:
     from tealeaves.errors import TealeavesError
     from tealeaves.evaluate import evaluate
     from tealeaves.intrusion import auto_word_intrusion
-    from tealeaves.models import TopicModel, Topics, as_topics, import_model, sweep, train
+    from tealeaves.models import TopicModel, Topics, as_topics, import_model, train
     from tealeaves.report import report
     from tealeaves.study import Study, create_study
+    from tealeaves.sweep import sweep
 
 __version__ = "0.2.0.dev0"  # the one version source: pyproject.toml reads it, manifests record it
 

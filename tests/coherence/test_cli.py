@@ -63,7 +63,16 @@ def test_coherence_of_a_model_with_options_to_csv(folders):
 
 def test_diversity_command(folders):
     result = invoke(
-        "diversity", folders / "topics.txt", "--diversity-topn", "4", "--uniqueness-topn", "4", "--overlap-topn", "2"
+        "diversity",
+        folders / "topics.txt",
+        "--diversity-topn",
+        "4",
+        "--uniqueness-topn",
+        "4",
+        "--filter-topn",
+        "4",
+        "--overlap-topn",
+        "2",
     )
     assert result.exit_code == 0, result.output
     assert "topic uniqueness (top 4)" in result.stdout and "redundant" in result.stdout

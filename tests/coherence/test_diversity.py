@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import itertools
+import json
 
 import numpy as np
 import pytest
 
 from tealeaves.coherence import (
     diversity,
+    duplicate_topics,
     inverted_rbo,
     rank_biased_overlap,
     shared_top_words,
@@ -17,7 +19,7 @@ from tealeaves.coherence import (
 )
 from tealeaves.corpus import Vocabulary
 from tealeaves.errors import InputError
-from tealeaves.models import TopicModel
+from tealeaves.models import TopicModel, Topics
 
 TOPICS = [["a", "b", "c", "d"], ["a", "e", "f", "g"], ["h", "i", "b", "a"]]
 
@@ -72,25 +74,80 @@ def test_inverted_rbo_is_one_minus_the_mean_pairwise_rbo():
         inverted_rbo([list("abc")], topn=3)
 
 
-def test_hoyles_filter_flags_shared_top5_words_and_low_uniqueness():
+def test_filter_a_flags_identical_top5_sets_not_shared_words():
     distinct = [[f"t{k}w{i}" for i in range(10)] for k in range(4)]
     clean = diversity(distinct, diversity_topn=10)
-    assert not clean.redundant and clean.shared_top_words == () and clean.topic_uniqueness == 1.0
-    shared_deep = [topic[:] for topic in distinct]
-    shared_deep[1][7] = "t0w8"  # shared below the top 5: allowed
-    assert not diversity(shared_deep, diversity_topn=10).redundant
+    assert not clean.redundant and clean.duplicate_topics == () and clean.filter_a and clean.topic_uniqueness == 1.0
     shared_top = [topic[:] for topic in distinct]
-    shared_top[2][4] = "t0w1"
+    shared_top[2][:4] = distinct[0][:4]  # four of five top words shared: a diagnostic, not redundant
     result = diversity(shared_top, diversity_topn=10)
-    assert result.redundant and result.shared_top_words == ((0, 2, ("t0w1",)),)
+    assert not result.redundant and result.duplicate_topics == ()
+    assert result.shared_top_words == ((0, 2, ("t0w0", "t0w1", "t0w2", "t0w3")),)
     assert shared_top_words(shared_top, topn=5) == result.shared_top_words
+    duplicated = [topic[:] for topic in distinct]
+    duplicated[3][:5] = reversed(distinct[1][:5])  # the same top-5 set in another order; deeper words differ
+    result = diversity(duplicated, diversity_topn=10)
+    assert result.redundant and not result.filter_a and result.duplicate_topics == ((1, 3),)
     frame = result.to_frame()
-    assert frame.loc[0, "shares_top_words_with"] == "2" and frame.loc[2, "shares_top_words_with"] == "0"
-    repetitive = [[f"t{k}x"] + [f"w{i}" for i in range(9)] for k in range(3)]  # unique top-1, shared rest
-    low = diversity(repetitive, diversity_topn=10, overlap_topn=1)
-    assert low.shared_top_words == () and low.topic_uniqueness == pytest.approx((1 + 9 / 3) / 10)
-    assert low.redundant  # TU 0.4 is not above 0.7
-    assert not diversity(repetitive, diversity_topn=10, overlap_topn=1, min_uniqueness=0.3).redundant
+    assert (
+        frame.loc[1, "duplicate_of"] == "3"
+        and frame.loc[3, "duplicate_of"] == "1"
+        and frame.loc[0, "duplicate_of"] == ""
+    )
+    assert frame.loc[1, "shares_top_words_with"] == "3"
+    assert not diversity(duplicated, diversity_topn=10, filter_topn=6).redundant  # the 6th words differ
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_duplicate_topics_are_the_pairs_with_equal_top_sets(seed):
+    rng = np.random.default_rng(seed)
+    pool = [f"w{i}" for i in range(7)]
+    topics = [list(rng.choice(pool, 6, replace=False)) for _ in range(12)]  # many repeated top-3 sets
+    expected = tuple(
+        (a, b) for a, b in itertools.combinations(range(12), 2) if sorted(topics[a][:3]) == sorted(topics[b][:3])
+    )
+    assert expected and duplicate_topics(topics, topn=3) == expected
+
+
+def test_filter_b_is_uniqueness_of_the_top_5_for_etm_by_default():
+    # unique top-1 words, the next nine shared by all three topics: no duplicate top-5 set
+    repetitive = [[f"t{k}x"] + [f"w{i}" for i in range(9)] for k in range(3)]
+    plain = diversity(repetitive, diversity_topn=10)
+    assert plain.filter_uniqueness == pytest.approx((1 + 4 / 3) / 5) and not plain.filter_b
+    assert plain.topic_uniqueness == pytest.approx((1 + 9 / 3) / 10)  # the top 10, as Nan et al.
+    assert plain.filter_a and not plain.uniqueness_filter and not plain.redundant  # word lists have no kind
+    assert diversity(repetitive, diversity_topn=10, uniqueness_filter=True).redundant
+    etm = diversity(Topics(tuple(map(tuple, repetitive)), meta={"model": "etm"}), diversity_topn=10)
+    assert etm.uniqueness_filter and etm.redundant
+    lda = diversity(Topics(tuple(map(tuple, repetitive)), meta={"model": "lda-gibbs"}), diversity_topn=10)
+    assert not lda.uniqueness_filter and not lda.redundant
+    assert not diversity(repetitive, diversity_topn=10, uniqueness_filter=True, min_uniqueness=0.4).redundant
+
+
+# Hoyle et al.'s notebook (ahoho/topics runs/collect-runs.ipynb) prints the topic uniqueness over the top 5
+# words of each model it selected
+PUBLISHED_TU = {
+    ("wikitext", "mallet"): 0.760,
+    ("wikitext", "dvae"): 0.940,
+    ("wikitext", "etm"): 0.940,
+    ("nytimes", "mallet"): 0.816,
+    ("nytimes", "dvae"): 0.960,
+    ("nytimes", "etm"): 0.904,
+}
+
+
+@pytest.mark.parametrize(("dataset", "model"), sorted(PUBLISHED_TU))
+def test_the_six_published_models_pass_the_filters_with_the_printed_uniqueness(shared_data, dataset, model):
+    path = shared_data / "human" / "hoyle2021" / "all_data.json"
+    if not path.is_file():
+        pytest.skip(f"{path} is absent")
+    words = json.loads(path.read_text(encoding="utf-8"))[dataset][model]["topics"]
+    topics = Topics(tuple(map(tuple, words)), meta={"model": {"mallet": "lda-gibbs"}.get(model, model)})
+    for applied in (None, True):  # per type, as the notebook, and on every model
+        result = diversity(topics, diversity_topn=20, uniqueness_filter=applied)
+        assert not result.redundant and result.duplicate_topics == ()
+    assert round(result.filter_uniqueness, 3) == PUBLISHED_TU[dataset, model]
+    assert result.shared_top_words  # the reading "no top-5 word shared" would have removed every one
 
 
 def test_diversity_of_a_model_uses_its_ranked_words():

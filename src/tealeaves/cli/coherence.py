@@ -129,18 +129,32 @@ def diversity(
     topics: Annotated[Path, typer.Argument(help="A model folder, or a text file with one topic per line.")],
     diversity_topn: Annotated[int, typer.Option(help="Top words for topic diversity (Dieng et al.).")] = 25,
     uniqueness_topn: Annotated[int, typer.Option(help="Top words for topic uniqueness and inverted RBO.")] = 10,
-    overlap_topn: Annotated[int, typer.Option(help="Top words two topics may not share (Hoyle et al.).")] = 5,
+    filter_topn: Annotated[
+        int, typer.Option(help="Top words of Hoyle et al.'s filters: no duplicate sets, uniqueness above 0.7.")
+    ] = 5,
+    overlap_topn: Annotated[
+        int, typer.Option(help="Top words for the diagnostic of topic pairs sharing a word (not a filter).")
+    ] = 5,
+    uniqueness_filter_all: Annotated[
+        bool,
+        typer.Option(help="Apply filter (b), uniqueness of the top 5 above 0.7, to any model (default: ETM only)."),
+    ] = False,
     out: Annotated[Path | None, typer.Option("--out", "-o", help="Write the result to a .json or .csv file.")] = None,
     as_json: JsonOption = False,
 ) -> None:
-    """Topic diversity, topic uniqueness, inverted RBO and Hoyle et al.'s redundancy filter."""
+    """Topic diversity, topic uniqueness, inverted RBO and Hoyle et al.'s redundancy filters."""
     from tealeaves.coherence import diversity as run_diversity
     from tealeaves.coherence.tables import diversity_table
     from tealeaves.results import write_result
 
     check_result_path(out)
     result = run_diversity(
-        load_topics(topics), diversity_topn=diversity_topn, uniqueness_topn=uniqueness_topn, overlap_topn=overlap_topn
+        load_topics(topics),
+        diversity_topn=diversity_topn,
+        uniqueness_topn=uniqueness_topn,
+        filter_topn=filter_topn,
+        overlap_topn=overlap_topn,
+        uniqueness_filter=True if uniqueness_filter_all else None,
     )
     if out is not None:
         write_result(result, out)
@@ -148,9 +162,9 @@ def diversity(
         print_json(result.to_dict())
         return
     console.print(diversity_table(f"diversity: {topics}", result))
-    for a, b, words in result.shared_top_words[:10]:
-        console.print(f"topics {a} and {b} share {' '.join(words)}", highlight=False)
-    if len(result.shared_top_words) > 10:
-        console.print(f"... and {len(result.shared_top_words) - 10} more pairs (--out lists them all)")
+    for a, b in result.duplicate_topics[:10]:
+        console.print(f"topic {b} duplicates topic {a} (the same top-{result.filter_topn} words)", highlight=False)
+    if len(result.duplicate_topics) > 10:
+        console.print(f"... and {len(result.duplicate_topics) - 10} more pairs (--out lists them all)")
     if out is not None:
         console.print(f"-> {out}")

@@ -13,7 +13,7 @@ from tealeaves.console import progress_bar
 if TYPE_CHECKING:
     from rich.table import Table
 
-    from tealeaves.models.sweep import SweepResult
+    from tealeaves.sweep import SweepResult
 
 
 @app.command()
@@ -32,8 +32,8 @@ def sweep(
     force: Annotated[bool, typer.Option(help="Delete the sweep folder and start over.")] = False,
     as_json: JsonOption = False,
 ) -> None:
-    """Train and score random settings of each model (Hoyle et al. 2021, §4.2); select the best by NPMI."""
-    from tealeaves.models.sweep import sweep as run_sweep
+    """Train and score random settings of each model (Hoyle et al. 2021, §4.2); select the best by NPMI after the filters."""
+    from tealeaves.sweep import sweep as run_sweep
 
     with progress_bar() as progress:
         result = run_sweep(config, out, scheduler=scheduler, workers=workers, force=force, progress=progress)
@@ -58,13 +58,17 @@ def _table(result: SweepResult) -> Table:
     frame = result.to_frame()
     title = f"sweep -> {result.out}: {result.trained} trials trained, {result.resumed} resumed, {result.seconds:.1f} s"
     table = Table(title=title, title_justify="left")
-    for column in ("model", "trials", "failed", "pass filters", "selected", "NPMI", "C_V", "TU"):
+    columns = ("model", "trials", "failed", "filter (a)", "filter (b)", "pass", "selected", "NPMI", "C_V", "TU top 5")
+    for column in columns:
         table.add_column(column, justify="left" if column in ("model", "selected") else "right")
     for model, rows in frame.groupby("model", sort=False):
         chosen = result.selected[str(model)]
         best = rows[rows["trial"] == chosen].iloc[0] if chosen else None
-        scores = ["-"] * 3 if best is None else [f"{best[c]:.4f}" for c in ("npmi", "cv", "topic_uniqueness")]
+        scores = ["-"] * 3 if best is None else [f"{best[c]:.4f}" for c in ("npmi", "cv", "filter_uniqueness")]
         failed = int((rows["status"] == "failed").sum())
-        passing = int(rows["passes"].fillna(False).astype(bool).sum())
-        table.add_row(str(model), str(len(rows)), str(failed), str(passing), chosen or "none", *scores)
+        passing = [int(rows[c].fillna(False).astype(bool).sum()) for c in ("filter_a", "filter_b", "passes")]
+        applies = bool(rows["uniqueness_filter"].fillna(False).astype(bool).any())
+        counts = [str(passing[0]), str(passing[1]) if applies else f"({passing[1]})", str(passing[2])]
+        table.add_row(str(model), str(len(rows)), str(failed), *counts, chosen or "none", *scores)
+    table.caption = "filter (b) in parentheses: counted, not applied to that model (Hoyle et al.: ETM only)"
     return table

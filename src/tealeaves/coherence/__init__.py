@@ -6,7 +6,7 @@
 - :func:`score`: UCI, NPMI, UMass, LCP, CP1, CP2, C_V, C_P, C_A and DS per topic, per segment
   and per model (:data:`MEASURES`), and embedding coherence from word vectors without a
   reference corpus (:data:`EMBEDDING_MEASURES`, encoders named ``st:``, ``w2v:``, ``static:``);
-- :func:`diversity`: topic diversity, topic uniqueness, inverted RBO, Hoyle et al.'s filter.
+- :func:`diversity`: topic diversity, topic uniqueness, inverted RBO, Hoyle et al.'s filters.
 """
 
 from typing import TYPE_CHECKING
@@ -16,8 +16,10 @@ from tealeaves.lazy import attach
 if TYPE_CHECKING:
     from tealeaves.coherence.confirmation import Conventions
     from tealeaves.coherence.diversity import (
+        UNIQUENESS_FILTER_MODELS,
         DiversityResult,
         diversity,
+        duplicate_topics,
         inverted_rbo,
         rank_biased_overlap,
         shared_top_words,
@@ -48,6 +50,7 @@ __all__ = [
     "EMBEDDING_MEASURES",
     "ENCODERS",
     "MEASURES",
+    "UNIQUENESS_FILTER_MODELS",
     "CoherenceResult",
     "Conventions",
     "DiversityResult",
@@ -62,6 +65,7 @@ __all__ = [
     "Word2VecEncoder",
     "WordVectors",
     "diversity",
+    "duplicate_topics",
     "embedding_coherence",
     "get_encoder",
     "get_measure",

@@ -7,8 +7,9 @@ topic. These measures look at the topics together, from their top words alone:
 - topic uniqueness (Nan et al. 2019): how exclusive each topic's top words are;
 - inverted rank-biased overlap (Bianchi et al. 2021, after Webber et al. 2010): one minus the
   mean rank-biased overlap of every pair of topics;
-- Hoyle et al.'s (2021, §4.2) redundancy filter: a model is redundant when two topics share a
-  top-5 word, or its topic uniqueness is not above 0.7.
+- Hoyle et al.'s (2021, §4.2) redundancy filters as their code applies them: (a) two topics
+  have the same top-5 word set, (b) the topic uniqueness over the top 5 words is not above 0.7
+  (for ETM only, as their notebook; for every model on request).
 """
 
 from __future__ import annotations
@@ -101,7 +102,7 @@ def inverted_rbo(topics: TopicsLike, topn: int = 10, p: float = 0.9) -> float:
 
 @dataclass(frozen=True)
 class DiversityResult(Result):
-    """Diversity, uniqueness, inverted RBO and Hoyle et al.'s redundancy filter of one model.
+    """Diversity, uniqueness, inverted RBO and Hoyle et al.'s redundancy filters of one model.
 
     Attributes
     ----------
@@ -113,44 +114,82 @@ class DiversityResult(Result):
         Each topic's uniqueness over its top ``uniqueness_topn`` words.
     inverted_rbo : float
         Over the top ``uniqueness_topn`` words with persistence ``rbo_p``.
-    shared_top_words : tuple of (topic_a, topic_b, words)
-        Topic pairs sharing words among their top ``overlap_topn``.
+    duplicate_topics : tuple of (topic_a, topic_b)
+        Topic pairs whose top ``filter_topn`` words are the same set (:func:`duplicate_topics`).
+    filter_uniqueness : float
+        Topic uniqueness over the top ``filter_topn`` words, the value filter (b) compares.
+    filter_a : bool
+        Hoyle et al.'s filter (a): no two topics have the same top-``filter_topn`` set.
+    filter_b : bool
+        Filter (b): ``filter_uniqueness`` is above ``min_uniqueness``.
+    uniqueness_filter : bool
+        Whether filter (b) counts towards ``redundant`` for this model.
     redundant : bool
-        Hoyle et al. 2021's filter: some topic pair shares a top-``overlap_topn`` word, or the
-        topic uniqueness is not above ``min_uniqueness``.
+        The model fails filter (a), or filter (b) where it applies.
+    shared_top_words : tuple of (topic_a, topic_b, words)
+        A diagnostic, not a filter: topic pairs sharing any of their top ``overlap_topn`` words.
     """
 
     topic_diversity: float
     topic_uniqueness: float
     per_topic: np.ndarray
     inverted_rbo: float
-    shared_top_words: tuple[tuple[int, int, tuple[str, ...]], ...]
+    duplicate_topics: tuple[tuple[int, int], ...]
+    filter_uniqueness: float
+    filter_a: bool
+    filter_b: bool
+    uniqueness_filter: bool
     redundant: bool
+    shared_top_words: tuple[tuple[int, int, tuple[str, ...]], ...]
     diversity_topn: int
     uniqueness_topn: int
-    overlap_topn: int
+    filter_topn: int
     min_uniqueness: float
+    overlap_topn: int
     rbo_p: float
 
     def to_frame(self) -> pd.DataFrame:
-        """One row per topic: its uniqueness and the topics it shares top words with."""
+        """One row per topic: its uniqueness, the topics it duplicates, the topics it shares top words with."""
         import pandas as pd
 
-        partners: dict[int, list[int]] = {k: [] for k in range(len(self.per_topic))}
-        for a, b, _ in self.shared_top_words:
-            partners[a].append(b)
-            partners[b].append(a)
+        def partners(pairs: Sequence[tuple[int, int]]) -> list[str]:
+            found: dict[int, list[int]] = {k: [] for k in range(len(self.per_topic))}
+            for a, b in pairs:
+                found[a].append(b)
+                found[b].append(a)
+            return [" ".join(map(str, found[k])) for k in found]
+
         return pd.DataFrame(
             {
                 "topic": np.arange(len(self.per_topic)),
                 "uniqueness": self.per_topic,
-                "shares_top_words_with": [" ".join(map(str, partners[k])) for k in partners],
+                "duplicate_of": partners(self.duplicate_topics),
+                "shares_top_words_with": partners([(a, b) for a, b, _ in self.shared_top_words]),
             }
         )
 
 
+def duplicate_topics(topics: TopicsLike, topn: int = 5) -> tuple[tuple[int, int], ...]:
+    """Every pair of topics ``a < b`` whose top-N words are the same set (in any order).
+
+    Hoyle et al.'s filter (a): their code (``compute_to`` in ahoho/dvae ``utils.py``, with
+    ``diversity_top_n = 5`` and ``overlapping_word_threshold = 5`` in ``runs/collect-runs.ipynb``)
+    keeps a model when no pair of topics overlaps in 5 of their top 5 words.
+    """
+    words = _top(topics, topn)
+    first: dict[frozenset[str], int] = {}
+    groups: dict[int, list[int]] = {}
+    for k, topic in enumerate(words):
+        first.setdefault(frozenset(topic), k)
+        groups.setdefault(first[frozenset(topic)], []).append(k)
+    return tuple(sorted(pair for group in groups.values() for pair in itertools.combinations(group, 2)))
+
+
 def shared_top_words(topics: TopicsLike, topn: int = 5) -> tuple[tuple[int, int, tuple[str, ...]], ...]:
-    """Every pair of topics whose top-N words overlap, with the shared words."""
+    """Every pair of topics whose top-N words overlap, with the shared words.
+
+    A diagnostic of how much topics overlap, not Hoyle et al.'s filter (:func:`duplicate_topics`).
+    """
     words = _top(topics, topn)
     out = []
     for a, b in itertools.combinations(range(len(words)), 2):
@@ -160,34 +199,64 @@ def shared_top_words(topics: TopicsLike, topn: int = 5) -> tuple[tuple[int, int,
     return tuple(out)
 
 
+UNIQUENESS_FILTER_MODELS = ("etm",)
+"""The model kinds Hoyle et al.'s notebook applies filter (b) to (``runs/collect-runs.ipynb``: ETM only)."""
+
+
 def diversity(
     topics: TopicsLike,
     diversity_topn: int = 25,
     uniqueness_topn: int = 10,
-    overlap_topn: int = 5,
+    filter_topn: int = 5,
     min_uniqueness: float = 0.7,
+    uniqueness_filter: bool | None = None,
+    overlap_topn: int = 5,
     rbo_p: float = 0.9,
 ) -> DiversityResult:
-    """All diversity measures of a model, and Hoyle et al.'s (2021, §4.2) redundancy filter.
+    """All diversity measures of a model, and Hoyle et al.'s (2021, §4.2) redundancy filters.
 
-    Hoyle et al. drop "models in which any of the top five words of one topic overlap with
-    another" and models by topic uniqueness at 0.7. Their sentence reads "a topic uniqueness
-    score above 0.7", but the models they then select have TU 0.92 and 0.95 and low TU is the
-    redundant case, so a model passes here when its TU is *above* ``min_uniqueness``.
+    As the authors' code applies them (``runs/collect-runs.ipynb`` in ahoho/topics):
+
+    - (a) a model is redundant when two of its topics have the same set of top
+      ``filter_topn`` = 5 words (:func:`duplicate_topics`). The paper's sentence ("models in
+      which any of the top five words of one topic overlap with another") also reads as *any*
+      shared word; the code removes only identical top-5 sets, and the models it published
+      share top-5 words between many topic pairs;
+    - (b) a model is redundant when its topic uniqueness over the top ``filter_topn`` = 5 words
+      is not above ``min_uniqueness`` = 0.7. The notebook applies (b) to ETM only:
+      ``uniqueness_filter=None`` does the same for a model whose kind is in
+      :data:`UNIQUENESS_FILTER_MODELS` (a TopicModel's ``kind``, a Topics' ``meta["model"]``),
+      ``True`` applies it to every model, ``False`` to none. Plain word lists have no kind, so
+      None applies only (a) to them.
+
+    ``shared_top_words`` (pairs sharing any top-``overlap_topn`` word) is reported beside them
+    as a diagnostic; it does not make a model redundant.
     """
     uniqueness = topic_uniqueness(topics, uniqueness_topn)
-    shared = shared_top_words(topics, overlap_topn)
-    tu = float(uniqueness.mean())
+    duplicates = duplicate_topics(topics, filter_topn)
+    filter_tu = float(topic_uniqueness(topics, filter_topn).mean())
+    if uniqueness_filter is None:
+        kind = topics.kind if isinstance(topics, TopicModel) else None
+        if isinstance(topics, Topics):
+            kind = topics.meta.get("model")
+        uniqueness_filter = kind in UNIQUENESS_FILTER_MODELS
+    filter_a, filter_b = not duplicates, filter_tu > min_uniqueness
     return DiversityResult(
         topic_diversity=topic_diversity(topics, diversity_topn),
-        topic_uniqueness=tu,
+        topic_uniqueness=float(uniqueness.mean()),
         per_topic=uniqueness,
         inverted_rbo=inverted_rbo(topics, uniqueness_topn, rbo_p),
-        shared_top_words=shared,
-        redundant=bool(shared) or not tu > min_uniqueness,
+        duplicate_topics=duplicates,
+        filter_uniqueness=filter_tu,
+        filter_a=filter_a,
+        filter_b=filter_b,
+        uniqueness_filter=bool(uniqueness_filter),
+        redundant=not filter_a or (bool(uniqueness_filter) and not filter_b),
+        shared_top_words=shared_top_words(topics, overlap_topn),
         diversity_topn=diversity_topn,
         uniqueness_topn=uniqueness_topn,
-        overlap_topn=overlap_topn,
+        filter_topn=filter_topn,
         min_uniqueness=min_uniqueness,
+        overlap_topn=overlap_topn,
         rbo_p=rbo_p,
     )

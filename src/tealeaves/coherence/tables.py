@@ -59,13 +59,16 @@ def models_table(title: str, results: Mapping[str, Mapping[str, CoherenceResult]
 
 
 def diversity_table(title: str, result: DiversityResult) -> Table:
-    """The diversity measures and Hoyle et al.'s redundancy verdict."""
+    """The diversity measures, Hoyle et al.'s redundancy filters and the shared-word diagnostic."""
     table = Table(title=title, title_justify="left", show_header=False)
     table.add_column("measure", style="bold")
     table.add_column("value", justify="right")
     table.add_row(f"topic diversity (top {result.diversity_topn})", f"{result.topic_diversity:.3f}")
     table.add_row(f"topic uniqueness (top {result.uniqueness_topn})", f"{result.topic_uniqueness:.3f}")
     table.add_row(f"inverted RBO (top {result.uniqueness_topn}, p={result.rbo_p})", f"{result.inverted_rbo:.3f}")
-    table.add_row(f"topic pairs sharing a top-{result.overlap_topn} word", str(len(result.shared_top_words)))
+    table.add_row(f"duplicate topic pairs (same top-{result.filter_topn} words)", str(len(result.duplicate_topics)))
+    applied = "" if result.uniqueness_filter else ", not applied"
+    table.add_row(f"topic uniqueness (top {result.filter_topn}{applied})", f"{result.filter_uniqueness:.3f}")
     table.add_row("redundant (Hoyle et al. 2021)", "yes" if result.redundant else "no")
+    table.add_row(f"topic pairs sharing a top-{result.overlap_topn} word", str(len(result.shared_top_words)))
     return table

@@ -6,7 +6,6 @@ from tealeaves.lazy import attach
 
 if TYPE_CHECKING:
     from tealeaves.models.importers import IMPORTERS, import_model
-    from tealeaves.models.sweep import SPACES, SweepConfig, SweepResult, sweep
     from tealeaves.models.topic_model import TopicModel
     from tealeaves.models.topics import Topics, as_topics
     from tealeaves.models.train import TRAINERS, train, trainer_params
@@ -15,15 +14,11 @@ __getattr__, __dir__ = attach(__name__, __file__)
 
 __all__ = [
     "IMPORTERS",
-    "SPACES",
     "TRAINERS",
-    "SweepConfig",
-    "SweepResult",
     "TopicModel",
     "Topics",
     "as_topics",
     "import_model",
-    "sweep",
     "train",
     "trainer_params",
 ]

@@ -1,5 +1,6 @@
-"""Hoyle et al.'s sweep: Table 8's ranges, trials on a Dask LocalCluster that survive a failing
-trial, restarts that train only what is missing, and the selection after the redundancy filters."""
+"""Hoyle et al.'s sweep: Table 8's grid drawn without replacement under the authors' constraints,
+capped steps that scale the annealing, trials on a Dask LocalCluster that survive a failing trial,
+restarts that train only what is missing, and the selection after the redundancy filters."""
 
 from __future__ import annotations
 
@@ -21,14 +22,15 @@ from tealeaves.cli import app
 from tealeaves.coherence import RefIndex, score
 from tealeaves.corpus import Corpus, Vocabulary
 from tealeaves.errors import ArtifactError, InputError
-from tealeaves.models import SPACES, TRAINERS, SweepConfig, TopicModel, lda_gibbs, sweep, trainer_params
-from tealeaves.models.sweep import LogUniform, draw_settings, plan, select_best
+from tealeaves.models import TRAINERS, TopicModel, lda_gibbs, trainer_params
 from tealeaves.models.train import TrainerSpec
+from tealeaves.sweep import CONSTRAINTS, SPACES, SweepConfig, cap_steps, draw_settings, plan, select_best, sweep
+from tealeaves.sweep.space import Choice, LogUniform
 
 ROOT = Path(__file__).resolve().parents[2]
 LOG = "TEALEAVES_TEST_SWEEP_LOG"
 
-# Hoyle et al. 2021, Appendix A.3, Table 8, transcribed here independently of tealeaves.models.sweep
+# Hoyle et al. 2021, Appendix A.3, Table 8, transcribed here independently of tealeaves.sweep
 TABLE_8 = {
     "lda-gibbs": {
         "alpha_sum": {0.01, 0.05, 0.1, 0.25, 1.0, 5.0},
@@ -88,7 +90,7 @@ def inputs(tmp_path_factory):
 
 def register_flaky(monkeypatch, log):
     """The flaky trainer, registered for one test (the sweep ships its entry to the Dask workers)."""
-    monkeypatch.setitem(TRAINERS, "flaky", TrainerSpec("tests.models.test_sweep:flaky_fit", "lda-gibbs that fails"))
+    monkeypatch.setitem(TRAINERS, "flaky", TrainerSpec("tests.sweep.test_sweep:flaky_fit", "lda-gibbs that fails"))
     monkeypatch.setenv(LOG, str(log))
     return log
 
@@ -109,7 +111,8 @@ def flaky_config(inputs, settings=4, seed=None):
     if seed is None:
         space = SweepConfig.from_mapping(data, base=inputs).space("flaky")
         kinds = {"never", "once", "always"}
-        seed = next(s for s in itertools.count() if {d["fail"] for d in draw_settings(space, 4, s, "flaky")} == kinds)
+        draws = (draw_settings(space, 4, s, "flaky", replicates=3) for s in itertools.count())
+        seed = next(s for s, drawn in enumerate(draws) if {d["fail"] for d, _ in drawn} == kinds)
     return SweepConfig.from_mapping({**data, "seed": seed}, base=inputs)
 
 
@@ -169,11 +172,12 @@ def test_a_restarted_sweep_trains_only_the_trials_without_a_record(cluster_sweep
     more = sweep(flaky_config(config.corpus.parent, settings=6, seed=config.seed), out, scheduler=None, workers=1)
     assert (more.trained, more.resumed) == (2, 4)
     assert more.records[:4] == first.records
-    new_seeds = {r["seed"] for r in more.records[4:]}
     assert sorted(trainings(log)[len(before) :]) == sorted(
         s for r in more.records[4:] for s in [r["seed"]] * r["attempts"]
     )
-    assert new_seeds.isdisjoint(r["seed"] for r in first.records)
+    # without replacement: no (setting, replicate) of the grid is run twice
+    runs = [(tuple(sorted(r["drawn"].items())), r["replicate"]) for r in more.records]
+    assert len(set(runs)) == len(runs)
 
 
 def test_an_interrupted_sweep_resumes_where_it_stopped(inputs, flaky, tmp_path):
@@ -214,35 +218,55 @@ def test_another_configuration_in_the_same_folder_is_refused_unless_forced(input
         sweep(config, tmp_path / "plain", scheduler=None, workers=1)
 
 
-def test_selection_after_the_filters_equals_a_direct_computation(inputs, tmp_path):
+def planted_fit(corpus, k, seed=0, progress=None, *, iterations=20, duplicate=False, shared=0):
+    """lda-gibbs, then made redundant on request: topic 1 a copy of topic 0 (``duplicate``), and the
+    words w00.. as the top ``shared`` words of every topic."""
+    model = lda_gibbs.fit(corpus, k, seed, iterations=iterations, optimize_burn_in=5)
+    phi = model.phi.copy()
+    if duplicate:
+        phi[1] = phi[0]
+    phi[:, :shared] += np.linspace(2.0, 1.0, shared) * phi.max()
+    return TopicModel(model.vocab, phi / phi.sum(axis=1, keepdims=True), model.alpha, manifest=model.manifest)
+
+
+def test_selection_after_the_filters_equals_a_direct_computation(inputs, tmp_path, monkeypatch):
+    spec = TrainerSpec("tests.sweep.test_sweep:planted_fit", "lda-gibbs made redundant")
+    monkeypatch.setitem(TRAINERS, "planted", spec)
+    monkeypatch.setitem(TRAINERS, "planted-too", spec)
+    space = {"iterations": [40, 1000], "duplicate": [False, True], "shared": [0, 3]}
     config = SweepConfig.from_mapping(
         {
             "corpus": "corpus",
             "reference": "index",
-            "models": ["lda-gibbs", "lda-vb"],
-            "settings": 5,
-            "k": 6,  # two more than planted: some settings give redundant topics
+            "models": ["planted", "planted-too"],
+            "settings": 10,
+            "k": 6,
             "seed": 3,
-            "max_steps": {"lda-gibbs": 40, "lda-vb": 15},
-            "space": {"lda-gibbs": {"optimize_burn_in": 10}, "lda-vb": {"alpha": {"log_uniform": [0.01, 10.0]}}},
+            "max_steps": {"planted": 40, "planted-too": 40},
+            "space": {"planted": space, "planted-too": space},
+            "score": {"uniqueness_filter": ["planted"]},
         },
         base=inputs,
     )
     result = sweep(config, tmp_path / "sweep", scheduler=None, workers=1)
     frame = pd.read_parquet(tmp_path / "sweep" / "results.parquet")
     index = RefIndex.load(inputs / "index")
-    # the filters, from each trial's recorded top words
+    # the filters, from each trial's recorded top words: (a) no two identical top-5 sets, (b) TU over
+    # the top 5 above 0.7, applied to one of the two names only
     for record, row in zip(result.records, frame.itertuples()):
-        top = record["top_words"]
-        shared = any(set(a[:5]) & set(b[:5]) for a, b in itertools.combinations(top, 2))
-        counts = {w: sum(w in t for t in top) for t in top for w in t}
-        tu = np.mean([np.mean([1 / counts[w] for w in t]) for t in top])
-        assert (row.filter_a, row.filter_b, row.passes) == (not shared, tu > 0.7, (not shared) and tu > 0.7)
-        assert row.topic_uniqueness == pytest.approx(tu)
+        top5 = [t[:5] for t in record["top_words"]]
+        duplicates = [[a, b] for a, b in itertools.combinations(range(len(top5)), 2) if set(top5[a]) == set(top5[b])]
+        counts = {w: sum(w in t for t in top5) for t in top5 for w in t}
+        tu = np.mean([np.mean([1 / counts[w] for w in t]) for t in top5])
+        applies = record["model"] == "planted"
+        assert (row.filter_a, row.filter_b, row.uniqueness_filter) == (not duplicates, tu > 0.7, applies)
+        assert row.passes == ((not duplicates) and (tu > 0.7 or not applies))
+        assert record["duplicate_topics"] == duplicates and row.duplicate_topic_pairs == len(duplicates)
+        assert row.filter_uniqueness == pytest.approx(tu)
     assert 0 < frame["passes"].sum() < len(frame)  # the filters remove some trials, not all
     expected = {}
     for model, rows in frame.groupby("model"):
-        kept = rows[(rows.status == "ok") & rows.filter_a & rows.filter_b]
+        kept = rows[(rows.status == "ok") & rows.passes]
         expected[model] = None if kept.empty else kept.loc[kept["npmi"].idxmax(), "trial"]
     assert result.selected == expected == select_best(frame)
     unfiltered = {model: rows.loc[rows["npmi"].idxmax(), "trial"] for model, rows in frame.groupby("model")}
@@ -254,11 +278,14 @@ def test_selection_after_the_filters_equals_a_direct_computation(inputs, tmp_pat
             continue
         saved = TopicModel.load(tmp_path / "sweep" / "models" / model)
         assert saved.manifest["sweep"]["trial"] == trial
-        rescored = score(saved, index, measure="npmi", window=10, topn=10, on_missing="zero").model_mean
-        assert rescored == pytest.approx(frame.set_index("trial").loc[trial, "npmi"], abs=1e-12)
+        # scored with gensim's counts by default, as Hoyle et al.
+        rescored = score(saved, index, measure="npmi", window=10, topn=10, on_missing="zero", compat="gensim")
+        assert rescored.model_mean == pytest.approx(frame.set_index("trial").loc[trial, "npmi"], abs=1e-12)
     trials = plan(config)
-    assert {t.params["iterations"] for t in trials if t.model == "lda-gibbs"} == {40}  # capped
-    assert {t.drawn["iterations"] for t in trials if t.model == "lda-gibbs"} <= {1000, 2000}
+    assert {t.params["iterations"] for t in trials} == {40} and {t.drawn["iterations"] for t in trials} == {40, 1000}
+    manifest = read_manifest(tmp_path / "sweep", kind="sweep")
+    assert [(t["drawn"], t["params"]) for t in manifest["trials"]] == [(t.drawn, t.params) for t in trials]
+    assert manifest["stats"]["passing_filter_a"] == int(frame["filter_a"].sum())
 
 
 def test_a_deleted_selected_model_is_trained_again(inputs, tmp_path):
@@ -284,21 +311,72 @@ def test_a_deleted_selected_model_is_trained_again(inputs, tmp_path):
     np.testing.assert_array_equal(TopicModel.load(tmp_path / "sweep" / "models" / "lda-gibbs").phi, phi)
 
 
+def table_8_grid(model: str, replicates: int) -> list[tuple[dict, int]]:
+    """Table 8's grid with the authors' constraints (runs/dvae-sweep.yml), enumerated here."""
+    names = sorted(TABLE_8[model])
+    grid = [dict(zip(names, values)) for values in itertools.product(*(sorted(TABLE_8[model][n]) for n in names))]
+    if model == "dvae":
+        grid = [g for g in grid if g["gamma_bn"] < g["epochs"] and g["gamma_kl"] < g["epochs"]]
+    return [(g, r) for g in grid for r in range(replicates)]
+
+
+def key(setting: tuple[dict, int]) -> tuple:
+    return tuple(sorted(setting[0].items())), setting[1]
+
+
 @pytest.mark.parametrize("model", sorted(TABLE_8))
-def test_settings_lie_in_table_8_and_are_reproducible_by_seed(model):
+def test_settings_are_drawn_from_table_8s_grid_without_replacement(model):
     assert set(SPACES) == set(TABLE_8) and set(SPACES[model]) == set(TABLE_8[model])
-    settings = draw_settings(SPACES[model], 400, seed=11, model=model)
-    for name, values in TABLE_8[model].items():
-        drawn = [s[name] for s in settings]
-        assert set(drawn) == values  # every value of the range, and nothing else
-        counts = [drawn.count(v) for v in sorted(values)]
-        assert stats.chisquare(counts).pvalue > 1e-3  # uniform over the values
-    assert draw_settings(SPACES[model], 400, seed=11, model=model) == settings
-    assert draw_settings(SPACES[model], 7, seed=11, model=model) == settings[:7]
-    assert draw_settings(SPACES[model], 7, seed=12, model=model) != settings[:7]
+    grid = table_8_grid(model, replicates=3)
+    assert len(grid) == {"lda-gibbs": 144 * 3, "dvae": 264 * 3, "etm": 48 * 3}[model]
+    constraints = CONSTRAINTS.get(model, ())
+    settings = draw_settings(SPACES[model], 10_000, seed=11, model=model, constraints=constraints, replicates=3)
+    assert sorted(map(key, settings)) == sorted(map(key, grid))  # the whole grid, each setting once
+    assert draw_settings(SPACES[model], 7, 11, model, constraints, 3) == settings[:7]
+    assert draw_settings(SPACES[model], 7, 12, model, constraints, 3) != settings[:7]
+    # the first draws are a uniform sample of the grid: each setting is among the first 5 of 400
+    # seeds' orders about equally often (expected 400 * 5 / len(grid) times each)
+    first = [key(s) for seed in range(400) for s in draw_settings(SPACES[model], 5, seed, model, constraints, 3)]
+    counts = [first.count(k) for k in map(key, grid)]
+    assert sum(counts) == 2000 and stats.chisquare(counts).pvalue > 1e-3
     if model not in TRAINERS:
         pytest.skip(f"the {model} trainer is not registered")
     assert set(SPACES[model]) <= set(trainer_params(model))
+
+
+def test_d_vae_settings_meet_the_authors_constraints():
+    drawn = [s for s, _ in draw_settings(SPACES["dvae"], 1000, 0, "dvae", CONSTRAINTS["dvae"])]
+    assert len(drawn) == 264 and all(s["gamma_bn"] < s["epochs"] and s["gamma_kl"] < s["epochs"] for s in drawn)
+    # Table 8 drawn parameter by parameter, as before: 5 of 16 (gamma_bn, gamma_kl, epochs) combinations
+    # with epochs 200 break a constraint, about 31% of the draws
+    assert {(s["gamma_bn"], s["gamma_kl"], s["epochs"]) for s in drawn} == {
+        (bn, kl, e) for bn in (0, 1, 100, 200) for kl in (100, 200) for e in (200, 500) if bn < e and kl < e
+    }
+    with pytest.raises(InputError, match="no setting of dvae's ranges meets its constraints"):
+        draw_settings({**SPACES["dvae"], "epochs": Choice((50,))}, 3, 0, "dvae", CONSTRAINTS["dvae"])
+    with pytest.raises(InputError, match="broke its constraints"):
+        draw_settings({**SPACES["dvae"], "epochs": LogUniform(1, 2)}, 3, 0, "dvae", CONSTRAINTS["dvae"])
+
+
+@pytest.mark.parametrize(
+    ("drawn", "cap", "expected"),
+    [
+        ({"epochs": 500, "gamma_bn": 200, "gamma_kl": 100}, 50, {"epochs": 50, "gamma_bn": 20, "gamma_kl": 10}),
+        ({"epochs": 200, "gamma_bn": 0, "gamma_kl": 100}, 25, {"epochs": 25, "gamma_bn": 0, "gamma_kl": 12}),
+        ({"epochs": 200, "gamma_bn": 1, "gamma_kl": 100}, 50, {"epochs": 50, "gamma_bn": 1, "gamma_kl": 25}),
+        ({"epochs": 500, "gamma_bn": 200, "gamma_kl": 200}, 2, {"epochs": 2, "gamma_bn": 1, "gamma_kl": 1}),
+        ({"epochs": 200, "gamma_bn": 100, "gamma_kl": 100}, 500, {"epochs": 200, "gamma_bn": 100, "gamma_kl": 100}),
+        ({"epochs": 500}, 100, {"epochs": 100, "gamma_bn": 40, "gamma_kl": 40}),  # the defaults (200) scale too
+    ],
+)
+def test_a_step_cap_scales_the_annealing_with_the_epochs(drawn, cap, expected):
+    defaults = {"epochs": 500, "gamma_bn": 200, "gamma_kl": 200, "alpha": 0.01}
+    assert cap_steps(drawn, "epochs", cap, defaults) == expected
+    # lda-gibbs has no annealing: only its iterations are capped
+    assert cap_steps({"iterations": 2000, "beta": 0.1}, "iterations", 40, {"iterations": 1000}) == {
+        "iterations": 40,
+        "beta": 0.1,
+    }
 
 
 def test_log_uniform_ranges_from_a_configuration(inputs):
@@ -315,7 +393,7 @@ def test_log_uniform_ranges_from_a_configuration(inputs):
     )
     space = config.space("lda-vb")
     assert space["alpha"] == LogUniform(0.001, 10.0)
-    settings = draw_settings(space, 500, seed=0, model="lda-vb")
+    settings = [setting for setting, _ in draw_settings(space, 500, seed=0, model="lda-vb")]
     logs = (np.log([s["alpha"] for s in settings]) - np.log(0.001)) / (np.log(10.0) - np.log(0.001))
     assert stats.kstest(logs, "uniform").pvalue > 1e-3
     assert stats.kstest([(s["eta"] - 0.01) / 0.09 for s in settings], "uniform").pvalue > 1e-3
@@ -327,6 +405,12 @@ def test_the_example_configuration_reads():
         pytest.skip("the neural trainers are not registered")
     config = SweepConfig.from_toml(ROOT / "examples" / "sweep.toml")
     assert config.models == ("lda-gibbs", "dvae", "etm") and config.settings == 16
+    # scored as the authors: gensim's counts, on a reference corpus other than the training one
+    assert config.compat == "gensim" and config.uniqueness_filter == ("etm",)
+    assert config.reference.name != config.corpus.name and config.corpus.name == "train"
+    defaults = SweepConfig(config.corpus, config.reference)
+    assert (defaults.compat, defaults.filter_topn, defaults.min_uniqueness) == ("gensim", 5, 0.7)
+    assert (defaults.settings, defaults.replicates, defaults.uniqueness_filter) == (82, 3, ("etm",))
 
 
 @pytest.mark.parametrize(
@@ -347,6 +431,11 @@ def test_the_example_configuration_reads():
         ({"models": ["lda-gibbs"], "max_steps": {"lda-vb": 3}}, "which models does not list"),
         ({"models": ["lda-gibbs"], "settings": 0}, "settings must be a positive integer"),
         ({"models": ["lda-gibbs"], "score": {"on_missing": "drop"}}, "on_missing must be one of"),
+        ({"models": ["lda-gibbs"], "score": {"overlap_topn": 5}}, "unknown key overlap_topn in"),
+        ({"models": ["lda-gibbs"], "score": {"uniqueness_filter": "etm"}}, "uniqueness_filter must be a list"),
+        ({"models": ["lda-gibbs"], "constraints": {"lda-gibbs": [["beta", "<<", "alpha_sum"]]}}, "unknown operator"),
+        ({"models": ["lda-gibbs"], "constraints": {"lda-gibbs": [["beta", "<"]]}}, r"must be \[parameter, op"),
+        ({"models": ["lda-gibbs"], "replicates": 0}, "replicates must be a positive integer"),
     ],
 )
 def test_bad_configurations_are_refused_with_the_reason(inputs, data, message):
@@ -395,3 +484,7 @@ def test_the_neural_trainers_sweep_with_table_8_names(inputs, tmp_path):
         assert record["params"]["epochs"] == 2 and record["drawn"]["epochs"] in TABLE_8[record["model"]]["epochs"]
         assert all(record["drawn"][name] in values for name, values in TABLE_8[record["model"]].items())
         assert np.isfinite(record["scores"]["npmi"]) and 0 < record["scores"]["topic_uniqueness"] <= 1
+        assert record["scores"]["uniqueness_filter"] == (record["model"] == "etm")
+        if record["model"] == "dvae":  # the annealing ends within the 2 epochs: gamma 0 stays 0, any other is 1
+            assert record["params"]["gamma_kl"] == 1
+            assert record["params"]["gamma_bn"] == min(record["drawn"]["gamma_bn"], 1)

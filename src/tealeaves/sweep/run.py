@@ -1,32 +1,38 @@
 """``sweep``: Hoyle et al.'s (2021, §4.2 and Appendix A.3) random hyperparameter search.
 
-For each model type, ``settings`` random settings are drawn from the ranges of Hoyle et al.'s
-Table 8 (:data:`SPACES`; the paper draws 164 per model), each is trained with
-:func:`tealeaves.train` and scored on its top-10 words:
+For each model type, ``settings`` settings are drawn without replacement from the grid of
+Hoyle et al.'s Table 8 ranges and run seeds, less the settings that break the authors'
+constraints (:mod:`tealeaves.sweep.space`); each is trained with :func:`tealeaves.train` and
+scored on its top-10 words as the authors scored it:
 
-- NPMI over 10-token sliding windows of a reference corpus (Lau et al. 2014, as Hoyle et al.
-  select models), and C_V (110-token windows), both by :func:`tealeaves.coherence.score`;
-- topic uniqueness (Nan et al. 2019) and Hoyle et al.'s redundancy filters: (a) no two topics
-  share one of their top 5 words, (b) the topic uniqueness is above 0.7
-  (:func:`tealeaves.coherence.diversity`).
+- NPMI over 10-token sliding windows of a reference corpus, the score Hoyle et al. select by,
+  and C_V (110-token windows), both by :func:`tealeaves.coherence.score` with gensim's counts
+  (``compat="gensim"``) by default, as the authors computed them with gensim's
+  ``CoherenceModel``;
+- Hoyle et al.'s redundancy filters as their notebook applies them
+  (:func:`tealeaves.coherence.diversity`): (a) no two topics with the same top-5 word set,
+  (b) topic uniqueness over the top 5 words above 0.7, for ETM only by default;
+  topic uniqueness over the top 10 and topic diversity are recorded beside them.
 
 The selected model of each type is the one with the highest NPMI among the trials that pass
-both filters (:func:`select_best`). Trials run on Dask (a ``LocalCluster`` by default, or a
+the filters (:func:`select_best`). Trials run on Dask (a ``LocalCluster`` by default, or a
 cluster's ``tcp://`` address) through :func:`tealeaves.parallel.parallel_completed`: a trial
 that raises is retried once and then recorded with its error; it never stops the sweep.
 
 The sweep folder::
 
-    OUT/manifest.json           kind "sweep": the configuration, inputs, counts, selection
+    OUT/manifest.json           kind "sweep": the configuration, every trial's drawn and trained
+                                parameters, counts, selection
     OUT/trials/MODEL-NNNN.json  one record per finished trial, written as it finishes
     OUT/results.parquet, .csv   one row per trial (:meth:`SweepResult.to_frame`)
     OUT/models/MODEL/           the selected model of each type, a TopicModel folder
 
-Every file is written atomically. Trial ``i`` of a model draws its setting and its training
-seed from its own stream family (``rng.family_seed(seed, "sweep/MODEL/i")``), so the same
-configuration and seed give the same trials in any order, on any cluster, and a sweep that is
-interrupted and started again with the same ``OUT`` trains only the trials without a record
-(raising ``settings`` adds trials; the first ones stay as they were).
+Every file is written atomically. The settings of a model are the first ``settings`` of one
+random order of its grid, and a trial's training seed is derived from its replicate
+(``rng.family_seed(seed, "sweep/MODEL/replicate/R")``), so the same configuration and seed give
+the same trials in any order, on any cluster, and a sweep that is interrupted and started again
+with the same ``OUT`` trains only the trials without a record (raising ``settings`` adds
+trials; the first ones stay as they were).
 """
 
 from __future__ import annotations
@@ -37,319 +43,30 @@ import json
 import math
 import os
 import shutil
-import sys
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
-
 from tealeaves.artifacts import MANIFEST, atomic_file, json_safe, new_manifest, read_manifest, write_json
-from tealeaves.errors import ArtifactError, InputError
+from tealeaves.errors import ArtifactError
 from tealeaves.models.topic_model import TopicModel
 from tealeaves.models.train import TRAINERS, TrainerSpec, train, trainer_params
 from tealeaves.progress import ProgressCallback, notify
 from tealeaves.results import Result, write_result
-from tealeaves.rng import family_generator, family_seed
+from tealeaves.rng import family_seed
+from tealeaves.sweep.config import SweepConfig
+from tealeaves.sweep.space import cap_steps, draw_settings
 
 if TYPE_CHECKING:
     import pandas as pd
 
     from tealeaves.parallel import Outcome
 
-STEPS = ("iterations", "epochs")  # the parameter counting a trainer's passes, capped by ``max_steps``
 RETRIES = 1  # a failing trial is tried once more (Hoyle et al.'s budget counts settings, not attempts)
 NPMI_WINDOW = 10  # "a ten-word window over the top ten topic words" (Hoyle et al. 2021, §4.2)
 TOPN = 10
-
-
-@dataclass(frozen=True)
-class Choice:
-    """One of ``values``, each with probability ``1 / len(values)``."""
-
-    values: tuple[Any, ...]
-
-    def draw(self, rng: np.random.Generator) -> Any:
-        return self.values[int(rng.integers(len(self.values)))]
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"choice": list(self.values)}
-
-
-@dataclass(frozen=True)
-class Uniform:
-    """A float uniform on ``[low, high)``."""
-
-    low: float
-    high: float
-
-    def draw(self, rng: np.random.Generator) -> float:
-        return float(rng.uniform(self.low, self.high))
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"uniform": [self.low, self.high]}
-
-
-@dataclass(frozen=True)
-class LogUniform:
-    """A float whose logarithm is uniform on ``[log low, log high)`` (``0 < low < high``)."""
-
-    low: float
-    high: float
-
-    def draw(self, rng: np.random.Generator) -> float:
-        return float(math.exp(rng.uniform(math.log(self.low), math.log(self.high))))
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"log_uniform": [self.low, self.high]}
-
-
-Distribution = Choice | Uniform | LogUniform
-Space = Mapping[str, Distribution]
-
-SPACES: dict[str, Space] = {
-    # Table 8a, G-LDA (MALLET): alpha is MALLET's --alpha, the sum of the asymmetric prior
-    "lda-gibbs": {
-        "alpha_sum": Choice((0.01, 0.05, 0.1, 0.25, 1.0, 5.0)),
-        "beta": Choice((0.01, 0.05, 0.1)),
-        "optimize_interval": Choice((0, 10, 100, 500)),
-        "iterations": Choice((1000, 2000)),
-    },
-    # Table 8b, D-VAE: Dirichlet prior, learning rate, L1 on the topic-word weights, epochs of
-    # batch-norm and of KL annealing, epochs
-    "dvae": {
-        "alpha": Choice((0.001, 0.01, 0.1)),
-        "learning_rate": Choice((0.001, 0.01)),
-        "beta_reg": Choice((0.0, 0.01, 0.1, 1.0)),
-        "gamma_bn": Choice((0, 1, 100, 200)),
-        "gamma_kl": Choice((100, 200)),
-        "epochs": Choice((200, 500)),
-    },
-    # Table 8c, ETM: learning rate, Adam's L2 weight decay, learning-rate annealing, epochs
-    "etm": {
-        "learning_rate": Choice((0.001, 0.002, 0.01, 0.02)),
-        "weight_decay": Choice((1.2e-5, 1.2e-6, 1.2e-7)),
-        "anneal_lr": Choice((False, True)),
-        "epochs": Choice((500, 1000)),
-    },
-}
-"""Hoyle et al. 2021, Table 8: the hyperparameter ranges of each model type, by trainer name.
-
-Every range in the table is a finite set drawn uniformly (:class:`Choice`); a configuration's
-``[space.MODEL]`` table overrides or adds ranges, with :class:`Uniform` and :class:`LogUniform`
-for continuous ones.
-"""
-
-
-@dataclass(frozen=True)
-class SweepConfig:
-    """What a sweep trains and how it scores (the TOML file of ``tealeaves sweep``).
-
-    Attributes
-    ----------
-    corpus : Path
-        The prepared training corpus (a corpus folder).
-    reference : Path
-        The reference corpus' index (a :class:`~tealeaves.coherence.RefIndex` folder).
-    models : tuple of str
-        Trainer names; each needs ranges in :data:`SPACES` or in ``spaces``.
-    settings : int
-        Random settings per model (Hoyle et al.: 164).
-    k : int
-        Topics (Hoyle et al.: 50).
-    seed : int
-        Root of every draw and every training seed.
-    max_steps : dict of str to int
-        Per model, a cap on its ``iterations`` or ``epochs`` (a drawn value above it is trained
-        with the cap, and the record keeps the drawn value); none by default.
-    spaces : dict of str to dict
-        Per model, ranges that replace or add to :data:`SPACES`; a fixed value is a one-value
-        :class:`Choice`.
-    on_missing : str
-        How coherence treats a top word the reference index lacks (``"zero"``: it scores 0).
-    compat : str or None
-        Coherence counting: None (exact), ``"lau"`` or ``"gensim"``
-        (:func:`~tealeaves.coherence.score`).
-    overlap_topn, min_uniqueness : int, float
-        Hoyle et al.'s filters: no top-``overlap_topn`` word shared, uniqueness above ``min_uniqueness``.
-    """
-
-    corpus: Path
-    reference: Path
-    models: tuple[str, ...] = ("lda-gibbs", "dvae", "etm")
-    settings: int = 164
-    k: int = 50
-    seed: int = 0
-    max_steps: Mapping[str, int] = field(default_factory=dict)
-    spaces: Mapping[str, Space] = field(default_factory=dict)
-    on_missing: str = "zero"
-    compat: str | None = None
-    overlap_topn: int = 5
-    min_uniqueness: float = 0.7
-
-    def __post_init__(self) -> None:
-        from tealeaves.coherence.score import ON_MISSING
-        from tealeaves.coherence.windows import check_compat
-
-        object.__setattr__(self, "corpus", Path(self.corpus))
-        object.__setattr__(self, "reference", Path(self.reference))
-        object.__setattr__(self, "models", tuple(self.models))
-        if not self.models or len(set(self.models)) != len(self.models):
-            raise InputError(f"models must name each model type once, got {list(self.models)}")
-        for name, value in {"settings": self.settings, "k": self.k, "overlap_topn": self.overlap_topn}.items():
-            if not _is_int(value) or value < 1:
-                raise InputError(f"{name} must be a positive integer, got {value!r}")
-        if not _is_int(self.seed) or self.seed < 0:
-            raise InputError(f"seed must be a non-negative integer, got {self.seed!r}")
-        if self.on_missing not in ON_MISSING:
-            raise InputError(f"on_missing must be one of {', '.join(ON_MISSING)}, got {self.on_missing!r}")
-        check_compat(self.compat)
-        unknown = sorted((set(self.max_steps) | set(self.spaces)) - set(self.models))
-        if unknown:
-            raise InputError(f"max_steps or space given for {', '.join(unknown)}, which models does not list")
-        for model in self.models:
-            self._check_space(model)
-
-    def _check_space(self, model: str) -> None:
-        accepted = trainer_params(model)  # InputError for an unknown trainer
-        space = self.space(model)
-        if not space:
-            raise InputError(f"no ranges for {model!r}: add a [space.{model}] table to the configuration")
-        refused = sorted(set(space) - set(accepted))
-        if refused:
-            raise InputError(
-                f"{model} has no parameter {', '.join(refused)}; its parameters are {', '.join(sorted(accepted))}"
-            )
-        if model in self.max_steps:
-            cap = self.max_steps[model]
-            if not _is_int(cap) or cap < 1:
-                raise InputError(f"max_steps for {model} must be a positive integer, got {cap!r}")
-            if _steps_param(model) is None:
-                raise InputError(f"max_steps: {model} has neither of the parameters {' nor '.join(STEPS)}")
-
-    def space(self, model: str) -> dict[str, Distribution]:
-        """The ranges of ``model``: Table 8's (:data:`SPACES`) updated by this configuration's."""
-        return {**SPACES.get(model, {}), **self.spaces.get(model, {})}
-
-    def to_dict(self) -> dict[str, Any]:
-        """The configuration as JSON-safe values (the manifest's ``config``)."""
-        return json_safe(
-            {
-                "corpus": self.corpus,
-                "reference": self.reference,
-                "models": self.models,
-                "settings": self.settings,
-                "k": self.k,
-                "seed": self.seed,
-                "max_steps": dict(self.max_steps),
-                "spaces": {m: {p: d.to_dict() for p, d in self.space(m).items()} for m in self.models},
-                "on_missing": self.on_missing,
-                "compat": self.compat,
-                "overlap_topn": self.overlap_topn,
-                "min_uniqueness": self.min_uniqueness,
-            }
-        )
-
-    @classmethod
-    def from_toml(cls, path: str | os.PathLike[str]) -> SweepConfig:
-        """Read a TOML configuration; relative paths in it are relative to the file's folder.
-
-        Top-level keys ``corpus``, ``reference`` (required), ``models``, ``settings``, ``k``,
-        ``seed``; tables ``[max_steps]`` (model = cap), ``[score]`` (``on_missing``, ``compat``,
-        ``overlap_topn``, ``min_uniqueness``) and ``[space.MODEL]`` (parameter = a list of values,
-        ``{uniform = [low, high]}``, ``{log_uniform = [low, high]}``, ``{choice = [...]}`` or one
-        fixed value).
-        """
-        if sys.version_info >= (3, 11):
-            import tomllib
-        else:  # pragma: no cover - Python 3.10
-            import tomli as tomllib
-
-        path = Path(path)
-        try:
-            data = tomllib.loads(path.read_text(encoding="utf-8"))
-        except FileNotFoundError as exc:
-            raise InputError(f"sweep configuration {path} not found") from exc
-        except (UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
-            raise InputError(f"{path} is not a valid TOML file ({exc})") from exc
-        return cls.from_mapping(data, base=path.parent)
-
-    @classmethod
-    def from_mapping(cls, data: Mapping[str, Any], base: str | os.PathLike[str] = ".") -> SweepConfig:
-        """Build a configuration from the parsed TOML (paths relative to ``base``)."""
-        known = {"corpus", "reference", "models", "settings", "k", "seed", "max_steps", "space", "score"}
-        unknown = sorted(set(data) - known)
-        if unknown:
-            raise InputError(
-                f"unknown key {', '.join(unknown)} in the sweep configuration; known: {', '.join(sorted(known))}"
-            )
-        missing = [key for key in ("corpus", "reference") if key not in data]
-        if missing:
-            raise InputError(
-                f"the sweep configuration needs {' and '.join(missing)} (a corpus and a reference index folder)"
-            )
-        score = dict(data.get("score", {}))
-        unknown = sorted(set(score) - {"on_missing", "compat", "overlap_topn", "min_uniqueness"})
-        if unknown:
-            raise InputError(
-                f"unknown key {', '.join(unknown)} in [score]; known: on_missing, compat, overlap_topn, min_uniqueness"
-            )
-        models = data.get("models", cls.models)
-        if isinstance(models, str) or not isinstance(models, Sequence):
-            raise InputError(f"models must be a list of trainer names, got {models!r}")
-        spaces = {
-            model: {name: parse_distribution(value, f"space.{model}.{name}") for name, value in table.items()}
-            for model, table in dict(data.get("space", {})).items()
-        }
-        return cls(
-            corpus=Path(base) / data["corpus"],
-            reference=Path(base) / data["reference"],
-            models=tuple(models),
-            settings=data.get("settings", cls.settings),
-            k=data.get("k", cls.k),
-            seed=data.get("seed", cls.seed),
-            max_steps=dict(data.get("max_steps", {})),
-            spaces=spaces,
-            **score,
-        )
-
-
-def parse_distribution(value: Any, where: str = "range") -> Distribution:
-    """A range as a configuration writes it: a list of values or a one-key table, or one fixed value."""
-    if isinstance(value, list):
-        value = {"choice": value}
-    if not isinstance(value, Mapping):
-        return Choice((value,))
-    if len(value) != 1:
-        raise InputError(f"{where} must have one key (choice, uniform or log_uniform), got {dict(value)}")
-    ((kind, bounds),) = value.items()
-    if kind == "choice":
-        if not isinstance(bounds, list) or not bounds:
-            raise InputError(f"{where}: choice needs a non-empty list of values, got {bounds!r}")
-        return Choice(tuple(bounds))
-    if kind not in ("uniform", "log_uniform"):
-        raise InputError(f"{where}: unknown distribution {kind!r}; use choice, uniform or log_uniform")
-    if not (isinstance(bounds, list) and len(bounds) == 2 and all(isinstance(b, (int, float)) for b in bounds)):
-        raise InputError(f"{where}: {kind} needs [low, high], got {bounds!r}")
-    low, high = float(bounds[0]), float(bounds[1])
-    if not low < high or (kind == "log_uniform" and low <= 0):
-        raise InputError(f"{where}: {kind} needs {'0 < ' if kind == 'log_uniform' else ''}low < high, got {bounds}")
-    return Uniform(low, high) if kind == "uniform" else LogUniform(low, high)
-
-
-def draw_settings(space: Space, n: int, seed: int, model: str) -> list[dict[str, Any]]:
-    """``n`` settings of ``model`` drawn from ``space``: setting ``i`` from ``family_generator(seed, "sweep/MODEL/i")``.
-
-    Parameters are drawn in the order of ``space``; a setting depends only on the seed, the
-    model, its number and the space, so the first settings stay the same when ``n`` grows.
-    """
-    settings = []
-    for i in range(n):
-        rng = family_generator(seed, f"sweep/{model}/{i}")
-        settings.append({name: dist.draw(rng) for name, dist in space.items()})
-    return settings
 
 
 @dataclass(frozen=True)
@@ -359,6 +76,7 @@ class Trial:
     trial: str
     model: str
     index: int
+    replicate: int
     seed: int
     drawn: dict[str, Any]
     params: dict[str, Any]
@@ -367,14 +85,18 @@ class Trial:
     corpus: str
     reference: str
     score: dict[str, Any]
+    uniqueness_filter: bool
     trainer: TrainerSpec
 
 
 def plan(config: SweepConfig) -> list[Trial]:
     """Every trial of the sweep, model by model, with its setting, training seed and key.
 
-    The key is a hash of what determines the trial's result: the model, k, seed, parameters,
-    the fingerprints of the corpus and the reference index, and the scoring options.
+    The settings come from :func:`~tealeaves.sweep.draw_settings` (the grid less the
+    model's constraints, ``config.replicates`` run seeds), capped by ``config.max_steps``
+    (:func:`~tealeaves.sweep.cap_steps`). The key is a hash of what determines the
+    trial's result: the model, k, seed, parameters as trained, the fingerprints of the corpus
+    and the reference index, and the scoring options.
     """
     from tealeaves.coherence import RefIndex
     from tealeaves.corpus import Corpus
@@ -383,20 +105,24 @@ def plan(config: SweepConfig) -> list[Trial]:
         "corpus": Corpus.load(config.corpus).fingerprint(),
         "reference": RefIndex.load(config.reference).corpus_fingerprint,
     }
-    scoring = {
-        "on_missing": config.on_missing,
-        "compat": config.compat,
-        "overlap_topn": config.overlap_topn,
-        "min_uniqueness": config.min_uniqueness,
-    }
     trials = []
     for model in config.models:
-        steps, cap = _steps_param(model), config.max_steps.get(model)
-        for i, drawn in enumerate(draw_settings(config.space(model), config.settings, config.seed, model)):
-            params = dict(drawn)
-            if cap is not None and steps is not None and params.get(steps, trainer_params(model)[steps]) > cap:
-                params[steps] = cap
-            seed = family_seed(config.seed, f"sweep/{model}/{i}/train") % 2**31  # trainers take 32-bit seeds
+        defaults = trainer_params(model)
+        steps, cap = config.steps_param(model), config.max_steps.get(model)
+        filtered = model in config.uniqueness_filter
+        scoring = {**config.scoring(), "uniqueness_filter": filtered}
+        drawn_settings = draw_settings(
+            config.space(model),
+            config.settings,
+            config.seed,
+            model,
+            constraints=config.model_constraints(model),
+            replicates=config.replicates,
+            defaults=defaults,
+        )
+        for i, (drawn, replicate) in enumerate(drawn_settings):
+            params = dict(drawn) if cap is None or steps is None else cap_steps(drawn, steps, cap, defaults)
+            seed = family_seed(config.seed, f"sweep/{model}/replicate/{replicate}") % 2**31  # 32-bit trainer seeds
             definition = {"model": model, "k": config.k, "seed": seed, "params": params, **fingerprints, **scoring}
             key = hashlib.sha256(json.dumps(json_safe(definition), sort_keys=True).encode()).hexdigest()[:16]
             trials.append(
@@ -404,6 +130,7 @@ def plan(config: SweepConfig) -> list[Trial]:
                     trial=f"{model}-{i:04d}",
                     model=model,
                     index=i,
+                    replicate=replicate,
                     seed=seed,
                     drawn=drawn,
                     params=params,
@@ -411,7 +138,8 @@ def plan(config: SweepConfig) -> list[Trial]:
                     k=config.k,
                     corpus=str(config.corpus),
                     reference=str(config.reference),
-                    score=scoring,
+                    score=config.scoring(),
+                    uniqueness_filter=filtered,
                     trainer=TRAINERS[model],
                 )
             )
@@ -437,17 +165,22 @@ def run_trial(trial: Trial) -> dict[str, Any]:
     div = diversity(
         model,
         uniqueness_topn=TOPN,
-        overlap_topn=trial.score["overlap_topn"],
+        filter_topn=trial.score["filter_topn"],
         min_uniqueness=trial.score["min_uniqueness"],
+        uniqueness_filter=trial.uniqueness_filter,
+        overlap_topn=trial.score["filter_topn"],
     )
     scores = {
         "npmi": npmi.model_mean,
         "cv": cv.model_mean,
         "topic_uniqueness": div.topic_uniqueness,
+        "filter_uniqueness": div.filter_uniqueness,
         "topic_diversity": div.topic_diversity,
+        "duplicate_topic_pairs": len(div.duplicate_topics),
         "shared_top_word_pairs": len(div.shared_top_words),
-        "filter_a": not div.shared_top_words,
-        "filter_b": div.topic_uniqueness > div.min_uniqueness,
+        "filter_a": div.filter_a,
+        "filter_b": div.filter_b,
+        "uniqueness_filter": div.uniqueness_filter,
         "passes": not div.redundant,
     }
     return {
@@ -455,6 +188,7 @@ def run_trial(trial: Trial) -> dict[str, Any]:
         "train_seconds": model.manifest["training"]["seconds"],
         "score_seconds": round(time.perf_counter() - started, 3),
         "top_words": model.top_words(TOPN),
+        "duplicate_topics": div.duplicate_topics,
         "model": model,
     }
 
@@ -462,8 +196,9 @@ def run_trial(trial: Trial) -> dict[str, Any]:
 def select_best(frame: pd.DataFrame) -> dict[str, str | None]:
     """The selected trial of each model type in a results table (:meth:`SweepResult.to_frame`).
 
-    Among the type's trials that finished and pass both redundancy filters, the one with the
-    highest NPMI; ties go to the lower trial number. None for a type with no such trial.
+    Among the type's trials that finished and pass the redundancy filters (``passes``: filter
+    (a), and filter (b) where it applies), the one with the highest NPMI; ties go to the lower
+    trial number. None for a type with no such trial.
     """
     selected: dict[str, str | None] = {}
     for model, rows in frame.groupby("model", sort=False):
@@ -486,9 +221,10 @@ class SweepResult(Result):
         The sweep folder.
     records : tuple of dict
         One record per trial, in plan order (model by model): ``trial``, ``model``, ``index``,
-        ``seed``, ``key``, ``drawn`` (the setting as drawn), ``params`` (as trained),
-        ``status`` (``"ok"`` or ``"failed"``), ``attempts``, ``errors``, ``traceback``,
-        ``scores``, ``top_words``, ``train_seconds``, ``score_seconds``.
+        ``replicate``, ``seed``, ``key``, ``drawn`` (the setting as drawn), ``params`` (as
+        trained), ``status`` (``"ok"`` or ``"failed"``), ``attempts``, ``errors``,
+        ``traceback``, ``scores``, ``top_words``, ``duplicate_topics`` (the pairs of topics
+        with the same top-5 words), ``train_seconds``, ``score_seconds``.
     selected : dict of str to str or None
         The selected trial of each model type (:func:`select_best`).
     trained, resumed : int
@@ -512,7 +248,7 @@ class SweepResult(Result):
 def results_frame(
     records: Sequence[Mapping[str, Any]], selected: Mapping[str, str | None] | None = None
 ) -> pd.DataFrame:
-    """One row per trial record: ``trial``, ``model``, ``index``, ``seed``, ``status``, ``attempts``,
+    """One row per trial record: ``trial``, ``model``, ``index``, ``replicate``, ``seed``, ``status``, ``attempts``,
     ``error`` (the failed attempts' errors), the scores (:data:`SCORE_COLUMNS`), ``selected``,
     ``train_seconds``, then ``p.NAME`` for each parameter as trained."""
     import pandas as pd
@@ -525,6 +261,7 @@ def results_frame(
             "trial": record["trial"],
             "model": record["model"],
             "index": record["index"],
+            "replicate": record["replicate"],
             "seed": record["seed"],
             "status": record["status"],
             "attempts": record["attempts"],
@@ -547,10 +284,13 @@ SCORE_COLUMNS = (
     "npmi",
     "cv",
     "topic_uniqueness",
+    "filter_uniqueness",
     "topic_diversity",
+    "duplicate_topic_pairs",
     "shared_top_word_pairs",
     "filter_a",
     "filter_b",
+    "uniqueness_filter",
     "passes",
 )
 
@@ -598,7 +338,7 @@ def sweep(
     trials = plan(config)  # reads the corpus and the index before the folder is touched
     folder = _open_folder(Path(out), force)
     records = _finished(folder, trials)
-    _write_manifest(folder, config, scheduler, workers, "running")
+    _write_manifest(folder, config, trials, scheduler, workers, "running")
     best = {model: _best(records.values(), model) for model in config.models}
     todo = [trial for trial in trials if trial.trial not in records]
     resumed = len(records)
@@ -626,7 +366,7 @@ def sweep(
     frame = result.to_frame()
     _replace(folder / "results.parquet", lambda tmp: frame.to_parquet(tmp, index=False))
     write_result(result, folder / "results.csv")
-    _write_manifest(folder, config, scheduler, workers, "complete", result)
+    _write_manifest(folder, config, trials, scheduler, workers, "complete", result)
     return result
 
 
@@ -671,6 +411,7 @@ def _record(trial: Trial, outcome: Outcome[dict[str, Any]]) -> dict[str, Any]:
             "trial": trial.trial,
             "model": trial.model,
             "index": trial.index,
+            "replicate": trial.replicate,
             "seed": trial.seed,
             "key": trial.key,
             "drawn": trial.drawn,
@@ -681,6 +422,7 @@ def _record(trial: Trial, outcome: Outcome[dict[str, Any]]) -> dict[str, Any]:
             "traceback": outcome.traceback,
             "scores": value.get("scores", {}),
             "top_words": value.get("top_words"),
+            "duplicate_topics": value.get("duplicate_topics"),
             "train_seconds": value.get("train_seconds"),
             "score_seconds": value.get("score_seconds"),
         }
@@ -688,7 +430,7 @@ def _record(trial: Trial, outcome: Outcome[dict[str, Any]]) -> dict[str, Any]:
 
 
 def _rank(record: Mapping[str, Any] | None) -> tuple[float, int]:
-    """Order of selection: passing both filters, then NPMI, then the lower trial number."""
+    """Order of selection: passing the filters, then NPMI, then the lower trial number."""
     if record is None or record["status"] != "ok" or not record["scores"]["passes"]:
         return (-math.inf, 0)
     return (record["scores"]["npmi"], -record["index"])
@@ -745,15 +487,21 @@ def _check_models(
 def _write_manifest(
     folder: Path,
     config: SweepConfig,
+    trials: Sequence[Trial],
     scheduler: str | None,
     workers: int | None,
     status: str,
     result: SweepResult | None = None,
 ) -> None:
+    """The manifest: the configuration, every planned trial's drawn and trained parameters, and at the end the counts."""
     fields: dict[str, Any] = {
         "status": status,
         "config": config.to_dict(),
         "execution": {"scheduler": scheduler, "workers": workers, "retries": RETRIES},
+        "trials": [
+            {"trial": t.trial, "replicate": t.replicate, "seed": t.seed, "drawn": t.drawn, "params": t.params}
+            for t in trials
+        ],
     }
     if result is not None:
         frame = result.to_frame()
@@ -761,6 +509,8 @@ def _write_manifest(
             "trials": len(frame),
             "ok": int((frame["status"] == "ok").sum()),
             "failed": int((frame["status"] == "failed").sum()),
+            "passing_filter_a": int(frame["filter_a"].fillna(False).astype(bool).sum()),
+            "passing_filter_b": int(frame["filter_b"].fillna(False).astype(bool).sum()),
             "passing_filters": int(frame["passes"].fillna(False).astype(bool).sum()),
             "trained": result.trained,
             "resumed": result.resumed,
@@ -776,12 +526,3 @@ def _replace(path: Path, write: Callable[[Path], Any]) -> None:
     """Write ``path`` through a temporary file beside it, renamed into place when complete."""
     with atomic_file(path) as tmp:
         write(tmp)
-
-
-def _steps_param(model: str) -> str | None:
-    accepted = trainer_params(model)
-    return next((name for name in STEPS if name in accepted), None)
-
-
-def _is_int(value: Any) -> bool:
-    return isinstance(value, (int, np.integer)) and not isinstance(value, bool)

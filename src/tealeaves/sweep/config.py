@@ -1,0 +1,262 @@
+"""What a sweep trains and how it scores: :class:`SweepConfig`, the TOML file of ``tealeaves sweep``."""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from tealeaves.artifacts import json_safe
+from tealeaves.coherence.diversity import UNIQUENESS_FILTER_MODELS
+from tealeaves.errors import InputError
+from tealeaves.models.train import trainer_params
+from tealeaves.sweep.space import CONSTRAINTS, SPACES, Constraint, Distribution, parse_constraint, parse_distribution
+
+STEPS = ("iterations", "epochs")  # the parameter counting a trainer's passes, capped by ``max_steps``
+SCORE_KEYS = ("on_missing", "compat", "filter_topn", "min_uniqueness", "uniqueness_filter")
+
+
+@dataclass(frozen=True)
+class SweepConfig:
+    """What a sweep trains and how it scores (the TOML file of ``tealeaves sweep``).
+
+    Attributes
+    ----------
+    corpus : Path
+        The prepared training corpus (a corpus folder).
+    reference : Path
+        The reference corpus' index (a :class:`~tealeaves.coherence.RefIndex` folder). Hoyle et
+        al. score against a reference corpus much larger than the training one (the full
+        Wikipedia or NYT collection), not the training documents.
+    models : tuple of str
+        Trainer names; each needs ranges in :data:`~tealeaves.sweep.SPACES` or in ``spaces``.
+    settings : int
+        Settings per model, for this one corpus, drawn without replacement from the model's
+        grid (:func:`~tealeaves.sweep.draw_settings`); a grid with fewer settings runs whole.
+        Hoyle et al.'s "164 settings" were drawn from one grid spanning both their data sets
+        (``runs/hyper.py --random_runs 164``), about 82 per model per data set: the default.
+    replicates : int
+        Run seeds in the grid: a setting is the parameters and one of ``replicates`` training
+        seeds (the authors' grids list 3 ``run_seeds``).
+    k : int
+        Topics (Hoyle et al.: 50).
+    seed : int
+        Root of every draw and every training seed.
+    max_steps : dict of str to int
+        Per model, a cap on its ``iterations`` or ``epochs``: a setting drawn with more is
+        trained with the cap, and γ_BN and γ_KL are scaled with it
+        (:func:`~tealeaves.sweep.cap_steps`); the record and the manifest keep both the
+        drawn and the trained values. None by default.
+    spaces : dict of str to dict
+        Per model, ranges that replace or add to ``SPACES``; a fixed value is a one-value
+        :class:`~tealeaves.sweep.space.Choice`.
+    constraints : dict of str to tuple
+        Per model, constraints ``(parameter, operator, parameter)`` that replace
+        :data:`~tealeaves.sweep.CONSTRAINTS` (D-VAE: γ_BN < epochs, γ_KL < epochs).
+    on_missing : str
+        How coherence treats a top word the reference index lacks (``"zero"``: it scores 0, as
+        the authors' ``nan_to_num``).
+    compat : str or None
+        Coherence counting (:func:`~tealeaves.coherence.score`): ``"gensim"`` (the default, as
+        the authors scored with gensim's ``CoherenceModel``), None (exact counts; ``"exact"``
+        in the TOML file) or ``"lau"``.
+    filter_topn, min_uniqueness : int, float
+        The filters: (a) no two topics with the same top-``filter_topn`` word set, (b) topic
+        uniqueness over the top ``filter_topn`` words above ``min_uniqueness`` (5, 0.7).
+    uniqueness_filter : tuple of str
+        The models filter (b) applies to: ETM only by default, as the authors' notebook; every
+        model with ``"all"`` in the TOML file (or all of ``models``).
+    """
+
+    corpus: Path
+    reference: Path
+    models: tuple[str, ...] = ("lda-gibbs", "dvae", "etm")
+    settings: int = 82
+    replicates: int = 3
+    k: int = 50
+    seed: int = 0
+    max_steps: Mapping[str, int] = field(default_factory=dict)
+    spaces: Mapping[str, Mapping[str, Distribution]] = field(default_factory=dict)
+    constraints: Mapping[str, tuple[Constraint, ...]] = field(default_factory=dict)
+    on_missing: str = "zero"
+    compat: str | None = "gensim"
+    filter_topn: int = 5
+    min_uniqueness: float = 0.7
+    uniqueness_filter: tuple[str, ...] = UNIQUENESS_FILTER_MODELS
+
+    def __post_init__(self) -> None:
+        from tealeaves.coherence.score import ON_MISSING
+        from tealeaves.coherence.windows import check_compat
+
+        object.__setattr__(self, "corpus", Path(self.corpus))
+        object.__setattr__(self, "reference", Path(self.reference))
+        object.__setattr__(self, "models", tuple(self.models))
+        object.__setattr__(self, "uniqueness_filter", tuple(self.uniqueness_filter))
+        if not self.models or len(set(self.models)) != len(self.models):
+            raise InputError(f"models must name each model type once, got {list(self.models)}")
+        positive = {
+            "settings": self.settings,
+            "replicates": self.replicates,
+            "k": self.k,
+            "filter_topn": self.filter_topn,
+        }
+        for name, value in positive.items():
+            if not _is_int(value) or value < 1:
+                raise InputError(f"{name} must be a positive integer, got {value!r}")
+        if not _is_int(self.seed) or self.seed < 0:
+            raise InputError(f"seed must be a non-negative integer, got {self.seed!r}")
+        if self.on_missing not in ON_MISSING:
+            raise InputError(f"on_missing must be one of {', '.join(ON_MISSING)}, got {self.on_missing!r}")
+        check_compat(self.compat)
+        unknown = sorted((set(self.max_steps) | set(self.spaces) | set(self.constraints)) - set(self.models))
+        if unknown:
+            raise InputError(
+                f"max_steps, space or constraints given for {', '.join(unknown)}, which models does not list"
+            )
+        for model in self.models:
+            self._check_space(model)
+
+    def _check_space(self, model: str) -> None:
+        accepted = trainer_params(model)  # InputError for an unknown trainer
+        space = self.space(model)
+        if not space:
+            raise InputError(f"no ranges for {model!r}: add a [space.{model}] table to the configuration")
+        refused = sorted(set(space) - set(accepted))
+        if refused:
+            raise InputError(
+                f"{model} has no parameter {', '.join(refused)}; its parameters are {', '.join(sorted(accepted))}"
+            )
+        if model in self.max_steps:
+            cap = self.max_steps[model]
+            if not _is_int(cap) or cap < 1:
+                raise InputError(f"max_steps for {model} must be a positive integer, got {cap!r}")
+            if self.steps_param(model) is None:
+                raise InputError(f"max_steps: {model} has neither of the parameters {' nor '.join(STEPS)}")
+
+    def space(self, model: str) -> dict[str, Distribution]:
+        """The ranges of ``model``: Table 8's (``SPACES``) updated by this configuration's."""
+        return {**SPACES.get(model, {}), **self.spaces.get(model, {})}
+
+    def model_constraints(self, model: str) -> tuple[Constraint, ...]:
+        """The constraints of ``model``: this configuration's, else the authors' (``CONSTRAINTS``)."""
+        return tuple(self.constraints.get(model, CONSTRAINTS.get(model, ())))
+
+    def steps_param(self, model: str) -> str | None:
+        """The parameter counting ``model``'s passes (``iterations`` or ``epochs``), if it has one."""
+        accepted = trainer_params(model)
+        return next((name for name in STEPS if name in accepted), None)
+
+    def scoring(self) -> dict[str, Any]:
+        """The scoring options, as each trial records them."""
+        return {
+            "on_missing": self.on_missing,
+            "compat": self.compat,
+            "filter_topn": self.filter_topn,
+            "min_uniqueness": self.min_uniqueness,
+        }
+
+    def to_dict(self) -> dict[str, Any]:
+        """The configuration as JSON-safe values (the manifest's ``config``)."""
+        return json_safe(
+            {
+                "corpus": self.corpus,
+                "reference": self.reference,
+                "models": self.models,
+                "settings": self.settings,
+                "replicates": self.replicates,
+                "k": self.k,
+                "seed": self.seed,
+                "max_steps": dict(self.max_steps),
+                "spaces": {m: {p: d.to_dict() for p, d in self.space(m).items()} for m in self.models},
+                "constraints": {m: [list(c) for c in self.model_constraints(m)] for m in self.models},
+                **self.scoring(),
+                "uniqueness_filter": self.uniqueness_filter,
+            }
+        )
+
+    @classmethod
+    def from_toml(cls, path: str | os.PathLike[str]) -> SweepConfig:
+        """Read a TOML configuration; relative paths in it are relative to the file's folder.
+
+        Top-level keys ``corpus``, ``reference`` (required), ``models``, ``settings``,
+        ``replicates``, ``k``, ``seed``; tables ``[max_steps]`` (model = cap), ``[score]``
+        (``on_missing``, ``compat`` (``"exact"`` for None), ``filter_topn``,
+        ``min_uniqueness``, ``uniqueness_filter`` (a list of models or
+        ``"all"``)), ``[space.MODEL]`` (parameter = a list of values, ``{uniform = [low,
+        high]}``, ``{log_uniform = [low, high]}``, ``{choice = [...]}`` or one fixed value) and
+        ``[constraints]`` (model = a list of ``[parameter, operator, parameter]``).
+        """
+        if sys.version_info >= (3, 11):
+            import tomllib
+        else:  # pragma: no cover - Python 3.10
+            import tomli as tomllib
+
+        path = Path(path)
+        try:
+            data = tomllib.loads(path.read_text(encoding="utf-8"))
+        except FileNotFoundError as exc:
+            raise InputError(f"sweep configuration {path} not found") from exc
+        except (UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+            raise InputError(f"{path} is not a valid TOML file ({exc})") from exc
+        return cls.from_mapping(data, base=path.parent)
+
+    @classmethod
+    def from_mapping(cls, data: Mapping[str, Any], base: str | os.PathLike[str] = ".") -> SweepConfig:
+        """Build a configuration from the parsed TOML (paths relative to ``base``)."""
+        known = {"corpus", "reference", "models", "settings", "replicates", "k", "seed"}
+        known |= {"max_steps", "space", "score", "constraints"}
+        unknown = sorted(set(data) - known)
+        if unknown:
+            raise InputError(
+                f"unknown key {', '.join(unknown)} in the sweep configuration; known: {', '.join(sorted(known))}"
+            )
+        missing = [key for key in ("corpus", "reference") if key not in data]
+        if missing:
+            raise InputError(
+                f"the sweep configuration needs {' and '.join(missing)} (a corpus and a reference index folder)"
+            )
+        score = dict(data.get("score", {}))
+        unknown = sorted(set(score) - set(SCORE_KEYS))
+        if unknown:
+            raise InputError(f"unknown key {', '.join(unknown)} in [score]; known: {', '.join(SCORE_KEYS)}")
+        models = data.get("models", cls.models)
+        if isinstance(models, str) or not isinstance(models, Sequence):
+            raise InputError(f"models must be a list of trainer names, got {models!r}")
+        if score.get("compat") == "exact":
+            score["compat"] = None
+        chosen = score.get("uniqueness_filter", UNIQUENESS_FILTER_MODELS)
+        if chosen == "all":
+            chosen = models
+        if isinstance(chosen, str) or not isinstance(chosen, Sequence):
+            raise InputError(f"uniqueness_filter must be a list of models or 'all', got {chosen!r}")
+        score["uniqueness_filter"] = tuple(chosen)
+        spaces = {
+            model: {name: parse_distribution(value, f"space.{model}.{name}") for name, value in table.items()}
+            for model, table in dict(data.get("space", {})).items()
+        }
+        constraints = {
+            model: tuple(parse_constraint(c, f"constraints.{model}") for c in rules)
+            for model, rules in dict(data.get("constraints", {})).items()
+        }
+        return cls(
+            corpus=Path(base) / data["corpus"],
+            reference=Path(base) / data["reference"],
+            models=tuple(models),
+            settings=data.get("settings", cls.settings),
+            replicates=data.get("replicates", cls.replicates),
+            k=data.get("k", cls.k),
+            seed=data.get("seed", cls.seed),
+            max_steps=dict(data.get("max_steps", {})),
+            spaces=spaces,
+            constraints=constraints,
+            **score,
+        )
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, (int, np.integer)) and not isinstance(value, bool)
