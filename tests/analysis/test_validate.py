@@ -277,7 +277,7 @@ def test_versus_best_holm_max_t_and_selection(small, tmp_path):
         result.select_and_test(["good"], ["nope"])
 
 
-def test_crossed_resampling_needs_annotators(small, export_frame):
+def test_crossed_resampling_needs_annotators(small, export_frame, tmp_path):
     judgments, *_, path = small
     with pytest.raises(InputError, match="annotator"):
         validate([judgments], [f"csv:{path}"], n_boot=20, resample="topics+annotators")
@@ -287,6 +287,15 @@ def test_crossed_resampling_needs_annotators(small, export_frame):
     drawn, means = resampled_means(study[0], 50, 0, "topics+annotators")
     assert means.shape == (50, 12) and np.nanmax(means) <= 3 and np.nanmin(means) >= 1
     assert not np.allclose(means, study[0].answers.means()[drawn], equal_nan=True)  # the answers' weights vary
+    scores = pd.DataFrame({"model": study[0].topics["model"], "topic": study[0].topics["topic"], "x": means[0]})
+    scores.to_csv(tmp_path / "x.csv", index=False)
+    for intervals, label in (
+        ("topics+annotators", "topics and annotators (crossed)"),
+        ("topics", "topics (stratified"),
+    ):
+        result = validate(study[:1], [f"csv:{tmp_path / 'x.csv'}"], n_boot=50, intervals=intervals)
+        assert result.correlations["uncertainty"].str.startswith(label).all()
+        np.testing.assert_allclose(result.correlations["estimate"], result.correlations["observed"])
 
 
 def test_metric_specs():

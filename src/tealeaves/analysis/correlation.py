@@ -287,6 +287,24 @@ def topic_bootstrap_correlations(
         raise InputError("n_boot must be at least 1 and confidence lie in (0, 1)")
     rng = family_generator(seed, "topic bootstrap")
     drawn = stratified_draws(np.zeros(len(means)) if strata is None else strata, n_boot, rng)
+    return replicate_correlations(means, metrics, drawn, means[drawn], method, confidence)
+
+
+def replicate_correlations(
+    means: np.ndarray,
+    metrics: pd.DataFrame,
+    drawn: np.ndarray,
+    resampled: np.ndarray,
+    method: Method = "spearman",
+    confidence: float = 0.95,
+) -> Correlations:
+    """Correlations on the observed means with percentile intervals from given topic replicates.
+
+    ``drawn`` (replicates x topics) are the topics each replicate drew and ``resampled`` their
+    human scores in that replicate (the observed means for a topic bootstrap; re-weighted
+    answers for a crossed one). Each replicate correlates ``resampled`` with the drawn topics'
+    metric values, over the entries where both are finite. The estimate is ``observed``.
+    """
     tail = (1 - confidence) / 2
     rows, replicates = [], []
     for column in metrics.columns:
@@ -294,7 +312,7 @@ def topic_bootstrap_correlations(
         ok = np.isfinite(x)
         if ok.sum() < 3:
             raise EmptyResultError(f"metric {column!r} has fewer than three topics with values")
-        values = masked_correlations(means[drawn], x[drawn], method)
+        values = masked_correlations(resampled, x[drawn], method)
         replicates.append(values)
         rows.append(
             {
@@ -307,4 +325,4 @@ def topic_bootstrap_correlations(
             }
         )
     table = flag_overlaps(pd.DataFrame(rows), "observed")
-    return Correlations(method, n_boot, confidence, table, np.column_stack(replicates))
+    return Correlations(method, len(drawn), confidence, table, np.column_stack(replicates))

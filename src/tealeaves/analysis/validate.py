@@ -52,6 +52,7 @@ from tealeaves.analysis.correlation import (
     bootstrap_correlations,
     correlate_rows,
     masked_correlations,
+    replicate_correlations,
     stratified_draws,
     topic_bootstrap_correlations,
 )
@@ -853,6 +854,7 @@ def validate(
     cache_dir: str | os.PathLike[str] | None = None,
     progress: ProgressCallback | None = None,
     resample: str = "topics",
+    intervals: str = "hoyle",
 ) -> ValidationResult:
     """Correlate every metric with every human data set; test every pair of metrics; rank them.
 
@@ -876,6 +878,11 @@ def validate(
     resample : str
         What the paired tests resample (:func:`resampled_means`): ``"topics"`` (default,
         stratified by dataset and model) or ``"topics+annotators"`` (crossed; needs annotator ids).
+    intervals : str
+        What the correlations' intervals resample: ``"hoyle"`` (default: each topic's answers,
+        topics fixed, as Table 3; the estimate is the mean over replicates), ``"topics"`` or
+        ``"topics+annotators"`` (as ``resample``; the estimate is the observed correlation).
+        Means-only data sets always get ``"topics"``.
 
     Returns
     -------
@@ -887,6 +894,8 @@ def validate(
         raise InputError("n_boot must be at least 2 and confidence lie in (0, 1)")
     if resample not in RESAMPLING:
         raise InputError(f"resample must be one of {sorted(RESAMPLING)}, got {resample!r}")
+    if intervals not in ("hoyle", *RESAMPLING):
+        raise InputError(f"intervals must be 'hoyle', 'topics' or 'topics+annotators', got {intervals!r}")
     names = [j.name for j in judgments]
     if len(set(names)) < len(names):
         raise InputError(f"two human data sets share a name ({names}); give each file its own dataset column or name")
@@ -908,7 +917,7 @@ def validate(
         usable = [c for c in table.columns if np.isfinite(table[c]).sum() >= 3]
         dropped += [{"human": judgment.name, "metric": c} for c in table.columns if c not in usable]
         for method in METHODS:
-            frame = _correlations(judgment, table[usable], method, n_boot, confidence, seed)
+            frame = _correlations(judgment, table[usable], method, n_boot, confidence, seed, intervals)
             corr_rows.append(frame.assign(coverage=frame["metric"].map(coverage)))
         frame, reps = _comparisons(judgment, table[usable], n_boot, confidence, seed, resample)
         comp_rows.append(frame)
@@ -946,6 +955,7 @@ def validate(
             "confidence": confidence,
             "seed": seed,
             "resample": RESAMPLING[resample],
+            "intervals": intervals,
             "human": names,
             "means_only": [j.name for j in judgments if j.means_only],
             "pooled_summary": "mean_spearman weights each data set equally; pooled_spearman weights each topic "
@@ -975,13 +985,23 @@ def _distinct(metrics: list[Metric]) -> list[Metric]:
 
 
 def _correlations(
-    judgment: HumanJudgments, table: pd.DataFrame, method: Method, n_boot: int, confidence: float, seed: int
+    judgment: HumanJudgments,
+    table: pd.DataFrame,
+    method: Method,
+    n_boot: int,
+    confidence: float,
+    seed: int,
+    intervals: str,
 ) -> pd.DataFrame:
-    """One data set's correlations: Hoyle's annotator bootstrap with answers, the topic bootstrap with means only."""
-    if judgment.means_only:
+    """One data set's correlations with the intervals ``intervals`` asks for (topics only for means-only data)."""
+    if judgment.means_only or intervals == "topics":
         means = judgment.answers.means()
         result = topic_bootstrap_correlations(means, table, judgment.strata(), method, n_boot, confidence, seed)
         frame = result.table.assign(estimate=result.table["observed"], uncertainty=RESAMPLING["topics"])
+    elif intervals == "topics+annotators":
+        drawn, resampled = resampled_means(judgment, n_boot, seed, intervals)
+        result = replicate_correlations(judgment.answers.means(), table, drawn, resampled, method, confidence)
+        frame = result.table.assign(estimate=result.table["observed"], uncertainty=RESAMPLING[intervals])
     else:
         result = bootstrap_correlations(judgment.answers, table, method, n_boot, confidence, seed)
         frame = result.table.rename(columns={"mean": "estimate"}).assign(uncertainty=ANNOTATOR_INTERVAL)

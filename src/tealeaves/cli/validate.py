@@ -53,6 +53,13 @@ def validate(
             "(crossed; needs annotator ids)."
         ),
     ] = "topics",
+    intervals: Annotated[
+        str,
+        typer.Option(
+            help="What the correlations' intervals resample: 'hoyle' (answers within topics, topics fixed; Table 3), "
+            "'topics' or 'topics+annotators'. Means-only data always get 'topics'."
+        ),
+    ] = "hoyle",
     select_on: Annotated[
         list[str] | None,
         typer.Option(
@@ -95,7 +102,14 @@ def validate(
     metrics = [m for spec in metric for m in parse_metric(spec)] if metric else None
     with progress_bar(transient=True) as progress:
         result = run_validate(
-            judgments, metrics, n_boot=bootstrap, seed=seed, cache_dir=cache_dir, progress=progress, resample=resample
+            judgments,
+            metrics,
+            n_boot=bootstrap,
+            seed=seed,
+            cache_dir=cache_dir,
+            progress=progress,
+            resample=resample,
+            intervals=intervals,
         )
     selection = None
     if select_on:
