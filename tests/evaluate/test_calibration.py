@@ -2,7 +2,8 @@
 
 Small versions of ``benchmarks/calibration_verdicts.py``. A rate over R replicates has the Monte
 Carlo standard error sqrt(p (1 - p) / R) at its target p; each check passes within four of them
-(R = 4000 under the null: MC SE 0.0034, the band 0.036-0.064). The bands still separate right
+(R = 4000 under the null: MC SE 0.0034, the band 0.036-0.064), except the jackknife's, which is
+conservative and is checked on one side. The bands still separate right
 from wrong: the unpaired test the paired one replaced rejects nearly never under the null
 (and finds the paired test's 80%-power difference in under half the replicates); the per-topic
 Welch test of topic uniqueness the jackknife replaced rejects about 11% under the null.
@@ -26,17 +27,25 @@ from tealeaves.rng import family_generator
 
 
 @pytest.mark.parametrize(
-    ("plan", "k", "replicates", "discrete"),
+    ("plan", "k", "replicates", "kind"),
     [
-        ("independent", 20, 4000, False),  # MC SE 0.0034
-        ("independent", 20, 4000, True),  # WI-Auto-like shares of 8 sets: few distinct values
-        ("paired", 200, 4000, False),  # 200 held-out documents, MC SE 0.0034
-        ("jackknife", 20, 400, False),  # topic uniqueness at K = 20, MC SE 0.011
+        ("independent", 20, 4000, "moderate"),  # MC SE 0.0034
+        ("independent", 20, 4000, "skewed"),
+        ("independent", 20, 4000, "discrete"),  # WI-Auto-like shares of 8 sets: few distinct values
+        ("paired", 200, 4000, ""),  # 200 held-out documents, MC SE 0.0034
     ],
 )
-def test_tests_reject_at_the_level_under_the_null(plan, k, replicates, discrete):
-    result = rejection(plan, k, replicates, seed=0, discrete=discrete)
+def test_tests_reject_at_the_level_under_the_null(plan, k, replicates, kind):
+    result = rejection(plan, k, replicates, seed=0, kind=kind or "moderate")
     assert result.within, result
+
+
+def test_the_jackknife_test_is_valid_and_conservative():
+    """Topic uniqueness at K = 20, 400 replicates (MC SE 0.011): at most 5% + 4 MC SE. The jackknife
+    overestimates the variance (Efron and Stein 1981), so the test rejects less than 5%: about 2-3%
+    in ``benchmarks/calibration_verdicts.py`` (3,000 replicates), which the guide states."""
+    result = rejection("jackknife", 20, 400, seed=0)
+    assert result.rate <= result.target + 4 * result.mc_se, result
 
 
 @pytest.mark.parametrize(
@@ -45,12 +54,17 @@ def test_tests_reject_at_the_level_under_the_null(plan, k, replicates, discrete)
         ("independent", 20, 4000),  # the t interval over topics, MC SE 0.0034
         ("independent", 50, 4000),
         ("paired", 200, 600),  # the bootstrap interval of the token-weighted ratio, MC SE 0.0089
-        ("jackknife", 20, 300),  # topic uniqueness' jackknife interval, MC SE 0.0126
     ],
 )
 def test_intervals_cover_at_the_nominal_rate(plan, k, replicates):
-    result = coverage(plan, k, replicates, seed=0, truth_replicates=1000)
+    result = coverage(plan, k, replicates, seed=0)
     assert result.within, result
+
+
+def test_the_jackknife_interval_covers_at_least_the_nominal_rate():
+    """Topic uniqueness at K = 20, 300 replicates (MC SE 0.0126): conservative, like the test (about 97%)."""
+    result = coverage("jackknife", 20, 300, seed=0, truth_replicates=1000)
+    assert result.rate >= result.target - 4 * result.mc_se, result
 
 
 def test_power_at_the_minimal_detectable_difference_is_80_percent():
@@ -73,12 +87,12 @@ def test_the_replaced_tests_were_miscalibrated():
 
     rng = family_generator(0, "calibration replaced")
     unpaired = 0
-    for _ in range(1000):
+    for _ in range(600):
         a, b = documents(rng, 200, paired_detectable(200))
         unpaired += welch(a.values / a.weights, b.values / b.weights).p < 0.05
-    assert unpaired / 1000 < 0.5  # the paired test finds this difference 80% of the time
+    assert unpaired / 600 < 0.5  # the paired test finds this difference 80% of the time
     per_topic = 0
-    for _ in range(1000):
+    for _ in range(600):
         x, y = (topic_uniqueness(zipf_topics(rng, 20), 10) for _ in range(2))
         per_topic += welch(x, y).p < 0.05
-    assert per_topic / 1000 > 0.05 + 4 * np.sqrt(0.05 * 0.95 / 1000)  # anti-conservative: above the band
+    assert per_topic / 600 > 0.05 + 4 * np.sqrt(0.05 * 0.95 / 600)  # anti-conservative: above the band

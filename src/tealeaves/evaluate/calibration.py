@@ -6,10 +6,11 @@ covers the true value. The Monte Carlo standard error of a rate is
 :math:`\\sqrt{p(1-p)/R}` at the target rate ``p``; a check passes when the rate lies within four
 of them of the target. The simulated data, one plan each:
 
-- topics (``"independent"``): a model's per-topic values are skewed, Gamma(2, 0.05) plus a shift
-  (mean 0.1 above the shift, sd 0.071, like NPMI over topics), or, with ``discrete``, WI-Auto's
-  kind, the share of 8 intrusion sets an SVM got right, ``Binomial(8, p_k) / 8`` with
-  ``p_k ~ Beta(4, 2)``;
+- topics (``"independent"``), by ``kind`` (:data:`TOPIC_KINDS`): a model's per-topic values
+  are ``"moderate"``, Gamma(6, 0.05/√3) (sd 0.071, skewness 0.82, like the demo's NPMI and C_V,
+  whose skewness over topics lies between −0.8 and 1.3), ``"skewed"``, Gamma(2, 0.05) (the same
+  sd, skewness 1.41: a stress case), or ``"discrete"``, WI-Auto's kind, the share of 8 intrusion
+  sets an SVM got right, ``Binomial(8, p_k) / 8`` with ``p_k ~ Beta(4, 2)``; plus a shift;
 - documents (``"paired"``): ``n`` held-out documents of ``5 + Poisson(40)`` tokens, a document
   effect shared by both models, :math:`r_i \\sim N(-7, 0.5)` nats per token, and each model's own
   noise :math:`e_i \\sim N(0, 0.3)`: :math:`v_i = w_i (r_i + e_i + \\delta)`; the true ratio is
@@ -71,16 +72,21 @@ class Calibration:
         return abs(self.rate - self.target) <= 4 * self.mc_se
 
 
-def topic_values(rng: np.random.Generator, k: int, shift: float = 0.0, discrete: bool = False) -> np.ndarray:
+TOPIC_KINDS = {"moderate": (6.0, 0.05 / np.sqrt(3)), "skewed": (2.0, 0.05), "discrete": None}  # Gamma shape, scale
+
+
+def topic_values(rng: np.random.Generator, k: int, shift: float = 0.0, kind: str = "moderate") -> np.ndarray:
     """K per-topic values of one simulated model (see the module docstring); the mean is known."""
-    if discrete:
+    gamma = TOPIC_KINDS[kind]
+    if gamma is None:
         return shift + rng.binomial(8, rng.beta(4, 2, size=k)) / 8
-    return shift + rng.gamma(2.0, 0.05, size=k)
+    return shift + rng.gamma(*gamma, size=k)
 
 
-def topic_mean(discrete: bool = False) -> float:
-    """The true mean of :func:`topic_values` without a shift: 4/6 for the discrete kind, 0.1 otherwise."""
-    return 4 / 6 if discrete else 0.1
+def topic_mean(kind: str = "moderate") -> float:
+    """The true mean of :func:`topic_values` without a shift."""
+    gamma = TOPIC_KINDS[kind]
+    return 4 / 6 if gamma is None else gamma[0] * gamma[1]
 
 
 def documents(rng: np.random.Generator, n: int, shift: float = 0.0) -> tuple[Items, Items]:
@@ -101,10 +107,11 @@ def paired_detectable(n: int) -> float:
     return float((sps.t.ppf(1 - LEVEL / 2, n - 1) + sps.t.ppf(0.8, n - 1)) * sd / np.sqrt(n))
 
 
-def welch_detectable(k: int, discrete: bool = False) -> float:
+def welch_detectable(k: int, kind: str = "moderate") -> float:
     """The difference of means Welch's test finds with 80% power at 5% with ``k`` topics a model."""
     var_p = 4 * 2 / (6**2 * 7)  # Beta(4, 2)
-    sd = np.sqrt((2 / 3 - var_p - 4 / 9) / 8 + var_p) if discrete else np.sqrt(2) * 0.05  # Gamma(2, 0.05)
+    gamma = TOPIC_KINDS[kind]
+    sd = np.sqrt((2 / 3 - var_p - 4 / 9) / 8 + var_p) if gamma is None else np.sqrt(gamma[0]) * gamma[1]
     df = 2 * k - 2
     return float((sps.t.ppf(1 - LEVEL / 2, df) + sps.t.ppf(0.8, df)) * sd * np.sqrt(2 / k))
 
@@ -133,20 +140,21 @@ def rejection(plan: str, k: int, replicates: int, seed: int, shift: float = 0.0,
     For ``"jackknife"``, ``shift`` is added to model B's Zipf exponent.
     """
     rng = family_generator(seed, f"calibration {plan} {k} {shift}")
-    discrete = bool(options.get("discrete", False))
+    kind = str(options.get("kind", "moderate"))
     hits = 0
     for _ in range(replicates):
         if plan == "paired":
             a, b = documents(rng, k, shift)
             p = paired_t(a, b).p
         elif plan == "independent":
-            p = welch(topic_values(rng, k, 0.0, discrete), topic_values(rng, k, shift, discrete)).p
+            p = welch(topic_values(rng, k, 0.0, kind), topic_values(rng, k, shift, kind)).p
         else:
             p = jackknife_contrast(uniqueness(zipf_topics(rng, k)), uniqueness(zipf_topics(rng, k, 1.0 + shift))).p
         hits += p < LEVEL
     check = "rejection under the null" if shift == 0 else f"power at a difference of {shift:.3g}"
     target = LEVEL if shift == 0 else float(options["target"])
-    return Calibration(check, plan + (" (discrete)" if discrete else ""), k, replicates, hits / replicates, target)
+    name = f"{plan} ({kind})" if plan == "independent" else plan
+    return Calibration(check, name, k, replicates, hits / replicates, target)
 
 
 def coverage(plan: str, k: int, replicates: int, seed: int, *, boot: int = 500, **options) -> Calibration:
@@ -158,25 +166,25 @@ def coverage(plan: str, k: int, replicates: int, seed: int, *, boot: int = 500, 
     ``options["truth_replicates"]`` (default 2,000) further simulated models.
     """
     rng = family_generator(seed, f"calibration coverage {plan} {k}")
-    discrete = bool(options.get("discrete", False))
+    kind = str(options.get("kind", "moderate"))
     if plan == "jackknife":
         from tealeaves.coherence import topic_uniqueness
 
         draws = options.get("truth_replicates", 2000)
         truth = float(np.mean([topic_uniqueness(zipf_topics(rng, k), 10).mean() for _ in range(draws)]))
     else:
-        truth = DOCUMENT_RATE if plan == "paired" else topic_mean(discrete)
+        truth = DOCUMENT_RATE if plan == "paired" else topic_mean(kind)
     hits = 0
     for r in range(replicates):
         if plan == "paired":
             a, _ = documents(rng, k)
             low, high = interval(paired_bootstrap({"a": a}, boot, seed + r, "coverage")[0]["a"])
         elif plan == "independent":
-            x = topic_values(rng, k, 0.0, discrete)
+            x = topic_values(rng, k, 0.0, kind)
             low, high = t_interval(float(x.mean()), float(x.std(ddof=1) / np.sqrt(k)), k - 1.0)
         else:
             value, loo = uniqueness(zipf_topics(rng, k))
             low, high = t_interval(value, jackknife_se(loo), k - 1.0)
         hits += low <= truth <= high
-    name = plan + (" (discrete)" if discrete else "")
+    name = f"{plan} ({kind})" if plan == "independent" else plan
     return Calibration(f"{CONFIDENCE:.0%} interval coverage", name, k, replicates, hits / replicates, CONFIDENCE)
