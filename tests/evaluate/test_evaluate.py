@@ -332,3 +332,50 @@ def test_step_keys_follow_the_code_of_a_development_version(monkeypatch):
     assert key_under("1.3.0.dev0") == (dev, dev_key) and dev_key != released_key
     assert key_under("1.2.0+g1234")[0].startswith("1.2.0+g1234 ")
     run._code_version.cache_clear()
+
+
+def test_several_runs_per_model_make_the_runs_the_units(planted, tmp_path):
+    """runs = [...]: every run is evaluated, a model's value is the mean over its runs, and the
+    models are compared by Welch's t over their runs' values; the scope says so."""
+    rng = np.random.default_rng(1)
+    words = Corpus.load(planted / "train").vocab.words
+    Topics(tuple(tuple(rng.choice(words, 25, replace=False)) for _ in range(K))).save(tmp_path / "random2.txt")
+    models = [
+        {"name": "lda", "runs": [str(planted / "lda"), str(planted / "lda2")]},
+        {"name": "random", "runs": [str(planted / "random.txt"), str(tmp_path / "random2.txt")]},
+    ]
+    metrics = {name: name in ("npmi", "diversity") for name in METRICS}
+    result = tealeaves.evaluate({**config(planted), "models": models, "metrics": metrics}, tmp_path / "run")
+    assert result.manifest["runs"] == {"lda": ["lda/1", "lda/2"], "random": ["random/1", "random/2"]}
+    table = result.per_model.set_index(["model", "metric"])
+    for metric in ("npmi", "topic_uniqueness"):
+        runs = {m: table.loc[[(f"{m}/1", metric), (f"{m}/2", metric)], "mean"].to_numpy() for m in ("lda", "random")}
+        for m, values in runs.items():
+            row = table.loc[(m, metric)]
+            assert row["plan"] == "runs" and row["n"] == 2 and row["mean"] == pytest.approx(values.mean())
+            sem = stats.sem(values)  # 0 where both runs have the same value (random topics share no word)
+            low, high = stats.t.interval(0.95, 1, loc=values.mean(), scale=sem) if sem > 0 else (values[0],) * 2
+            assert (row["ci_low"], row["ci_high"]) == pytest.approx((low, high))
+        [row] = result.comparisons[result.comparisons.metric == metric].itertuples()
+        assert (row.model_a, row.model_b) == ("lda", "random")
+        if metric == "npmi":
+            assert row.test == "Welch's t over runs"
+            assert row.p == pytest.approx(stats.ttest_ind(runs["lda"], runs["random"], equal_var=False).pvalue)
+    assert set(result.comparisons.model_a) == {"lda"}  # no run-against-run tests
+    assert result.to_dict()["scope"].startswith("Each model is 2 trained runs")
+    html = tealeaves.report(result, tmp_path / "report.html").read_text()
+    assert "Each model is 2 trained runs" in html and "data-model='lda' data-metric='npmi'" in html
+
+
+@pytest.mark.parametrize(
+    ("models", "message"),
+    [
+        ([{"name": "a", "runs": ["x"]}], "two or more trained runs"),
+        ([{"name": "a", "path": "x", "runs": ["x", "y"]}], "not both"),
+        ([{"name": "a", "runs": ["x", "y"]}, {"name": "b", "path": "z"}], "have one run while others have several"),
+        ([{"name": "a", "runs": ["x", "y"]}, {"name": "a", "runs": ["z", "w"]}], "appear twice"),
+    ],
+)
+def test_runs_are_checked(planted, tmp_path, models, message):
+    with pytest.raises(InputError, match=message):
+        tealeaves.evaluate({**config(planted), "models": models}, tmp_path / "run")

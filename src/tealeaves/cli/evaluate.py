@@ -31,17 +31,19 @@ def evaluate(
     from tealeaves.console import console, progress_bar
     from tealeaves.evaluate import evaluate as run_evaluation
     from tealeaves.evaluate import verdicts
-    from tealeaves.evaluate.stats import SCOPE
+    from tealeaves.evaluate.stats import scope
 
     with progress_bar(transient=True) as progress:
         result = run_evaluation(config, out, workers=workers, scheduler=scheduler, progress=progress)
     lines = verdicts(result.comparisons, result.manifest["level"])
-    table = summary_table(result.per_model, f"{out}: per model (95% intervals)", result.comparisons)
+    runs = result.manifest.get("runs") or {}
+    per_model = result.per_model[result.per_model["model"].isin(runs)] if runs else result.per_model
+    table = summary_table(per_model, f"{out}: per model (95% intervals)", result.comparisons)
     show(as_json, result.to_dict, table)
     if not as_json:
         for line in lines.values():
             console.print(line, highlight=False, soft_wrap=True)
-        console.print(SCOPE, highlight=False, soft_wrap=True)
+        console.print(scope(runs), highlight=False, soft_wrap=True)
         steps = result.to_dict()["steps"]
         console.print(
             f"{steps['computed']} steps computed, {steps['cached']} from the cache; tables in {out}", highlight=False

@@ -80,7 +80,8 @@ def topic_values(rng: np.random.Generator, k: int, shift: float = 0.0, kind: str
     gamma = TOPIC_KINDS[kind]
     if gamma is None:
         return shift + rng.binomial(8, rng.beta(4, 2, size=k)) / 8
-    return shift + rng.gamma(*gamma, size=k)
+    shape, scale = gamma
+    return shift + rng.gamma(shape, scale, size=k)
 
 
 def topic_mean(kind: str = "moderate") -> float:

@@ -4,7 +4,7 @@
 
     seed = 0            # every step's seed
     bootstrap = 1000    # resamples for the 95% intervals
-    level = 0.05        # significance level of the Holm-corrected one-tailed tests
+    level = 0.05        # significance level of the Holm-corrected two-sided tests
 
     [corpora]
     heldout = "sotu/heldout"     # held-out likelihood and Chang's predictive metrics
@@ -14,6 +14,10 @@
     [[models]]
     name = "lda"
     path = "sotu-lda"            # a tealeaves model folder, or a topic list (one topic a line)
+
+    [[models]]
+    name = "lda-vb"
+    runs = ["vb-seed0", "vb-seed1", "vb-seed2"]  # several trained runs (seeds) of one model
 
     [[models]]
     name = "gensim"
@@ -43,18 +47,23 @@ from tealeaves.errors import InputError
 
 TOP_KEYS = {"seed", "bootstrap", "level", "corpora", "models", "metrics", "study"}
 CORPORA = ("heldout", "reference", "train")
-MODEL_KEYS = {"name", "path", "format", "options"}
+MODEL_KEYS = {"name", "path", "runs", "format", "options"}
 STUDY_KEYS = {"export", "familiar_only"}
 
 
 @dataclass(frozen=True)
 class ModelSpec:
-    """One model of the configuration: a folder or topic list (``format`` None), or an import."""
+    """One trained model of the configuration: a folder or topic list (``format`` None), or an import.
+
+    ``run_of`` names the model it is one run of, when the configuration gave that model several
+    runs (``runs = [...]``); its own name is then ``MODEL/1``, ``MODEL/2``, ...
+    """
 
     name: str
     path: Path
     format: str | None = None
     options: dict[str, Any] = field(default_factory=dict)
+    run_of: str | None = None
 
 
 @dataclass(frozen=True)
@@ -69,6 +78,15 @@ class EvaluateConfig:
     bootstrap: int = 1000
     level: float = 0.05
     source: dict[str, Any] = field(default_factory=dict)  # the configuration as given, for the manifest
+
+    @property
+    def runs(self) -> dict[str, list[str]]:
+        """Each model's runs, by name, when models have several runs (empty when each has one)."""
+        runs: dict[str, list[str]] = {}
+        for spec in self.models:
+            if spec.run_of is not None:
+                runs.setdefault(spec.run_of, []).append(spec.name)
+        return runs
 
 
 def read_config(config: str | os.PathLike[str] | dict[str, Any] | EvaluateConfig) -> EvaluateConfig:
@@ -139,19 +157,36 @@ def _models(entries: Any, base: Path) -> tuple[ModelSpec, ...]:
         name = entry.get("name")
         if not isinstance(name, str) or not name.strip() or "/" in name:
             raise InputError(f"[[models]] #{i + 1} needs a name (a non-empty string without '/'), got {name!r}")
-        if "path" not in entry:
-            raise InputError(f"model {name!r} needs a path (a model folder, a topic list or a file to import)")
+        if ("path" in entry) == ("runs" in entry):
+            raise InputError(
+                f"model {name!r} needs a path (a model folder, a topic list or a file to import) "
+                "or runs (a list of such paths, one per trained run), not both"
+            )
         fmt = entry.get("format")
         if fmt is not None and not isinstance(fmt, str):
             raise InputError(f"model {name!r}: format must be the name of a `tealeaves import` format, got {fmt!r}")
         options = _table(entry.get("options", {}), f"model {name!r} options")
         if options and fmt is None:
             raise InputError(f"model {name!r}: options apply to imports only; add format = ... or remove them")
-        models.append(ModelSpec(name, _path(entry["path"], base, f"model {name!r} path"), fmt, dict(options)))
-    names = [m.name for m in models]
+        if "path" in entry:
+            models.append(ModelSpec(name, _path(entry["path"], base, f"model {name!r} path"), fmt, dict(options)))
+            continue
+        runs = entry["runs"]
+        if not isinstance(runs, list) or len(runs) < 2:
+            raise InputError(f"model {name!r}: runs must list two or more trained runs (paths), got {runs!r}")
+        for r, run in enumerate(runs, start=1):
+            path = _path(run, base, f"model {name!r} run {r}")
+            models.append(ModelSpec(f"{name}/{r}", path, fmt, dict(options), run_of=name))
+    names = [m.run_of or m.name for m in models if m.run_of is None or m.name.endswith("/1")]
     twice = sorted({n for n in names if names.count(n) > 1})
     if twice:
         raise InputError(f"model name(s) {', '.join(twice)} appear twice; give every model its own name")
+    single = [m.name for m in models if m.run_of is None]
+    if single and len(single) < len(models):
+        raise InputError(
+            f"model(s) {', '.join(single)} have one run while others have several: runs are the units of the "
+            "tests, so give every model two or more runs (or every model one)"
+        )
     return tuple(models)
 
 

@@ -49,7 +49,7 @@ from tealeaves.artifacts import (
 from tealeaves.errors import ArtifactError, InputError, TealeavesError
 from tealeaves.evaluate.config import EvaluateConfig, ModelSpec, read_config
 from tealeaves.evaluate.metrics import METRICS, Inputs, Items, Measured, outputs
-from tealeaves.evaluate.stats import Estimates, comparisons_table, per_model_table
+from tealeaves.evaluate.stats import Estimates, comparisons_table, per_model_table, runs_tables
 from tealeaves.progress import ProgressCallback, notify
 from tealeaves.results import Result
 
@@ -84,7 +84,7 @@ class Evaluation(Result):
     def to_dict(self) -> dict[str, Any]:
         """The path, the per-model and comparison tables as records, the verdicts, what they are about
         (``scope``), and the step counts."""
-        from tealeaves.evaluate.stats import SCOPE, verdicts
+        from tealeaves.evaluate.stats import scope, verdicts
 
         steps = self.manifest.get("steps", [])
         return json_safe(
@@ -93,7 +93,7 @@ class Evaluation(Result):
                 "per_model": self.per_model.to_dict(orient="records"),
                 "comparisons": self.comparisons.to_dict(orient="records"),
                 "verdicts": verdicts(self.comparisons, self.manifest.get("level", 0.05)),
-                "scope": SCOPE,
+                "scope": scope(self.manifest.get("runs")),
                 "steps": {"computed": sum(not s["cached"] for s in steps), "cached": sum(s["cached"] for s in steps)},
             }
         )
@@ -200,6 +200,11 @@ def evaluate(
     tick = time.perf_counter()
     per_model, boots = per_model_table(estimates, cfg.bootstrap, cfg.seed)
     comparisons = comparisons_table(estimates, boots, [spec.name for spec in cfg.models], cfg.level, cfg.seed)
+    if cfg.runs:  # the runs are the units: the models' rows and tests over runs replace the runs' own tests
+        import pandas as pd
+
+        model_rows, comparisons = runs_tables(per_model, cfg.runs, cfg.level)
+        per_model = pd.concat([per_model, model_rows], ignore_index=True)
     items = estimates.items
     tables = {
         "per_topic": _per_topic_table(items),
@@ -223,7 +228,7 @@ def evaluate(
         steps=step_log,
         skipped=skipped,
         pooled=pooled,
-        runs_per_model=1,
+        runs=cfg.runs,
         timings={k: round(v, 3) for k, v in timings.items()},
         tables=[f"{name}.{suffix}" for name in TABLES for suffix in ("parquet", "csv")],
     )
@@ -580,6 +585,7 @@ def _model_entry(spec: ModelSpec, model: Any, fingerprint: str) -> dict[str, Any
         "kind": kind,
         "topics": len(model.phi if isinstance(model, TopicModel) else model.words),
         "fingerprint": fingerprint,
+        "run_of": spec.run_of,
     }
 
 

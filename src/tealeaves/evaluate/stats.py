@@ -78,6 +78,7 @@ PLAN_WORDS = {
     PAIRED: "documents as units, paired across models (paired t on linearised contributions)",
     "independent": "topics as units, independent across models (Welch's t)",
     JACKKNIFE: "model-level quantity, jackknife over topics",
+    "runs": "trained runs as units (Welch's t over runs)",
 }
 
 
@@ -356,23 +357,68 @@ def comparisons_table(
             continue
         present = [m for m in models if _has(estimates, out, m, metric)]
         pairs = list(itertools.combinations(present, 2))
-        if not pairs:
-            continue
         contrasts = [_compare(estimates, boots, out, metric, a, b, seed) for a, b in pairs]
-        adjusted = holm(np.array([c.p for c in contrasts]))
-        margin = margin_of(metric)
-        tost = np.full(len(pairs), np.nan)
-        if np.isfinite(margin):
-            tost = np.array([equivalence_p(c.difference, c.se, c.df, margin) for c in contrasts])
-        tost_holm = holm(tost)
-        strictest = level / len(pairs)
-        for (a, b), c, q, e, eq in zip(pairs, contrasts, adjusted, tost, tost_holm):
-            better = "" if not q < level else (a if (c.difference > 0) == out.higher_is_better else b)
-            mdd = minimal_detectable_difference(c.se, c.df, strictest) if c.se > 0 else np.nan
-            equivalent = bool(eq < level) and not better
-            estimate = (c.difference, c.se, c.ci_low, c.ci_high, c.test, c.df, c.n)
-            rows.append((metric, a, b, *estimate, c.p, q, better, mdd, margin, e, eq, equivalent))
+        rows += _family(metric, out, pairs, contrasts, level)
     return pd.DataFrame(rows, columns=list(COMPARISON_COLUMNS))
+
+
+def _family(metric: str, out: Output, pairs: list[tuple[str, str]], contrasts: list[Contrast], level: float) -> list:
+    """The comparison rows of one metric's pairs: Holm over the family, direction, MDD, TOST."""
+    if not pairs:
+        return []
+    rows = []
+    adjusted = holm(np.array([c.p for c in contrasts]))
+    margin = margin_of(metric)
+    tost = np.full(len(pairs), np.nan)
+    if np.isfinite(margin):
+        tost = np.array([equivalence_p(c.difference, c.se, c.df, margin) for c in contrasts])
+    tost_holm = holm(tost)
+    strictest = level / len(pairs)
+    for (a, b), c, q, e, eq in zip(pairs, contrasts, adjusted, tost, tost_holm):
+        better = "" if not q < level else (a if (c.difference > 0) == out.higher_is_better else b)
+        mdd = minimal_detectable_difference(c.se, c.df, strictest) if c.se > 0 else np.nan
+        equivalent = bool(eq < level) and not better
+        estimate = (c.difference, c.se, c.ci_low, c.ci_high, c.test, c.df, c.n)
+        rows.append((metric, a, b, *estimate, c.p, q, better, mdd, margin, e, eq, equivalent))
+    return rows
+
+
+def runs_tables(per_model: pd.DataFrame, runs: dict[str, list[str]], level: float) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """With several trained runs per model, the runs are the units: each model's value, interval and test.
+
+    A model's value is the mean of its runs' values (each run's own value by its metric's plan,
+    the rows of ``per_model`` named ``MODEL/1``, ``MODEL/2``, ...), its interval the t interval
+    over runs, :math:`\\bar x \\pm t_{0.975, R-1}\\, s / \\sqrt R`, and two models are compared by
+    Welch's t-test over their runs' values (a permutation test where neither model's runs vary).
+    Returns the model rows (plan ``"runs"``, n the number of runs) and the comparisons.
+    """
+    import pandas as pd
+
+    known = outputs()
+    rows, compared = [], []
+    for metric, part in per_model.groupby("metric", sort=False):
+        out = known[str(metric)]
+        values = part.set_index("model")["mean"]
+        run_values = {m: values.reindex(names).dropna().to_numpy() for m, names in runs.items()}
+        present = [m for m, v in run_values.items() if len(v) >= 2]
+        for m in present:
+            x = run_values[m]
+            se = float(x.std(ddof=1) / np.sqrt(len(x)))
+            low, high = t_interval(float(x.mean()), se, len(x) - 1.0)
+            rows.append((m, metric, out.label, "model", "runs", float(x.mean()), se, low, high, len(x)))
+        if out.plan is None:
+            continue
+        pairs = list(itertools.combinations(present, 2))
+        contrasts = []
+        for a, b in pairs:
+            x, y = run_values[a], run_values[b]
+            c = permutation(x, y, 0, f"runs {metric} {a} {b}") if x.var() == 0 and y.var() == 0 else welch(x, y)
+            contrasts.append(Contrast(c.difference, c.se, c.df, c.ci_low, c.ci_high, f"{c.test} over runs", c.p, c.n))
+        compared += _family(str(metric), out, pairs, contrasts, level)
+    return (
+        pd.DataFrame(rows, columns=list(PER_MODEL_COLUMNS)),
+        pd.DataFrame(compared, columns=list(COMPARISON_COLUMNS)),
+    )
 
 
 def _has(estimates: Estimates, out: Output, model: str, metric: str) -> bool:
@@ -451,6 +497,20 @@ SCOPE = (
     "Each model is one trained run (one seed): the verdicts are about these trained models, scored "
     "on this held-out and this reference corpus, not about the algorithms that trained them."
 )
+
+
+def scope(runs: dict[str, list[str]] | None) -> str:
+    """What the verdicts are about: these trained models (one run each, :data:`SCOPE`), or, with
+    several runs per model, the models as trained with these settings (runs are the units)."""
+    if not runs:
+        return SCOPE
+    counts = sorted({len(names) for names in runs.values()})
+    many = " to ".join(str(n) for n in (counts[0], counts[-1]) if n) if len(counts) > 1 else str(counts[0])
+    return (
+        f"Each model is {many} trained runs (seeds), the units of its intervals and tests: the verdicts are "
+        "about the models as trained with these settings, run to run variation included, scored on this "
+        "held-out and this reference corpus."
+    )
 
 
 def winners(comparisons: pd.DataFrame) -> dict[str, str]:

@@ -147,10 +147,12 @@ def report(run: str | os.PathLike[str] | Evaluation, out: str | os.PathLike[str]
 def render(evaluation: Evaluation) -> str:
     """The report page of ``evaluation`` as one HTML string."""
     from tealeaves.evaluate.metrics import outputs
-    from tealeaves.evaluate.stats import SCOPE, verdicts
+    from tealeaves.evaluate.stats import scope, verdicts
 
     manifest = evaluation.manifest
-    models = list(manifest["models"])
+    trained = list(manifest["models"])  # with several runs per model, the runs (MODEL/1, ...)
+    runs = manifest.get("runs") or {}
+    models = list(runs) or trained
     known = outputs()
     per_model = evaluation.per_model
     metrics = [m for m in dict.fromkeys(per_model["metric"]) if m in known]
@@ -159,10 +161,10 @@ def render(evaluation: Evaluation) -> str:
     sections = [
         _summary(per_model, evaluation.comparisons, models, metrics, known, lines, level),
         _comparison_figures(per_model, models, metrics, known, evaluation.comparisons, level),
-        _distribution_figures(evaluation, models, known),
+        _distribution_figures(evaluation, trained, known),
         _likelihood_figures(per_model, models, known),
-        _human_figures(evaluation, models, known),
-        _cards(evaluation, models, known),
+        _human_figures(evaluation, trained, known),
+        _cards(evaluation, trained, known),
         _provenance(manifest),
     ]
     when = escape(str(manifest.get("created", "")))
@@ -180,7 +182,7 @@ def render(evaluation: Evaluation) -> str:
         f"likelihoods, jackknife intervals over topics for model-level quantities. Differences are "
         f"tested two-sided (Welch's t over topics, paired t over documents, jackknife t) and "
         f"Holm-corrected over the pairs of a metric, at level {level}.</p>"
-        f"<p class='lead' id='scope'>{escape(SCOPE)}</p></header>"
+        f"<p class='lead' id='scope'>{escape(scope(runs))}</p></header>"
     )
     return head + intro + "".join(s for s in sections if s) + f"<script>{SCRIPT}</script></body></html>\n"
 
