@@ -54,6 +54,28 @@ def test_rates_follow_the_metric_quality():
     pd.testing.assert_frame_equal(result.table, again.table)
 
 
+def test_false_discovery_weight_scales_the_fdr_only():
+    """Hoyle et al.'s correction: a false discovery counts 1 - beta = 0.9; the same draws give the
+    same counts, the FDR times the weight, the FOR unchanged."""
+    rng = np.random.default_rng(16)
+    quality = rng.beta(20, 20, size=120)  # humans alike, a metric of noise: false discoveries
+    human = RaggedScores([(rng.random(30) < q).astype(float) for q in quality])
+    metrics = pd.DataFrame({"m": rng.normal(scale=0.1, size=120)})
+    plain = false_discovery_rates("word-intrusion", human, metrics, {"m": 0.05}, k=40, n_iter=300, seed=2)
+    weighted = false_discovery_rates(
+        "word-intrusion", human, metrics, {"m": 0.05}, k=40, n_iter=300, seed=2, false_discovery_weight=0.9
+    )
+    counts = ["discoveries", "false_discoveries", "human_differences", "false_omissions"]
+    pd.testing.assert_frame_equal(plain.table[counts], weighted.table[counts])
+    assert (
+        weighted.table["fdr"][0] == pytest.approx(0.9 * plain.table["fdr"][0], rel=1e-12) and plain.table["fdr"][0] > 0
+    )
+    assert weighted.table["for"][0] == plain.table["for"][0]
+    assert weighted.to_dict()["false_discovery_weight"] == 0.9
+    with pytest.raises(InputError, match="false_discovery_weight"):
+        false_discovery_rates("word-intrusion", human, metrics, {"m": 0.05}, k=40, n_iter=3, false_discovery_weight=0)
+
+
 def brute_force_equivalence_share(human: RaggedScores, k: int, n_iter: int, seed: int) -> float:
     """Share of (iteration, direction) pairs in which the humans find set A equivalent to set B
     (A.5.1 non-superiority z-test, margin 0.05), by the procedure's steps one by one."""

@@ -15,9 +15,19 @@ ordered pair (A, B) of the two sets:
   metric finds A *equivalent* to B when its non-superiority test with the metric's margin (0.05
   for NPMI, 0.06 for C_v) is rejected.
 
-FDR is the share of automated discoveries that the humans find equivalent; FOR, as the paper
-computes it, is the share of human-detected differences that the metric declares equivalent
-(the metric "omits" a difference people see). Both are over all iterations and both directions.
+FDR is the share of automated discoveries that the humans find equivalent, times
+``false_discovery_weight`` (1 by default); FOR, as the paper computes it, is the share of
+human-detected differences that the metric declares equivalent (the metric "omits" a difference
+people see). Both are over all iterations and both directions.
+
+``false_discovery_weight`` is the authors' "correction for the probability of type I errors"
+(§6.2): their notebook (ahoho/topics ``analysis/regress-auto-metrics.ipynb``, commit 9fc914e, the
+last version the repository still holds; its successor ``auto-metric-analysis.ipynb`` was not
+retrievable) keeps each discovery with probability 1 − α and then counts it as false only with
+probability 1 − β (β = 0.1, the type II error of the 0.9-power design of A.5), at random. In
+expectation that multiplies the FDR by 1 − β = 0.9, which is what the weight does, without the
+extra Monte Carlo noise of the thinning. The weight applies to the FDR only: applied to the FOR
+it moves that column away from the paper (see docs/reproducing.md).
 """
 
 from __future__ import annotations
@@ -92,12 +102,13 @@ class DiscoveryRates(Result):
     alpha: float
     human_margin: float
     table: pd.DataFrame
+    false_discovery_weight: float = 1.0
 
     def to_frame(self) -> pd.DataFrame:
         return self.table.copy()
 
     def to_dict(self) -> dict:
-        head = {f: getattr(self, f) for f in ("task", "k", "n_iter", "alpha", "human_margin")}
+        head = {f: getattr(self, f) for f in ("task", "k", "n_iter", "alpha", "human_margin", "false_discovery_weight")}
         return {**head, "table": self.table.to_dict(orient="records")}
 
 
@@ -119,6 +130,7 @@ def false_discovery_rates(
     human_margin: float | None = None,
     seed: int | np.random.Generator = 0,
     progress: ProgressCallback | None = None,
+    false_discovery_weight: float = 1.0,
 ) -> DiscoveryRates:
     """Hoyle et al.'s resampling estimate of FDR and FOR for every column of ``metrics``.
 
@@ -132,6 +144,8 @@ def false_discovery_rates(
     human_margin : defaults to the paper's margin for the task (:data:`HUMAN_MARGINS`).
     seed : the resampling draws from the ``"false discovery rates"`` stream family under ``seed``
         (:func:`tealeaves.rng.family_generator`).
+    false_discovery_weight : the weight of a false discovery in the FDR, in (0, 1]; Hoyle et al.'s
+        analysis: 0.9 (see the module docstring).
     """
     from tealeaves.rng import family_generator  # numba, which tealeaves.rng loads, only when drawing
 
@@ -147,6 +161,8 @@ def false_discovery_rates(
     missing = [c for c in metrics.columns if c not in metric_margins]
     if missing:
         raise InputError(f"no non-superiority margin for metric column(s) {missing}")
+    if not 0 < false_discovery_weight <= 1:
+        raise InputError(f"false_discovery_weight must be in (0, 1], got {false_discovery_weight!r}")
     margin = HUMAN_MARGINS[task] if human_margin is None else float(human_margin)
     rng = family_generator(seed, "false discovery rates")
     names = ("discoveries", "false_discoveries", "human_differences", "false_omissions")
@@ -160,13 +176,13 @@ def false_discovery_rates(
     rows = [
         {
             "metric_column": column,
-            "fdr": c["false_discoveries"] / c["discoveries"] if c["discoveries"] else np.nan,
+            "fdr": false_discovery_weight * c["false_discoveries"] / c["discoveries"] if c["discoveries"] else np.nan,
             "for": c["false_omissions"] / c["human_differences"] if c["human_differences"] else np.nan,
             **c,
         }
         for column, c in counts.items()
     ]
-    return DiscoveryRates(task, k, n_iter, alpha, margin, pd.DataFrame(rows))
+    return DiscoveryRates(task, k, n_iter, alpha, margin, pd.DataFrame(rows), float(false_discovery_weight))
 
 
 CHUNK = 500
