@@ -363,6 +363,7 @@ def test_several_runs_per_model_make_the_runs_the_units(planted, tmp_path):
             assert row.p == pytest.approx(stats.ttest_ind(runs["lda"], runs["random"], equal_var=False).pvalue)
     assert set(result.comparisons.model_a) == {"lda"}  # no run-against-run tests
     assert result.to_dict()["scope"].startswith("Each model is 2 trained runs")
+    assert result.to_dict()["verdicts"]["npmi"].startswith("NPMI (higher is better; trained runs as units")
     html = tealeaves.report(result, tmp_path / "report.html").read_text()
     assert "Each model is 2 trained runs" in html and "data-model='lda' data-metric='npmi'" in html
 

@@ -42,6 +42,7 @@ def test_human_scores_are_tested_per_topic_like_any_topic_metric(human_run):
     assert row.difference == pytest.approx(a.mean() - b.mean())
     assert row.margin == 0.05  # Hoyle et al.'s A.5.1 margin for word intrusion: an equivalence test too
     assert row.better == ("good" if row.p_holm < 0.05 else "")
+    assert "rated documents as units" in run.to_dict()["verdicts"]["topic_log_odds"]
 
 
 def test_correlations_with_every_per_topic_metric_and_the_report(human_run, tmp_path):

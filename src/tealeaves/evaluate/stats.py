@@ -465,7 +465,11 @@ def verdicts(comparisons: pd.DataFrame, level: float) -> dict[str, str]:
         out = known[metric]
         direction = "higher is better" if out.higher_is_better else "lower is better"
         pairs = f"{len(part)} pair" + ("s" if len(part) > 1 else "")
-        head = f"{out.label} ({direction}; {PLAN_WORDS[str(out.plan)]}, {pairs})"
+        over_runs = str(part["test"].iloc[0]).endswith("over runs")
+        plan = PLAN_WORDS["runs" if over_runs else str(out.plan)]
+        if out.unit == "document" and out.plan != PAIRED:  # topic log odds: the rated documents
+            plan = plan.replace("topics as units", "rated documents as units")
+        head = f"{out.label} ({direction}; {plan}, {pairs})"
         found, open_pairs, equivalent = [], [], []
         for row in part.itertuples():
             if row.better:
