@@ -1,6 +1,8 @@
-"""The study server killed with SIGKILL at random moments while participants answer: nothing lost, nobody locked out.
+"""The study server killed with SIGKILL at random moments while participants answer and a squatter holds
+questions: nothing lost, nobody locked out.
 
-Usage: python benchmarks/study_chaos.py [--participants 200] [--kills 5] [--db sqlite|postgresql|URL] [--seed 0]
+Usage: python benchmarks/study_chaos.py [--participants 200] [--kills 5] [--squatters 18] [--db sqlite|postgresql|URL]
+                                        [--seed 0]
 
 The study and the simulated participants of ``study_load.py`` (a 60-item word-intrusion study
 whose targets the participants fill, each participant with a ``PROLIFIC_PID``), except that each
@@ -11,9 +13,15 @@ Meanwhile the server (``tealeaves study serve``, one process) is killed with SIG
 times, at moments drawn at random over the run, and each time restarted on the same database
 and port. ``--db postgresql`` starts a throwaway durable PostgreSQL server on loopback.
 
+Each participant connects from an address of its own (127.0.3.x) and the server runs with its
+default per-address limits, a 15 s lease (the study's ``timeout_minutes`` and serve's
+``--answer-minutes`` 0.25) and ``--idle-minutes 1``. A squatter at 127.0.0.250 starts
+``--squatters`` sessions with made-up ``PROLIFIC_PID`` s, starting again whenever refused or
+expired, and reloads each question it gets every second without ever answering.
+
 Afterwards the store is opened by this script, not through the server, and every answer a
-participant had acknowledged (the server's redirect, or on a resubmission the refusal
-"answered already", which says an earlier try was stored) is looked up: ``lost`` counts
+participant had acknowledged (the server's redirect, which a resubmission of an answer an earlier
+try stored gets too) is looked up: ``lost`` counts
 acknowledged answers missing, ``duplicated`` second answers of a participant to an item and
 stored answers nobody acknowledged, ``locked_out`` participants who neither finished nor were
 told the study is full, ``items_at_target`` items with exactly their target of unflagged
@@ -39,9 +47,14 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+import httpx
+
 from study_load import PER_PARTICIPANT, StudyServer, make_study, store_url, tally
 from tealeaves.study import Store
 from tealeaves.study.testing import simulate
+
+SQUATTER = "127.0.0.250"
+LEASE_MINUTES = 0.25
 
 
 def killer(server: StudyServer, kills: int, rng: random.Random, running: threading.Event, log: list[str]) -> None:
@@ -54,6 +67,40 @@ def killer(server: StudyServer, kills: int, rng: random.Random, running: threadi
         server.kill()
         server.start()
         log.append(f"# kill {n + 1}: after {uptime:.1f} s up, back in {time.perf_counter() - started:.1f} s")
+
+
+def squatter(base: str, sessions: int, running: threading.Event, seen: dict[str, int]) -> None:
+    """Keep ``sessions`` made-up participants on questions they never answer, from one address:
+    each one starts (again, when refused or expired) and reloads its question every second."""
+    transport = httpx.HTTPTransport(local_address=SQUATTER)
+    clients = [httpx.Client(base_url=base, transport=transport, timeout=10) for _ in range(sessions)]
+    tokens: list[str | None] = [None] * sessions
+    made = 0
+    while running.is_set():
+        held = 0
+        for n, client in enumerate(clients):
+            try:
+                if tokens[n] is None:
+                    made += 1
+                    pid = {"PROLIFIC_PID": f"SQUAT{made:05d}"}
+                    r = client.post("/start", data={"consent": "yes", **pid})
+                    seen["refused"] += r.status_code == 429
+                    if r.status_code != 303:
+                        continue
+                    seen["started"] += 1
+                    tokens[n] = r.headers["location"].split("/")[2]
+                r = client.get(f"/s/{tokens[n]}/next")
+                if r.status_code == 303 and "/q/" in r.headers["location"]:
+                    held += client.get(r.headers["location"]).status_code == 200
+                elif "expired" in r.text or r.status_code >= 400:
+                    tokens[n] = None
+                    client.cookies.clear()
+            except httpx.TransportError:  # the server is being killed
+                continue
+        seen["most_held"] = max(seen["most_held"], held)
+        _sleep_while(running, 1.0)
+    for client in clients:
+        client.close()
 
 
 def _sleep_while(running: threading.Event, seconds: float) -> bool:
@@ -73,14 +120,16 @@ def main() -> None:
     parser.add_argument(
         "--db", default="sqlite", help="sqlite (a fresh file), postgresql (a throwaway server) or a URL"
     )
+    parser.add_argument("--squatters", type=int, default=18, help="sessions the squatter tries to keep")
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
     log: list[str] = []
     with ExitStack() as stack:
         folder = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="tealeaves-chaos-")))
         url = store_url(args.db, folder, stack)
-        study = make_study(folder / "study", args.participants)
-        server = StudyServer(folder / "study", url)
+        study = make_study(folder / "study", args.participants, timeout_minutes=LEASE_MINUTES)
+        limits = ["--answer-minutes", str(LEASE_MINUTES), "--idle-minutes", "1"]  # and the default per-address limits
+        server = StudyServer(folder / "study", url, limits=limits)
         stack.callback(server.stop)
         server.start()
 
@@ -89,19 +138,26 @@ def main() -> None:
         chaos = threading.Thread(
             target=killer, args=(server, args.kills, random.Random(args.seed), running, log), daemon=True
         )
+        seen = {"started": 0, "refused": 0, "most_held": 0}
+        squat = threading.Thread(target=squatter, args=(server.base, args.squatters, running, seen), daemon=True)
         started = time.perf_counter()
+        squat.start()
         chaos.start()
+        addresses = [f"127.0.3.{n % 250 + 1}" for n in range(args.participants)]
         runs = simulate(
-            server.base, args.participants, seed=args.seed + 1, concurrency=args.participants, timeout_s=60, retry_s=300
-        )
+            server.base, args.participants, seed=args.seed + 1, concurrency=args.participants, timeout_s=60,
+            retry_s=300, addresses=addresses,
+        )  # fmt: skip
         seconds = time.perf_counter() - started
         running.clear()
         chaos.join()
+        squat.join()
         server.stop()
 
         store = Store(url)  # read independently of the server, which is stopped
         stack.callback(store.close)
-        stored = store.responses(study.study_id)
+        stored = [r for r in store.responses(study.study_id) if not str(r["external_id"]).startswith("SQUAT")]
+        squatted = len(store.responses(study.study_id)) - len(stored)
         result = tally(study, runs, stored)
 
     outcomes = result["outcomes"]
@@ -110,6 +166,10 @@ def main() -> None:
     print(f"# study_chaos: {os.cpu_count()} CPUs, Python {platform.python_version()}, store {url.split(':', 1)[0]}")
     print(f"# study: {len(study.items)} items x {result['target']} answers, {PER_PARTICIPANT} per participant")
     print(*log, sep="\n")
+    print(
+        f"# squatter at {SQUATTER}: {seen['started']} sessions started, {seen['refused']} starts refused (429), "
+        f"at most {seen['most_held']} on a question in one pass over its sessions, {squatted} answers"
+    )
     print(
         f"# {kills} kills in {seconds:.1f} s; {outcomes['completed']} completed, {outcomes['full']} full; "
         f"{sum(run.retries for run in runs)} requests sent again; "

@@ -53,27 +53,36 @@ def synthetic_model(seed: int, vocab: Vocabulary) -> TopicModel:
     return TopicModel(vocab, phi / phi.sum(axis=1, keepdims=True), alpha=np.full(TOPICS, 0.1), kind="synthetic")
 
 
-def make_study(folder: Path, participants: int) -> Study:
+def make_study(folder: Path, participants: int, **options: object) -> Study:
     vocab = Vocabulary([f"word{i:04d}" for i in range(VOCAB)])
     models = {f"model{m + 1}": synthetic_model(m, vocab) for m in range(MODELS)}
     n_items = MODELS * TOPICS
     annotators = max(1, participants * PER_PARTICIPANT // n_items)
     return create_study(
-        models, "word-intrusion", folder, seed=0, annotators=annotators, items_per_participant=PER_PARTICIPANT
+        models,
+        "word-intrusion",
+        folder,
+        seed=0,
+        annotators=annotators,
+        items_per_participant=PER_PARTICIPANT,
+        **options,  # type: ignore[arg-type]
     )
 
 
 class StudyServer:
-    """``tealeaves study serve`` in its own process on 127.0.0.1 (no bound on starts per address:
-    every simulated participant comes from loopback)."""
+    """``tealeaves study serve`` in its own process on 127.0.0.1 (no bound on starts or live
+    participants per address, since every simulated participant comes from 127.0.0.1, unless
+    ``limits`` gives serve's options instead)."""
 
-    def __init__(self, study_folder: Path, url: str, workers: int = 1, synchronous: str = "full"):
+    def __init__(
+        self, study_folder: Path, url: str, workers: int = 1, synchronous: str = "full", limits: list[str] | None = None
+    ):
         self.port = free_port()
         self.base = f"http://127.0.0.1:{self.port}"
         self.command = [
             sys.executable, "-m", "tealeaves.cli", "study", "serve", str(study_folder), "--port", str(self.port),
-            "--db", url, "--admin-token", TOKEN, "--workers", str(workers), "--starts-per-address", "0", "--live-per-address", "0",
-            "--sqlite-synchronous", synchronous,
+            "--db", url, "--admin-token", TOKEN, "--workers", str(workers), "--sqlite-synchronous", synchronous,
+            *(["--starts-per-address", "0", "--live-per-address", "0"] if limits is None else limits),
         ]  # fmt: skip
         self.process: subprocess.Popen | None = None
         self.log = study_folder.parent / "server.log"

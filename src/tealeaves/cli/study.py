@@ -204,6 +204,10 @@ def study_serve(
         ),
     ] = None,
     root_path: Annotated[str, typer.Option(help="Path prefix the proxy serves the study under, e.g. /study.")] = "",
+    pid_pattern: Annotated[
+        str | None,
+        typer.Option(help="Regular expression a PROLIFIC_PID must match ('[0-9a-f]{24}' for Prolific's ids)."),
+    ] = None,
     sqlite_synchronous: Annotated[
         str, typer.Option(help="SQLite synchronous: full (survives power cuts) or normal (faster).")
     ] = "full",
@@ -232,6 +236,7 @@ def study_serve(
         idle_minutes=idle_minutes,
         forwarded_allow_ips=forwarded_allow_ips,
         root_path=root_path,
+        pid_pattern=pid_pattern,
     )
 
 

@@ -53,7 +53,6 @@ import ipaddress
 import json
 import os
 import re
-import resource
 import secrets
 import tempfile
 import time
@@ -115,6 +114,8 @@ ANSWER_FIELDS = frozenset({"answer", "familiarity", "rt_ms"})
 START_FIELDS = frozenset({"consent", "nonce", *PLATFORM_FIELDS})
 DEFAULT_STARTS_PER_CLIENT = 20
 """New participants one client address may start per hour (0: no bound)."""
+PROLIFIC_PID_PATTERN = "[0-9a-f]{24}"
+"""The shape of Prolific's participant ids (24 lower-case hex digits), for ``pid_pattern``."""
 DEFAULT_LIVE_PER_CLIENT = 5
 """Participants one client address may have live at once: neither finished, expired nor evicted (0: no bound)."""
 ADMIN_COOKIE_HOURS = 12
@@ -164,7 +165,7 @@ class BodyLimit:
                 return await receive()
             try:
                 message = await asyncio.wait_for(receive(), max(0.0, deadline - time.monotonic()))
-            except TimeoutError:
+            except asyncio.TimeoutError:
                 raise HTTPException(408, "the request's body did not arrive in time") from None
             if message["type"] == "http.request":
                 received += len(message.get("body", b""))
@@ -294,6 +295,7 @@ def create_app(
     require_pid: bool = False,
     starts_per_client: int = DEFAULT_STARTS_PER_CLIENT,
     live_per_client: int = DEFAULT_LIVE_PER_CLIENT,
+    pid_pattern: str | None = None,
 ) -> FastAPI:
     """The study's web app over ``store`` (the study must be registered with :meth:`Store.ensure_study`).
 
@@ -310,6 +312,9 @@ def create_app(
         New participants one client address may start per hour (0: no bound).
     live_per_client : int
         Participants one client address may have live at once (0: no bound).
+    pid_pattern : str, optional
+        A regular expression every ``PROLIFIC_PID`` must match as a whole (Prolific's ids:
+        :data:`PROLIFIC_PID_PATTERN`); made-up ids of another shape are refused.
     """
     if (admin_token is None) == (admin_hash is None):
         raise InputError("give the admin token or its hash (admin_verifier), one of the two")
@@ -319,6 +324,10 @@ def create_app(
             f"starts and live participants per client address must be 0 (no bound) or more, got "
             f"{starts_per_client} and {live_per_client}"
         )
+    try:
+        pid_check = re.compile(pid_pattern) if pid_pattern else None
+    except re.error as exc:
+        raise InputError(f"the participant id pattern {pid_pattern!r} is not a regular expression: {exc}") from None
     settings = study.settings
     redirect = settings.get("redirect_url")
     require_pid = bool(require_pid or redirect)
@@ -439,7 +448,7 @@ def create_app(
     # ----------------------------------------------------------------- participants
     @app.get("/", response_class=HTMLResponse)
     async def entry(request: Request) -> Response:
-        platform = _platform(dict(request.query_params))
+        platform = _platform(dict(request.query_params), pid_check)
         resumed = await _resume(request, platform)
         if resumed is not None:
             return resumed
@@ -471,7 +480,7 @@ def create_app(
         form = await _form(request, START_FIELDS)
         if form.get("consent") != "yes":
             raise _Refused(422, "Consent is needed", "The study starts only after you agree to take part.")
-        platform = _platform(form)
+        platform = _platform(form, pid_check)
         nonce = form.get("nonce") or None
         if nonce is not None and not NONCE_VALUE.match(nonce):
             raise _Refused(400, "Malformed request", "The consent form was changed; open the study link again.")
@@ -699,9 +708,8 @@ def create_app(
                 headers={"Retry-After": str(int(wait) + 1)},
             )
         try:
-            async with asyncio.timeout(ADMIN_CHECK_WAIT):
-                await checks[kind].acquire()
-        except TimeoutError:
+            await asyncio.wait_for(checks[kind].acquire(), ADMIN_CHECK_WAIT)
+        except asyncio.TimeoutError:  # (not the builtin TimeoutError before Python 3.11)
             throttle.forgive(key)
             raise _Refused(
                 503, "Busy", "Too many sign-ins are being checked; try again shortly.", {"Retry-After": "5"}
@@ -839,8 +847,9 @@ def _position(text: str) -> int:
     return int(text)
 
 
-def _platform(fields: dict[str, str]) -> dict[str, str]:
-    """The recruitment platform's ids from the link (Prolific), checked: letters, digits, _ and -."""
+def _platform(fields: dict[str, str], pid_pattern: re.Pattern[str] | None = None) -> dict[str, str]:
+    """The recruitment platform's ids from the link (Prolific), checked: letters, digits, _ and -,
+    and a ``PROLIFIC_PID`` must match ``pid_pattern`` when one is given."""
     out = {}
     for name in PLATFORM_FIELDS:
         value = (fields.get(name) or "").strip()
@@ -848,6 +857,8 @@ def _platform(fields: dict[str, str]) -> dict[str, str]:
             continue
         if not PLATFORM_VALUE.match(value):
             raise _Refused(400, "Invalid link", f"{name} must be 1-64 letters, digits, '_' or '-'.")
+        if name == "PROLIFIC_PID" and pid_pattern is not None and not pid_pattern.fullmatch(value):
+            raise _Refused(400, "Invalid link", "This participant id is not one the recruitment site gives.")
         out[name] = value
     return out
 
@@ -990,6 +1001,7 @@ def serve(
     idle_minutes: float = DEFAULT_IDLE_MINUTES,
     forwarded_allow_ips: str | None = None,
     root_path: str = "",
+    pid_pattern: str | None = None,
 ) -> None:
     """Serve a study folder with uvicorn until interrupted (see :func:`create_app` and :class:`Store`).
 
@@ -1024,6 +1036,7 @@ def serve(
         "require_pid": require_pid,
         "starts_per_client": starts_per_client,
         "live_per_client": live_per_client,
+        "pid_pattern": pid_pattern,
     }
     app = create_app(study, store, admin_hash=verifier, **options)  # checks the options before announcing
     base = f"http://{host if ':' not in host else f'[{host}]'}:{port}{root_path}"
@@ -1076,6 +1089,10 @@ def _pool_size(store: Store, workers: int) -> int:
 
 def _raise_descriptor_limit() -> None:
     """Raise the soft limit on open files to the hard limit: each connection holds a descriptor."""
+    try:
+        import resource
+    except ImportError:  # pragma: no cover - not on Unix
+        return
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     if soft != resource.RLIM_INFINITY and (hard == resource.RLIM_INFINITY or soft < hard):
         try:
