@@ -1,22 +1,33 @@
-"""Result objects: frozen dataclasses with ``to_dict()`` (JSON-safe) and ``to_frame()`` (pandas).
+"""Result objects: frozen dataclasses with ``to_dict()`` (JSON-safe), ``columns()`` and ``to_frame()`` (pandas).
 
 Per-item values (per document, per topic, per pair, per respondent) are always kept;
-aggregates are computed from them. Subclasses implement :meth:`Result.to_frame` returning
-the per-item table; :func:`write_result` writes a result as JSON or CSV by file extension.
+aggregates are computed from them. Subclasses implement :meth:`Result.columns`, the per-item
+table as named columns of equal length, from which :meth:`Result.to_frame` makes a pandas
+DataFrame (pandas is the ``frames`` extra: the core never needs it), or, in packages that
+need pandas anyway, override :meth:`Result.to_frame` itself. :func:`write_result` writes a
+result as JSON or CSV by file extension, without pandas when the result has columns.
 """
 
 from __future__ import annotations
 
+import csv
 import dataclasses
+import math
 import os
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
+
 from tealeaves.artifacts import atomic_file, json_safe, write_json
 from tealeaves.errors import InputError
+from tealeaves.extras import require
 
 if TYPE_CHECKING:
     import pandas as pd
+
+Columns = dict[str, Sequence[Any] | np.ndarray]
 
 
 class Result:
@@ -28,13 +39,51 @@ class Result:
             raise TypeError(f"{type(self).__name__} must be a dataclass")
         return {f.name: json_safe(getattr(self, f.name)) for f in dataclasses.fields(self)}
 
-    def to_frame(self) -> pd.DataFrame:
-        """The per-item values as a DataFrame, one row per item."""
+    def columns(self) -> Columns:
+        """The per-item values as named columns of equal length, one entry per item."""
         raise NotImplementedError(f"{type(self).__name__} defines no table view")
+
+    def to_frame(self) -> pd.DataFrame:
+        """The per-item values as a DataFrame, one row per item (needs pandas: ``tealeaves[frames]``)."""
+        return dataframe(self.columns())
+
+
+def dataframe(columns: Columns) -> pd.DataFrame:
+    """``columns`` as a pandas DataFrame, refusing in one line when pandas is not installed."""
+    require("frames", "pandas", what="a DataFrame")
+    import pandas as pd
+
+    return pd.DataFrame(columns)
+
+
+def _cell(value: Any) -> Any:
+    """A CSV cell as pandas writes it: NaN and None empty, everything else as ``str``."""
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return ""
+    return value
+
+
+def write_csv(path: str | os.PathLike[str], columns: Columns) -> None:
+    """Write ``columns`` as a CSV file with a header row, as ``DataFrame.to_csv(index=False)`` would."""
+    names = list(columns)
+    values = [
+        np.asarray(columns[n]).tolist() if isinstance(columns[n], np.ndarray) else list(columns[n]) for n in names
+    ]
+    lengths = {len(v) for v in values}
+    if len(lengths) > 1:  # pragma: no cover - programming error
+        raise ValueError(f"columns of unequal lengths: {dict(zip(names, map(len, values)))}")
+    with open(path, "w", encoding="utf-8", newline="") as handle:
+        writer = csv.writer(handle, lineterminator="\n")
+        writer.writerow(names)
+        writer.writerows([_cell(v) for v in row] for row in zip(*values))
 
 
 def write_result(result: Result, path: str | os.PathLike[str]) -> Path:
-    """Write ``result`` to ``path``: ``.json`` gets :meth:`Result.to_dict`, ``.csv`` the frame."""
+    """Write ``result`` to ``path``: ``.json`` gets :meth:`Result.to_dict`, ``.csv`` its table.
+
+    The table is :meth:`Result.columns`, written without pandas, or, for a result that only
+    defines :meth:`Result.to_frame`, that frame.
+    """
     path = Path(path)
     suffix = path.suffix.lower()
     if suffix not in {".json", ".csv"}:
@@ -43,6 +92,8 @@ def write_result(result: Result, path: str | os.PathLike[str]) -> Path:
     with atomic_file(path) as tmp:
         if suffix == ".json":
             write_json(tmp, result.to_dict())
-        else:
+        elif type(result).columns is Result.columns:  # a result of a package that needs pandas anyway
             result.to_frame().to_csv(tmp, index=False)
+        else:
+            write_csv(tmp, result.columns())
     return path

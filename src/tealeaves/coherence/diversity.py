@@ -18,16 +18,12 @@ import itertools
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 import numpy as np
 
 from tealeaves.errors import InputError
 from tealeaves.models import TopicModel, Topics, as_topics
-from tealeaves.results import Result
-
-if TYPE_CHECKING:
-    import pandas as pd
+from tealeaves.results import Columns, Result
 
 TopicsLike = TopicModel | Topics | Sequence[Sequence[str]]
 
@@ -148,9 +144,8 @@ class DiversityResult(Result):
     overlap_topn: int
     rbo_p: float
 
-    def to_frame(self) -> pd.DataFrame:
+    def columns(self) -> Columns:
         """One row per topic: its uniqueness, the topics it duplicates, the topics it shares top words with."""
-        import pandas as pd
 
         def partners(pairs: Sequence[tuple[int, int]]) -> list[str]:
             found: dict[int, list[int]] = {k: [] for k in range(len(self.per_topic))}
@@ -159,14 +154,12 @@ class DiversityResult(Result):
                 found[b].append(a)
             return [" ".join(map(str, found[k])) for k in found]
 
-        return pd.DataFrame(
-            {
-                "topic": np.arange(len(self.per_topic)),
-                "uniqueness": self.per_topic,
-                "duplicate_of": partners(self.duplicate_topics),
-                "shares_top_words_with": partners([(a, b) for a, b, _ in self.shared_top_words]),
-            }
-        )
+        return {
+            "topic": np.arange(len(self.per_topic)),
+            "uniqueness": self.per_topic,
+            "duplicate_of": partners(self.duplicate_topics),
+            "shares_top_words_with": partners([(a, b) for a, b, _ in self.shared_top_words]),
+        }
 
 
 def duplicate_topics(topics: TopicsLike, topn: int = 5) -> tuple[tuple[int, int], ...]:

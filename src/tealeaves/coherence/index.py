@@ -32,7 +32,7 @@ import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal
 
 import numba
 import numpy as np
@@ -44,10 +44,7 @@ from tealeaves.corpus import Corpus, Vocabulary
 from tealeaves.errors import ArtifactError, InputError
 from tealeaves.parallel import parallel_map, resolve_workers
 from tealeaves.progress import ProgressCallback, notify
-from tealeaves.results import Result
-
-if TYPE_CHECKING:
-    import pandas as pd
+from tealeaves.results import Columns, Result
 
 KIND = "ref-index"
 INT32_LIMIT = 2**31 - 1
@@ -85,23 +82,17 @@ class WindowCounts(Result):
     window: str
     compat: str | None
 
-    def to_frame(self) -> pd.DataFrame:
+    def columns(self) -> Columns:
         """One row per pair of words (``i <= j``) with both marginals and the joint count."""
-        import pandas as pd
-
-        rows = [
-            {
-                "word_a": self.words[i],
-                "word_b": self.words[j],
-                "count_a": int(self.marginal[i]),
-                "count_b": int(self.marginal[j]),
-                "joint": int(self.joint[i, j]),
-                "n_windows": self.n_windows,
-            }
-            for i in range(len(self.words))
-            for j in range(i, len(self.words))
-        ]
-        return pd.DataFrame(rows, columns=["word_a", "word_b", "count_a", "count_b", "joint", "n_windows"])
+        a, b = np.triu_indices(len(self.words))
+        return {
+            "word_a": [self.words[i] for i in a],
+            "word_b": [self.words[j] for j in b],
+            "count_a": np.asarray(self.marginal, dtype=np.int64)[a],
+            "count_b": np.asarray(self.marginal, dtype=np.int64)[b],
+            "joint": np.asarray(self.joint, dtype=np.int64)[a, b],
+            "n_windows": np.full(len(a), self.n_windows, dtype=np.int64),
+        }
 
 
 class RefIndex:

@@ -25,7 +25,7 @@ from tealeaves.coherence.windows import Window, check_compat
 from tealeaves.errors import EmptyResultError, InputError
 from tealeaves.models import TopicModel, Topics, as_topics
 from tealeaves.progress import ProgressCallback, notify
-from tealeaves.results import Result
+from tealeaves.results import Columns, Result, dataframe
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -106,26 +106,22 @@ class CoherenceResult(Result):
         """Indices of the topics without a score (NaN in ``per_topic``), ``missing`` says why."""
         return np.flatnonzero(np.isnan(self.per_topic))
 
-    def to_frame(self) -> pd.DataFrame:
+    def columns(self) -> Columns:
         """One row per segment: topic, topn (words scored), W', W* (``*``: the whole topic),
         value, and the counts behind it (``count_star``/``count_joint`` are -1 for ``*``; all
         three are -1 for the embedding measures, which count nothing)."""
-        import pandas as pd
-
-        return pd.DataFrame({name: self.segments[name] for name in SEGMENT_COLUMNS})
+        return {name: self.segments[name] for name in SEGMENT_COLUMNS}
 
     def topics_frame(self) -> pd.DataFrame:
         """One row per topic: its score, its words and per top-N mean, std and support."""
-        import pandas as pd
-
-        frame = pd.DataFrame({"topic": np.arange(len(self.topics)), "value": self.per_topic})
+        columns: Columns = {"topic": np.arange(len(self.topics)), "value": self.per_topic}
         for t, n in enumerate(self.topn):
             label = f"top{n}" if n is not None else "all"
-            frame[label] = self.per_topic_by_topn[t]
-            frame[f"{label}_std"] = self.std[t]
-            frame[f"{label}_support"] = self.support[t]
-        frame["words"] = [" ".join(words) for words in self.topics]
-        return frame
+            columns[label] = self.per_topic_by_topn[t]
+            columns[f"{label}_std"] = self.std[t]
+            columns[f"{label}_support"] = self.support[t]
+        columns["words"] = [" ".join(words) for words in self.topics]
+        return dataframe(columns)
 
 
 def score(

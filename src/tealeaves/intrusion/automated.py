@@ -39,10 +39,9 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
-import pandas as pd
 
 from tealeaves.coherence import RefIndex, Window
 from tealeaves.errors import InputError
@@ -59,8 +58,11 @@ from tealeaves.intrusion.intruders import PROTOCOLS, IntruderSets, Protocol, int
 from tealeaves.intrusion.ranking import SVM_RANK_C, fit_ranking_svm
 from tealeaves.models import TopicModel, Topics, as_topics
 from tealeaves.progress import ProgressCallback, notify
-from tealeaves.results import Result
+from tealeaves.results import Columns, Result, dataframe
 from tealeaves.rng import as_seed, family_generator
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 LAU_FOLDS = 10  # Lau et al.'s toolkit (SplitSVM.py): ten-fold cross-validation
 CHANG_ANNOTATORS = 8  # Chang et al. 2009, §4.3: each task was done by 8 workers, each saw its own set
@@ -125,39 +127,37 @@ class WordIntrusionResult(Result):
     features: np.ndarray
     scores: dict[str, np.ndarray]
 
-    def to_frame(self) -> pd.DataFrame:
+    def columns(self) -> Columns:
         """One row per set (topic and draw): its fold, words in display order, the intruder,
         and per association the SVM's pick and hit share, and the baseline's pick and hit."""
-        return pd.DataFrame(self.sets)
+        return dict(self.sets)
 
     def topics_frame(self) -> pd.DataFrame:
         """One row per topic: WI-Auto-PMI, WI-Auto-NPMI, both baselines, fold and words."""
-        frame = pd.DataFrame({"topic": np.arange(len(self.per_topic))})
+        columns: Columns = {"topic": np.arange(len(self.per_topic))}
         for a in ASSOCIATIONS:
-            frame[f"wi_auto_{a}"] = self.wi_auto[a]
+            columns[f"wi_auto_{a}"] = self.wi_auto[a]
         for a in ASSOCIATIONS:
-            frame[f"baseline_{a}"] = self.baseline[a]
-        frame["fold"] = self.fold_of_topic
-        frame["words"] = [" ".join(words) for words in self.topics]
-        return frame
+            columns[f"baseline_{a}"] = self.baseline[a]
+        columns["fold"] = self.fold_of_topic
+        columns["words"] = [" ".join(words) for words in self.topics]
+        return dataframe(columns)
 
     def words_frame(self) -> pd.DataFrame:
         """One row per word of every set: its raw features and SVM scores."""
         n_sets, n = self.features.shape[:2]
-        frame = pd.DataFrame(
-            {
-                "topic": np.repeat(self.sets["topic"], n),
-                "draw": np.repeat(self.sets["draw"], n),
-                "position": np.tile(np.arange(n), n_sets),
-                "word": [w for words in self.sets["words"] for w in words.split(" ")],
-                "intruder": (np.arange(n)[None, :] == self.sets["intruder_position"][:, None]).ravel(),
-            }
-        )
+        columns: Columns = {
+            "topic": np.repeat(self.sets["topic"], n),
+            "draw": np.repeat(self.sets["draw"], n),
+            "position": np.tile(np.arange(n), n_sets),
+            "word": [w for words in self.sets["words"] for w in words.split(" ")],
+            "intruder": (np.arange(n)[None, :] == self.sets["intruder_position"][:, None]).ravel(),
+        }
         for f, name in enumerate(FEATURES):
-            frame[name] = self.features[:, :, f].ravel()
+            columns[name] = self.features[:, :, f].ravel()
         for a in ASSOCIATIONS:
-            frame[f"score_{a}"] = self.scores[a].ravel()
-        return frame
+            columns[f"score_{a}"] = self.scores[a].ravel()
+        return dataframe(columns)
 
 
 @dataclass(frozen=True)
@@ -182,18 +182,18 @@ class WordIntrusionComparison(Result):
             "models": {name: r.to_dict() for name, r in self.results.items()},
         }
 
-    def to_frame(self) -> pd.DataFrame:
-        """One row per set of every model (:meth:`WordIntrusionResult.to_frame` with a ``model`` column)."""
-        return pd.concat(
-            [r.to_frame().assign(model=name)[["model", *r.sets]] for name, r in self.results.items()],
-            ignore_index=True,
-        )
+    def columns(self) -> Columns:
+        """One row per set of every model (:meth:`WordIntrusionResult.columns` after a ``model`` column)."""
+        parts = [r.columns() for r in self.results.values()]
+        columns: Columns = {"model": [name for name, r in self.results.items() for _ in r.sets["topic"]]}
+        for key in parts[0] if parts else ():
+            columns[key] = [value for part in parts for value in np.asarray(part[key]).tolist()]
+        return columns
 
     def models_frame(self) -> pd.DataFrame:
         """One row per model: its number of topics and its model-level means."""
-        return pd.DataFrame(
-            [{"model": name, "topics": len(r.per_topic), **r.model_means} for name, r in self.results.items()]
-        )
+        rows = [{"model": name, "topics": len(r.per_topic), **r.model_means} for name, r in self.results.items()]
+        return dataframe({key: [row[key] for row in rows] for key in rows[0]} if rows else {})
 
 
 def auto_word_intrusion(

@@ -24,10 +24,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
-import pandas as pd
 
 from tealeaves.coherence.embedding import NOT_ENCODED, unit_rows
 from tealeaves.coherence.encoders import Encoder, get_encoder
@@ -35,8 +34,11 @@ from tealeaves.errors import InputError
 from tealeaves.intrusion.automated import CHANG_ANNOTATORS, TopicsLike, _per_topic, _shown_words, first_place_share
 from tealeaves.intrusion.intruders import IntruderSets, Protocol, intruder_sets
 from tealeaves.progress import ProgressCallback, notify
-from tealeaves.results import Result
+from tealeaves.results import Columns, Result, dataframe
 from tealeaves.rng import as_seed
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 
 @dataclass(frozen=True)
@@ -73,14 +75,14 @@ class EmbeddingIntrusionResult(Result):
     missing: tuple[tuple[int, str, str], ...]
     settings: dict[str, Any]
 
-    def to_frame(self) -> pd.DataFrame:
+    def columns(self) -> Columns:
         """One row per set: topic, draw, words in display order, the intruder, the pick and the hit."""
-        return pd.DataFrame(self.sets)
+        return dict(self.sets)
 
     def topics_frame(self) -> pd.DataFrame:
         """One row per topic: its score, its number of sets and its words."""
         counts = np.bincount(self.sets["topic"], minlength=len(self.topics))
-        return pd.DataFrame(
+        return dataframe(
             {
                 "topic": np.arange(len(self.topics)),
                 "value": self.per_topic,

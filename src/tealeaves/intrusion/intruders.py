@@ -28,11 +28,10 @@ from dataclasses import dataclass
 from typing import Literal
 
 import numpy as np
-import pandas as pd
 
 from tealeaves.errors import InputError
 from tealeaves.models import TopicModel, Topics, as_topics
-from tealeaves.results import Result
+from tealeaves.results import Columns, Result
 
 Protocol = Literal["chang", "hoyle"]
 PROTOCOLS: dict[str, tuple[int, int]] = {"chang": (5, 5), "hoyle": (5, 10)}  # (shown, drawn from top)
@@ -76,22 +75,17 @@ class IntruderSets(Result):
     def __iter__(self) -> Iterator[IntruderSet]:
         return iter(self.sets)
 
-    def to_frame(self) -> pd.DataFrame:
+    def columns(self) -> Columns:
         """One row per set: topic, draw, shown words, intruder and its position and source topic."""
-        return pd.DataFrame(
-            [
-                {
-                    "topic": s.topic,
-                    "draw": s.draw,
-                    "words": " ".join(s.words),
-                    "intruder": s.intruder,
-                    "intruder_position": s.intruder_position,
-                    "intruder_topic": s.intruder_topic,
-                    "high_rank_used": s.high_rank_used,
-                }
-                for s in self.sets
-            ]
-        )
+        return {
+            "topic": [s.topic for s in self.sets],
+            "draw": [s.draw for s in self.sets],
+            "words": [" ".join(s.words) for s in self.sets],
+            "intruder": [s.intruder for s in self.sets],
+            "intruder_position": [s.intruder_position for s in self.sets],
+            "intruder_topic": [s.intruder_topic for s in self.sets],
+            "high_rank_used": [s.high_rank_used for s in self.sets],
+        }
 
 
 def intruder_sets(

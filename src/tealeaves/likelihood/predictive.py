@@ -25,7 +25,6 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-import pandas as pd
 
 from tealeaves.corpus import HALVES_MODES, Corpus
 from tealeaves.errors import EmptyResultError, InputError
@@ -33,7 +32,7 @@ from tealeaves.likelihood import _kernels
 from tealeaves.likelihood.documents import check_phi
 from tealeaves.models import TopicModel
 from tealeaves.progress import ProgressCallback, notify
-from tealeaves.results import Result
+from tealeaves.results import Columns, Result
 from tealeaves.rng import as_seed
 
 
@@ -97,20 +96,18 @@ class PredictiveResult(Result):
         aggregates = {"log_likelihood_per_word": self.log_likelihood_per_word, "mean_rank": self.mean_rank}
         return {**super().to_dict(), **aggregates}
 
-    def to_frame(self) -> pd.DataFrame:
+    def columns(self) -> Columns:
         """One row per document."""
         n = np.maximum(self.n_tokens, 1)
-        return pd.DataFrame(
-            {
-                "doc": np.arange(len(self.ids)),
-                "id": list(self.ids),
-                "n_tokens": self.n_tokens,
-                "log_likelihood": self.log_likelihood,
-                "log_likelihood_per_word": np.where(self.n_tokens > 0, self.log_likelihood / n, 0.0),
-                "n_terms": self.n_terms,
-                "rank": self.rank,
-            }
-        )
+        return {
+            "doc": np.arange(len(self.ids)),
+            "id": list(self.ids),
+            "n_tokens": self.n_tokens,
+            "log_likelihood": self.log_likelihood,
+            "log_likelihood_per_word": np.where(self.n_tokens > 0, self.log_likelihood / n, 0.0),
+            "n_terms": self.n_terms,
+            "rank": self.rank,
+        }
 
 
 def predictive(

@@ -6,9 +6,8 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-import pandas as pd
 
-from tealeaves.results import Result
+from tealeaves.results import Columns, Result
 
 
 @dataclass(frozen=True)
@@ -108,20 +107,18 @@ class LikelihoodResult(Result):
         extra = {"total": self.total, "n_scored": self.n_scored, "per_token": self.per_token}
         return {**super().to_dict(), **extra, "perplexity": self.perplexity}
 
-    def to_frame(self) -> pd.DataFrame:
+    def columns(self) -> Columns:
         """One row per document: id, tokens scored, OOV tokens, log P̄, per token, and each run."""
         n = np.maximum(self.n_tokens, 1)
-        frame = pd.DataFrame(
-            {
-                "doc": np.arange(len(self.ids)),
-                "id": list(self.ids),
-                "n_tokens": self.n_tokens,
-                "n_oov": self.n_oov,
-                "log_prob": self.log_prob,
-                "log_prob_per_token": np.where(self.n_tokens > 0, self.log_prob / n, 0.0),
-            }
-        )
+        columns: Columns = {
+            "doc": np.arange(len(self.ids)),
+            "id": list(self.ids),
+            "n_tokens": self.n_tokens,
+            "n_oov": self.n_oov,
+            "log_prob": self.log_prob,
+            "log_prob_per_token": np.where(self.n_tokens > 0, self.log_prob / n, 0.0),
+        }
         if self.runs > 1:
             for r in range(self.runs):
-                frame[f"run_{r}"] = self.run_log_prob[r]
-        return frame
+                columns[f"run_{r}"] = self.run_log_prob[r]
+        return columns

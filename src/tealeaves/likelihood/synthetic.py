@@ -20,7 +20,6 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 
 from tealeaves.artifacts import new_manifest
 from tealeaves.corpus import Corpus, Vocabulary
@@ -31,7 +30,7 @@ from tealeaves.likelihood.documents import Docs, check_alpha, check_phi, model_a
 from tealeaves.likelihood.estimate import estimate
 from tealeaves.likelihood.result import LikelihoodResult
 from tealeaves.models import TopicModel
-from tealeaves.results import Result
+from tealeaves.results import Columns, Result
 from tealeaves.rng import as_seed, family_generator, family_seed
 
 if TYPE_CHECKING:
@@ -114,17 +113,15 @@ class PerturbationResult(Result):
     total: tuple[float, ...]
     log_ratio: tuple[float, ...]
 
-    def to_frame(self) -> pd.DataFrame:
+    def columns(self) -> Columns:
         """Columns target ("phi" or "m"), lam, evaluator, total, log_ratio."""
-        return pd.DataFrame(
-            {
-                "target": self.target,
-                "lam": self.lam,
-                "evaluator": self.evaluator,
-                "total": self.total,
-                "log_ratio": self.log_ratio,
-            }
-        )
+        return {
+            "target": self.target,
+            "lam": self.lam,
+            "evaluator": self.evaluator,
+            "total": self.total,
+            "log_ratio": self.log_ratio,
+        }
 
 
 def perturbation_study(
