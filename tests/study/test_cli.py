@@ -113,6 +113,10 @@ def test_serve_runs_the_app(model_dirs, tmp_path):
     assert f"{base}/admin/login" in output and "cli-admin-token" not in output  # a token it did not make
     result = runner.invoke(app, ["study", "serve", str(out), "--sqlite-synchronous", "off"])
     assert result.exit_code == 2 and "synchronous must be one of full, normal" in result.output
+    result = runner.invoke(app, ["study", "serve", str(out)], env={"TEALEAVES_FORWARDED_ALLOW_IPS": "*"})
+    assert result.exit_code == 2 and "trusting every peer lets anyone choose their address" in result.output
+    result = runner.invoke(app, ["study", "serve", str(out), "--root-path", "study/"])
+    assert result.exit_code == 2 and "--root-path must start with /" in result.output
 
 
 def test_default_annotators_come_from_the_power_analysis(tmp_path):

@@ -202,3 +202,25 @@ def test_schema_version_and_study_identity_are_checked(store_factory, study, mod
         conn.execute(text("UPDATE meta SET value = :v WHERE key = 'schema_version'"), {"v": str(SCHEMA_VERSION + 1)})
     with pytest.raises(ArtifactError, match="schema version"):
         Store(db_url)
+
+
+def test_a_version_2_store_is_upgraded_with_each_participants_last_answer(store_factory, study, clock, db_url):
+    store = store_factory()
+    store.ensure_study(study)
+    token, key = store.start(study, external_id="OLD1")
+    step = store.advance(study, token, key)
+    store.show(study, token, key, step.position)
+    clock.advance(5000)
+    store.record(study, token, key, step.position, 0, 1, None)
+    answered_ms = clock.now
+    with store.engine.begin() as conn:  # the store as schema version 2 left it
+        for column in ("last_answer_ms", "evicted_ms"):
+            conn.execute(text(f"ALTER TABLE participant DROP COLUMN {column}"))
+        conn.execute(text("UPDATE meta SET value = '2' WHERE key = 'schema_version'"))
+    store.close()
+    upgraded = store_factory()
+    with upgraded.engine.connect() as conn:
+        assert conn.execute(text("SELECT value FROM meta WHERE key = 'schema_version'")).scalar() == str(SCHEMA_VERSION)
+    (row,) = upgraded.participants(study.study_id)
+    assert row["last_answer_ms"] == answered_ms and row["evicted_ms"] is None
+    assert upgraded.advance(study, token, key).kind == QUESTION  # the session goes on

@@ -200,7 +200,8 @@ def study_serve(
     forwarded_allow_ips: Annotated[
         str | None,
         typer.Option(
-            help="Proxies (addresses or networks, comma-separated) whose X-Forwarded-For/-Proto are believed."
+            envvar="TEALEAVES_FORWARDED_ALLOW_IPS",
+            help="Proxies (addresses or networks, comma-separated) whose X-Forwarded-For/-Proto are believed.",
         ),
     ] = None,
     root_path: Annotated[str, typer.Option(help="Path prefix the proxy serves the study under, e.g. /study.")] = "",
