@@ -144,6 +144,8 @@ FAMILIES = [
     ("study attention checks", "tealeaves.study.create_study"),
     ("study item order", "tealeaves.study.create_study"),
     ("paired bootstrap", "tealeaves.analysis.paired_bootstrap"),
+    ("cluster bootstrap", "tealeaves.analysis.cluster_bootstrap_comparison"),
+    ("topic bootstrap", "tealeaves.analysis.topic_bootstrap_correlations"),
     ("evaluate bootstrap lda-gibbs npmi", "tealeaves.evaluate.evaluate"),
     ("train dvae", "tealeaves.models.neural.dvae.fit"),
     ("train dvae minibatches", "tealeaves.models.neural.dvae.fit"),
