@@ -379,6 +379,18 @@ def test_a_step_cap_scales_the_annealing_with_the_epochs(drawn, cap, expected):
     }
 
 
+def test_g_lda_topics_come_from_the_last_sweep_unless_configured(inputs):
+    data = {"corpus": "corpus", "reference": "index", "models": ["lda-gibbs"], "settings": 3}
+    trials = plan(SweepConfig.from_mapping(data, base=inputs))
+    assert {t.params["topics_from"] for t in trials} == {"last"}  # as the authors read MALLET's final state
+    averaged = SweepConfig.from_mapping({**data, "space": {"lda-gibbs": {"topics_from": "average"}}}, base=inputs)
+    assert {t.params["topics_from"] for t in plan(averaged)} == {"average"}
+    # a fixed setting does not change the draws of Table 8's ranges
+    assert [{n: t.drawn[n] for n in TABLE_8["lda-gibbs"]} for t in trials] == [
+        {n: t.drawn[n] for n in TABLE_8["lda-gibbs"]} for t in plan(averaged)
+    ]
+
+
 def test_log_uniform_ranges_from_a_configuration(inputs):
     config = SweepConfig.from_mapping(
         {

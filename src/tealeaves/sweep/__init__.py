@@ -1,7 +1,7 @@
 """Hoyle et al.'s (2021, §4.2, Appendix A.3) model selection: train, score, filter and select.
 
 - :func:`sweep`: draw settings of each model type from Table 8's grid (:data:`SPACES`, the
-  authors' :data:`CONSTRAINTS`), train and score each on Dask, and keep the model with the best
+  authors' :data:`CONSTRAINTS` and :data:`FIXED` settings), train and score each on Dask, and keep the model with the best
   NPMI among those that pass the redundancy filters;
 - :class:`SweepConfig`: what a sweep trains and how it scores (its TOML file);
 - :class:`SweepResult` and :func:`select_best`: the trials, and the selection from the results table.
@@ -16,12 +16,13 @@ from tealeaves.lazy import attach
 if TYPE_CHECKING:
     from tealeaves.sweep.config import SweepConfig
     from tealeaves.sweep.run import SweepResult, plan, results_frame, run_trial, select_best, sweep
-    from tealeaves.sweep.space import CONSTRAINTS, SPACES, cap_steps, draw_settings
+    from tealeaves.sweep.space import CONSTRAINTS, FIXED, SPACES, cap_steps, draw_settings
 
 __getattr__, __dir__ = attach(__name__, __file__)
 
 __all__ = [
     "CONSTRAINTS",
+    "FIXED",
     "SPACES",
     "SweepConfig",
     "SweepResult",

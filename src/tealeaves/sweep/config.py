@@ -15,7 +15,16 @@ from tealeaves.artifacts import json_safe
 from tealeaves.coherence.diversity import UNIQUENESS_FILTER_MODELS
 from tealeaves.errors import InputError
 from tealeaves.models.train import trainer_params
-from tealeaves.sweep.space import CONSTRAINTS, SPACES, Constraint, Distribution, parse_constraint, parse_distribution
+from tealeaves.sweep.space import (
+    CONSTRAINTS,
+    FIXED,
+    SPACES,
+    Choice,
+    Constraint,
+    Distribution,
+    parse_constraint,
+    parse_distribution,
+)
 
 STEPS = ("iterations", "epochs")  # the parameter counting a trainer's passes, capped by ``max_steps``
 SCORE_KEYS = ("on_missing", "compat", "filter_topn", "min_uniqueness", "uniqueness_filter")
@@ -53,7 +62,8 @@ class SweepConfig:
         (:func:`~tealeaves.sweep.cap_steps`); the record and the manifest keep both the
         drawn and the trained values. None by default.
     spaces : dict of str to dict
-        Per model, ranges that replace or add to ``SPACES``; a fixed value is a one-value
+        Per model, ranges that replace or add to ``SPACES`` and ``FIXED`` (G-LDA's topics
+        from the last sweep, ``topics_from = "last"``); a fixed value is a one-value
         :class:`~tealeaves.sweep.space.Choice`.
     constraints : dict of str to tuple
         Per model, constraints ``(parameter, operator, parameter)`` that replace
@@ -139,8 +149,10 @@ class SweepConfig:
                 raise InputError(f"max_steps: {model} has neither of the parameters {' nor '.join(STEPS)}")
 
     def space(self, model: str) -> dict[str, Distribution]:
-        """The ranges of ``model``: Table 8's (``SPACES``) updated by this configuration's."""
-        return {**SPACES.get(model, {}), **self.spaces.get(model, {})}
+        """The ranges of ``model``: the authors' fixed settings (``FIXED``) and Table 8's (``SPACES``),
+        updated by this configuration's."""
+        fixed = {name: Choice((value,)) for name, value in FIXED.get(model, {}).items()}
+        return {**fixed, **SPACES.get(model, {}), **self.spaces.get(model, {})}
 
     def model_constraints(self, model: str) -> tuple[Constraint, ...]:
         """The constraints of ``model``: this configuration's, else the authors' (``CONSTRAINTS``)."""

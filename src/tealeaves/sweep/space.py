@@ -103,6 +103,13 @@ Every range in the table is a finite set drawn uniformly (:class:`Choice`); a co
 for continuous ones.
 """
 
+FIXED: dict[str, dict[str, Any]] = {
+    "lda-gibbs": {"topics_from": "last"},
+}
+"""Settings the authors ran that Table 8 does not list, fixed in every trial: G-LDA's topics come
+from the last Gibbs sweep (gensim's ``LdaMallet`` reads MALLET's final state), not an average. A
+configuration's ``[space.MODEL]`` overrides them like any range."""
+
 CONSTRAINTS: dict[str, tuple[Constraint, ...]] = {
     "dvae": (("gamma_bn", "<", "epochs"), ("gamma_kl", "<", "epochs")),
 }
