@@ -25,3 +25,13 @@ def shared_data(request: pytest.FixtureRequest) -> Path:
     if not data.is_dir():
         pytest.skip(f"data folder {data} is absent (pass --data DIR; the docs' data page says where to get the sets)")
     return data
+
+
+@pytest.fixture(scope="session", autouse=True)
+def private_cache(tmp_path_factory: pytest.TempPathFactory):
+    """Every test (and every command it runs) caches in one folder of this session's
+    (``$TEALEAVES_CACHE``): word vectors and ETM's skip-gram embeddings never reach the user's
+    ``~/.cache/tealeaves``, and no test reads what an earlier run left there."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("TEALEAVES_CACHE", str(tmp_path_factory.mktemp("tealeaves-cache")))
+        yield
