@@ -64,3 +64,28 @@ def test_bad_input_exits_2(planted, tmp_path):
     assert invoke("evaluate", tmp_path / "broken.toml", "--out", tmp_path / "run").exit_code == 2
     assert invoke("report", tmp_path / "nowhere", "--out", tmp_path / "r.html").exit_code == 2
     assert not (tmp_path / "r.html").exists()
+
+
+def test_several_runs_per_model_print_the_models_and_their_scope(planted, tmp_path):
+    lines = [
+        "bootstrap = 200",
+        "[corpora]",
+        'heldout = "heldout"',
+        "[metrics]",
+        "likelihood = false",
+        "predictive = false",
+        "wi-auto = false",
+        "[[models]]",
+        'name = "lda"',
+        'runs = ["lda", "lda2"]',
+        "[[models]]",
+        'name = "random"',
+        'runs = ["random.txt", "random.txt"]',
+    ]
+    config = planted / "runs.toml"
+    config.write_text("\n".join(lines) + "\n")
+    result = invoke("evaluate", config, "--out", tmp_path / "run")
+    assert result.exit_code == 0, result.output
+    assert "Each model is 2 trained runs" in result.stdout and "lda better than random by " in result.stdout
+    header = next(line for line in result.stdout.splitlines() if "metric" in line and "lda" in line)
+    assert "lda/1" not in header and "random" in header  # the summary shows the models, not their runs

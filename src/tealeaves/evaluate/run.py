@@ -181,8 +181,9 @@ def evaluate(
     for names, steps in plan:
         for metric, _, key in steps:
             payload = json.loads((cache / "steps" / f"{key}.json").read_text(encoding="utf-8"))
-            for name, result in payload["models"].items():
-                measured[name, metric] = _measured(result)
+            results = payload["models"]  # one model's step may be cached under another name (the same run twice)
+            for name in names:
+                measured[name, metric] = _measured(results[name] if len(names) > 1 else next(iter(results.values())))
             entry: dict[str, Any] = {"model": names[0] if len(names) == 1 else "*", "metric": metric, "key": key}
             if len(names) > 1:
                 entry["models"] = names

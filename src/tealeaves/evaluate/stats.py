@@ -403,6 +403,9 @@ def runs_tables(per_model: pd.DataFrame, runs: dict[str, list[str]], level: floa
         present = [m for m, v in run_values.items() if len(v) >= 2]
         for m in present:
             x = run_values[m]
+            if out.plan is None:  # untested (the redundancy filter): the share of runs, no interval
+                rows.append((m, metric, out.label, "model", None, float(x.mean()), np.nan, np.nan, np.nan, len(x)))
+                continue
             se = float(x.std(ddof=1) / np.sqrt(len(x)))
             low, high = t_interval(float(x.mean()), se, len(x) - 1.0)
             rows.append((m, metric, out.label, "model", "runs", float(x.mean()), se, low, high, len(x)))
