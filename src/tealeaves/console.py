@@ -1,4 +1,9 @@
-"""Terminal output shared by the CLI and the demo: rich progress bars and tables."""
+"""Terminal output shared by the CLI and the demo: rich progress bars and tables.
+
+Values are worded by :mod:`tealeaves.display`, as in the notebook displays. Nothing here forces
+a terminal: in a Jupyter kernel rich detects the notebook and draws tables and bars as HTML
+(live bars need ``ipywidgets``), never as ANSI escape codes.
+"""
 
 from __future__ import annotations
 
@@ -11,6 +16,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.rule import Rule
 from rich.table import Table
 
+from tealeaves.display import number
 from tealeaves.progress import ProgressCallback, ProgressUpdate
 
 if TYPE_CHECKING:
@@ -48,14 +54,10 @@ def progress_bar(transient: bool = False) -> Iterator[ProgressCallback]:
         def update(event: ProgressUpdate) -> None:
             if event.task not in tasks:
                 tasks[event.task] = bar.add_task(event.task, total=event.total, info="")
-            info = "  ".join(f"{k} {_fmt(v)}" for k, v in event.info.items())
+            info = "  ".join(f"{k} {number(v)}" for k, v in event.info.items())
             bar.update(tasks[event.task], completed=event.done, total=event.total, info=info)
 
         yield update
-
-
-def _fmt(value: Any) -> str:
-    return f"{value:.4g}" if isinstance(value, float) else str(value)
 
 
 def topics_table(
@@ -79,5 +81,5 @@ def mapping_table(title: str, rows: dict[str, Any]) -> Table:
     table.add_column("name", style="bold")
     table.add_column("value", justify="right")
     for name, value in rows.items():
-        table.add_row(str(name), _fmt(value))
+        table.add_row(str(name), number(value))
     return table

@@ -6,6 +6,10 @@ table as named columns of equal length, from which :meth:`Result.to_frame` makes
 DataFrame (pandas is the ``frames`` extra: the core never needs it), or, in packages that
 need pandas anyway, override :meth:`Result.to_frame` itself. :func:`write_result` writes a
 result as JSON or CSV by file extension, without pandas when the result has columns.
+
+Every result shows itself in a notebook (``_repr_html_``) and in a short ``repr``, through
+:mod:`tealeaves.display`: its :meth:`Result.summary` values and the first rows of its
+:meth:`Result.display_columns`, never the whole table.
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from tealeaves import display
 from tealeaves.artifacts import atomic_file, json_safe, write_json
 from tealeaves.errors import InputError
 from tealeaves.extras import require
@@ -31,7 +36,17 @@ Columns = dict[str, Sequence[Any] | np.ndarray]
 
 
 class Result:
-    """Mixin for result dataclasses (declare them ``@dataclass(frozen=True)``)."""
+    """Mixin for result dataclasses (declare them ``@dataclass(frozen=True)``).
+
+    A subclass gets a one-line ``repr`` of its first :meth:`summary` values (in place of the
+    dataclass's field-by-field one; a ``__repr__`` the class writes itself is kept) and
+    ``_repr_html_``, the notebook display (:mod:`tealeaves.display`).
+    """
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if "__repr__" not in cls.__dict__:  # @dataclass adds its field-by-field repr only where there is none
+            cls.__repr__ = Result.__repr__  # type: ignore[method-assign]
 
     def to_dict(self) -> dict[str, Any]:
         """All fields as plain JSON types (arrays become lists, non-finite floats ``None``)."""
@@ -46,6 +61,46 @@ class Result:
     def to_frame(self) -> pd.DataFrame:
         """The per-item values as a DataFrame, one row per item (needs pandas: ``tealeaves[frames]``)."""
         return dataframe(self.columns())
+
+    def summary(self) -> dict[str, Any]:
+        """The values a display shows first, by name.
+
+        By default the result's single-valued fields (text, numbers, flags), a ``model_mean``
+        over ``per_topic`` with its 95% t interval (:func:`tealeaves.display.mean_interval`),
+        and the size of each table-valued field.
+        """
+        values: dict[str, Any] = {}
+        for f in dataclasses.fields(self):  # type: ignore[arg-type]
+            value = getattr(self, f.name)
+            if f.name == "model_mean" and isinstance(getattr(self, "per_topic", None), np.ndarray):
+                values["model mean"] = display.mean_interval(self.per_topic)  # type: ignore[attr-defined]
+            elif value is None or isinstance(value, (str, int, float, bool, np.number, np.bool_)):
+                values[f.name] = value
+            elif isinstance(value, os.PathLike):
+                values[f.name] = os.fspath(value)
+            elif hasattr(value, "shape") and len(getattr(value, "shape", ())) == 2 and hasattr(value, "columns"):
+                values[f.name] = f"{value.shape[0]} rows × {value.shape[1]} columns"  # a DataFrame
+        return values
+
+    def display_columns(self) -> Columns | None:
+        """The table a display shows the first rows of: per topic with its words where the result
+        has ``topic_columns()``, else :meth:`columns` (or :meth:`to_frame`); None when there is none."""
+        topic_columns = getattr(self, "topic_columns", None)
+        if topic_columns is not None:
+            return topic_columns()
+        if type(self).columns is not Result.columns:
+            return self.columns()
+        if type(self).to_frame is not Result.to_frame:
+            frame = self.to_frame()
+            return {str(name): frame[name].to_numpy() for name in frame.columns}
+        return None
+
+    def __repr__(self) -> str:
+        return display.text(type(self).__name__, self.summary())
+
+    def _repr_html_(self) -> str:
+        """The notebook display: the summary and the first rows of :meth:`display_columns`."""
+        return display.html(type(self).__name__, self.summary(), self.display_columns())
 
 
 def dataframe(columns: Columns) -> pd.DataFrame:

@@ -37,6 +37,7 @@ from typing import Any, Literal
 import numba
 import numpy as np
 
+from tealeaves import display
 from tealeaves.artifacts import new_manifest, read_manifest, write_artifact, write_json
 from tealeaves.coherence import _kernels
 from tealeaves.coherence.windows import Window, check_compat, count_windows, counting_mode, windows_per_document
@@ -266,6 +267,19 @@ class RefIndex:
     # ----------------------------------------------------------------- access
     def __repr__(self) -> str:
         return f"RefIndex({self.n_docs} documents, {self.n_tokens} tokens, {len(self.vocab)} words)"
+
+    def _repr_html_(self) -> str:
+        """The notebook display: documents, tokens, words, the corpus fingerprint and the most frequent words."""
+        counts = np.diff(np.asarray(self.word_offsets, dtype=np.int64))
+        top = np.argsort(-counts, kind="stable")[: display.MAX_ROWS]
+        summary = {
+            "documents": self.n_docs,
+            "tokens": self.n_tokens,
+            "words (V)": len(self.vocab),
+            "corpus fingerprint": (self.corpus_fingerprint or "")[:16] or None,
+        }
+        table = {"word": [self.vocab.words[i] for i in top], "occurrences": counts[top]}
+        return display.html("RefIndex", summary, table, rows=len(self.vocab))
 
     @property
     def n_tokens(self) -> int:

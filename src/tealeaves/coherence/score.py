@@ -114,6 +114,10 @@ class CoherenceResult(Result):
 
     def topics_frame(self) -> pd.DataFrame:
         """One row per topic: its score, its words and per top-N mean, std and support."""
+        return dataframe(self.topic_columns())
+
+    def topic_columns(self) -> Columns:
+        """:meth:`topics_frame` as columns (what a notebook shows the first rows of)."""
         columns: Columns = {"topic": np.arange(len(self.topics)), "value": self.per_topic}
         for t, n in enumerate(self.topn):
             label = f"top{n}" if n is not None else "all"
@@ -121,7 +125,7 @@ class CoherenceResult(Result):
             columns[f"{label}_std"] = self.std[t]
             columns[f"{label}_support"] = self.support[t]
         columns["words"] = [" ".join(words) for words in self.topics]
-        return dataframe(columns)
+        return columns
 
 
 def score(

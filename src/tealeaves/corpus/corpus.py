@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 
+from tealeaves import display
 from tealeaves.artifacts import arrays_sha256, new_manifest, read_manifest, write_artifact, write_json
 from tealeaves.corpus.vocabulary import OnMissing, Vocabulary
 from tealeaves.errors import ArtifactError, InputError
@@ -178,6 +179,17 @@ class Corpus:
 
     def __repr__(self) -> str:
         return f"Corpus({len(self)} documents, {self.n_tokens} tokens, {len(self.vocab)} words)"
+
+    def _repr_html_(self) -> str:
+        """The notebook display: the statistics and the first documents' first words."""
+        words = self.vocab.words
+        shown = range(min(len(self), display.MAX_ROWS))
+        table = {
+            "document": list(shown),
+            "tokens": [int(self.offsets[i + 1] - self.offsets[i]) for i in shown],
+            "first words": [display.words([words[t] for t in self.doc(i)[: display.MAX_WORDS]]) for i in shown],
+        }
+        return display.html("Corpus", self.stats(), table, rows=len(self))
 
     @property
     def n_tokens(self) -> int:

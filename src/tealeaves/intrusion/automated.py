@@ -134,6 +134,10 @@ class WordIntrusionResult(Result):
 
     def topics_frame(self) -> pd.DataFrame:
         """One row per topic: WI-Auto-PMI, WI-Auto-NPMI, both baselines, fold and words."""
+        return dataframe(self.topic_columns())
+
+    def topic_columns(self) -> Columns:
+        """:meth:`topics_frame` as columns (what a notebook shows the first rows of)."""
         columns: Columns = {"topic": np.arange(len(self.per_topic))}
         for a in ASSOCIATIONS:
             columns[f"wi_auto_{a}"] = self.wi_auto[a]
@@ -141,7 +145,7 @@ class WordIntrusionResult(Result):
             columns[f"baseline_{a}"] = self.baseline[a]
         columns["fold"] = self.fold_of_topic
         columns["words"] = [" ".join(words) for words in self.topics]
-        return dataframe(columns)
+        return columns
 
     def words_frame(self) -> pd.DataFrame:
         """One row per word of every set: its raw features and SVM scores."""

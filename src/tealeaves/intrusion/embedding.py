@@ -81,15 +81,16 @@ class EmbeddingIntrusionResult(Result):
 
     def topics_frame(self) -> pd.DataFrame:
         """One row per topic: its score, its number of sets and its words."""
-        counts = np.bincount(self.sets["topic"], minlength=len(self.topics))
-        return dataframe(
-            {
-                "topic": np.arange(len(self.topics)),
-                "value": self.per_topic,
-                "sets": counts,
-                "words": [" ".join(w) for w in self.topics],
-            }
-        )
+        return dataframe(self.topic_columns())
+
+    def topic_columns(self) -> Columns:
+        """:meth:`topics_frame` as columns (what a notebook shows the first rows of)."""
+        return {
+            "topic": np.arange(len(self.topics)),
+            "value": self.per_topic,
+            "sets": np.bincount(self.sets["topic"], minlength=len(self.topics)),
+            "words": [" ".join(w) for w in self.topics],
+        }
 
 
 def embedding_word_intrusion(

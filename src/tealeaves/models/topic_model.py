@@ -20,6 +20,7 @@ from typing import Any
 
 import numpy as np
 
+from tealeaves import display
 from tealeaves.artifacts import new_manifest, read_manifest, write_artifact, write_json
 from tealeaves.corpus import Corpus, Vocabulary
 from tealeaves.errors import ArtifactError
@@ -110,19 +111,28 @@ class TopicModel:
     def __repr__(self) -> str:
         return f"TopicModel(kind={self.kind!r}, K={self.k}, V={len(self.vocab)})"
 
+    def _repr_html_(self) -> str:
+        """The notebook display: kind, K, V, the parameters and the first topics' top words (and α)."""
+        shown = slice(0, display.MAX_ROWS)
+        table: dict[str, Any] = {"topic": list(range(self.k))[shown]}
+        if self.alpha is not None:
+            table["alpha"] = self.alpha[shown]
+        words = self.vocab.words
+        table["top words"] = [
+            display.words([words[i] for i in row]) for row in _top_ids(self.phi[shown], display.MAX_WORDS)
+        ]
+        summary = {
+            "kind": self.kind,
+            "topics (K)": self.k,
+            "words (V)": len(self.vocab),
+            "training documents": None if self.theta is None else len(self.theta),
+            "parameters": ", ".join(f"{k}={display.number(v)}" for k, v in self.params.items()),
+        }
+        return display.html("TopicModel", summary, table, rows=self.k)
+
     def top_word_ids(self, n: int = 10) -> np.ndarray:
         """Ids of each topic's ``n`` most probable words, most probable first (ties by id)."""
-        k, v = self.phi.shape
-        n = min(n, v)
-        if n == 0:
-            return np.empty((k, 0), dtype=np.int64)
-        # the n-th largest value of each row bounds the candidates; sorting only those (by row,
-        # then value descending, then id) gives what a stable argsort of the whole row gives
-        nth = np.partition(self.phi, v - n, axis=1)[:, v - n]
-        rows, cols = np.nonzero(self.phi >= nth[:, None])
-        order = np.lexsort((cols, -self.phi[rows, cols], rows))
-        starts = np.searchsorted(rows[order], np.arange(k))
-        return cols[order][starts[:, None] + np.arange(n)].astype(np.int64)
+        return _top_ids(self.phi, n)
 
     def top_words(self, n: int = 10) -> list[list[str]]:
         """Each topic's ``n`` most probable words, most probable first."""
@@ -192,3 +202,18 @@ class TopicModel:
             extra=extra,
             manifest=manifest,
         )
+
+
+def _top_ids(phi: np.ndarray, n: int) -> np.ndarray:
+    """Ids of the ``n`` largest values of each row of ``phi``, largest first (ties by id)."""
+    k, v = phi.shape
+    n = min(n, v)
+    if n == 0:
+        return np.empty((k, 0), dtype=np.int64)
+    # the n-th largest value of each row bounds the candidates; sorting only those (by row,
+    # then value descending, then id) gives what a stable argsort of the whole row gives
+    nth = np.partition(phi, v - n, axis=1)[:, v - n]
+    rows, cols = np.nonzero(phi >= nth[:, None])
+    order = np.lexsort((cols, -phi[rows, cols], rows))
+    starts = np.searchsorted(rows[order], np.arange(k))
+    return cols[order][starts[:, None] + np.arange(n)].astype(np.int64)

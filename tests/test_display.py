@@ -1,0 +1,186 @@
+"""Notebook displays: every public result, TopicModel, Corpus and RefIndex render through IPython's
+display formatter as small, valid, escaped HTML and a one-line repr (tealeaves.display)."""
+
+from __future__ import annotations
+
+import doctest
+import importlib
+from html.parser import HTMLParser
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats
+
+from tealeaves import display
+from tealeaves.analysis.correlation import Correlations
+from tealeaves.analysis.validate import PairedTest, ValidationResult
+from tealeaves.coherence import RefIndex, diversity, score
+from tealeaves.corpus import Corpus, Vocabulary
+from tealeaves.intrusion import auto_word_intrusion
+from tealeaves.likelihood import estimate
+from tealeaves.likelihood.predictive import predictive
+from tealeaves.models import TopicModel
+
+formatters = pytest.importorskip("IPython.core.formatters", reason="IPython renders the notebook displays")
+
+TAGS = {"div", "p", "strong", "small", "table", "thead", "tbody", "tr", "th", "td"}
+HOSTILE = "<script>"  # a topic word that must show as text
+SIZE_LIMIT = 12_000  # characters of any one display, whatever the number of topics, words or documents
+
+
+class Balanced(HTMLParser):
+    """Records every tag; fails on an end tag that does not close the innermost open one."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.stack: list[str] = []
+        self.tags: list[str] = []
+        self.text: list[str] = []
+
+    def handle_starttag(self, tag, attrs):
+        self.stack.append(tag)
+        self.tags.append(tag)
+
+    def handle_endtag(self, tag):
+        assert self.stack and self.stack[-1] == tag, f"</{tag}> closes {self.stack[-1:]}"
+        self.stack.pop()
+
+    def handle_data(self, data):
+        self.text.append(data)
+
+
+def rendered(obj) -> tuple[str, str, Balanced]:
+    """The text/html and text/plain IPython's display formatter makes of ``obj``, and the parsed HTML."""
+    data, _ = formatters.DisplayFormatter().format(obj)
+    assert "text/html" in data, f"{type(obj).__name__} has no HTML display"
+    page = data["text/html"]
+    parser = Balanced()
+    parser.feed(page)
+    parser.close()
+    assert not parser.stack, f"unclosed tags {parser.stack}"
+    assert set(parser.tags) <= TAGS, f"unexpected tags {set(parser.tags) - TAGS}"
+    assert len(page) < SIZE_LIMIT, f"{type(obj).__name__} display is {len(page)} characters"
+    assert parser.tags.count("tr") <= 2 * (display.MAX_ROWS + 1) + 20  # two tables: a summary and the first rows
+    plain = data["text/plain"]
+    assert "\n" not in plain and len(plain) < 1000
+    return page, plain, parser
+
+
+@pytest.fixture(scope="module")
+def small():
+    """A corpus whose most frequent word is ``<script>``, its index and a 4-topic model on it."""
+    rng = np.random.default_rng(0)
+    words = [HOSTILE, "a&b"] + [f"w{i}" for i in range(58)]
+    vocab = Vocabulary(words)
+    docs = [np.concatenate([[0], rng.integers(0, len(words), size=30)]) for _ in range(80)]
+    corpus = Corpus.from_documents(docs, vocab, titles=[f"<b>{i}</b>" for i in range(80)])
+    phi = rng.dirichlet(np.full(len(words), 0.3), size=4)
+    phi[0, 0] = phi[0].max() * 2  # <script> tops topic 0
+    phi /= phi.sum(axis=1, keepdims=True)
+    model = TopicModel(vocab, phi, alpha=np.full(4, 0.25), kind="test", params={"k": 4})
+    return corpus, RefIndex.build(corpus), model
+
+
+def test_wording_is_the_reports():
+    assert display.number(0.123456) == "0.1235" and display.number(np.float32(2.5)) == "2.5"
+    assert display.number(np.int64(7)) == "7" and display.number(None) == "–" and display.number(np.True_) == "True"
+    assert display.estimate(1.0, 0.5, 1.5) == "1 [0.5, 1.5]" and display.estimate(1.0, np.nan, np.nan) == "1"
+    assert display.p_value(0.0004) == "p < 0.001" and display.p_value(0.01234) == "p = 0.0123"
+    # the mean over topics with the t interval, against scipy's own
+    x = np.array([0.1, 0.3, np.nan, 0.2, 0.6])
+    finite = x[np.isfinite(x)]
+    low, high = stats.t.interval(0.95, len(finite) - 1, loc=finite.mean(), scale=stats.sem(finite))
+    assert display.mean_interval(x) == f"{finite.mean():.4g} [{low:.4g}, {high:.4g}]"
+    assert display.mean_interval([2.0]) == "2" and display.mean_interval([np.nan]) == "nan"
+    cut = display.cell("x" * 500)
+    assert len(cut) == display.MAX_CHARS and cut.endswith("…")
+
+
+def test_model_corpus_and_index_display(small):
+    corpus, index, model = small
+    page, plain, parsed = rendered(model)
+    assert plain == "TopicModel(kind='test', K=4, V=60)"
+    assert "&lt;script&gt;" in page and "<script" not in page
+    text = " ".join(parsed.text)
+    assert " ".join(model.top_words(display.MAX_WORDS)[0]) in text and "K" in text
+    page, plain, parsed = rendered(corpus)
+    assert plain.startswith("Corpus(80 documents") and "<script" not in page
+    assert f"{HOSTILE} " in " ".join(parsed.text)  # each document starts with it
+    page, plain, parsed = rendered(index)
+    assert plain.startswith("RefIndex(80 documents") and "<script" not in page
+    first = parsed.text.index("occurrences") + 1  # the most frequent word heads the table
+    assert parsed.text[first : first + 2] == [HOSTILE, str(int(index.frequency([0])[0]))]
+
+
+def test_results_display(small):
+    corpus, index, model = small
+    npmi = score(model, index, measure="npmi")
+    results = [
+        npmi,
+        diversity(model),
+        estimate(model, None, corpus.subset(range(5)), method="left-to-right", particles=2),
+        predictive(model, corpus.subset(range(5)), seed=0, burn_in=2, samples=2),
+        auto_word_intrusion(model, index, seed=0, draws=2, low_rank=20, high_rank=5, folds=2),
+        PairedTest("spearman", 0.1, 0.1, 0.05, 0.0, 0.2, 0.0421, 40, 1000, "topics", np.zeros(1000)),
+        Correlations("spearman", 10, 0.95, pd.DataFrame({"metric_column": ["npmi"], "mean": [0.4]}), np.zeros((10, 1))),
+    ]
+    frames = {name: pd.DataFrame({"metric": ["npmi"] * 30, "p_value": np.linspace(0, 1, 30)}) for name in "abcd"}
+    results.append(ValidationResult(frames["a"], frames["b"], frames["c"], frames["d"]))
+    for result in results:
+        page, plain, parsed = rendered(result)
+        assert plain.startswith(type(result).__name__ + "(")
+        assert "<script" not in page
+    # coherence: the model mean with its interval, the per-topic table with the words
+    page, plain, parsed = rendered(npmi)
+    assert display.mean_interval(npmi.per_topic) in parsed.text
+    assert f"model mean={display.mean_interval(npmi.per_topic)}" in plain
+    assert "&lt;script&gt;" in page and " ".join(npmi.topics[0]) in parsed.text
+    # a p-value column is worded as the report words it
+    page, plain, parsed = rendered(results[-1])
+    assert "p = 0.0345" in parsed.text and "p &lt; 0.001" in page
+    page, plain, parsed = rendered(results[5])
+    assert "p = 0.0421" in parsed.text
+
+
+def test_size_bounded_for_500_topics_and_100000_words():
+    rng = np.random.default_rng(1)
+    k, v = 500, 100_000
+    vocab = Vocabulary([HOSTILE] + [f"w{i}" for i in range(1, v)])
+    phi = rng.random((k, v)) + 0.1
+    phi /= phi.sum(axis=1, keepdims=True)
+    model = TopicModel(vocab, phi, alpha=np.full(k, 0.1), kind="big")
+    page, _, parsed = rendered(model)
+    assert f"of {k}" in page and parsed.tags.count("tr") == 5 + 1 + display.MAX_ROWS  # summary, header, rows
+    del model, phi
+    docs = np.arange(v).reshape(1000, 100)
+    corpus = Corpus.from_documents(list(docs), vocab)
+    index = RefIndex.build(corpus)
+    for obj in (corpus, index):
+        rendered(obj)
+    topics = [[f"w{1 + (t * 10 + j) % (v - 1)}" for j in range(10)] for t in range(k)]
+    result = score(topics, index, measure="npmi")
+    page, _, _ = rendered(result)
+    assert f"of {k} rows" in page
+
+
+def test_progress_in_jupyter_is_not_a_terminal(monkeypatch):
+    """In a Jupyter kernel rich draws HTML, not ANSI: tealeaves' consoles must not force a terminal."""
+    import rich.console
+
+    import tealeaves.console as console_module
+
+    monkeypatch.setattr(rich.console, "_is_jupyter", lambda: True)
+    try:
+        reloaded = importlib.reload(console_module)
+        for c in (reloaded.console, reloaded.err_console):
+            assert c.is_jupyter and not c.is_terminal
+    finally:
+        monkeypatch.undo()
+        importlib.reload(console_module)
+
+
+def test_display_examples_run():
+    """The Examples of tealeaves.display run as doctests."""
+    failed, attempted = doctest.testmod(display, optionflags=doctest.ELLIPSIS)
+    assert attempted > 0 and failed == 0
