@@ -222,7 +222,8 @@ class SweepResult(Result):
     records : tuple of dict
         One record per trial, in plan order (model by model): ``trial``, ``model``, ``index``,
         ``replicate``, ``seed``, ``key``, ``drawn`` (the setting as drawn), ``params`` (as
-        trained), ``status`` (``"ok"`` or ``"failed"``), ``attempts``, ``errors``,
+        trained), ``status`` (``"ok"`` or ``"failed"``), ``twin_of`` (the earlier trial with
+        the same trained parameters and seed, whose training it shares, or None), ``attempts``, ``errors``,
         ``traceback``, ``scores``, ``top_words``, ``duplicate_topics`` (the pairs of topics
         with the same top-5 words), ``train_seconds``, ``score_seconds``.
     selected : dict of str to str or None
@@ -341,17 +342,25 @@ def sweep(
     _write_manifest(folder, config, trials, scheduler, workers, "running")
     best = {model: _best(records.values(), model) for model in config.models}
     todo = [trial for trial in trials if trial.trial not in records]
+    # a step cap can make two drawn settings train alike (the same parameters and seed: the same
+    # key); each key is trained once and its outcome recorded for every trial that has it
+    twins: dict[str, list[Trial]] = {}
+    for trial in todo:
+        twins.setdefault(trial.key, []).append(trial)
+    unique = [group[0] for group in twins.values()]
     resumed = len(records)
     notify(progress, "sweep", resumed, len(trials))
-    for outcome in parallel_completed(run_trial, todo, workers=workers, scheduler=scheduler, retries=RETRIES):
-        trial = todo[outcome.index]
-        record = _record(trial, outcome)
-        if record["status"] == "ok" and _rank(record) > _rank(best[trial.model]):
-            _save_model(folder, trial, record, outcome.value["model"])  # type: ignore[index]
-            best[trial.model] = record
-        _replace(folder / "trials" / f"{trial.trial}.json", functools.partial(write_json, data=record))
-        records[trial.trial] = record
-        notify(progress, "sweep", len(records), len(trials), model=trial.model, npmi=record["scores"].get("npmi"))
+    for outcome in parallel_completed(run_trial, unique, workers=workers, scheduler=scheduler, retries=RETRIES):
+        first = unique[outcome.index]
+        for trial in twins[first.key]:
+            record = _record(trial, outcome, None if trial is first else first.trial)
+            if record["status"] == "ok" and _rank(record) > _rank(best[trial.model]):
+                _save_model(folder, trial, record, outcome.value["model"])  # type: ignore[index]
+                best[trial.model] = record
+            _replace(folder / "trials" / f"{trial.trial}.json", functools.partial(write_json, data=record))
+            records[trial.trial] = record
+            npmi = record["scores"].get("npmi")
+            notify(progress, "sweep", len(records), len(trials), model=trial.model, npmi=npmi)
     ordered = tuple(records[trial.trial] for trial in trials)
     selected = select_best(results_frame(ordered))
     _check_models(folder, trials, records, selected, workers, scheduler)
@@ -404,7 +413,7 @@ def _finished(folder: Path, trials: Sequence[Trial]) -> dict[str, dict[str, Any]
     return records
 
 
-def _record(trial: Trial, outcome: Outcome[dict[str, Any]]) -> dict[str, Any]:
+def _record(trial: Trial, outcome: Outcome[dict[str, Any]], twin_of: str | None = None) -> dict[str, Any]:
     value = outcome.value or {}
     return json_safe(
         {
@@ -417,6 +426,7 @@ def _record(trial: Trial, outcome: Outcome[dict[str, Any]]) -> dict[str, Any]:
             "drawn": trial.drawn,
             "params": trial.params,
             "status": "ok" if outcome.ok else "failed",
+            "twin_of": twin_of,
             "attempts": outcome.attempts,
             "errors": list(outcome.errors),
             "traceback": outcome.traceback,
