@@ -180,7 +180,17 @@ def test_progress_in_jupyter_is_not_a_terminal(monkeypatch):
         importlib.reload(console_module)
 
 
-def test_display_examples_run():
-    """The Examples of tealeaves.display run as doctests."""
-    failed, attempted = doctest.testmod(display, optionflags=doctest.ELLIPSIS)
+DOCTESTED = (
+    "tealeaves.display",
+    "tealeaves.results",
+    "tealeaves.models.topic_model",
+    "tealeaves.corpus.corpus",
+    "tealeaves.coherence.index",
+)
+
+
+@pytest.mark.parametrize("module", DOCTESTED)
+def test_examples_in_docstrings_run(module):
+    """The numpydoc Examples of the displayed objects' modules run as doctests."""
+    failed, attempted = doctest.testmod(importlib.import_module(module), optionflags=doctest.ELLIPSIS)
     assert attempted > 0 and failed == 0

@@ -41,6 +41,20 @@ class Result:
     A subclass gets a one-line ``repr`` of its first :meth:`summary` values (in place of the
     dataclass's field-by-field one; a ``__repr__`` the class writes itself is kept) and
     ``_repr_html_``, the notebook display (:mod:`tealeaves.display`).
+
+    Examples
+    --------
+    >>> from tealeaves.coherence import RefIndex, score
+    >>> from tealeaves.corpus import Corpus, Vocabulary
+    >>> vocab = Vocabulary(["tax", "budget", "war", "peace"])
+    >>> index = RefIndex.build(Corpus.from_documents([[0, 1, 1], [2, 3], [0, 1, 3]], vocab))
+    >>> result = score([["tax", "budget"], ["war", "peace"]], index, measure="npmi", window="document")
+    >>> result
+    CoherenceResult(measure=npmi, window=document, compat=–, topics=2, model mean=0.6845 [-3.324, 4.693], n_windows=3, …)
+    >>> result.summary()["model mean"]
+    '0.6845 [-3.324, 4.693]'
+    >>> result.display_columns()["words"]
+    ['tax budget', 'war peace']
     """
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
@@ -65,14 +79,16 @@ class Result:
     def summary(self) -> dict[str, Any]:
         """The values a display shows first, by name.
 
-        By default the result's single-valued fields (text, numbers, flags), a ``model_mean``
-        over ``per_topic`` with its 95% t interval (:func:`tealeaves.display.mean_interval`),
-        and the size of each table-valued field.
+        By default the result's single-valued fields (text, numbers, flags, paths), the number
+        of topics of a ``per_topic`` field, a ``model_mean`` over them with its 95% t interval
+        (:func:`tealeaves.display.mean_interval`), and the size of each DataFrame field.
         """
         values: dict[str, Any] = {}
         for f in dataclasses.fields(self):  # type: ignore[arg-type]
             value = getattr(self, f.name)
-            if f.name == "model_mean" and isinstance(getattr(self, "per_topic", None), np.ndarray):
+            if f.name == "per_topic" and isinstance(value, np.ndarray):
+                values["topics"] = len(value)
+            elif f.name == "model_mean" and isinstance(getattr(self, "per_topic", None), np.ndarray):
                 values["model mean"] = display.mean_interval(self.per_topic)  # type: ignore[attr-defined]
             elif value is None or isinstance(value, (str, int, float, bool, np.number, np.bool_)):
                 values[f.name] = value

@@ -106,6 +106,18 @@ class RefIndex:
     word_offsets : int64[V + 1]
     doc_offsets : int64[D + 1]
     manifest : dict
+
+    Examples
+    --------
+    >>> from tealeaves.corpus import Corpus, Vocabulary
+    >>> vocab = Vocabulary(["tax", "budget", "war", "peace"])
+    >>> index = RefIndex.build(Corpus.from_documents([[0, 1, 1], [2, 3], [0, 1, 3]], vocab))
+    >>> index
+    RefIndex(3 documents, 8 tokens, 4 words)
+    >>> index.frequency([vocab.id("budget")])
+    array([3])
+
+    In a notebook the index displays its size and its most frequent words.
     """
 
     def __init__(

@@ -46,6 +46,20 @@ class Corpus:
 
     A loaded corpus reads ``docs.jsonl`` (ids, titles, snippets, metadata) only when one of
     those is first used, so work that needs only the token arrays never parses it.
+
+    Examples
+    --------
+    >>> from tealeaves.corpus import Vocabulary
+    >>> vocab = Vocabulary(["tax", "budget", "war", "peace"])
+    >>> corpus = Corpus.from_documents([[0, 1, 1], [2, 3], [0, 1, 3]], vocab)
+    >>> corpus
+    Corpus(3 documents, 8 tokens, 4 words)
+    >>> corpus.doc(0)
+    array([0, 1, 1], dtype=int32)
+    >>> [vocab.word(i) for i in corpus.doc(1)]
+    ['war', 'peace']
+
+    In a notebook the corpus displays its statistics and its first documents' first words.
     """
 
     def __init__(

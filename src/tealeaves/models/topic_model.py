@@ -48,6 +48,21 @@ class TopicModel:
         Model-specific arrays needed for inference.
     manifest : dict
         Provenance: training trace, time, corpus fingerprint.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from tealeaves.corpus import Vocabulary
+    >>> vocab = Vocabulary(["tax", "budget", "war", "peace"])
+    >>> phi = np.array([[0.5, 0.4, 0.05, 0.05], [0.05, 0.05, 0.4, 0.5]])
+    >>> model = TopicModel(vocab, phi, alpha=np.array([0.1, 0.1]), kind="example")
+    >>> model
+    TopicModel(kind='example', K=2, V=4)
+    >>> model.top_words(2)
+    [['tax', 'budget'], ['peace', 'war']]
+
+    In a notebook the model displays its kind, K, V and its first topics' top words
+    (``_repr_html_``).
     """
 
     def __init__(
