@@ -93,6 +93,7 @@ def test_wording_is_the_reports():
     low, high = stats.t.interval(0.95, len(finite) - 1, loc=finite.mean(), scale=stats.sem(finite))
     assert display.mean_interval(x) == f"{finite.mean():.4g} [{low:.4g}, {high:.4g}]"
     assert display.mean_interval([2.0]) == "2" and display.mean_interval([np.nan]) == "nan"
+    assert display.shape(1, 3) == "1 row × 3 columns" and display.shape(30, 1) == "30 rows × 1 column"
     cut = display.cell("x" * 500)
     assert len(cut) == display.MAX_CHARS and cut.endswith("…")
 
@@ -139,6 +140,7 @@ def test_results_display(small):
     # a p-value column is worded as the report words it
     page, plain, parsed = rendered(results[-1])
     assert "p = 0.0345" in parsed.text and "p &lt; 0.001" in page
+    assert "30 rows × 2 columns" in parsed.text  # the validation's other tables, by size
     page, plain, parsed = rendered(results[5])
     assert "p = 0.0421" in parsed.text
 

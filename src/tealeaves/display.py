@@ -87,6 +87,11 @@ def p_value(p: float) -> str:
     return format_p(float(p))
 
 
+def shape(rows: int, columns: int) -> str:
+    """A table's size in words: ``1 row × 3 columns``."""
+    return f"{rows} row{'s' * (rows != 1)} × {columns} column{'s' * (columns != 1)}"
+
+
 def cell(value: Any, column: str = "") -> str:
     """A table cell as text: numbers by :func:`number`, p-values by :func:`p_value`, cut to ``MAX_CHARS``."""
     if column in P_VALUE_NAMES and isinstance(value, (float, np.floating)):

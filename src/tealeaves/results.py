@@ -95,7 +95,7 @@ class Result:
             elif isinstance(value, os.PathLike):
                 values[f.name] = os.fspath(value)
             elif hasattr(value, "shape") and len(getattr(value, "shape", ())) == 2 and hasattr(value, "columns"):
-                values[f.name] = f"{value.shape[0]} rows × {value.shape[1]} columns"  # a DataFrame
+                values[f.name] = display.shape(*value.shape)  # a DataFrame
         return values
 
     def display_columns(self) -> Columns | None:
