@@ -1,4 +1,4 @@
-"""The README is a landing page: at most 200 lines, links that lead to files of the repository,
+"""The README is a landing page: at most 215 lines, links that lead to files of the repository,
 and examples that run as written (every ```sh and ```python block, in order); what a ``print``
 line's comment says it prints is a line of the output."""
 
@@ -22,7 +22,7 @@ def workdir(tmp_path_factory):
 
 def test_readme_is_a_landing_page():
     text = README.read_text(encoding="utf-8")
-    assert len(text.splitlines()) <= 200
+    assert len(text.splitlines()) <= 215
     for page in ("docs/getting-started.md", "docs/reproducing.md", "docs/architecture.md"):
         assert f"]({page})" in text
 

@@ -33,7 +33,12 @@ EXTRAS: dict[str, tuple[str, tuple[str, ...]]] = {
     "embedding": ("embedding coherence and word intrusion by word vectors", ("sentence_transformers", "gensim")),
     "wikipedia": ("Wikipedia dumps, prepared on Dask", ("mwparserfromhell", "dask", "distributed")),
     "dask": ("work spread over a Dask cluster", ("dask", "distributed")),
+    "sweep": ("Hoyle et al.'s model selection", ("tomotopy", "torch", "gensim", "dask", "distributed", "pandas")),
 }
+EXTRAS["all"] = ("everything", tuple(dict.fromkeys(m for _, modules in EXTRAS.values() for m in modules)))
+
+#: What ``tealeaves demo`` runs on: preparation, Gibbs LDA, a study, the evaluation and its report.
+DEMO_MODULES = tuple(dict.fromkeys(m for extra in ("prepare", "train", "study", "report") for m in EXTRAS[extra][1]))
 
 
 def installed(module: str) -> bool:

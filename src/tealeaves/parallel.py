@@ -30,7 +30,8 @@ from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from typing import Any, Generic, Protocol, TypeVar
 
-from tealeaves.errors import InputError, MissingDependencyError
+from tealeaves.errors import InputError
+from tealeaves.extras import require
 from tealeaves.progress import ProgressCallback, notify
 
 T = TypeVar("T")
@@ -83,8 +84,7 @@ def _dask_map(
     progress: ProgressCallback | None,
     task: str,
 ) -> list[R]:
-    from dask.distributed import as_completed as dask_completed
-
+    dask_completed = _dask().as_completed
     with _dask_client(workers, scheduler) as client:
         futures = client.map(func, list(items), pure=False)
         index = {future.key: i for i, future in enumerate(futures)}
@@ -107,12 +107,9 @@ slower in a Dask worker than in a plain process)."""
 
 def _dask() -> Any:
     """The ``dask.distributed`` module, or a :class:`MissingDependencyError` naming the extra."""
-    try:
-        import dask.distributed
-    except ImportError as exc:
-        raise MissingDependencyError(
-            "Dask is not installed: run `pip install 'tealeaves[dask]'` to use --scheduler"
-        ) from exc
+    require("dask", what="a Dask scheduler (--scheduler)")
+    import dask.distributed
+
     return dask.distributed
 
 
@@ -122,9 +119,9 @@ def local_cluster(workers: int | None) -> Iterator[Any]:
     each, on loopback, without a dashboard, its workers started with :data:`WORKER_ENVIRONMENT`
     (Dask's ``distributed.nanny.pre-spawn-environ``: ``malloc`` reads it when the process
     starts, so it cannot be set later)."""
+    distributed = _dask()  # imported first: it adds its defaults to the configuration, which set() would undo
     import dask
 
-    distributed = _dask()  # imported first: it adds its defaults to the configuration, which set() would undo
     settings = {f"distributed.nanny.pre-spawn-environ.{name}": value for name, value in WORKER_ENVIRONMENT.items()}
     with dask.config.set(settings):  # each nanny keeps what it finds here for every (re)start of its worker
         cluster = distributed.LocalCluster(

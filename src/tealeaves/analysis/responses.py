@@ -16,6 +16,7 @@ import numpy as np
 import pandas as pd
 
 from tealeaves.errors import EmptyResultError, InputError
+from tealeaves.extras import require
 from tealeaves.study.schema import EXPORT_COLUMNS, TASKS, spreadsheet_text
 
 NUMERIC = ("topic", "intruder_position", "response", "familiarity", "scale", "rt_ms")
@@ -51,6 +52,7 @@ def read_export(path: str | os.PathLike[str]) -> pd.DataFrame:
     name = path.name.lower()
     try:
         if name.endswith(".parquet"):
+            require("parquet", "pyarrow", what="reading a Parquet export")
             frame = pd.read_parquet(path)
         elif name.endswith((".csv", ".csv.gz")):
             # cells written formula-safe by `study export` (a leading ') are read as they were

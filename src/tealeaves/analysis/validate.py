@@ -59,6 +59,7 @@ from tealeaves.analysis.correlation import (
 from tealeaves.analysis.hoyle2021 import Hoyle2021, load_hoyle2021
 from tealeaves.analysis.responses import read_export, select
 from tealeaves.errors import EmptyResultError, InputError
+from tealeaves.extras import installed
 from tealeaves.progress import ProgressCallback, notify
 from tealeaves.results import Result
 
@@ -1114,7 +1115,8 @@ def _leaderboard(correlations: pd.DataFrame, topic_values: pd.DataFrame) -> pd.D
 def write_validation(
     result: ValidationResult, out: str | os.PathLike[str], force: bool = False, parquet: bool = True
 ) -> Path:
-    """Write the tables (CSV, and Parquet when ``parquet``), ``validation.json``, the figure and a manifest."""
+    """Write the tables (CSV, and Parquet when ``parquet`` and pyarrow is installed: ``tealeaves[parquet]``),
+    ``validation.json``, the figure and a manifest."""
     from tealeaves.analysis import figures
     from tealeaves.artifacts import atomic_folder, new_manifest, write_json
 
@@ -1124,7 +1126,7 @@ def write_validation(
             table: pd.DataFrame = getattr(result, name)
             table.to_csv(tmp / f"{name}.csv", index=False)
             tables.append(f"{name}.csv")
-            if parquet:
+            if parquet and installed("pyarrow"):
                 table.to_parquet(tmp / f"{name}.parquet", index=False)
                 tables.append(f"{name}.parquet")
         write_json(tmp / "validation.json", result.to_dict())

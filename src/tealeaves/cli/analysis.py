@@ -10,6 +10,7 @@ import typer
 from tealeaves.cli.common import JsonOption, app, reports_errors, show
 from tealeaves.console import mapping_table, progress_bar
 from tealeaves.errors import InputError
+from tealeaves.extras import require
 
 
 @app.command()
@@ -51,6 +52,7 @@ def analyze(
     as_json: JsonOption = False,
 ) -> None:
     """Analyse human judgments: scores, agreement, model tests, correlations, regressions, FDR, power."""
+    require("report", what="tealeaves analyze")
     from tealeaves.analysis import (
         analyze_export,
         replicate_hoyle2021,

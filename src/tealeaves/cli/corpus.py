@@ -28,7 +28,8 @@ def prepare(
     format: Annotated[
         str | None,
         typer.Option(
-            help="Force the input format: txt-folder, lines, trec, jsonl, csv, parquet, wikipedia-xml, wikiextractor."
+            help="Force the input format: txt-folder, lines, trec, jsonl, csv, parquet, wikipedia-xml, wikiextractor, "
+            "or tokenized (one document a line, tokens separated by spaces, taken as they are: no spaCy)."
         ),
     ] = None,
     text_field: Annotated[str, typer.Option(help="Field holding the text (jsonl, csv, parquet).")] = "text",
@@ -68,7 +69,7 @@ def prepare(
     force: Annotated[bool, typer.Option(help="Replace an existing output folder.")] = False,
     as_json: JsonOption = False,
 ) -> None:
-    """Turn texts into a Corpus with the standard preprocessing (Hoyle et al. 2021, A.2)."""
+    """Turn texts into a Corpus with the standard preprocessing (Hoyle et al. 2021, A.2), or read tokenized texts."""
     from tealeaves.corpus import prepare as run_prepare
 
     given: dict[str, Any] = {

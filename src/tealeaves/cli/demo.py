@@ -8,6 +8,7 @@ from typing import Annotated
 import typer
 
 from tealeaves.cli.common import JsonOption, app, print_json, reports_errors
+from tealeaves.extras import DEMO_MODULES, require
 
 
 @app.command()
@@ -25,6 +26,7 @@ def demo(
     as_json: JsonOption = False,
 ) -> None:
     """Run the whole evaluation on the built-in State of the Union corpus and write its HTML report."""
+    require("all", *DEMO_MODULES, what="the demo")
     from tealeaves.demo import run_demo
 
     run = run_demo(out=out, k=k, iterations=iterations, seed=seed, show=not as_json, neural=neural)

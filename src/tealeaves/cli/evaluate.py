@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from tealeaves.cli.common import JsonOption, app, reports_errors, show
+from tealeaves.extras import require
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -28,6 +29,7 @@ def evaluate(
     as_json: JsonOption = False,
 ) -> None:
     """Evaluate every model of CONFIG with every metric; write per_topic, per_model and comparisons tables."""
+    require("report", what="tealeaves evaluate")
     from tealeaves.console import console, progress_bar
     from tealeaves.evaluate import evaluate as run_evaluation
     from tealeaves.evaluate import verdicts
@@ -58,6 +60,7 @@ def report(
     as_json: JsonOption = False,
 ) -> None:
     """Write the self-contained HTML report of an evaluation run."""
+    require("report", what="tealeaves report")
     from tealeaves.report import report as write_report
 
     path = write_report(run, out)

@@ -10,6 +10,7 @@ import typer
 from tealeaves.cli.common import JsonOption, app, number, reports_errors, show
 from tealeaves.console import console, mapping_table
 from tealeaves.errors import InputError
+from tealeaves.extras import require
 
 study_app = typer.Typer(
     help="Human evaluation studies: create the items, serve them to annotators, export the responses.",
@@ -102,6 +103,7 @@ def study_create(
     among as many items per model as this study has (Hoyle et al.'s 4 of 50 topics give 12 for
     ratings and 23 for intrusion, power 0.97 and 0.94 at the 15 and 26 they used).
     """
+    require("study", what="tealeaves study")
     from tealeaves.study import create_study
     from tealeaves.study.design import items_per_model
 
@@ -214,6 +216,7 @@ def study_serve(
     ] = "full",
 ) -> None:
     """Serve a study to annotators (consent, instructions, one question per page) and its admin pages."""
+    require("study", what="tealeaves study")
     from tealeaves.study.app import serve
 
     if admin_token_file is not None:
@@ -250,6 +253,9 @@ def study_export(
     as_json: JsonOption = False,
 ) -> None:
     """Export the responses (long-format CSV or Parquet) or the study as a Qualtrics survey (.qsf)."""
+    require("study", what="tealeaves study")
+    if out.suffix.lower() == ".parquet":
+        require("parquet", "pyarrow", what="a Parquet export")
     from tealeaves.study import Store, Study, export_responses, write_qualtrics_survey, write_responses
     from tealeaves.study.app import default_db
 
@@ -281,6 +287,9 @@ def study_import_qualtrics(
     as_json: JsonOption = False,
 ) -> None:
     """Read a Qualtrics CSV export back into the long format of `study export`."""
+    require("study", what="tealeaves study")
+    if out.suffix.lower() == ".parquet":
+        require("parquet", "pyarrow", what="a Parquet export")
     from tealeaves.study import Study, import_qualtrics, write_responses
 
     frame = import_qualtrics(Study.load(study), csv_file, timezone=timezone)

@@ -9,6 +9,7 @@ import typer
 
 from tealeaves.cli.common import JsonOption, app, reports_errors, show
 from tealeaves.console import progress_bar
+from tealeaves.extras import require
 
 if TYPE_CHECKING:
     from rich.table import Table
@@ -33,6 +34,7 @@ def sweep(
     as_json: JsonOption = False,
 ) -> None:
     """Train and score random settings of each model (Hoyle et al. 2021, §4.2); select the best by NPMI after the filters."""
+    require("sweep", "tomotopy", "torch", "gensim", "pandas", what="tealeaves sweep")
     from tealeaves.sweep import sweep as run_sweep
 
     with progress_bar() as progress:

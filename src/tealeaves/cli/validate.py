@@ -10,6 +10,7 @@ import typer
 from tealeaves.cli.common import JsonOption, app, print_json, reports_errors
 from tealeaves.console import console, progress_bar
 from tealeaves.errors import InputError
+from tealeaves.extras import require
 
 
 @app.command()
@@ -70,11 +71,14 @@ def validate(
     ] = None,
     seed: Annotated[int, typer.Option(help="Seed of the bootstraps and of drawn intruder sets.")] = 0,
     cache_dir: Annotated[Path | None, typer.Option(help="Word-vector cache [~/.cache/tealeaves/vectors].")] = None,
-    parquet: Annotated[bool, typer.Option(help="Also write the tables as Parquet.")] = True,
+    parquet: Annotated[
+        bool, typer.Option(help="Also write the tables as Parquet (when pyarrow is installed: tealeaves[parquet]).")
+    ] = True,
     force: Annotated[bool, typer.Option(help="Replace an existing output folder.")] = False,
     as_json: JsonOption = False,
 ) -> None:
     """Correlate automated metrics with human judgments (Spearman, Pearson, Kendall; bootstrap CIs) and rank them."""
+    require("report", what="tealeaves validate")
     from tealeaves.analysis.validate import (
         csv_judgments,
         default_metrics,

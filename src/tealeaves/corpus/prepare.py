@@ -21,6 +21,7 @@ from tealeaves.artifacts import atomic_folder, check_writable, file_sha256, new_
 from tealeaves.corpus.corpus import Corpus, split_indices
 from tealeaves.corpus.preprocess import (
     TOKEN_RULES,
+    TOKENIZED,
     PreprocessConfig,
     TokenizedBatch,
     TokenizeTask,
@@ -30,6 +31,7 @@ from tealeaves.corpus.preprocess import (
 from tealeaves.corpus.readers import FieldNames, RawDocument, ReadStats, read_inputs, snippet
 from tealeaves.corpus.vocabulary import Vocabulary
 from tealeaves.errors import EmptyResultError, InputError
+from tealeaves.extras import require
 from tealeaves.parallel import parallel_map, resolve_workers
 from tealeaves.progress import ProgressCallback
 
@@ -113,8 +115,7 @@ def prepare(
     if out is not None:
         check_writable(out, force)
     source = Corpus.load(vocab_from) if isinstance(vocab_from, (str, os.PathLike)) else vocab_from
-    base = source_config(source) if source is not None else None
-    config = PreprocessConfig.from_rules(base, **rules)
+    config = rules_config(source, format, rules)
 
     read_stats = ReadStats()
     docs, doc_counts = _read_documents(
@@ -171,6 +172,22 @@ def prepare(
     if out is not None:
         _save_split(Path(out), train, held, heldout, seed, force)
     return train, held
+
+
+def rules_config(source: Corpus | None, format: str | None, rules: dict[str, Any]) -> PreprocessConfig:
+    """The rules of a preparation: ``rules`` over those of texts already tokenized (the
+    ``tokenized`` format: :data:`~tealeaves.corpus.preprocess.TOKENIZED`), else over the rules
+    of ``source`` (``vocab_from``), else over Hoyle et al.'s; refused at once when they need
+    spaCy and it is not installed."""
+    base = TOKENIZED if format == "tokenized" else source_config(source) if source is not None else None
+    config = PreprocessConfig.from_rules(base, **rules)
+    if config.needs_spacy:
+        require(
+            "prepare",
+            "spacy",
+            what="preparing raw texts (spaCy's tokenizer and stop words; --format tokenized reads tokenized texts)",
+        )
+    return config
 
 
 def source_config(source: Corpus) -> PreprocessConfig | None:

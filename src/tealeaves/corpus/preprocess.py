@@ -25,6 +25,12 @@ Vocabulary rules (on document frequencies of the training documents)
     dropped (2 at |D| = 50, about 110 at |D| = 500,000; Hoyle et al. footnote 24), or give a
     number of documents.
 
+Texts already tokenized (``tokenizer="whitespace"``: tokens separated by whitespace, as
+gensim users keep them; the ``tokenized`` input format) are split on whitespace instead of
+by spaCy, and :data:`TOKENIZED` takes them as they are: no rule removes a token or a
+document except empty ones, unless a rule is given. Only spaCy tokenization, ``entities``
+and ``stopwords="spacy"`` need spaCy (``pip install 'tealeaves[prepare]'``).
+
 The vocabulary is sorted alphabetically, so results do not depend on how work was split
 over processes.
 """
@@ -33,6 +39,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
@@ -44,6 +51,7 @@ from tealeaves.errors import InputError, MissingDependencyError
 TOKEN_PATTERN = r"^[\w-]*[a-zA-Z][\w-]*$"
 ENTITY_TYPES = ("ORG", "PERSON", "FAC", "GPE", "LOC")
 TOKEN_RULES = ("stopwords", "min_chars", "token_pattern")
+TOKENIZERS = ("spacy", "whitespace")
 _SPACE = -4
 _CODES = {rule: -(i + 1) for i, rule in enumerate(TOKEN_RULES)}  # -code is the column in counts
 
@@ -68,6 +76,7 @@ class PreprocessConfig:
     min_df: str | int = "auto"
     min_doc_tokens: int = 5
     entity_types: tuple[str, ...] = field(default=ENTITY_TYPES)
+    tokenizer: str = "spacy"
 
     @classmethod
     def from_rules(cls, base: PreprocessConfig | None = None, **rules: Any) -> PreprocessConfig:
@@ -89,6 +98,11 @@ class PreprocessConfig:
             if not ok:
                 raise InputError(message)
 
+        need(self.tokenizer in TOKENIZERS, f"tokenizer must be one of {', '.join(TOKENIZERS)}, got {self.tokenizer!r}")
+        need(
+            self.entities is None or self.tokenizer == "spacy",
+            "entities are merged by spaCy; they cannot be combined with texts already tokenized",
+        )
         need(isinstance(self.min_doc_words, int) and self.min_doc_words >= 0, "min_doc_words must be an integer >= 0")
         need(
             self.max_doc_words is None or (isinstance(self.max_doc_words, int) and self.max_doc_words > 0),
@@ -118,6 +132,11 @@ class PreprocessConfig:
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
 
+    @property
+    def needs_spacy(self) -> bool:
+        """Whether these rules load spaCy (its tokenizer, a pipeline with entities, its stop list)."""
+        return self.tokenizer == "spacy" or self.entities is not None or self.stopwords == "spacy"
+
     def min_df_count(self, n_docs: int) -> float:
         """The minimum document frequency for a training corpus of ``n_docs`` documents."""
         return min_df_threshold(n_docs) if self.min_df == "auto" else float(self.min_df)
@@ -125,6 +144,20 @@ class PreprocessConfig:
     def max_df_count(self, n_docs: int) -> float:
         """The maximum document frequency for a training corpus of ``n_docs`` documents."""
         return self.max_df * n_docs if isinstance(self.max_df, float) else float(self.max_df)
+
+
+#: The rules of texts already tokenized: split on whitespace, every token and every non-empty document kept.
+TOKENIZED = PreprocessConfig(
+    tokenizer="whitespace",
+    min_doc_words=0,
+    lowercase=False,
+    stopwords=None,
+    min_chars=0,
+    token_pattern=".",
+    max_df=1.0,
+    min_df=0,
+    min_doc_tokens=1,
+)
 
 
 def count_whitespace_words(text: str, limit: int | None) -> tuple[int, str]:
@@ -216,12 +249,11 @@ class TokenizeTask:
 
 
 def tokenize_batch(task: TokenizeTask) -> TokenizedBatch:
-    """Tokenize ``task.texts`` with spaCy and apply the token rules.
+    """Tokenize ``task.texts`` with spaCy (or split them on whitespace) and apply the token rules.
 
     Runs in worker processes (see :mod:`tealeaves.parallel`).
     """
     config = task.config
-    nlp = load_pipeline(config.entities)
     stop = load_stopwords(config.stopwords)
     pattern = re.compile(config.token_pattern)
     words: list[str] = []
@@ -242,9 +274,7 @@ def tokenize_batch(task: TokenizeTask) -> TokenizedBatch:
         words.append(text)
         return len(words) - 1
 
-    texts = nlp.pipe(task.texts, batch_size=256) if config.entities else nlp.tokenizer.pipe(task.texts, batch_size=256)
-    for d, doc in enumerate(texts):
-        strings = _entity_strings(doc, config, stop) if config.entities else _token_strings(doc, config.lowercase)
+    for d, strings in enumerate(_strings(task.texts, config, stop)):
         start = len(out)
         row = counts[d]
         for text in strings:
@@ -258,6 +288,18 @@ def tokenize_batch(task: TokenizeTask) -> TokenizedBatch:
         lengths[d] = len(out) - start
         row[0] = lengths[d] + row[1:].sum()
     return TokenizedBatch(words, np.array(out, dtype=np.int32), lengths, counts)
+
+
+def _strings(texts: list[str], config: PreprocessConfig, stop: frozenset[str]) -> Iterator[list[str]]:
+    """Each text's token strings, by the configured tokenizer."""
+    if config.tokenizer == "whitespace":
+        for text in texts:
+            yield (text.lower() if config.lowercase else text).split()
+        return
+    nlp = load_pipeline(config.entities)
+    docs = nlp.pipe(texts, batch_size=256) if config.entities else nlp.tokenizer.pipe(texts, batch_size=256)
+    for doc in docs:
+        yield _entity_strings(doc, config, stop) if config.entities else _token_strings(doc, config.lowercase)
 
 
 def _token_strings(doc: Any, lowercase: bool) -> list[str]:

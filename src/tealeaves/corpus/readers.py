@@ -7,6 +7,8 @@ format        what                                                             d
 ============  ===============================================================  ===========
 txt-folder    a folder of ``.txt`` files, one document per file (recursive)    a folder
 lines         a text file, one document per non-empty line                      other files
+tokenized     a text file, one tokenized document per non-empty line: tokens    ``--format``
+              separated by spaces, taken as they are (no spaCy; gensim's texts)
 trec          ``<DOC>``/``<DOCNO>``/``<TEXT>`` collections (TREC, the AP sample)  ``<DOC>`` first
 jsonl         one JSON object per line                                          ``.jsonl``, ``.json``
 csv           comma-separated with a header row (``.tsv``: tab-separated)      ``.csv``, ``.tsv``
@@ -39,8 +41,9 @@ from pathlib import Path
 from typing import Any
 
 from tealeaves.errors import InputError
+from tealeaves.extras import require
 
-FORMATS = ("txt-folder", "lines", "trec", "jsonl", "csv", "parquet", "wikipedia-xml", "wikiextractor")
+FORMATS = ("txt-folder", "lines", "tokenized", "trec", "jsonl", "csv", "parquet", "wikipedia-xml", "wikiextractor")
 SNIPPET_CHARS = 300
 
 
@@ -341,6 +344,7 @@ def _read_csv(path: Path, fields: FieldNames, stats: ReadStats) -> Iterator[RawD
 
 
 def _read_parquet(path: Path, fields: FieldNames, stats: ReadStats) -> Iterator[RawDocument]:
+    require("parquet", "pyarrow", what="reading Parquet files")
     import pyarrow.parquet as pq
 
     stats.files += 1
@@ -359,6 +363,7 @@ def _read_bytes_io(path: Path) -> io.BytesIO:
 _READERS = {
     "txt-folder": _read_txt_folder,
     "lines": _read_lines,
+    "tokenized": _read_lines,
     "trec": _read_trec,
     "jsonl": read_jsonl,
     "csv": _read_csv,

@@ -59,8 +59,8 @@ from tealeaves.corpus.prepare import (
     fixed_vocabulary,
     map_documents,
     merge_batches,
+    rules_config,
     screen_text,
-    source_config,
     vocabulary_from_df,
 )
 from tealeaves.corpus.preprocess import (
@@ -158,8 +158,7 @@ def prepare_sharded(
         raise InputError(f"shard_size must be a positive number of documents, got {shard_size!r}")
     out = check_writable(out, force)
     source = Corpus.load(vocab_from) if isinstance(vocab_from, (str, os.PathLike)) else vocab_from
-    base = source_config(source) if source is not None else None
-    config = PreprocessConfig.from_rules(base, **rules)
+    config = rules_config(source, format, rules)
     units = _units(inputs, format)
     described = [describe_input(i) for i in inputs]
     job = {

@@ -19,16 +19,19 @@ from typing import Any
 from tealeaves.artifacts import check_writable
 from tealeaves.corpus import Corpus
 from tealeaves.errors import EmptyResultError, InputError
+from tealeaves.extras import require
 from tealeaves.models.topic_model import TopicModel
 from tealeaves.progress import ProgressCallback
 
 
 @dataclass(frozen=True)
 class TrainerSpec:
-    """Where a trainer lives and what it is."""
+    """Where a trainer lives, what it is, and the extra (and its modules) it needs beyond the core."""
 
     fit: str
     description: str
+    extra: str | None = None
+    modules: tuple[str, ...] = ()
 
     def load(self) -> Callable[..., TopicModel]:
         module, name = self.fit.split(":")
@@ -39,6 +42,8 @@ TRAINERS: dict[str, TrainerSpec] = {
     "lda-gibbs": TrainerSpec(
         "tealeaves.models.lda_gibbs:fit",
         "LDA by collapsed Gibbs sampling (tomotopy), MALLET-style asymmetric alpha optimisation",
+        "train",
+        ("tomotopy",),
     ),
     "lda-vb": TrainerSpec(
         "tealeaves.models.lda_vb:fit",
@@ -55,10 +60,14 @@ TRAINERS: dict[str, TrainerSpec] = {
     "dvae": TrainerSpec(
         "tealeaves.models.neural.dvae:fit",
         "Dirichlet VAE (Burkhardt & Kramer 2019) as Hoyle et al. 2021 reimplemented it (PyTorch)",
+        "neural",
+        ("torch",),
     ),
     "etm": TrainerSpec(
         "tealeaves.models.neural.etm:fit",
         "Embedded Topic Model (Dieng et al. 2020) with skip-gram embeddings of the corpus (PyTorch, gensim)",
+        "neural",
+        ("torch", "gensim"),
     ),
 }
 
@@ -117,6 +126,10 @@ def train(
 
 
 def _spec(model: str) -> TrainerSpec:
+    """The trainer ``model``, refused in one line when its extra is not installed."""
     if model not in TRAINERS:
         raise InputError(f"unknown model {model!r}; choose one of {', '.join(TRAINERS)}")
-    return TRAINERS[model]
+    spec = TRAINERS[model]
+    if spec.extra is not None:
+        require(spec.extra, *spec.modules, what=f"the {model} trainer")
+    return spec
