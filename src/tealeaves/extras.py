@@ -22,7 +22,7 @@ EXTRAS: dict[str, tuple[str, tuple[str, ...]]] = {
     "frames": ("tables as pandas DataFrames (Result.to_frame)", ("pandas",)),
     "report": (
         "evaluate, report, analyze and validate: tables, statistics and figures",
-        ("pandas", "statsmodels", "matplotlib"),
+        ("pandas", "pyarrow", "statsmodels", "matplotlib"),
     ),
     "study": (
         "human studies: the web app and its response store",
@@ -33,7 +33,10 @@ EXTRAS: dict[str, tuple[str, tuple[str, ...]]] = {
     "embedding": ("embedding coherence and word intrusion by word vectors", ("sentence_transformers", "gensim")),
     "wikipedia": ("Wikipedia dumps, prepared on Dask", ("mwparserfromhell", "dask", "distributed")),
     "dask": ("work spread over a Dask cluster", ("dask", "distributed")),
-    "sweep": ("Hoyle et al.'s model selection", ("tomotopy", "torch", "gensim", "dask", "distributed", "pandas")),
+    "sweep": (
+        "Hoyle et al.'s model selection",
+        ("tomotopy", "torch", "gensim", "dask", "distributed", "pandas", "pyarrow"),
+    ),
 }
 EXTRAS["all"] = ("everything", tuple(dict.fromkeys(m for _, modules in EXTRAS.values() for m in modules)))
 
