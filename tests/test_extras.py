@@ -178,3 +178,17 @@ def test_frames_need_pandas_but_csv_does_not(monkeypatch, tmp_path):
 
     pd.testing.assert_frame_equal(pd.read_csv(tmp_path / "npmi.csv"), expected, check_dtype=False)
     assert list(pd.read_csv(tmp_path / "d.csv")["topic"]) == [0, 1]
+
+
+def test_parquet_exports_need_parquet_and_csv_ones_do_not(monkeypatch, tmp_path):
+    import pandas as pd
+
+    from tealeaves.study import write_responses
+
+    frame = pd.DataFrame({"annotator": ["a"], "answer": ["x"]})
+    hide(monkeypatch, "pyarrow")
+    with pytest.raises(MissingDependencyError, match=r"^a Parquet export needs pyarrow.*tealeaves\[parquet\]'$"):
+        write_responses(frame, tmp_path / "r.parquet")
+    assert not (tmp_path / "r.parquet").exists()
+    write_responses(frame, tmp_path / "r.csv")
+    assert (tmp_path / "r.csv").read_text().splitlines() == ["annotator,answer", "a,x"]

@@ -31,6 +31,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 import pandas as pd
 
 from tealeaves.errors import InputError
+from tealeaves.extras import require
 from tealeaves.study import texts
 from tealeaves.study.design import Study
 from tealeaves.study.items import Item
@@ -144,6 +145,8 @@ def write_responses(frame: pd.DataFrame, path: str | os.PathLike[str]) -> Path:
     suffix = path.suffix.lower()
     if suffix not in (".csv", ".parquet"):
         raise InputError(f"cannot write responses to {path}: use a .csv or .parquet file name")
+    if suffix == ".parquet":
+        require("parquet", "pyarrow", what="a Parquet export")
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f".{path.name}.tmp")
     try:
@@ -161,6 +164,7 @@ def responses_bytes(frame: pd.DataFrame, fmt: str) -> bytes:
     """A long-format frame as CSV (:func:`spreadsheet_safe`) or Parquet bytes (for downloads)."""
     if fmt == "csv":
         return spreadsheet_safe(frame).to_csv(index=False).encode("utf-8")
+    require("parquet", "pyarrow", what="a Parquet export")
     buffer = io.BytesIO()
     frame.to_parquet(buffer, index=False)
     return buffer.getvalue()
