@@ -51,6 +51,7 @@ sphinx_gallery_conf = {
             "plot_diversity.py",
             "plot_word_intrusion.py",
             "plot_power_analysis.py",
+            "plot_notebook_displays.py",
         ]
     ),
     "download_all_examples": False,
