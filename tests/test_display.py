@@ -188,6 +188,7 @@ DOCTESTED = (
     "tealeaves.models.topic_model",
     "tealeaves.corpus.corpus",
     "tealeaves.coherence.index",
+    "tealeaves.coherence.score",
 )
 
 

@@ -185,6 +185,21 @@ def score(
     Returns
     -------
     CoherenceResult
+
+    Examples
+    --------
+    NPMI over whole documents of three short documents: "tax" and "budget" always occur
+    together (NPMI 1); "war" occurs once, with "peace", which occurs twice.
+
+    >>> from tealeaves.coherence import RefIndex, score
+    >>> from tealeaves.corpus import Corpus, Vocabulary
+    >>> vocab = Vocabulary(["tax", "budget", "war", "peace"])
+    >>> index = RefIndex.build(Corpus.from_documents([[0, 1, 1], [2, 3], [0, 1, 3]], vocab))
+    >>> result = score([["tax", "budget"], ["war", "peace"]], index, measure="npmi", window="document")
+    >>> [round(float(v), 4) for v in result.per_topic]  # log(3/2) / -log(2/3) and / -log(1/3)
+    [1.0, 0.3691]
+    >>> result.summary()["model mean"]  # with its 95% t interval over the topics
+    '0.6845 [-3.324, 4.693]'
     """
     from tealeaves.coherence.embedding import EMBEDDING_MEASURES, embedding_coherence
 
