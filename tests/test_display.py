@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import doctest
 import importlib
+import importlib.util
+import warnings
 from html.parser import HTMLParser
 
 import numpy as np
@@ -21,6 +23,7 @@ from tealeaves.intrusion import auto_word_intrusion
 from tealeaves.likelihood import estimate
 from tealeaves.likelihood.predictive import predictive
 from tealeaves.models import TopicModel
+from tealeaves.progress import ProgressUpdate
 
 formatters = pytest.importorskip("IPython.core.formatters", reason="IPython renders the notebook displays")
 
@@ -166,20 +169,37 @@ def test_size_bounded_for_500_topics_and_100000_words():
     assert f"of {k} rows" in page
 
 
-def test_progress_in_jupyter_is_not_a_terminal(monkeypatch):
-    """In a Jupyter kernel rich draws HTML, not ANSI: tealeaves' consoles must not force a terminal."""
+@pytest.fixture
+def in_jupyter(monkeypatch):
+    """tealeaves.console as imported in a Jupyter kernel (rich's detection patched), restored afterwards."""
     import rich.console
 
     import tealeaves.console as console_module
 
     monkeypatch.setattr(rich.console, "_is_jupyter", lambda: True)
     try:
-        reloaded = importlib.reload(console_module)
-        for c in (reloaded.console, reloaded.err_console):
-            assert c.is_jupyter and not c.is_terminal
+        yield importlib.reload(console_module)
     finally:
         monkeypatch.undo()
         importlib.reload(console_module)
+
+
+def test_consoles_in_jupyter_are_not_terminals(in_jupyter):
+    """In a Jupyter kernel rich draws HTML, not ANSI: tealeaves' consoles must not force a terminal."""
+    for c in (in_jupyter.console, in_jupyter.err_console):
+        assert c.is_jupyter and not c.is_terminal
+
+
+def test_progress_bar_in_jupyter_without_widgets_is_plain_text(in_jupyter, capsys):
+    if importlib.util.find_spec("ipywidgets") is not None:
+        pytest.skip("ipywidgets is installed: rich draws the bar as a widget")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # rich warns 'install "ipywidgets"' when it tries a widget
+        with in_jupyter.progress_bar() as update:
+            for done in range(1, 4):
+                update(ProgressUpdate("train plsi", done, 3, {"loglik": -1.25}))
+    err = capsys.readouterr().err
+    assert "\x1b" not in err and "train plsi" in err and "3/3" in err and "loglik -1.25" in err
 
 
 DOCTESTED = (

@@ -1,13 +1,15 @@
 """Terminal output shared by the CLI and the demo: rich progress bars and tables.
 
 Values are worded by :mod:`tealeaves.display`, as in the notebook displays. Nothing here forces
-a terminal: in a Jupyter kernel rich detects the notebook and draws tables and bars as HTML
-(live bars need ``ipywidgets``), never as ANSI escape codes.
+a terminal: in a Jupyter kernel rich detects the notebook and draws tables as HTML and progress
+bars as live widgets, never as ANSI escape codes; without ``ipywidgets``, which rich's live
+display needs there, a bar is written once as plain text when it stops.
 """
 
 from __future__ import annotations
 
 import contextlib
+import importlib.util
 from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -37,6 +39,13 @@ def section(title: str) -> None:
     console.print(Rule(title), width=console.width if console.is_terminal else RULE_WIDTH)
 
 
+def _bar_console() -> Console:
+    """``err_console``, or in a notebook without ``ipywidgets`` a plain console (no colour)."""
+    if err_console.is_jupyter and importlib.util.find_spec("ipywidgets") is None:
+        return Console(stderr=True, force_jupyter=False)
+    return err_console
+
+
 @contextlib.contextmanager
 def progress_bar(transient: bool = False) -> Iterator[ProgressCallback]:
     """A progress callback drawing one rich bar per task name, with the latest ``info``."""
@@ -48,7 +57,7 @@ def progress_bar(transient: bool = False) -> Iterator[ProgressCallback]:
         TimeElapsedColumn(),
         TimeRemainingColumn(),
     )
-    with Progress(*columns, console=err_console, transient=transient) as bar:
+    with Progress(*columns, console=_bar_console(), transient=transient) as bar:
         tasks: dict[str, Any] = {}
 
         def update(event: ProgressUpdate) -> None:
