@@ -6,6 +6,9 @@ The full environment has every extra, so absence is simulated: a module set to `
 
 from __future__ import annotations
 
+import importlib
+import re
+import subprocess
 import sys
 from pathlib import Path
 
@@ -192,3 +195,21 @@ def test_parquet_exports_need_parquet_and_csv_ones_do_not(monkeypatch, tmp_path)
     assert not (tmp_path / "r.parquet").exists()
     write_responses(frame, tmp_path / "r.csv")
     assert (tmp_path / "r.csv").read_text().splitlines() == ["annotator,answer", "a,x"]
+
+
+@pytest.mark.parametrize(
+    ("package", "extra"),
+    [("analysis", "report"), ("evaluate", "report"), ("report", "report"), ("study", "study"), ("sweep", "sweep")],
+)
+def test_the_python_api_of_an_extra_names_it(package, extra):
+    module = importlib.import_module(f"tealeaves.{package}")
+    name = sorted(module.__all__)[0]
+    hidden = EXTRAS[extra][1][-1]
+    code = (
+        f"import sys\nsys.modules[{hidden!r}] = None\nfrom tealeaves.errors import MissingDependencyError\n"
+        f"try:\n    from tealeaves.{package} import {name}\nexcept MissingDependencyError as exc:\n    print(exc)"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    # the first name resolved may be the package's own function (``tealeaves.evaluate.evaluate``), bound on import
+    pattern = rf"tealeaves\.{package}\.\w+ needs {hidden}, which is not installed: pip install 'tealeaves\[{extra}\]'"
+    assert re.fullmatch(pattern, done.stdout.strip()), done.stdout + done.stderr

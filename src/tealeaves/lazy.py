@@ -5,6 +5,9 @@ checkers and editors read) and lists them in ``__all__``; it hands its ``__file_
 :func:`attach`, which reads those imports from the source and returns the module's
 ``__getattr__`` and ``__dir__``: a name's submodule is imported the first time the name is
 used. This is the scheme of scientific-python's lazy_loader (SPEC 1) without the dependency.
+A package that needs an extra names it (``extra="report"``): its names then refuse in one line
+naming ``pip install 'tealeaves[report]'`` when the extra is not installed
+(:func:`tealeaves.extras.require`).
 """
 
 from __future__ import annotations
@@ -16,6 +19,8 @@ from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
 from typing import Any
+
+from tealeaves.extras import require
 
 
 def _type_checking_imports(source: str) -> dict[str, tuple[str, str]]:
@@ -31,8 +36,13 @@ def _type_checking_imports(source: str) -> dict[str, tuple[str, str]]:
     return names
 
 
-def attach(package: str, init_file: str) -> tuple[Callable[[str], Any], Callable[[], list[str]]]:
+def attach(
+    package: str, init_file: str, extra: str | None = None
+) -> tuple[Callable[[str], Any], Callable[[], list[str]]]:
     """``__getattr__`` and ``__dir__`` for ``package``, resolving the names its TYPE_CHECKING block imports.
+
+    With ``extra``, a name is refused (``MissingDependencyError``) before its submodule is
+    imported when a module of that extra is missing.
 
     A public function may share its name with the submodule defining it (``coherence.score``,
     ``likelihood.estimate``): the import system binds a submodule on its package whenever the
@@ -52,6 +62,8 @@ def attach(package: str, init_file: str) -> tuple[Callable[[str], Any], Callable
         if name not in table:
             raise AttributeError(f"module {package!r} has no attribute {name!r}")
         module_name, attribute = table[name]
+        if extra is not None:
+            require(extra, what=f"{package}.{name}")
         if module_name == package:  # "from tealeaves import likelihood": a subpackage
             value = importlib.import_module(f"{package}.{attribute}")
         else:

@@ -23,6 +23,7 @@ from typer.testing import CliRunner
 
 import tealeaves
 from tealeaves.cli import app
+from tealeaves.errors import MissingDependencyError
 from tealeaves.extras import EXTRAS, installed
 
 pytestmark = pytest.mark.core
@@ -57,6 +58,9 @@ def test_every_module_imports_or_names_an_extra():
             continue
         try:
             importlib.import_module(info.name)
+        except MissingDependencyError as exc:  # a package of an extra refusing, in one line
+            assert str(exc).endswith("]'") and "pip install 'tealeaves[" in str(exc), exc
+            failed[info.name] = str(exc)
         except ImportError as exc:
             missing = (getattr(exc, "name", None) or "").split(".")[0]
             assert missing in extra_modules, f"{info.name} needs {missing or exc}, which no extra declares"
@@ -171,7 +175,6 @@ def test_evaluation_and_analysis_need_report(command):
 @absent("pandas")
 def test_frames_need_frames_and_csv_does_not(texts, tmp_path):
     from tealeaves.coherence import diversity
-    from tealeaves.errors import MissingDependencyError
     from tealeaves.models import Topics
 
     topics = Topics.load(texts / "topics.txt")
@@ -179,3 +182,10 @@ def test_frames_need_frames_and_csv_does_not(texts, tmp_path):
     with pytest.raises(MissingDependencyError, match=r"pip install 'tealeaves\[frames\]'$"):
         result.to_frame()
     refused(["sweep", "s.toml", "--out", tmp_path / "w"], "sweep")
+
+
+@absent("pandas")
+@pytest.mark.parametrize(("name", "extra"), [("evaluate", "report"), ("Study", "study"), ("sweep", "sweep")])
+def test_the_python_api_of_an_extra_names_it(name, extra):
+    with pytest.raises(MissingDependencyError, match=rf"pip install 'tealeaves\[{extra}\]'$"):
+        getattr(tealeaves, name)

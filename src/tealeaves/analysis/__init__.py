@@ -58,7 +58,7 @@ if TYPE_CHECKING:
         write_validation,
     )
 
-__getattr__, __dir__ = attach(__name__, __file__)
+__getattr__, __dir__ = attach(__name__, __file__, extra="report")
 
 __all__ = [
     "HUMAN_MARGINS",

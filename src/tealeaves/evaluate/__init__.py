@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     from tealeaves.evaluate.run import Evaluation, evaluate, model_fingerprint
     from tealeaves.evaluate.stats import verdicts
 
-__getattr__, __dir__ = attach(__name__, __file__)
+__getattr__, __dir__ = attach(__name__, __file__, extra="report")
 
 __all__ = [
     "METRICS",

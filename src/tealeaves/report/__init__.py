@@ -12,6 +12,6 @@ from tealeaves.lazy import attach
 if TYPE_CHECKING:
     from tealeaves.report.html import render, report
 
-__getattr__, __dir__ = attach(__name__, __file__)
+__getattr__, __dir__ = attach(__name__, __file__, extra="report")
 
 __all__ = ["render", "report"]

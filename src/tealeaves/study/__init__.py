@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from tealeaves.study.schema import AUDIT_COLUMNS, EXPORT_COLUMNS, TASKS
     from tealeaves.study.store import SCHEMA_VERSION, Store
 
-__getattr__, __dir__ = attach(__name__, __file__)
+__getattr__, __dir__ = attach(__name__, __file__, extra="study")
 
 __all__ = [
     "ANNOTATORS_PER_ITEM",

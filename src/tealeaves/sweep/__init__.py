@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     from tealeaves.sweep.run import SweepResult, plan, results_frame, run_trial, select_best, sweep
     from tealeaves.sweep.space import CONSTRAINTS, FIXED, SPACES, cap_steps, draw_settings
 
-__getattr__, __dir__ = attach(__name__, __file__)
+__getattr__, __dir__ = attach(__name__, __file__, extra="sweep")
 
 __all__ = [
     "CONSTRAINTS",
