@@ -7,8 +7,11 @@ The terminal (:mod:`tealeaves.console`), the notebook (``_repr_html_`` of every 
 - a number with four significant digits (:func:`number`, as the report's tables print it);
 - a mean with its 95% interval as ``0.1234 [0.1011, 0.1457]`` (:func:`estimate`); the interval
   of a mean over topics is the report's for topics as independent units, the t interval
-  :math:`\\bar x \\pm t_{0.975, n-1}\\, s / \\sqrt n` (:func:`mean_interval`);
-- a p-value as :func:`tealeaves.evaluate.stats.format_p` prints it (:func:`p_value`).
+  :math:`\\bar x \\pm t_{0.975, n-1}\\, s / \\sqrt n` (:func:`mean_interval`, :func:`t_interval`);
+- a p-value as ``p = 0.0123`` or ``p < 0.001`` (:func:`p_value`).
+
+Only SciPy's special functions are needed (no extra), so the core install displays results too;
+:mod:`tealeaves.evaluate.stats` words its p-values and t intervals the same way (a test checks).
 
 A display is a compact summary: a few named values and the first :data:`MAX_ROWS` rows of one
 table (per topic, with its top words, where there are topics), never the whole table; every
@@ -63,6 +66,14 @@ def estimate(value: float, low: float, high: float) -> str:
     return f"{number(value)} [{number(low)}, {number(high)}]"
 
 
+def t_interval(value: float, se: float, df: float) -> tuple[float, float]:
+    """:math:`\\hat\\theta \\pm t_{0.975, df}\\, se`, the report's interval (NaN without degrees of freedom)."""
+    from scipy.special import stdtrit
+
+    half = float(stdtrit(df, 0.975)) * se if df > 0 else math.nan
+    return value - half, value + half
+
+
 def mean_interval(values: np.ndarray | Sequence[float]) -> str:
     """The mean of the finite ``values`` with its 95% t interval, as the report shows a mean over topics."""
     x = np.asarray(values, dtype=np.float64)
@@ -72,19 +83,15 @@ def mean_interval(values: np.ndarray | Sequence[float]) -> str:
     mean = float(x.mean())
     if len(x) < 2:
         return number(mean)
-    from tealeaves.evaluate.stats import t_interval
-
     low, high = t_interval(mean, float(x.std(ddof=1) / np.sqrt(len(x))), len(x) - 1.0)
     return estimate(mean, low, high)
 
 
-def p_value(p: float) -> str:
-    """A p-value as the report and the CLI print it (``p = 0.0123``, ``p < 0.001``)."""
+def p_value(p: float | None) -> str:
+    """A p-value as the report and the CLI print it: ``p = 0.0123`` (three significant digits) or ``p < 0.001``."""
     if p is None or not math.isfinite(p):
         return number(None)
-    from tealeaves.evaluate.stats import format_p
-
-    return format_p(float(p))
+    return "p < 0.001" if p < 0.001 else f"p = {p:.3g}"
 
 
 def shape(rows: int, columns: int) -> str:
