@@ -57,16 +57,22 @@ def progress_bar(transient: bool = False) -> Iterator[ProgressCallback]:
         TimeElapsedColumn(),
         TimeRemainingColumn(),
     )
-    with Progress(*columns, console=_bar_console(), transient=transient) as bar:
-        tasks: dict[str, Any] = {}
+    bar = Progress(*columns, console=_bar_console(), transient=transient)
+    tasks: dict[str, Any] = {}
 
-        def update(event: ProgressUpdate) -> None:
-            if event.task not in tasks:
-                tasks[event.task] = bar.add_task(event.task, total=event.total, info="")
-            info = "  ".join(f"{k} {number(v)}" for k, v in event.info.items())
-            bar.update(tasks[event.task], completed=event.done, total=event.total, info=info)
+    def update(event: ProgressUpdate) -> None:
+        if event.task not in tasks:
+            if not tasks:  # drawn from the first update: a command refused before any work prints no empty bar
+                bar.start()
+            tasks[event.task] = bar.add_task(event.task, total=event.total, info="")
+        info = "  ".join(f"{k} {number(v)}" for k, v in event.info.items())
+        bar.update(tasks[event.task], completed=event.done, total=event.total, info=info)
 
+    try:
         yield update
+    finally:
+        if tasks:
+            bar.stop()
 
 
 def topics_table(
