@@ -40,8 +40,8 @@ def refused(args: list[object], extra: str) -> str:
     """Run the command; assert exit status 2 and one line naming ``pip install 'tealeaves[extra]'``."""
     result = runner.invoke(app, [str(a) for a in args])
     assert result.exit_code == 2, result.output
-    line = result.stderr.strip()
-    assert "\n" not in line, line
+    line = result.stderr.rstrip("\n")
+    assert "\n" not in line, result.stderr  # one line, no empty progress bar before it
     assert line.endswith(install_hint(extra)), line
     return line
 
