@@ -214,6 +214,8 @@ DOCTESTED = (
     "tealeaves.results",
     "tealeaves.models.topic_model",
     "tealeaves.corpus.corpus",
+    "tealeaves.corpus.vocabulary",
+    "tealeaves.coherence.diversity",
     "tealeaves.coherence.index",
     "tealeaves.coherence.score",
 )

@@ -224,6 +224,23 @@ def diversity(
 
     ``shared_top_words`` (pairs sharing any top-``overlap_topn`` word) is reported beside them
     as a diagnostic; it does not make a model redundant.
+
+    Examples
+    --------
+    Topics 0 and 2 have the same five words: 10 distinct words of 15 (diversity 2/3), each
+    word of topics 0 and 2 is in two topics (uniqueness 1/2), and filter (a) finds the pair.
+
+    >>> from tealeaves.coherence import diversity
+    >>> topics = [
+    ...     ["tax", "budget", "debt", "revenue", "deficit"],
+    ...     ["war", "army", "navy", "peace", "treaty"],
+    ...     ["tax", "debt", "budget", "deficit", "revenue"],
+    ... ]
+    >>> result = diversity(topics, diversity_topn=5, uniqueness_topn=5)
+    >>> round(result.topic_diversity, 4), result.per_topic.tolist()
+    (0.6667, [0.5, 1.0, 0.5])
+    >>> result.duplicate_topics, result.redundant
+    (((0, 2),), True)
     """
     uniqueness = topic_uniqueness(topics, uniqueness_topn)
     duplicates = duplicate_topics(topics, filter_topn)

@@ -18,6 +18,14 @@ class Vocabulary:
     """An ordered list of distinct word strings; token id ``i`` is ``words[i]``.
 
     Words may not be empty or contain whitespace (they are stored one per line).
+
+    Examples
+    --------
+    >>> vocab = Vocabulary(["tax", "budget", "war"])
+    >>> vocab.id("war"), vocab.word(1), len(vocab)
+    (2, 'budget', 3)
+    >>> vocab.ids(["tax", "war"])
+    array([0, 2])
     """
 
     __slots__ = ("_index", "_words")
