@@ -132,6 +132,24 @@ def test_tokenized_texts_are_indexed_and_scored_without_spacy(texts, tmp_path):
     assert [float(r["uniqueness"]) for r in read_csv(tmp_path / "div.csv")] == [1.0, 1.0]  # no word shared
 
 
+def test_imported_topic_lists_are_scored_like_the_file(texts, tmp_path):
+    invoke("prepare", texts / "train.txt", "--format", "tokenized", "--out", tmp_path / "ref")
+    invoke("index", tmp_path / "ref", "--out", tmp_path / "index")
+    (texts_with_gap := tmp_path / "topics.txt").write_text(
+        (texts / "topics.txt").read_text() + "apple unseen\n", encoding="utf-8"
+    )
+    invoke("import", "topics", texts_with_gap, "--vocab-from", tmp_path / "ref", "--out", tmp_path / "imported")
+    manifest = json.loads((tmp_path / "imported" / "manifest.json").read_text())
+    assert manifest["kind"] == "topics" and manifest["n_topics"] == 3
+    assert manifest["meta"]["import"]["vocabulary_alignment"]["missing_examples"] == ["unseen"]
+    scores = {}
+    for name, topics in (("file", texts_with_gap), ("imported", tmp_path / "imported")):
+        out = tmp_path / f"{name}.json"
+        invoke("coherence", topics, "--index", tmp_path / "index", "--on-missing", "skip", "--out", out)
+        scores[name] = json.loads(out.read_text())["per_topic"]
+    assert scores["file"] == scores["imported"] and len(scores["file"]) == 3
+
+
 def test_likelihood_of_heldout_documents(texts, tmp_path):
     from tealeaves.corpus import Corpus
     from tealeaves.models import TopicModel

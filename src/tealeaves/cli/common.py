@@ -92,7 +92,12 @@ def number(text: str, name: str) -> float | int:
 
 
 def load_topics(path: Path) -> Any:
-    """A model folder, or a plain topic list (one topic per line)."""
+    """A model folder, a topic list imported by ``tealeaves import topics``, or a plain topic list (one topic per line)."""
+    from tealeaves.artifacts import read_manifest
     from tealeaves.models import TopicModel, Topics
 
-    return TopicModel.load(path) if path.is_dir() else Topics.load(path)
+    if not path.is_dir():
+        return Topics.load(path)
+    if read_manifest(path).get("kind") == "topics":
+        return Topics.load(path / "topics.txt")
+    return TopicModel.load(path)
