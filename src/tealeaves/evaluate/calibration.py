@@ -31,6 +31,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats as sps
 
+from tealeaves.display import t_interval
 from tealeaves.evaluate.metrics import Items, leave_one_topic_out
 from tealeaves.evaluate.stats import (
     CONFIDENCE,
@@ -39,7 +40,6 @@ from tealeaves.evaluate.stats import (
     jackknife_se,
     paired_bootstrap,
     paired_t,
-    t_interval,
     welch,
 )
 from tealeaves.rng import family_generator

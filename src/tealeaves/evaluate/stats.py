@@ -43,6 +43,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 from scipy import stats as sps
 
+from tealeaves.display import p_value, t_interval
 from tealeaves.evaluate.metrics import JACKKNIFE, PAIRED, Items, Output, outputs
 from tealeaves.rng import family_generator
 
@@ -101,12 +102,6 @@ def interval(replicates: np.ndarray) -> tuple[float, float]:
     """The 95% percentile interval of bootstrap replicates."""
     tail = (1 - CONFIDENCE) / 2
     return float(np.quantile(replicates, tail)), float(np.quantile(replicates, 1 - tail))
-
-
-def t_interval(estimate: float, se: float, df: float) -> tuple[float, float]:
-    """:math:`\\hat\\theta \\pm t_{0.975, df}\\, se`."""
-    half = float(sps.t.ppf(1 - (1 - CONFIDENCE) / 2, df)) * se if df > 0 else np.nan
-    return estimate - half, estimate + half
 
 
 def paired_bootstrap(
@@ -395,7 +390,8 @@ def runs_tables(per_model: pd.DataFrame, runs: dict[str, list[str]], level: floa
     import pandas as pd
 
     known = outputs()
-    rows, compared = [], []
+    rows: list[tuple] = []
+    compared = []
     for metric, part in per_model.groupby("metric", sort=False):
         out = known[str(metric)]
         values = part.set_index("model")["mean"]
@@ -449,11 +445,6 @@ def _compare(estimates, boots, out: Output, metric: str, a: str, b: str, seed: i
     return welch(x, y)
 
 
-def format_p(p: float) -> str:
-    """A p-value as the page prints it: ``p = 0.0123`` (three significant digits) or ``p < 0.001``."""
-    return "p < 0.001" if p < 0.001 else f"p = {p:.3g}"
-
-
 def verdicts(comparisons: pd.DataFrame, level: float) -> dict[str, str]:
     """One sentence per compared output: what was found and how sure.
 
@@ -480,7 +471,7 @@ def verdicts(comparisons: pd.DataFrame, level: float) -> dict[str, str]:
                 size = abs(row.difference)
                 low, high = sorted(abs(x) for x in (row.ci_low, row.ci_high))
                 interval_text = f" [{low:.3g}, {high:.3g}]" if row.ci_low * row.ci_high > 0 else ""
-                found.append(f"{row.better} better than {other} by {size:.3g}{interval_text} ({format_p(row.p_holm)})")
+                found.append(f"{row.better} better than {other} by {size:.3g}{interval_text} ({p_value(row.p_holm)})")
             elif row.equivalent:
                 equivalent.append(f"{row.model_a} and {row.model_b}")
             else:

@@ -38,6 +38,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from tealeaves.artifacts import atomic_file
+from tealeaves.display import number as fmt
 from tealeaves.errors import InputError
 from tealeaves.report import svg
 
@@ -120,11 +121,6 @@ CSP = (
     f"default-src 'none'; style-src '{_sha256(STYLE)}'; script-src '{_sha256(SCRIPT)}'; "
     "img-src data:; base-uri 'none'; form-action 'none'"
 )
-
-
-def fmt(value: float) -> str:
-    """A number as the page prints it: four significant digits."""
-    return f"{value:.4g}"
 
 
 def report(run: str | os.PathLike[str] | Evaluation, out: str | os.PathLike[str]) -> Path:
