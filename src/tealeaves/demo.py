@@ -118,6 +118,7 @@ def step_evaluate(run: DemoRun) -> None:
     """Evaluate every model with the default metrics (tealeaves.evaluate) and print the summary."""
     from tealeaves.cli.evaluate import summary_table
     from tealeaves.evaluate import evaluate, verdicts
+    from tealeaves.evaluate.stats import scope
 
     config = run.out / "evaluate.toml"
     config.write_text(evaluate_config(list(run.models), run.seed), encoding="utf-8")
@@ -127,6 +128,7 @@ def step_evaluate(run: DemoRun) -> None:
         console.print(summary_table(run.evaluation.per_model, title, run.evaluation.comparisons))
         for line in verdicts(run.evaluation.comparisons, run.evaluation.manifest["level"]).values():
             console.print(line, soft_wrap=True, highlight=False)
+        console.print(scope(run.evaluation.manifest.get("runs") or {}), soft_wrap=True, highlight=False)
 
 
 def step_report(run: DemoRun) -> None:
