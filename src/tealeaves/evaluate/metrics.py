@@ -195,12 +195,10 @@ def _diversity(model: TopicModel | Topics, inputs: Inputs, seed: int, **options:
     if len(result.per_topic) >= 3:
         measured.jackknife = leave_one_topic_out(model, result.diversity_topn, result.uniqueness_topn, result.rbo_p)
     measured.per_topic("topic_uniqueness", result.per_topic)
-    partners: dict[int, list[str]] = {}
-    for a, b, words in result.shared_top_words:
-        partners.setdefault(a, []).append(f"{b} ({' '.join(words)})")
-        partners.setdefault(b, []).append(f"{a} ({' '.join(words)})")
-    for k, shared in sorted(partners.items()):
-        measured.flag(k, f"redundant: shares top-{result.overlap_topn} words with topics {', '.join(shared)}")
+    for a, b in result.duplicate_topics:  # Hoyle et al.'s filter (a): the same top-N word set
+        same = f"(the same top-{result.filter_topn} words)"
+        measured.flag(a, f"redundant: duplicate of topic {b} {same}")
+        measured.flag(b, f"redundant: duplicate of topic {a} {same}")
     return measured
 
 

@@ -374,7 +374,7 @@ def _cards(evaluation, models, known) -> str:
     )
     return (
         "<section id='topics'><h2>Topics</h2><p class='muted'>Every topic's top ten words, its scores and "
-        "flags: redundant (shares top words with another topic), rare words (missing from the reference "
+        "flags: redundant (duplicate of another topic: the same top-5 words), rare words (missing from the reference "
         "corpus), low WI-Auto.</p>" + controls + f"<div class='cards' id='cards'>{''.join(cards)}</div></section>"
     )
 
