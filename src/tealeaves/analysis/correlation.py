@@ -122,6 +122,27 @@ class Correlations(Result):
         }
 
 
+def _usable(column: str, x: np.ndarray) -> np.ndarray:
+    """The topics with a value of metric ``column`` (at least three, or the metric is refused)."""
+    ok = np.isfinite(x)
+    if ok.sum() < 3:
+        raise EmptyResultError(f"metric {column!r} has fewer than three topics with values")
+    return ok
+
+
+def _row(column: str, observed: float, values: np.ndarray, confidence: float, ok: np.ndarray) -> dict:
+    """One metric's row: the observed correlation, and the mean and percentile interval of its replicates."""
+    tail = (1 - confidence) / 2
+    return {
+        "metric_column": column,
+        "observed": float(observed),
+        "mean": float(np.nanmean(values)),
+        "ci_low": float(np.nanquantile(values, tail)),
+        "ci_high": float(np.nanquantile(values, 1 - tail)),
+        "n_topics": int(ok.sum()),
+    }
+
+
 def bootstrap_correlations(
     human: RaggedScores,
     metrics: pd.DataFrame,
@@ -151,22 +172,10 @@ def bootstrap_correlations(
     rows, replicates = [], []
     for i, column in enumerate(metrics.columns):
         x = metrics[column].to_numpy(dtype=np.float64)
-        ok = ~np.isnan(x)
-        if ok.sum() < 3:
-            raise EmptyResultError(f"metric {column!r} has fewer than three topics with values")
+        ok = _usable(column, x)
         values = correlate_rows(boots[:, ok], x[ok], method)
         replicates.append(values)
-        tail = (1 - confidence) / 2
-        rows.append(
-            {
-                "metric_column": column,
-                "observed": float(correlate_rows(observed_means[ok], x[ok], method)[0]),
-                "mean": float(np.nanmean(values)),
-                "ci_low": float(np.nanquantile(values, tail)),
-                "ci_high": float(np.nanquantile(values, 1 - tail)),
-                "n_topics": int(ok.sum()),
-            }
-        )
+        rows.append(_row(column, correlate_rows(observed_means[ok], x[ok], method)[0], values, confidence, ok))
         notify(progress, "correlations", i + 1, len(metrics.columns))
     table = pd.DataFrame(rows)
     table = flag_overlaps(table)
@@ -305,24 +314,12 @@ def replicate_correlations(
     answers for a crossed one). Each replicate correlates ``resampled`` with the drawn topics'
     metric values, over the entries where both are finite. The estimate is ``observed``.
     """
-    tail = (1 - confidence) / 2
     rows, replicates = [], []
     for column in metrics.columns:
         x = metrics[column].to_numpy(dtype=np.float64)
-        ok = np.isfinite(x)
-        if ok.sum() < 3:
-            raise EmptyResultError(f"metric {column!r} has fewer than three topics with values")
+        ok = _usable(column, x)
         values = masked_correlations(resampled, x[drawn], method)
         replicates.append(values)
-        rows.append(
-            {
-                "metric_column": column,
-                "observed": float(correlate_rows(means[ok], x[ok], method)[0]),
-                "mean": float(np.nanmean(values)),
-                "ci_low": float(np.nanquantile(values, tail)),
-                "ci_high": float(np.nanquantile(values, 1 - tail)),
-                "n_topics": int(ok.sum()),
-            }
-        )
+        rows.append(_row(column, correlate_rows(means[ok], x[ok], method)[0], values, confidence, ok))
     table = flag_overlaps(pd.DataFrame(rows), "observed")
     return Correlations(method, len(drawn), confidence, table, np.column_stack(replicates))

@@ -722,24 +722,19 @@ def create_app(
             raise _Refused(403, "Wrong admin token", "That is not the admin token of this study.")
         throttle.forgive(key)
         response = go(request, "/admin")
-        response.set_cookie(
-            device_cookie_name,
-            device_cookie.issue(),
-            max_age=device_cookie.seconds,
-            path=_root(request) + "/admin/login",
-            httponly=True,
-            samesite="strict",
-            secure=request.url.scheme == "https",
-        )
-        response.set_cookie(
-            admin_cookie_name,
-            admin_cookie.issue(),
-            max_age=admin_cookie.seconds,
-            path=_root(request) + "/admin",
-            httponly=True,
-            samesite="strict",
-            secure=request.url.scheme == "https",
-        )
+        for name, cookie, path in (
+            (device_cookie_name, device_cookie, "/admin/login"),
+            (admin_cookie_name, admin_cookie, "/admin"),
+        ):
+            response.set_cookie(
+                name,
+                cookie.issue(),
+                max_age=cookie.seconds,
+                path=_root(request) + path,
+                httponly=True,
+                samesite="strict",
+                secure=request.url.scheme == "https",
+            )
         return response
 
     @app.get("/admin", response_class=HTMLResponse)
