@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import random
 
 import numpy as np
 import pytest
@@ -116,5 +117,29 @@ def store_factory(db_url, clock):
         return store
 
     yield make
+    for store in opened:
+        store.close()
+
+
+@pytest.fixture
+def make(request, models, tmp_path, clock):
+    """A study, its store (SQLite, fake clock) and app under the requesting module's ``TOKEN``:
+    ``make(app_options, task=..., source=..., **create_study options)``."""
+    from tealeaves.study import create_study
+    from tealeaves.study.app import create_app
+
+    opened = []
+
+    def build(app_options=None, task="word-intrusion", source=None, **kwargs):
+        kwargs.setdefault("seed", 1)
+        kwargs.setdefault("annotators", 2)
+        kwargs.setdefault("items_per_participant", 3)
+        study = create_study(source or models, task, **kwargs)
+        store = Store(f"sqlite:///{tmp_path / f'r{len(opened)}.sqlite'}", clock=clock, rng=random.Random(0))
+        store.ensure_study(study)
+        opened.append(store)
+        return study, store, create_app(study, store, request.module.TOKEN, **(app_options or {}))
+
+    yield build
     for store in opened:
         store.close()

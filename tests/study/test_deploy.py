@@ -12,7 +12,6 @@ import csv
 import io
 import logging
 import os
-import random
 import re
 import socket
 import subprocess
@@ -28,32 +27,11 @@ import pytest
 import tealeaves.study.app as study_app
 from tealeaves.errors import MissingDependencyError
 from tealeaves.study import create_study, export_responses
-from tealeaves.study.app import PROLIFIC_PID_PATTERN, PROXY_WARNING, TimedH11Protocol, create_app, serve
-from tealeaves.study.store import Store
+from tealeaves.study.app import PROLIFIC_PID_PATTERN, PROXY_WARNING, TimedH11Protocol, serve
 from tealeaves.study.testing import LiveServer, TemporaryPostgres, free_port, parse_page, unavailable
 
 TOKEN = "deploy-admin-token"
 BALANCER = "127.0.0.2"
-
-
-@pytest.fixture
-def make(models, tmp_path, clock):
-    """A study, its store (fake clock) and app: ``make(app_options, **create_study options)``."""
-    opened = []
-
-    def build(app_options=None, source=None, **kwargs):
-        kwargs.setdefault("seed", 1)
-        kwargs.setdefault("annotators", 2)
-        kwargs.setdefault("items_per_participant", 3)
-        study = create_study(source or models, "word-intrusion", **kwargs)
-        store = Store(f"sqlite:///{tmp_path / f'r{len(opened)}.sqlite'}", clock=clock, rng=random.Random(0))
-        store.ensure_study(study)
-        opened.append(store)
-        return study, store, create_app(study, store, TOKEN, **(app_options or {}))
-
-    yield build
-    for store in opened:
-        store.close()
 
 
 def browser(server, address="127.0.0.1", forwarded=None, https=False):

@@ -25,7 +25,7 @@ from fastapi.testclient import TestClient
 from tealeaves.analysis import read_export
 from tealeaves.errors import ArtifactError, InputError
 from tealeaves.study import Study, create_study, export_responses, qualtrics_survey, write_responses
-from tealeaves.study.app import create_app, serve
+from tealeaves.study.app import serve
 from tealeaves.study.store import Store
 from tealeaves.study.testing import parse_page
 
@@ -33,26 +33,6 @@ TOKEN = "hostile-admin-token"
 ROOT = Path(__file__).resolve().parents[2]
 ADMIN_PATHS = ["/admin", "/admin/progress.json", "/admin/export.csv", "/admin/export.parquet", "/admin/study.qsf",
                "/admin/participants.csv"]  # fmt: skip
-
-
-@pytest.fixture
-def make(models, tmp_path, clock):
-    """A study, its store (fake clock) and app: ``make(app_options, **create_study options)``."""
-    opened = []
-
-    def build(app_options=None, task="word-intrusion", source=None, **kwargs):
-        kwargs.setdefault("seed", 1)
-        kwargs.setdefault("annotators", 2)
-        kwargs.setdefault("items_per_participant", 3)
-        study = create_study(source or models, task, **kwargs)
-        store = Store(f"sqlite:///{tmp_path / f'r{len(opened)}.sqlite'}", clock=clock, rng=random.Random(0))
-        store.ensure_study(study)
-        opened.append(store)
-        return study, store, create_app(study, store, TOKEN, **(app_options or {}))
-
-    yield build
-    for store in opened:
-        store.close()
 
 
 def browser(app, address="203.0.113.7"):
