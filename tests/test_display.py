@@ -1,19 +1,24 @@
 """Notebook displays: every public result, TopicModel, Corpus and RefIndex render through IPython's
-display formatter as small, valid, escaped HTML and a one-line repr (tealeaves.display)."""
+display formatter as small, valid, escaped HTML and a one-line repr (tealeaves.display); an
+Evaluation as the report's summary and figures, the report itself as the page in a sandboxed iframe."""
 
 from __future__ import annotations
 
 import doctest
 import importlib
 import importlib.util
+import re
 import warnings
+from html import escape
 from html.parser import HTMLParser
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
 from scipy import stats
 
+import tealeaves
 from tealeaves import display
 from tealeaves.analysis.correlation import Correlations
 from tealeaves.analysis.validate import PairedTest, ValidationResult
@@ -22,7 +27,7 @@ from tealeaves.corpus import Corpus, Vocabulary
 from tealeaves.intrusion import auto_word_intrusion
 from tealeaves.likelihood import estimate
 from tealeaves.likelihood.predictive import predictive
-from tealeaves.models import TopicModel
+from tealeaves.models import TopicModel, Topics
 from tealeaves.progress import ProgressUpdate
 
 formatters = pytest.importorskip("IPython.core.formatters", reason="IPython renders the notebook displays")
@@ -30,20 +35,24 @@ formatters = pytest.importorskip("IPython.core.formatters", reason="IPython rend
 TAGS = {"div", "p", "strong", "small", "table", "thead", "tbody", "tr", "th", "td"}
 HOSTILE = "<script>"  # a topic word that must show as text
 SIZE_LIMIT = 12_000  # characters of any one display, whatever the number of topics, words or documents
+VOID = {"br", "meta"}  # tags without an end tag
 
 
 class Balanced(HTMLParser):
-    """Records every tag; fails on an end tag that does not close the innermost open one."""
+    """Records every tag and its attributes; fails on an end tag that does not close the innermost open one."""
 
     def __init__(self) -> None:
         super().__init__(convert_charrefs=True)
         self.stack: list[str] = []
         self.tags: list[str] = []
+        self.attrs: list[dict[str, str | None]] = []
         self.text: list[str] = []
 
     def handle_starttag(self, tag, attrs):
-        self.stack.append(tag)
+        if tag not in VOID:
+            self.stack.append(tag)
         self.tags.append(tag)
+        self.attrs.append(dict(attrs))
 
     def handle_endtag(self, tag):
         assert self.stack and self.stack[-1] == tag, f"</{tag}> closes {self.stack[-1:]}"
@@ -53,15 +62,21 @@ class Balanced(HTMLParser):
         self.text.append(data)
 
 
+def parsed(page: str) -> Balanced:
+    """``page`` parsed, its tags balanced."""
+    parser = Balanced()
+    parser.feed(page)
+    parser.close()
+    assert not parser.stack, f"unclosed tags {parser.stack}"
+    return parser
+
+
 def rendered(obj) -> tuple[str, str, Balanced]:
     """The text/html and text/plain IPython's display formatter makes of ``obj``, and the parsed HTML."""
     data, _ = formatters.DisplayFormatter().format(obj)
     assert "text/html" in data, f"{type(obj).__name__} has no HTML display"
     page = data["text/html"]
-    parser = Balanced()
-    parser.feed(page)
-    parser.close()
-    assert not parser.stack, f"unclosed tags {parser.stack}"
+    parser = parsed(page)
     assert set(parser.tags) <= TAGS, f"unexpected tags {set(parser.tags) - TAGS}"
     assert len(page) < SIZE_LIMIT, f"{type(obj).__name__} display is {len(page)} characters"
     assert parser.tags.count("tr") <= 2 * (display.MAX_ROWS + 1) + 20  # two tables: a summary and the first rows
@@ -172,6 +187,74 @@ def test_size_bounded_for_500_topics_and_100000_words():
     result = score(topics, index, measure="npmi")
     page, _, _ = rendered(result)
     assert f"of {k} rows" in page
+
+
+@pytest.fixture(scope="module")
+def evaluation(small, tmp_path_factory):
+    """An evaluation of the small model, named ``<script>``, against random-word topics named ``a&b``."""
+    pytest.importorskip("pyarrow", reason="an evaluation needs the report extra")
+    corpus, _, model = small
+    root = tmp_path_factory.mktemp("evaluation")
+    train_corpus, heldout = corpus.split(0.25, seed=0)
+    train_corpus.save(root / "train")
+    heldout.save(root / "heldout")
+    model.save(root / "model")
+    rng = np.random.default_rng(2)
+    Topics(tuple(tuple(rng.choice(corpus.vocab.words, 25, replace=False)) for _ in range(4))).save(root / "random.txt")
+    models = [{"name": HOSTILE, "path": str(root / "model")}, {"name": "a&b", "path": str(root / "random.txt")}]
+    corpora = {"heldout": str(root / "heldout"), "train": str(root / "train")}
+    return tealeaves.evaluate({"corpora": corpora, "models": models, "bootstrap": 200}, root / "run")
+
+
+FIGURE_TAGS = {"section", "h2", "h3", "ul", "li", "br", "figure", "figcaption", "style", "svg", "title", "text"}
+FIGURE_TAGS |= {"span", "line", "rect", "circle"}
+
+
+def test_evaluation_displays_the_reports_summary_and_figures(evaluation, tmp_path):
+    from tealeaves.evaluate import Evaluation
+
+    page = tealeaves.report(evaluation, tmp_path / "report.html").read_text(encoding="utf-8")
+    data, _ = formatters.DisplayFormatter().format(evaluation)
+    inline = data["text/html"]
+    parser = parsed(inline)
+    assert set(parser.tags) <= TAGS | FIGURE_TAGS, set(parser.tags) - TAGS - FIGURE_TAGS
+    assert not any(name.startswith("on") for attrs in parser.attrs for name in attrs)  # no script of any kind
+    # escaped: the model named <script> shows as text, in the table and in the figures
+    assert "<script" not in inline and "&lt;script&gt;" in inline and "a&amp;b" in inline
+    assert HOSTILE in parser.text and "a&b" in parser.text
+    # the report's own summary section and figures, character for character
+    summary = re.search(r"<section id='summary'>.*?</section>", page).group(0)
+    assert summary in inline
+    figures = re.findall(r"<figure data-figure=.*?</figure>", page)
+    assert figures and re.findall(r"<figure data-figure=.*?</figure>", inline) == figures
+    for row in evaluation.per_model.itertuples():
+        assert display.number(row.mean) in parser.text
+    # bounded: no topic cards, no provenance (they stay in the page)
+    assert "class='card'" not in inline and "id='provenance'" not in inline
+    assert len(inline) < 60_000 and len(inline) < len(page)
+    plain = data["text/plain"]
+    assert plain.startswith("Evaluation(path=") and "\n" not in plain
+    assert formatters.DisplayFormatter().format(Evaluation.load(evaluation.path))[0]["text/html"] == inline
+
+
+def test_report_is_a_path_that_displays_the_page_in_a_sandboxed_iframe(evaluation, tmp_path):
+    out = tmp_path / "report.html"
+    written = tealeaves.report(evaluation, out)
+    assert isinstance(written, Path) and written == out and str(written) == str(out)
+    assert written.parent == tmp_path and written.read_text(encoding="utf-8").startswith("<!DOCTYPE html>")
+    page = out.read_text(encoding="utf-8")
+    assert "<script>" in page  # the page's script (search and sort the cards): the sandbox must allow scripts
+    data, _ = formatters.DisplayFormatter().format(written)
+    frame = data["text/html"]
+    parser = parsed(frame)
+    assert parser.tags == ["iframe"] and not parser.text
+    attrs = parser.attrs[0]
+    assert attrs["srcdoc"] == page and attrs["sandbox"] == "allow-scripts"  # no allow-same-origin
+    assert "<" not in frame[len("<iframe") : frame.index("></iframe>")]  # the whole page escaped into the attribute
+    assert escape(f"<div class='words'>{escape(HOSTILE)}") in frame  # the topic word <script>, as text in the page
+    assert len(frame) < len(escape(page)) + 300
+    out.unlink()
+    assert "text/html" not in formatters.DisplayFormatter().format(written)[0]
 
 
 @pytest.fixture

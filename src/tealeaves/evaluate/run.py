@@ -98,6 +98,13 @@ class Evaluation(Result):
             }
         )
 
+    def _repr_html_(self) -> str:
+        """The notebook display: the report's summary table, verdicts and figures (inline SVG, no
+        script; :func:`tealeaves.report.html.inline`)."""
+        from tealeaves.report.html import inline
+
+        return inline(self)
+
     @classmethod
     def load(cls, path: str | os.PathLike[str]) -> Evaluation:
         """Read a run folder written by :func:`evaluate`."""

@@ -2,7 +2,8 @@
 
 - :func:`report`: write ``report.html`` for a run of :func:`tealeaves.evaluate` (inline SVG
   figures, no network request, a strict Content-Security-Policy, printable, responsive);
-- :func:`render`: the same page as a string.
+- :func:`render`: the same page as a string;
+- :class:`Report`: the path :func:`report` returns, which a notebook displays as the page.
 """
 
 from typing import TYPE_CHECKING
@@ -10,8 +11,8 @@ from typing import TYPE_CHECKING
 from tealeaves.lazy import attach
 
 if TYPE_CHECKING:
-    from tealeaves.report.html import render, report
+    from tealeaves.report.html import Report, render, report
 
 __getattr__, __dir__ = attach(__name__, __file__, extra="report")
 
-__all__ = ["render", "report"]
+__all__ = ["Report", "render", "report"]

@@ -23,6 +23,10 @@ Figures are inline SVG (:mod:`tealeaves.report.svg`); the page makes no request:
 sheet and one script are inline and allowed by their SHA-256 hashes in a Content-Security-Policy
 that forbids everything else. Colours are the Okabe-Ito palette; the layout reflows down to a
 phone's width and prints without the controls.
+
+In a notebook, an :class:`~tealeaves.evaluate.Evaluation` displays sections 1 to 5, the same
+HTML and SVG (:func:`inline`, no script), and the :class:`Report` that :func:`report` returns
+displays the whole page in a sandboxed ``<iframe srcdoc>`` (:meth:`Report._repr_html_`).
 """
 
 from __future__ import annotations
@@ -122,11 +126,47 @@ CSP = (
     "img-src data:; base-uri 'none'; form-action 'none'"
 )
 
+# the few rules of STYLE that the inline display needs, scoped to it (a notebook has its own style sheet)
+INLINE_STYLE = (
+    ".tealeaves-evaluation td.num { text-align: right; white-space: nowrap; } "
+    ".tealeaves-evaluation td.best { font-weight: bold; } "
+    ".tealeaves-evaluation .muted, .tealeaves-evaluation td small { color: #555; } "
+    ".tealeaves-evaluation .grid { display: flex; flex-wrap: wrap; gap: 1rem; } "
+    ".tealeaves-evaluation figure { margin: 0; width: min(100%, 480px); } "
+    ".tealeaves-evaluation figure svg { width: 100%; height: auto; background: #fff; }"
+)
+IFRAME_HEIGHT = 720  # pixels of a notebook cell the report's page scrolls in
 
-def report(run: str | os.PathLike[str] | Evaluation, out: str | os.PathLike[str]) -> Path:
+
+class Report(type(Path())):  # type: ignore[misc]  # PosixPath or WindowsPath: Path itself is not subclassable before 3.12
+    """The path :func:`report` wrote, which a notebook displays as the page itself.
+
+    A :class:`~pathlib.Path` in every other way (``read_text()``, ``open()``, ``str()``, equal to
+    the plain path), so code that used the path :func:`report` returned works unchanged.
+    """
+
+    def _repr_html_(self) -> str | None:
+        """The page in an ``<iframe srcdoc>`` (the page HTML-escaped into the attribute), sandboxed.
+
+        The sandbox gives the page an opaque origin, so it cannot reach the notebook; it allows
+        scripts because the page's one script (search and sort of the topic cards, allowed by the
+        page's own Content-Security-Policy) needs it. None (no HTML display) when the file is gone.
+        """
+        if not self.is_file():
+            return None
+        page = self.read_text(encoding="utf-8")
+        return (
+            f'<iframe srcdoc="{escape(page, quote=True)}" sandbox="allow-scripts" '
+            f'title="tealeaves report {escape(self.name, quote=True)}" width="100%" height="{IFRAME_HEIGHT}" '
+            'frameborder="0"></iframe>'
+        )
+
+
+def report(run: str | os.PathLike[str] | Evaluation, out: str | os.PathLike[str]) -> Report:
     """Write the HTML report of the evaluation ``run`` (a run folder or an Evaluation) to ``out``.
 
-    Returns the path written (atomically: a temporary file renamed into place).
+    Returns the path written (atomically: a temporary file renamed into place), as a
+    :class:`Report`: a :class:`~pathlib.Path` that a notebook displays as the page.
     """
     from tealeaves.evaluate import Evaluation
 
@@ -137,30 +177,21 @@ def report(run: str | os.PathLike[str] | Evaluation, out: str | os.PathLike[str]
     out.parent.mkdir(parents=True, exist_ok=True)
     with atomic_file(out) as tmp:
         tmp.write_text(render(evaluation), encoding="utf-8")
-    return out
+    return Report(out)
 
 
 def render(evaluation: Evaluation) -> str:
     """The report page of ``evaluation`` as one HTML string."""
     from tealeaves.evaluate.metrics import outputs
-    from tealeaves.evaluate.stats import scope, verdicts
+    from tealeaves.evaluate.stats import scope
 
     manifest = evaluation.manifest
-    trained = list(manifest["models"])  # with several runs per model, the runs (MODEL/1, ...)
     runs = manifest.get("runs") or {}
-    models = list(runs) or trained
-    known = outputs()
-    per_model = evaluation.per_model
-    metrics = [m for m in dict.fromkeys(per_model["metric"]) if m in known]
+    models = list(runs) or list(manifest["models"])
     level = float(manifest.get("level", 0.05))
-    lines = verdicts(evaluation.comparisons, level)
     sections = [
-        _summary(per_model, evaluation.comparisons, models, metrics, known, lines, level),
-        _comparison_figures(per_model, models, metrics, known, evaluation.comparisons, level),
-        _distribution_figures(evaluation, trained, known),
-        _likelihood_figures(per_model, models, known),
-        _human_figures(evaluation, trained, known),
-        _cards(evaluation, trained, known),
+        *summary_and_figures(evaluation),
+        _cards(evaluation, list(manifest["models"]), outputs()),
         _provenance(manifest),
     ]
     when = escape(str(manifest.get("created", "")))
@@ -181,6 +212,45 @@ def render(evaluation: Evaluation) -> str:
         f"<p class='lead' id='scope'>{escape(scope(runs))}</p></header>"
     )
     return head + intro + "".join(s for s in sections if s) + f"<script>{SCRIPT}</script></body></html>\n"
+
+
+def summary_and_figures(evaluation: Evaluation) -> list[str]:
+    """The report's sections 1 to 5 as HTML: the summary (table and verdicts), the model comparison,
+    the per-topic distributions, likelihood against interpretability and, with human data, the
+    automated metrics against the human scores (empty strings for sections the run has nothing for)."""
+    from tealeaves.evaluate.metrics import outputs
+    from tealeaves.evaluate.stats import verdicts
+
+    manifest = evaluation.manifest
+    trained = list(manifest["models"])  # with several runs per model, the runs (MODEL/1, ...)
+    models = list(manifest.get("runs") or {}) or trained
+    known = outputs()
+    per_model = evaluation.per_model
+    metrics = [m for m in dict.fromkeys(per_model["metric"]) if m in known]
+    level = float(manifest.get("level", 0.05))
+    lines = verdicts(evaluation.comparisons, level)
+    return [
+        _summary(per_model, evaluation.comparisons, models, metrics, known, lines, level),
+        _comparison_figures(per_model, models, metrics, known, evaluation.comparisons, level),
+        _distribution_figures(evaluation, trained, known),
+        _likelihood_figures(per_model, models, known),
+        _human_figures(evaluation, trained, known),
+    ]
+
+
+def inline(evaluation: Evaluation) -> str:
+    """The notebook display of ``evaluation``: what the run is about and the report's sections 1
+    to 5 (:func:`summary_and_figures`, the same tables and SVG), with a scoped style sheet and no
+    script; the topic cards and the provenance stay in the page :func:`report` writes."""
+    from tealeaves.evaluate.stats import scope
+
+    where = escape(str(evaluation.path))
+    sections = "".join(s for s in summary_and_figures(evaluation) if s)
+    return (
+        f"<div class='tealeaves-evaluation'><style>{INLINE_STYLE}</style>"
+        f"<p><strong>Evaluation</strong> <small>{where}</small></p>"
+        f"<p class='muted'>{escape(scope(evaluation.manifest.get('runs') or {}))}</p>{sections}</div>"
+    )
 
 
 def _summary(per_model, comparisons, models, metrics, known, lines, level) -> str:
