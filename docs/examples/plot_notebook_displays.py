@@ -7,7 +7,8 @@ are, a model shows its first topics' top words, and a result shows its model-lev
 (the model mean with its 95% interval where it has one) and the first rows of its per-topic
 table, never thousands of rows. Numbers are worded as the command line and the report word
 them. The displays are plain HTML, without JavaScript, so they also show in exported
-notebooks and in this page.
+notebooks and in this page. An evaluation shows the report's summary and figures, and the
+report itself shows as its page.
 
 Download this example as a notebook (the link at the bottom of the page) and run it cell by
 cell: a cell that ends with an object displays it.
@@ -65,6 +66,30 @@ diversity(lda)
 # The whole tables are a method away: ``to_frame()`` (one row per segment here) and
 # ``topics_frame()`` (one row per topic) are pandas DataFrames.
 npmi_lda.topics_frame().sort_values("value", ascending=False).head(3)
+
+# %%
+# The whole evaluation of both models (every default metric, intervals, Holm-corrected tests;
+# about 20 s here) displays the report's summary table, its verdicts and its figures: the same
+# HTML and SVG as the report, without its topic cards. ``Evaluation.load(folder)`` displays a
+# run folder the same way.
+train_corpus.save(f"{workdir.name}/train")
+heldout.save(f"{workdir.name}/heldout")
+plsi.save(f"{workdir.name}/plsi")
+lda.save(f"{workdir.name}/lda-gibbs")
+config = {
+    "corpora": {name: f"{workdir.name}/{name}" for name in ("heldout", "train")},
+    "models": [
+        {"name": name, "path": f"{workdir.name}/{name}"}
+        for name in ("plsi", "lda-gibbs")
+    ],
+}
+evaluation = tealeaves.evaluate(config, f"{workdir.name}/evaluation")
+evaluation
+
+# %%
+# ``tealeaves.report`` writes the page and returns its path, which a notebook displays as the
+# page itself, in a sandboxed frame (its search and sort of the topic cards work there).
+tealeaves.report(evaluation, f"{workdir.name}/report.html")
 
 # %%
 workdir.cleanup()
