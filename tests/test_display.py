@@ -237,6 +237,24 @@ def test_evaluation_displays_the_reports_summary_and_figures(evaluation, tmp_pat
     assert formatters.DisplayFormatter().format(Evaluation.load(evaluation.path))[0]["text/html"] == inline
 
 
+def test_evaluation_display_stays_small_for_500_topics(evaluation):
+    """The inline display summarises topics (quartiles, whiskers, outliers): 500 topics per model
+    make it no larger than the run's few topics did, give or take the outliers' marks."""
+    import dataclasses
+
+    rng = np.random.default_rng(3)
+    few = len(formatters.DisplayFormatter().format(evaluation)[0]["text/html"])
+    keys = evaluation.per_topic[["model", "metric"]].drop_duplicates()
+    many = pd.DataFrame(
+        [(r.model, t, r.metric, rng.normal()) for r in keys.itertuples() for t in range(500)],
+        columns=["model", "topic", "metric", "value"],
+    )
+    page = formatters.DisplayFormatter().format(dataclasses.replace(evaluation, per_topic=many))[0]["text/html"]
+    parsed(page)
+    assert page.count("n = 500") == 2 * len(set(many["metric"]))  # every box summarises 500 topics
+    assert len(page) < few + 10_000, (few, len(page))
+
+
 def test_report_is_a_path_that_displays_the_page_in_a_sandboxed_iframe(evaluation, tmp_path):
     out = tmp_path / "report.html"
     written = tealeaves.report(evaluation, out)
