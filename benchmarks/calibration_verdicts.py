@@ -1,16 +1,18 @@
 """Calibration of tealeaves evaluate's verdicts by simulation: null rejection, coverage, power.
 
-    python benchmarks/calibration_verdicts.py [--scale 1.0]
+    python benchmarks/calibration_verdicts.py [--scale 1.0] [--plan jackknife]
 
 Prints one row per check (tealeaves.evaluate.calibration): the rate over R simulated pairs of
 models, its target, the Monte Carlo standard error sqrt(p (1 - p) / R) at the target and whether
 the rate lies within four of them. Under the null every test should reject 5% at level 0.05;
 every 95% interval should cover 95% at K = 20 and K = 50; at the minimal detectable difference
-the tests should have 80% power (the jackknife's power at two stated alternatives, model B's
-Zipf exponent 1.15 and 1.3 instead of 1.0, has no formula: its rate is shown). The last rows are the tests the evaluation replaced, under the
+the tests should have 80% power (the model-level randomisation test's power at two stated
+alternatives, model B's Zipf exponent 1.15 and 1.3 instead of 1.0, has no formula: its rate is
+shown). The last rows are the tests the evaluation replaced, under the
 same simulations: an unpaired Welch test of per-document values (the documents are paired) and
 a per-topic Welch test of topic uniqueness (a model-level quantity). ``--scale`` multiplies
-every R (0.2 for a quick look).
+every R (0.2 for a quick look); ``--plan`` keeps one plan's rows (``paired``, ``independent``
+or ``jackknife``, the model-level quantities) and leaves out the replaced tests.
 """
 
 from __future__ import annotations
@@ -63,6 +65,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--scale", type=float, default=1.0, help="multiply every number of replicates")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--plan", choices=("paired", "independent", "jackknife"), help="only this plan's checks")
     args = parser.parse_args()
 
     def r(n: int) -> int:
@@ -70,34 +73,38 @@ def main() -> None:
 
     seed = args.seed
     checks = [
-        lambda: rejection("independent", 20, r(20000), seed),
-        lambda: rejection("independent", 50, r(20000), seed),
-        lambda: rejection("independent", 20, r(20000), seed, kind="skewed"),
-        lambda: rejection("independent", 20, r(20000), seed, kind="discrete"),
-        lambda: rejection("paired", 200, r(10000), seed),
-        lambda: rejection("paired", 1000, r(5000), seed),
-        lambda: rejection("jackknife", 20, r(3000), seed),
-        lambda: rejection("jackknife", 50, r(1000), seed),
-        lambda: coverage("independent", 20, r(20000), seed),
-        lambda: coverage("independent", 50, r(20000), seed),
-        lambda: coverage("independent", 20, r(20000), seed, kind="skewed"),
-        lambda: coverage("independent", 50, r(20000), seed, kind="skewed"),
-        lambda: coverage("independent", 20, r(20000), seed, kind="discrete"),
-        lambda: coverage("paired", 200, r(2000), seed),
-        lambda: coverage("jackknife", 20, r(2000), seed),
-        lambda: coverage("jackknife", 50, r(1000), seed, truth_replicates=1000),
-        lambda: rejection("independent", 20, r(10000), seed + 1, welch_detectable(20), target=0.8),
-        lambda: rejection("independent", 50, r(10000), seed + 1, welch_detectable(50), target=0.8),
-        lambda: rejection("paired", 200, r(10000), seed + 1, paired_detectable(200), target=0.8),
-        lambda: rejection("jackknife", 20, r(1000), seed + 1, 0.15, target=np.nan),  # no formula: the power found
-        lambda: rejection("jackknife", 20, r(1000), seed + 1, 0.3, target=np.nan),
+        ("independent", lambda: rejection("independent", 20, r(20000), seed)),
+        ("independent", lambda: rejection("independent", 50, r(20000), seed)),
+        ("independent", lambda: rejection("independent", 20, r(20000), seed, kind="skewed")),
+        ("independent", lambda: rejection("independent", 20, r(20000), seed, kind="discrete")),
+        ("paired", lambda: rejection("paired", 200, r(10000), seed)),
+        ("paired", lambda: rejection("paired", 1000, r(5000), seed)),
+        ("jackknife", lambda: rejection("jackknife", 20, r(3000), seed)),
+        ("jackknife", lambda: rejection("jackknife", 50, r(1000), seed)),
+        ("independent", lambda: coverage("independent", 20, r(20000), seed)),
+        ("independent", lambda: coverage("independent", 50, r(20000), seed)),
+        ("independent", lambda: coverage("independent", 20, r(20000), seed, kind="skewed")),
+        ("independent", lambda: coverage("independent", 50, r(20000), seed, kind="skewed")),
+        ("independent", lambda: coverage("independent", 20, r(20000), seed, kind="discrete")),
+        ("paired", lambda: coverage("paired", 200, r(2000), seed)),
+        ("jackknife", lambda: coverage("jackknife", 20, r(2000), seed)),
+        ("jackknife", lambda: coverage("jackknife", 50, r(1000), seed, truth_replicates=1000)),
+        ("independent", lambda: rejection("independent", 20, r(10000), seed + 1, welch_detectable(20), target=0.8)),
+        ("independent", lambda: rejection("independent", 50, r(10000), seed + 1, welch_detectable(50), target=0.8)),
+        ("paired", lambda: rejection("paired", 200, r(10000), seed + 1, paired_detectable(200), target=0.8)),
+        (
+            "jackknife",
+            lambda: rejection("jackknife", 20, r(1000), seed + 1, 0.15, target=np.nan),
+        ),  # no formula: the power found
+        ("jackknife", lambda: rejection("jackknife", 20, r(1000), seed + 1, 0.3, target=np.nan)),
     ]
     print("| check | plan | K (documents for paired) | R | rate | target | MC SE | within 4 MC SE |")
     print("|---|---|---:|---:|---:|---:|---:|---|")
     started = time.perf_counter()
-    for check in checks:
-        show(check())
-    for row in replaced(r(5000), seed):
+    for plan, check in checks:
+        if args.plan in (None, plan):
+            show(check())
+    for row in replaced(r(5000), seed) if args.plan is None else []:
         show(row)
     print(f"\n{time.perf_counter() - started:.0f} s")
 

@@ -12,7 +12,8 @@ from tealeaves.coherence import RefIndex, diversity, score
 from tealeaves.corpus import Corpus
 from tealeaves.errors import ArtifactError, InputError
 from tealeaves.evaluate import METRICS, Evaluation, Metric, Output, register
-from tealeaves.evaluate.stats import holm, jackknife_se
+from tealeaves.evaluate.metrics import model_level_topics
+from tealeaves.evaluate.stats import holm, jackknife_se, randomisation
 from tealeaves.intrusion import compare_word_intrusion
 from tealeaves.likelihood import estimate, predictive
 from tealeaves.models import TopicModel, Topics
@@ -149,7 +150,8 @@ def test_document_metrics_are_paired_tests_of_the_token_weighted_ratio(run):
 
 
 def test_model_level_quantities_are_jackknifed_over_topics(run, planted):
-    """Topic uniqueness, diversity and inverted RBO: leave-one-topic-out values, Tukey's SE, a t-test; no per-topic test."""
+    """Topic uniqueness, diversity and inverted RBO: leave-one-topic-out values, Tukey's SE and interval,
+    the randomisation test over regroupings of both models' topics; no per-topic test."""
     words = {"lda": TopicModel.load(planted / "lda"), "random": Topics.load(planted / "random.txt")}
     table = run.per_model.set_index(["model", "metric"])
     rows = run.comparisons.set_index(["metric", "model_a", "model_b"])
@@ -165,10 +167,12 @@ def test_model_level_quantities_are_jackknifed_over_topics(run, planted):
     (ta, sa), (tb, sb) = estimates["lda"], estimates["random"]
     se = np.hypot(sa, sb)
     df = se**4 / (sa**4 / (K - 1) + sb**4 / (K - 1))
-    assert row.test == "jackknife t" and row.se == pytest.approx(se) and row.df == pytest.approx(df)
-    assert row.p == pytest.approx(2 * stats.t.sf(abs(ta - tb) / se, df))
-    for metric in ("topic_diversity", "inverted_rbo"):
-        assert rows.loc[metric, "lda", "random"].test == "jackknife t"
+    assert row.test == "randomisation" and row.se == pytest.approx(se) and row.df == pytest.approx(df)
+    assert row.difference == pytest.approx(ta - tb)
+    topics = {name: model_level_topics(model, 25, 10, 0.9) for name, model in words.items()}
+    for metric in ("topic_uniqueness", "topic_diversity", "inverted_rbo"):  # regroupings of the pooled topics
+        p = randomisation(metric, topics["lda"], topics["random"], 0, f"{metric} lda random")  # seed 0
+        assert rows.loc[metric, "lda", "random"].p == pytest.approx(p)
     assert "redundant" not in set(run.comparisons.metric)  # a yes/no per model: shown, never tested
 
 

@@ -8,7 +8,8 @@ import pytest
 from scipy import stats
 from statsmodels.stats.weightstats import ttost_ind
 
-from tealeaves.evaluate.metrics import Items
+from tealeaves.coherence import diversity
+from tealeaves.evaluate.metrics import Items, model_level_topics
 from tealeaves.evaluate.stats import (
     COMPARISON_COLUMNS,
     PERMUTATIONS,
@@ -17,7 +18,9 @@ from tealeaves.evaluate.stats import (
     minimal_detectable_difference,
     paired_t,
     permutation,
+    randomisation,
     ratio,
+    regrouped,
     verdicts,
     welch,
 )
@@ -70,6 +73,30 @@ def test_constant_groups_get_a_permutation_test_not_an_infinite_t():
     assert apart.p == pytest.approx(1 / (1 + PERMUTATIONS)) and np.isfinite(apart.p)  # the smallest it can be
     few = permutation(np.array([1.0, 2.0]), np.array([3.0, 4.0]), 0, "few")  # 6 relabellings, 2 as extreme
     assert few.p == pytest.approx(2 / 6, abs=0.02)
+
+
+def test_regrouped_model_level_quantities_are_the_librarys_measures_of_the_subsets():
+    rng = np.random.default_rng(3)
+    topics = [[f"w{i}" for i in rng.choice(60, 25, replace=False)] for _ in range(12)]
+    pooled = model_level_topics(topics, 25, 10, 0.9)
+    subsets = np.array([rng.permutation(12) < k for k in (3, 5, 7, 12)])
+    for metric in ("topic_uniqueness", "topic_diversity", "inverted_rbo"):
+        found = regrouped(metric, pooled)(subsets)
+        for row, value in zip(subsets, found):
+            expected = getattr(diversity([t for t, held in zip(topics, row) if held]), metric)
+            assert value == pytest.approx(expected, abs=1e-6)
+
+
+def test_the_randomisation_test_ranks_the_observed_split_among_random_regroupings():
+    rng = np.random.default_rng(4)
+    same = [[f"w{i}" for i in rng.choice(40, 25, replace=False)] for _ in range(10)]
+    apart = [[f"v{i}" for i in range(25 * j, 25 * j + 25)] for j in range(10)]  # no shared word: uniqueness 1
+    a, b = model_level_topics(same, 25, 10, 0.9), model_level_topics(apart, 25, 10, 0.9)
+    p = randomisation("topic_uniqueness", a, b, 0, "apart", 999)
+    assert 0 < p <= 1 / 1000  # no regrouping is as extreme as the observed one
+    for metric in ("topic_uniqueness", "topic_diversity", "inverted_rbo"):  # observed 0: the smallest there is
+        assert randomisation(metric, a, a, 0, "same", 999) > 0.05
+    # its level is checked by simulation in tests/evaluate/test_calibration.py
 
 
 def _row(metric, a, b, difference, p_holm, better, mdd=0.07, margin=np.nan, equivalent=False):

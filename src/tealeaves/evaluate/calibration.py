@@ -18,8 +18,9 @@ of them of the target. The simulated data, one plan each:
 - model-level (``"jackknife"``): a model's K topics are each 25 words drawn without replacement
   from a Zipf(``exponent``) vocabulary of 1,000 words, so popular words recur across topics;
   the quantity is topic uniqueness over the top 10 words (with its leave-one-topic-out values from
-  :func:`tealeaves.evaluate.metrics.leave_one_topic_out`); its true value at K topics is
-  estimated by the mean over ``truth_replicates`` further models.
+  :func:`tealeaves.evaluate.metrics.leave_one_topic_out`), tested by the randomisation test
+  (:func:`tealeaves.evaluate.stats.randomisation`); its true value at K topics is estimated by the
+  mean over ``truth_replicates`` further models.
 
 Used by ``tests/evaluate/test_calibration.py`` (small) and ``benchmarks/calibration_verdicts.py`` (large).
 """
@@ -32,14 +33,14 @@ import numpy as np
 from scipy import stats as sps
 
 from tealeaves.display import t_interval
-from tealeaves.evaluate.metrics import Items, leave_one_topic_out
+from tealeaves.evaluate.metrics import Items, leave_one_topic_out, model_level_topics
 from tealeaves.evaluate.stats import (
     CONFIDENCE,
     interval,
-    jackknife_contrast,
     jackknife_se,
     paired_bootstrap,
     paired_t,
+    randomisation,
     welch,
 )
 from tealeaves.rng import family_generator
@@ -138,7 +139,9 @@ def rejection(plan: str, k: int, replicates: int, seed: int, shift: float = 0.0,
 
     ``shift`` is the true difference (0: the null, target 5%); otherwise ``options["target"]``
     is the power the alternative was built for. ``k`` counts topics (documents for ``"paired"``).
-    For ``"jackknife"``, ``shift`` is added to model B's Zipf exponent.
+    For ``"jackknife"``, the randomisation test of topic uniqueness (:func:`randomisation`, with
+    ``options["regroupings"]``, default 199: its level is exact for any number), ``shift`` is added
+    to model B's Zipf exponent.
     """
     rng = family_generator(seed, f"calibration {plan} {k} {shift}")
     kind = str(options.get("kind", "moderate"))
@@ -150,7 +153,9 @@ def rejection(plan: str, k: int, replicates: int, seed: int, shift: float = 0.0,
         elif plan == "independent":
             p = welch(topic_values(rng, k, 0.0, kind), topic_values(rng, k, shift, kind)).p
         else:
-            p = jackknife_contrast(uniqueness(zipf_topics(rng, k)), uniqueness(zipf_topics(rng, k, 1.0 + shift))).p
+            first, second = (model_level_topics(zipf_topics(rng, k, e), 25, 10, 0.9) for e in (1.0, 1.0 + shift))
+            regroupings = int(options.get("regroupings", 199))
+            p = randomisation("topic_uniqueness", first, second, int(rng.integers(2**62)), "calibration", regroupings)
         hits += p < LEVEL
     check = "rejection under the null" if shift == 0 else f"power at a difference of {shift:.3g}"
     target = LEVEL if shift == 0 else float(options["target"])

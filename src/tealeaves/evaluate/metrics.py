@@ -66,6 +66,7 @@ class Measured:
     scalars: dict[str, float] = field(default_factory=dict)
     flags: dict[int, list[str]] = field(default_factory=dict)  # topic -> notes for its card
     jackknife: dict[str, np.ndarray] = field(default_factory=dict)  # scalar -> its leave-one-topic-out values
+    topics: dict[str, Any] = field(default_factory=dict)  # top words and settings: the randomisation test's input
 
     def flag(self, topic: int, note: str) -> None:
         self.flags.setdefault(int(topic), []).append(note)
@@ -194,12 +195,25 @@ def _diversity(model: TopicModel | Topics, inputs: Inputs, seed: int, **options:
     measured = Measured(scalars={**scalars, "redundant": float(result.redundant)})
     if len(result.per_topic) >= 3:
         measured.jackknife = leave_one_topic_out(model, result.diversity_topn, result.uniqueness_topn, result.rbo_p)
+        measured.topics = model_level_topics(model, result.diversity_topn, result.uniqueness_topn, result.rbo_p)
     measured.per_topic("topic_uniqueness", result.per_topic)
     for a, b in result.duplicate_topics:  # Hoyle et al.'s filter (a): the same top-N word set
         same = f"(the same top-{result.filter_topn} words)"
         measured.flag(a, f"redundant: duplicate of topic {b} {same}")
         measured.flag(b, f"redundant: duplicate of topic {a} {same}")
     return measured
+
+
+def model_level_topics(
+    model: TopicModel | Topics | list[list[str]], diversity_topn: int, uniqueness_topn: int, rbo_p: float
+) -> dict[str, Any]:
+    """The top words of every topic and the settings of the model-level quantities: what
+    :func:`tealeaves.evaluate.stats.randomisation` regroups to recompute them."""
+    from tealeaves.models import as_topics
+
+    words = as_topics(model, max(diversity_topn, uniqueness_topn)).words
+    settings = {"diversity_topn": diversity_topn, "uniqueness_topn": uniqueness_topn, "rbo_p": rbo_p}
+    return {"words": [list(map(str, topic)) for topic in words], **settings}
 
 
 def leave_one_topic_out(

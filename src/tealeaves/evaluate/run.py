@@ -438,6 +438,8 @@ def _collect(measured: dict[tuple[str, str], Measured]) -> tuple[Estimates, dict
             estimates.scalars[model, name] = value
         for name, loo in result.jackknife.items():
             estimates.jackknife[model, name] = loo
+        if result.topics:
+            estimates.topics[model] = result.topics
         for topic, notes in result.flags.items():
             flags.setdefault((model, topic), []).extend(notes)
     return estimates, flags
@@ -507,6 +509,7 @@ def _payload(result: Measured) -> dict[str, Any]:
         },
         "scalars": result.scalars,
         "jackknife": {name: loo.tolist() for name, loo in result.jackknife.items()},
+        "topics": result.topics,
         "flags": {str(k): notes for k, notes in result.flags.items()},
     }
 
@@ -522,7 +525,7 @@ def _measured(payload: dict[str, Any]) -> Measured:
     }
     jackknife = {name: np.asarray(loo, dtype=np.float64) for name, loo in payload["jackknife"].items()}
     flags = {int(k): list(v) for k, v in payload["flags"].items()}
-    return Measured(items, dict(payload["scalars"]), flags, jackknife)
+    return Measured(items, dict(payload["scalars"]), flags, jackknife, dict(payload["topics"]))
 
 
 def _write_atomic(path: Path, payload: dict[str, Any]) -> None:

@@ -207,7 +207,8 @@ def render(evaluation: Evaluation) -> str:
         f"on {when}. Intervals are 95% intervals: t intervals over topics for topic metrics, "
         f"bootstrap intervals over the held-out documents (the same documents for every model) for "
         f"likelihoods, jackknife intervals over topics for model-level quantities. Differences are "
-        f"tested two-sided (Welch's t over topics, paired t over documents, jackknife t) and "
+        f"tested two-sided (Welch's t over topics, paired t over documents, a randomisation test over "
+        f"regroupings of both models' topics for model-level quantities) and "
         f"Holm-corrected over the pairs of a metric, at level {level}.</p>"
         f"<p class='lead' id='scope'>{escape(scope(runs))}</p></header>"
     )
