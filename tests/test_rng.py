@@ -149,6 +149,7 @@ FAMILIES = [
     ("evaluate bootstrap lda-gibbs npmi", "tealeaves.evaluate.evaluate"),
     ("evaluate permutation wi-auto lda-gibbs lda-vb", "tealeaves.evaluate.evaluate"),
     ("evaluate randomisation topic_uniqueness lda-gibbs lda-vb", "tealeaves.evaluate.evaluate"),
+    ("evaluate delete-d topic_uniqueness lda-gibbs", "tealeaves.evaluate.evaluate"),
     ("calibration independent 20 0.0", "tealeaves.evaluate.calibration.rejection"),
     ("calibration coverage paired 20", "tealeaves.evaluate.calibration.coverage"),
     ("train dvae", "tealeaves.models.neural.dvae.fit"),

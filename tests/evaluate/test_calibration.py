@@ -2,8 +2,7 @@
 
 Small versions of ``benchmarks/calibration_verdicts.py``. A rate over R replicates has the Monte
 Carlo standard error sqrt(p (1 - p) / R) at its target p; each check passes within four of them
-(R = 4000 under the null: MC SE 0.0034, the band 0.036-0.064), except the jackknife interval's,
-which is conservative and is checked on one side. The bands still separate right from wrong: the unpaired test the paired one replaced rejects nearly never under the null
+(R = 4000 under the null: MC SE 0.0034, the band 0.036-0.064). The bands still separate right from wrong: the unpaired test the paired one replaced rejects nearly never under the null
 (and finds the paired test's 80%-power difference in under half the replicates); the per-topic
 Welch test of topic uniqueness rejects about 11% under the null, the jackknife t-test that came
 after it 2%.
@@ -62,10 +61,13 @@ def test_intervals_cover_at_the_nominal_rate(plan, k, replicates):
     assert result.within, result
 
 
-def test_the_jackknife_interval_covers_at_least_the_nominal_rate():
-    """Topic uniqueness at K = 20, 300 replicates (MC SE 0.0126): conservative, like the test (about 97%)."""
-    result = coverage("jackknife", 20, 300, seed=0, truth_replicates=1000)
-    assert result.rate >= result.target - 4 * result.mc_se, result
+def test_the_delete_d_jackknife_interval_covers_at_the_nominal_rate():
+    """Topic uniqueness at K = 20, R = 2000 (MC SE 0.0049, the band 0.930-0.970), the per-model
+    table's delete-d jackknife interval (d = K/2, 1,000 subsets): 95.9% here. Tukey's delete-1
+    interval it replaced covers 97.25% at K = 20 (``benchmarks/calibration_verdicts.py``, R = 2000),
+    above the band; this check separates the two only narrowly, the benchmark's R does."""
+    result = coverage("jackknife", 20, 2000, seed=0, truth_replicates=1000)
+    assert result.within, result
 
 
 def test_power_at_the_minimal_detectable_difference_is_80_percent():

@@ -13,10 +13,11 @@ from tealeaves.corpus import Corpus
 from tealeaves.errors import ArtifactError, InputError
 from tealeaves.evaluate import METRICS, Evaluation, Metric, Output, register
 from tealeaves.evaluate.metrics import model_level_topics
-from tealeaves.evaluate.stats import holm, jackknife_se, randomisation
+from tealeaves.evaluate.stats import SUBSETS, holm, jackknife_se, randomisation
 from tealeaves.intrusion import compare_word_intrusion
 from tealeaves.likelihood import estimate, predictive
 from tealeaves.models import TopicModel, Topics
+from tealeaves.rng import family_generator
 
 from .conftest import K, config
 
@@ -150,19 +151,28 @@ def test_document_metrics_are_paired_tests_of_the_token_weighted_ratio(run):
 
 
 def test_model_level_quantities_are_jackknifed_over_topics(run, planted):
-    """Topic uniqueness, diversity and inverted RBO: leave-one-topic-out values, Tukey's SE and interval,
+    """Topic uniqueness, diversity and inverted RBO: the delete-d jackknife's SE and interval per model
+    (d = K/2, SUBSETS random subsets from the model's stream), Tukey's delete-1 SE in the comparisons,
     the randomisation test over regroupings of both models' topics; no per-topic test."""
     words = {"lda": TopicModel.load(planted / "lda"), "random": Topics.load(planted / "random.txt")}
     table = run.per_model.set_index(["model", "metric"])
     rows = run.comparisons.set_index(["metric", "model_a", "model_b"])
     estimates = {}
+    d = K // 2
     for name, model in words.items():
         top = [list(t) for t in tealeaves.as_topics(model, 25).words]
+        value = diversity(model).topic_uniqueness
+        keys = family_generator(0, f"evaluate delete-d topic_uniqueness {name}").random((SUBSETS, K))
+        kept = np.argsort(keys, axis=1) >= d  # the subsets of K - d topics, from the model's stream (seed 0)
+        theta = np.array([diversity([t for t, held in zip(top, row) if held]).topic_uniqueness for row in kept])
+        se = np.sqrt((K - d) / (d * SUBSETS) * ((theta - theta.mean()) ** 2).sum())  # Shao and Wu (1989)
+        row = table.loc[(name, "topic_uniqueness")]
+        assert row["se"] == pytest.approx(se) and row["plan"] == "jackknife" and row["n"] == K
+        assert (row["ci_low"], row["ci_high"]) == pytest.approx(stats.t.interval(0.95, K - 1, loc=value, scale=se))
         loo = np.array([diversity([t for j, t in enumerate(top) if j != i]).topic_uniqueness for i in range(K)])
-        se = np.sqrt((K - 1) / K * ((loo - loo.mean()) ** 2).sum())
-        assert table.loc[(name, "topic_uniqueness"), "se"] == pytest.approx(se) == pytest.approx(jackknife_se(loo))
-        assert table.loc[(name, "topic_uniqueness"), "plan"] == "jackknife"
-        estimates[name] = diversity(model).topic_uniqueness, se
+        tukey = np.sqrt((K - 1) / K * ((loo - loo.mean()) ** 2).sum())
+        assert tukey == pytest.approx(jackknife_se(loo))
+        estimates[name] = value, tukey
     row = rows.loc["topic_uniqueness", "lda", "random"]
     (ta, sa), (tb, sb) = estimates["lda"], estimates["random"]
     se = np.hypot(sa, sb)

@@ -13,6 +13,7 @@ from tealeaves.evaluate.metrics import Items, model_level_topics
 from tealeaves.evaluate.stats import (
     COMPARISON_COLUMNS,
     PERMUTATIONS,
+    delete_d_se,
     equivalence_p,
     linearised,
     minimal_detectable_difference,
@@ -85,6 +86,23 @@ def test_regrouped_model_level_quantities_are_the_librarys_measures_of_the_subse
         for row, value in zip(subsets, found):
             expected = getattr(diversity([t for t, held in zip(topics, row) if held]), metric)
             assert value == pytest.approx(expected, abs=1e-6)
+
+
+def test_the_delete_d_jackknife_of_a_mean_is_its_standard_error():
+    """Over all subsets the delete-d variance of a mean is s²/K exactly (Shao and Wu 1989); over
+    20,000 random subsets of K - d = 6 of 11 values it is within 5% of it (the variance estimate's
+    relative MC SE is about 1%), from the stream it is given."""
+    x = np.random.default_rng(6).gamma(2.0, size=11)
+    drawn = []
+
+    def mean(kept: np.ndarray) -> np.ndarray:
+        drawn.append(kept)
+        return kept @ x / kept.sum(axis=1)
+
+    se = delete_d_se(mean, 11, np.random.default_rng(7), subsets=20_000)
+    assert se == pytest.approx(x.std(ddof=1) / np.sqrt(11), rel=0.05)
+    assert (drawn[0].sum(axis=1) == 6).all() and len({row.tobytes() for row in drawn[0]}) == 462  # C(11, 5)
+    assert delete_d_se(mean, 11, np.random.default_rng(7), subsets=20_000) == se
 
 
 def test_the_randomisation_test_ranks_the_observed_split_among_random_regroupings():

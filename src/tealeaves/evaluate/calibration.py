@@ -17,9 +17,9 @@ of them of the target. The simulated data, one plan each:
   :math:`-7 + \\delta`;
 - model-level (``"jackknife"``): a model's K topics are each 25 words drawn without replacement
   from a Zipf(``exponent``) vocabulary of 1,000 words, so popular words recur across topics;
-  the quantity is topic uniqueness over the top 10 words (with its leave-one-topic-out values from
-  :func:`tealeaves.evaluate.metrics.leave_one_topic_out`), tested by the randomisation test
-  (:func:`tealeaves.evaluate.stats.randomisation`); its true value at K topics is estimated by the
+  the quantity is topic uniqueness over the top 10 words, tested by the randomisation test
+  (:func:`tealeaves.evaluate.stats.randomisation`), its interval the delete-d jackknife's
+  (:func:`tealeaves.evaluate.stats.delete_d_se`); its true value at K topics is estimated by the
   mean over ``truth_replicates`` further models.
 
 Used by ``tests/evaluate/test_calibration.py`` (small) and ``benchmarks/calibration_verdicts.py`` (large).
@@ -33,14 +33,16 @@ import numpy as np
 from scipy import stats as sps
 
 from tealeaves.display import t_interval
-from tealeaves.evaluate.metrics import Items, leave_one_topic_out, model_level_topics
+from tealeaves.evaluate.metrics import Items, model_level_topics
 from tealeaves.evaluate.stats import (
     CONFIDENCE,
+    SUBSETS,
+    delete_d_se,
     interval,
-    jackknife_se,
     paired_bootstrap,
     paired_t,
     randomisation,
+    regrouped,
     welch,
 )
 from tealeaves.rng import family_generator
@@ -126,14 +128,6 @@ def zipf_topics(rng: np.random.Generator, k: int, exponent: float = 1.0) -> list
     return [[f"w{i}" for i in row] for row in top]
 
 
-def uniqueness(topics: list[list[str]]) -> tuple[float, np.ndarray]:
-    """Topic uniqueness (top 10) of a topic list and its leave-one-topic-out values."""
-    from tealeaves.coherence import topic_uniqueness
-
-    loo = leave_one_topic_out(topics, 25, 10, 0.9)["topic_uniqueness"]
-    return float(topic_uniqueness(topics, 10).mean()), loo
-
-
 def rejection(plan: str, k: int, replicates: int, seed: int, shift: float = 0.0, **options) -> Calibration:
     """How often the plan's test rejects at 5% over ``replicates`` simulated pairs of models.
 
@@ -168,7 +162,9 @@ def coverage(plan: str, k: int, replicates: int, seed: int, *, boot: int = 500, 
 
     ``"independent"``: the t interval of the mean over ``k`` topics; ``"paired"``: the bootstrap
     percentile interval of the ratio over ``k`` documents (``boot`` resamples); ``"jackknife"``:
-    the jackknife t interval of topic uniqueness at ``k`` topics, against its mean over
+    the delete-d jackknife t interval of topic uniqueness at ``k`` topics (as
+    :func:`tealeaves.evaluate.stats.per_model_table` computes it: ``options["subsets"]`` random
+    subsets, default :data:`tealeaves.evaluate.stats.SUBSETS`), against its mean over
     ``options["truth_replicates"]`` (default 2,000) further simulated models.
     """
     rng = family_generator(seed, f"calibration coverage {plan} {k}")
@@ -189,8 +185,10 @@ def coverage(plan: str, k: int, replicates: int, seed: int, *, boot: int = 500, 
             x = topic_values(rng, k, 0.0, kind)
             low, high = t_interval(float(x.mean()), float(x.std(ddof=1) / np.sqrt(k)), k - 1.0)
         else:
-            value, loo = uniqueness(zipf_topics(rng, k))
-            low, high = t_interval(value, jackknife_se(loo), k - 1.0)
+            quantity = regrouped("topic_uniqueness", model_level_topics(zipf_topics(rng, k), 25, 10, 0.9))
+            value = float(quantity(np.ones((1, k), dtype=bool))[0])
+            se = delete_d_se(quantity, k, rng, int(options.get("subsets", SUBSETS)))
+            low, high = t_interval(value, se, k - 1.0)
         hits += low <= truth <= high
     name = f"{plan} ({kind})" if plan == "independent" else plan
     return Calibration(f"{CONFIDENCE:.0%} interval coverage", name, k, replicates, hits / replicates, CONFIDENCE)

@@ -66,7 +66,7 @@ class Measured:
     scalars: dict[str, float] = field(default_factory=dict)
     flags: dict[int, list[str]] = field(default_factory=dict)  # topic -> notes for its card
     jackknife: dict[str, np.ndarray] = field(default_factory=dict)  # scalar -> its leave-one-topic-out values
-    topics: dict[str, Any] = field(default_factory=dict)  # top words and settings: the randomisation test's input
+    topics: dict[str, Any] = field(default_factory=dict)  # top words and settings: input of the test and interval
 
     def flag(self, topic: int, note: str) -> None:
         self.flags.setdefault(int(topic), []).append(note)
@@ -208,7 +208,8 @@ def model_level_topics(
     model: TopicModel | Topics | list[list[str]], diversity_topn: int, uniqueness_topn: int, rbo_p: float
 ) -> dict[str, Any]:
     """The top words of every topic and the settings of the model-level quantities: what
-    :func:`tealeaves.evaluate.stats.randomisation` regroups to recompute them."""
+    :func:`tealeaves.evaluate.stats.randomisation` regroups and the per-model interval
+    (:func:`tealeaves.evaluate.stats.delete_d_se`) subsets to recompute them."""
     from tealeaves.models import as_topics
 
     words = as_topics(model, max(diversity_topn, uniqueness_topn)).words
@@ -221,8 +222,9 @@ def leave_one_topic_out(
 ) -> dict[str, np.ndarray]:
     """Topic uniqueness, topic diversity and inverted RBO of the model without topic j, for every j.
 
-    The jackknife's input (:func:`tealeaves.evaluate.stats.jackknife_se`): each is a function of
-    all topics together, so a topic's share cannot be resampled on its own. With :math:`c_w` the
+    The input of the comparisons' jackknife (:func:`tealeaves.evaluate.stats.jackknife_contrast`;
+    a model's own interval is the delete-d jackknife's, :func:`tealeaves.evaluate.stats.delete_d_se`):
+    each is a function of all topics together, so a topic's share cannot be resampled on its own. With :math:`c_w` the
     number of topics whose top-N words hold ``w`` and :math:`u_{jw}` whether topic j's do,
     topic uniqueness without j is :math:`\\frac1{K-1} \\sum_{i \\ne j} \\frac1N \\sum_{w \\in i}
     1/(c_w - u_{jw})` (Nan et al. 2019); topic diversity without j drops the words only j has
