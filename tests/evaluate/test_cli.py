@@ -16,7 +16,7 @@ def invoke(*args):
     return runner.invoke(app, [str(a) for a in args])
 
 
-def write_config(planted, path, *extra):
+def write_config(planted, path, *extra, models=(("lda", 'path = "lda"'), ("random", 'path = "random.txt"'))):
     lines = [
         "seed = 0",
         "bootstrap = 200",
@@ -27,12 +27,7 @@ def write_config(planted, path, *extra):
         "predictive = false",
         "wi-auto = false",
         *extra,
-        "[[models]]",
-        'name = "lda"',
-        'path = "lda"',
-        "[[models]]",
-        'name = "random"',
-        'path = "random.txt"',
+        *(line for name, source in models for line in ("[[models]]", f'name = "{name}"', source)),
     ]
     path.write_text("\n".join(lines) + "\n")
     return path
@@ -67,23 +62,8 @@ def test_bad_input_exits_2(planted, tmp_path):
 
 
 def test_several_runs_per_model_print_the_models_and_their_scope(planted, tmp_path):
-    lines = [
-        "bootstrap = 200",
-        "[corpora]",
-        'heldout = "heldout"',
-        "[metrics]",
-        "likelihood = false",
-        "predictive = false",
-        "wi-auto = false",
-        "[[models]]",
-        'name = "lda"',
-        'runs = ["lda", "lda2"]',
-        "[[models]]",
-        'name = "random"',
-        'runs = ["random.txt", "random.txt"]',
-    ]
-    config = planted / "runs.toml"
-    config.write_text("\n".join(lines) + "\n")
+    runs = (("lda", 'runs = ["lda", "lda2"]'), ("random", 'runs = ["random.txt", "random.txt"]'))
+    config = write_config(planted, planted / "runs.toml", models=runs)
     result = invoke("evaluate", config, "--out", tmp_path / "run")
     assert result.exit_code == 0, result.output
     assert "Each model is 2 trained runs" in result.stdout and "lda better than random by " in result.stdout
