@@ -45,13 +45,23 @@ def returns_nothing(obj) -> bool:
     return annotation in (None, "None")
 
 
-def problems_of(module: str, name: str) -> list[str]:
+def resolve(module: str, name: str):
+    """The object ``module.name`` names: an attribute, or a submodule not imported yet."""
     obj = importlib.import_module(module)
     for part in name.split("."):
+        if not hasattr(obj, part):
+            importlib.import_module(f"{obj.__name__}.{part}")
         obj = getattr(obj, part)
+    return obj
+
+
+def problems_of(module: str, name: str) -> list[str]:
+    obj = resolve(module, name)
     label = f"{module}.{name}"
     if not (obj.__doc__ or "").strip():
         return [f"{label}: no docstring"]
+    if inspect.ismodule(obj):  # a module's page lists its functions, which carry the examples
+        return []
     problems = []
     is_class = inspect.isclass(obj)
     parsed = ClassDoc(obj, config={"show_class_members": False}) if is_class else FunctionDoc(obj)
@@ -59,9 +69,7 @@ def problems_of(module: str, name: str) -> list[str]:
         if not (parsed["Parameters"] or parsed["Attributes"]) and not issubclass(obj, BaseException):
             problems.append(f"{label}: no Parameters or Attributes section")
     elif callable(obj):
-        takes = [
-            p for p in inspect.signature(obj).parameters.values() if p.name not in ("self", "cls")
-        ]
+        takes = [p for p in inspect.signature(obj).parameters.values() if p.name not in ("self", "cls")]
         if takes and not parsed["Parameters"]:
             problems.append(f"{label}: no Parameters section")
         if not returns_nothing(obj) and not (parsed["Returns"] or parsed["Yields"]):
