@@ -71,6 +71,9 @@ html_theme_options = {
     "footer_end": ["sphinx-version"],
 }
 html_show_sourcelink = False
+# the theme reads the colour mode from localStorage; on a first visit (empty storage) it falls
+# back to this value, and without it logs "Got invalid theme mode" as a console error
+html_context = {"default_mode": "auto"}
 html_last_updated_fmt = None
 
 # matplotlib draws in files, never in a window, while the gallery runs
