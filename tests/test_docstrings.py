@@ -13,10 +13,12 @@ import doctest
 import importlib
 import inspect
 import re
+import sys
 from pathlib import Path
 
 import pytest
 from numpydoc.docscrape import ClassDoc, FunctionDoc
+from sphinx.pycode import ModuleAnalyzer
 
 API = Path(__file__).resolve().parents[1] / "docs" / "api"
 PAGES = sorted(page.stem for page in API.glob("*.rst") if page.stem != "index")
@@ -55,9 +57,25 @@ def resolve(module: str, name: str):
     return obj
 
 
+def constant_doc(module: str, name: str, obj) -> str:
+    """The docstring after the assignment of the constant ``module.name`` (or its ``#:`` comment), read
+    as autodoc reads it, in ``module`` or the submodule that defines it (a constant has no ``__doc__``)."""
+    path, _, attr = name.rpartition(".")
+    listed = f"{module}.{path}" if path else module
+    owners = [m for m in sorted(sys.modules) if m == listed or m.startswith(f"{listed}.")]
+    for owner in owners:
+        if getattr(sys.modules[owner], attr, None) is obj:
+            lines = ModuleAnalyzer.for_module(owner).find_attr_docs().get(("", attr))
+            if lines:
+                return "\n".join(lines)
+    return ""
+
+
 def problems_of(module: str, name: str) -> list[str]:
     obj = resolve(module, name)
     label = f"{module}.{name}"
+    if not (inspect.ismodule(obj) or inspect.isclass(obj) or callable(obj)):  # a constant: its value shows it
+        return [] if constant_doc(module, name, obj).strip() else [f"{label}: no docstring after its assignment"]
     if not (obj.__doc__ or "").strip():
         return [f"{label}: no docstring"]
     if inspect.ismodule(obj):  # a module's page lists its functions, which carry the examples
