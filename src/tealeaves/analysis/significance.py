@@ -33,7 +33,30 @@ Alternative = Literal["greater", "smaller"]
 
 @dataclass(frozen=True)
 class TestResult(Result):
-    """A test statistic and its one-tailed p-value (arrays when the inputs were batched)."""
+    """A test statistic and its one-tailed p-value (arrays when the inputs were batched).
+
+    Attributes
+    ----------
+    test : str
+        The test's name (``"two-proportion z"``, ``"Student t"``, ``"Mann-Whitney U"``,
+        ``"Welch t"``).
+    alternative : str
+        ``"greater"`` or ``"smaller"`` (one-tailed), or ``"two-sided"``.
+    statistic : float or ndarray
+        z, t or :math:`U_a`; an array of the leading shape when the inputs were batched.
+    pvalue : float or ndarray
+        The p-value, of the same shape as ``statistic``.
+
+    Examples
+    --------
+    >>> from tealeaves.analysis import t_test
+    >>> result = t_test([0.12, 0.15, 0.11, 0.14], [0.08, 0.10, 0.09, 0.12])
+    >>> result
+    TestResult(test=Student t, alternative=greater, statistic=2.6, pvalue=p = 0.0203)
+    >>> result.to_frame()
+       statistic    pvalue       test alternative
+    0        2.6  0.020331  Student t     greater
+    """
 
     test: str
     alternative: str
@@ -69,6 +92,36 @@ def proportion_test(
     with :math:`\\hat p = c / n`; the one-tailed p-value is ``P(Z > z)`` for ``greater`` and
     ``P(Z < z)`` for ``smaller``. Equals ``statsmodels.stats.proportion.proportions_ztest(
     [c_a, c_b], [n_a, n_b], value=v, alternative="larger"|"smaller")``.
+
+    Parameters
+    ----------
+    count_a, nobs_a, count_b, nobs_b : int or array-like
+        Successes (correct answers) and trials of models a and b; arrays broadcast, so many
+        tests run at once.
+    alternative : {"greater", "smaller"}, optional
+        ``greater`` tests :math:`p_a - p_b > v`, ``smaller`` tests :math:`p_a - p_b < v`.
+    value : float, optional
+        The difference :math:`v` under the null hypothesis (0: equal proportions).
+
+    Returns
+    -------
+    TestResult
+        ``statistic`` is z.
+
+    Raises
+    ------
+    InputError
+        When a group has no observation.
+
+    Examples
+    --------
+    Model a's intruders were found 30 times in 40, model b's 20 times in 40: pooled
+    :math:`\\bar p = 0.625`, :math:`z = 0.25 / \\sqrt{0.625 \\cdot 0.375 \\cdot 0.05} = 2.309`.
+
+    >>> from tealeaves.analysis import proportion_test
+    >>> result = proportion_test(30, 40, 20, 40)
+    >>> round(result.statistic, 4), round(result.pvalue, 4)
+    (2.3094, 0.0105)
     """
     ca, na, cb, nb = (np.asarray(v, dtype=np.float64) for v in (count_a, nobs_a, count_b, nobs_b))
     if np.any(na <= 0) or np.any(nb <= 0):
@@ -87,6 +140,36 @@ def t_test(a, b, alternative: Alternative = "greater", value: float = 0.0) -> Te
 
     with :math:`n_a + n_b - 2` degrees of freedom. Equals ``scipy.stats.ttest_ind(a - v, b,
     alternative="greater"|"less")`` (and statsmodels' ``ttest_ind(a, b, value=v)``).
+
+    Parameters
+    ----------
+    a, b : array-like of shape (..., n_a) and (..., n_b)
+        The two groups' values (per-topic scores of two models) along the last axis; leading
+        axes broadcast (batched tests).
+    alternative : {"greater", "smaller"}, optional
+        ``greater`` tests :math:`\\mu_a - \\mu_b > v`, ``smaller`` tests :math:`\\mu_a - \\mu_b < v`.
+    value : float, optional
+        The difference :math:`v` under the null hypothesis.
+
+    Returns
+    -------
+    TestResult
+        ``statistic`` is t.
+
+    Raises
+    ------
+    InputError
+        When a group has fewer than two values.
+
+    Examples
+    --------
+    Means 0.13 and 0.0975, pooled variance 0.0003125, so
+    :math:`t = 0.0325 / \\sqrt{0.000313 \\cdot 0.5} = 2.6` with 6 degrees of freedom.
+
+    >>> from tealeaves.analysis import t_test
+    >>> result = t_test([0.12, 0.15, 0.11, 0.14], [0.08, 0.10, 0.09, 0.12])
+    >>> round(result.statistic, 4), round(result.pvalue, 4)
+    (2.6, 0.0203)
     """
     a = np.asarray(a, dtype=np.float64)
     b = np.asarray(b, dtype=np.float64)
@@ -128,6 +211,29 @@ def mann_whitney_counts(counts_a, counts_b, alternative: Alternative = "greater"
 
     where :math:`t_j = a_j + b_j`. Equals ``scipy.stats.mannwhitneyu(x, y, method="asymptotic")``
     on the expanded responses; the count form makes simulations over many samples cheap.
+
+    Parameters
+    ----------
+    counts_a, counts_b : array-like of shape (..., C)
+        Responses per category, from the lowest to the highest, of each group; leading axes
+        broadcast (batched tests).
+    alternative : {"greater", "smaller"}, optional
+        Whether a's responses tend to be higher (``greater``) or lower than b's.
+
+    Returns
+    -------
+    TestResult
+        ``statistic`` is :math:`U_a`.
+
+    Examples
+    --------
+    Ratings 1-3: model a got 1, 2 and 5 of them, model b 4, 3 and 1, so
+    :math:`U_a = 1 \\cdot 2 + 2 \\cdot (4 + 1.5) + 5 \\cdot (7 + 0.5) = 50.5`.
+
+    >>> from tealeaves.analysis import mann_whitney_counts
+    >>> result = mann_whitney_counts([1, 2, 5], [4, 3, 1])
+    >>> float(result.statistic), round(result.pvalue, 4)
+    (50.5, 0.0225)
     """
     a = np.asarray(counts_a, dtype=np.float64)
     b = np.asarray(counts_b, dtype=np.float64)
@@ -148,6 +254,35 @@ def mann_whitney(a, b, alternative: Alternative = "greater", levels=None) -> Tes
 
     Responses are tallied over their ``levels`` (default: the sorted distinct values of both)
     and passed to :func:`mann_whitney_counts`; the statistic is :math:`U_a`.
+
+    Parameters
+    ----------
+    a, b : array-like
+        The two groups' ordinal responses (flattened).
+    alternative : {"greater", "smaller"}, optional
+        Whether a's responses tend to be higher (``greater``) or lower than b's.
+    levels : array-like, optional
+        The response scale, low to high (default: the distinct values seen).
+
+    Returns
+    -------
+    TestResult
+        ``statistic`` is :math:`U_a`.
+
+    Raises
+    ------
+    InputError
+        When a group is empty.
+
+    Examples
+    --------
+    The same responses as :func:`mann_whitney_counts`' example, one per rating; equals
+    ``scipy.stats.mannwhitneyu(a, b, method="asymptotic", alternative="greater")``.
+
+    >>> from tealeaves.analysis import mann_whitney
+    >>> result = mann_whitney([3, 3, 2, 3, 1, 3, 2, 3], [1, 2, 1, 1, 3, 2, 1, 2])
+    >>> float(result.statistic), round(result.pvalue, 4)
+    (50.5, 0.0225)
     """
     a = np.asarray(a, dtype=np.float64).ravel()
     b = np.asarray(b, dtype=np.float64).ravel()
@@ -168,6 +303,31 @@ def welch_test(a, b) -> TestResult:
     equal_var=False)``. The unit is whatever ``a`` and ``b`` hold one value of (the topics of two
     models, when comparing models on per-topic scores). Two groups without any variation have
     no standard error: their p-value is NaN (untestable), never 0.
+
+    Parameters
+    ----------
+    a, b : array-like of shape (..., n_a) and (..., n_b)
+        The two groups' values along the last axis (at least two each); leading axes
+        broadcast.
+
+    Returns
+    -------
+    TestResult
+        ``statistic`` is t, ``alternative`` is ``"two-sided"``.
+
+    Raises
+    ------
+    InputError
+        When a group has fewer than two values.
+
+    Examples
+    --------
+    >>> from tealeaves.analysis import welch_test
+    >>> result = welch_test([0.12, 0.15, 0.11, 0.14], [0.08, 0.10, 0.09, 0.12, 0.02])
+    >>> round(result.statistic, 4), round(result.pvalue, 4)
+    (2.5044, 0.0462)
+    >>> welch_test([0.1, 0.1], [0.2, 0.2]).pvalue  # no variation: untestable
+    nan
     """
     a = np.asarray(a, dtype=np.float64)
     b = np.asarray(b, dtype=np.float64)
@@ -197,6 +357,25 @@ def holm(pvalues) -> np.ndarray:
     :math:`\\tilde p_{(i)} = \\max_{j \\le i} \\min(1, (m - j + 1) p_{(j)})`. NaN p-values (untestable
     comparisons) stay NaN and do not count in :math:`m`. Equals
     ``statsmodels.stats.multitest.multipletests(p, method="holm")[1]`` on the finite values.
+
+    Parameters
+    ----------
+    pvalues : array-like of float
+        The family's p-values; NaN for an untestable comparison.
+
+    Returns
+    -------
+    ndarray
+        The adjusted p-values, in the order given.
+
+    Examples
+    --------
+    Three finite p-values (m = 3): 0.01 · 3 = 0.03, then max(0.03, 0.03 · 2) = 0.06, then
+    max(0.06, 0.04 · 1) = 0.06.
+
+    >>> from tealeaves.analysis import holm
+    >>> holm([0.01, 0.04, 0.03, float("nan")]).round(4).tolist()
+    [0.03, 0.06, 0.06, nan]
     """
     p = np.asarray(pvalues, dtype=np.float64)
     out = np.full(p.shape, np.nan)
@@ -216,6 +395,37 @@ def minimal_detectable_difference(se, df=np.inf, alpha: float = 0.05, power: flo
     with :math:`q` the quantiles of Student's t with ``df`` degrees of freedom (the normal when
     infinite). Under Holm over :math:`m` comparisons, pass ``alpha / m``: the level the first
     step uses, so a difference this large is found whatever the other p-values are.
+
+    Parameters
+    ----------
+    se : float or array-like
+        The standard error of the difference.
+    df : float or array-like, optional
+        Degrees of freedom (default infinite: the normal).
+    alpha : float, optional
+        The two-sided level.
+    power : float, optional
+        The probability of detecting the difference.
+
+    Returns
+    -------
+    float or ndarray
+        :math:`\\delta`, of the shape of ``se``.
+
+    Raises
+    ------
+    InputError
+        When ``alpha`` or ``power`` is outside (0, 1).
+
+    Examples
+    --------
+    At the 5% level with 80% power, (1.96 + 0.8416) standard errors:
+
+    >>> from tealeaves.analysis import minimal_detectable_difference
+    >>> round(minimal_detectable_difference(0.01), 4)
+    0.028
+    >>> round(minimal_detectable_difference(0.01, df=38), 4)
+    0.0288
     """
     if not 0 < alpha < 1 or not 0 < power < 1:
         raise InputError("alpha and power must lie in (0, 1)")
