@@ -39,7 +39,20 @@ def cache_root() -> Path:
 
 
 def tealeaves_version() -> str:
-    """The tealeaves version (``tealeaves.__version__``, the one version source)."""
+    """The tealeaves version (``tealeaves.__version__``, the one version source).
+
+    Returns
+    -------
+    str
+        The installed version, as every manifest records it.
+
+    Examples
+    --------
+    >>> import tealeaves
+    >>> from tealeaves.artifacts import tealeaves_version
+    >>> tealeaves_version() == tealeaves.__version__
+    True
+    """
     from tealeaves import __version__
 
     return __version__
@@ -48,8 +61,29 @@ def tealeaves_version() -> str:
 def new_manifest(kind: str, **fields: Any) -> dict[str, Any]:
     """A manifest for an artifact of ``kind`` with provenance filled in.
 
-    ``fields`` (config, inputs, seed, stats, ...) are stored as given; they must be JSON-safe
-    (see :func:`json_safe`).
+    Parameters
+    ----------
+    kind : str
+        The artifact kind (``"corpus"``, ``"topic-model"``, ``"ref-index"``, ...), which
+        :func:`read_manifest` checks.
+    **fields
+        Config, inputs, seed, stats, ... stored as given after :func:`json_safe` (numpy values
+        become plain JSON types, non-finite floats ``None``).
+
+    Returns
+    -------
+    dict
+        ``kind``, ``tealeaves_version``, ``created`` (UTC, ISO 8601), ``python`` and ``fields``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from tealeaves.artifacts import new_manifest
+    >>> manifest = new_manifest("corpus", seed=0, stats={"documents": np.int64(3), "ratio": np.nan})
+    >>> manifest["kind"], manifest["seed"], manifest["stats"]
+    ('corpus', 0, {'documents': 3, 'ratio': None})
+    >>> sorted(manifest)
+    ['created', 'kind', 'python', 'seed', 'stats', 'tealeaves_version']
     """
     manifest: dict[str, Any] = {
         "kind": kind,
@@ -65,6 +99,26 @@ def json_safe(value: Any) -> Any:
     """Convert numpy scalars/arrays, paths, tuples and sets to plain JSON types.
 
     Non-finite floats become ``None`` so that no NaN or infinity is written silently.
+
+    Parameters
+    ----------
+    value : object
+        A value, possibly nested in dicts, lists, tuples and sets; dict keys become strings.
+
+    Returns
+    -------
+    object
+        The same value made of dicts, lists, str, int, float, bool and None.
+
+    Examples
+    --------
+    >>> from pathlib import Path
+    >>> import numpy as np
+    >>> from tealeaves.artifacts import json_safe
+    >>> json_safe({"phi": np.array([0.5, 0.5]), "k": np.int64(2), "nan": float("nan"), "out": Path("runs/a")})
+    {'phi': [0.5, 0.5], 'k': 2, 'nan': None, 'out': 'runs/a'}
+    >>> json_safe({1: (np.float32(0.25), float("inf"))})
+    {'1': [0.25, None]}
     """
     if isinstance(value, dict):
         return {str(k): json_safe(v) for k, v in value.items()}
@@ -87,7 +141,40 @@ def write_json(path: Path, data: Any) -> None:
 
 
 def read_manifest(folder: str | os.PathLike[str], kind: str | None = None) -> dict[str, Any]:
-    """Read ``folder/manifest.json``; check its ``kind`` when one is expected."""
+    """Read ``folder/manifest.json``; check its ``kind`` when one is expected.
+
+    Parameters
+    ----------
+    folder : str or path
+        An artifact folder.
+    kind : str, optional
+        The artifact kind expected (``"corpus"``, ``"topic-model"``, ...); any kind when omitted.
+
+    Returns
+    -------
+    dict
+        The manifest.
+
+    Raises
+    ------
+    ArtifactError
+        When the folder does not exist, has no valid ``manifest.json`` or holds another kind.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> from tealeaves.artifacts import new_manifest, read_manifest, write_artifact, write_json
+    >>> tmp = tempfile.TemporaryDirectory()
+    >>> out = write_artifact(Path(tmp.name) / "a", lambda f: write_json(f / "manifest.json", new_manifest("corpus")))
+    >>> read_manifest(out, "corpus")["kind"]
+    'corpus'
+    >>> read_manifest(out, "topic-model")
+    Traceback (most recent call last):
+    ...
+    tealeaves.errors.ArtifactError: ... holds a 'corpus' artifact, not a 'topic-model'; pass a topic-model folder
+    >>> tmp.cleanup()
+    """
     folder = Path(folder)
     path = folder / MANIFEST
     if not folder.is_dir():
@@ -128,7 +215,38 @@ def arrays_sha256(*arrays: np.ndarray, texts: tuple[str, ...] = ()) -> str:
 
 
 def check_writable(out: str | os.PathLike[str], force: bool = False) -> Path:
-    """Refuse an existing output folder unless ``force``; return the target as a Path."""
+    """Refuse an existing output folder unless ``force``; return the target as a Path.
+
+    Parameters
+    ----------
+    out : str or path
+        The output folder an artifact is about to be written to.
+    force : bool, default False
+        Accept an existing folder (to be replaced); a file in its place is refused anyway.
+
+    Returns
+    -------
+    Path
+        ``out``.
+
+    Raises
+    ------
+    ArtifactError
+        When ``out`` exists and ``force`` is not given, or when it is not a folder.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from tealeaves.artifacts import check_writable
+    >>> tmp = tempfile.TemporaryDirectory()
+    >>> check_writable(tmp.name, force=True).is_dir()
+    True
+    >>> check_writable(tmp.name)
+    Traceback (most recent call last):
+    ...
+    tealeaves.errors.ArtifactError: output ... already exists; choose another path or pass --force to replace it
+    >>> tmp.cleanup()
+    """
     out = Path(out)
     if out.exists() and not force:
         raise ArtifactError(f"output {out} already exists; choose another path or pass --force to replace it")
@@ -143,6 +261,39 @@ def atomic_folder(out: str | os.PathLike[str], force: bool = False) -> Iterator[
 
     On any exception the temporary folder is removed and ``out`` is left as it was.
     With ``force`` an existing ``out`` is replaced only after the new one is complete.
+
+    Parameters
+    ----------
+    out : str or path
+        The artifact folder to create (:func:`check_writable` checks it first).
+    force : bool, default False
+        Replace an existing ``out``.
+
+    Yields
+    ------
+    Path
+        The temporary folder to write the artifact's files into.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> from tealeaves.artifacts import atomic_folder
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     out = Path(tmp) / "model"
+    ...     with atomic_folder(out) as folder:
+    ...         _ = (folder / "vocab.txt").write_text("tax")
+    ...         print(out.exists())  # not yet: the files are beside it
+    ...     print(sorted(p.name for p in out.iterdir()))
+    ...     try:
+    ...         with atomic_folder(out, force=True) as folder:
+    ...             raise RuntimeError("training failed")
+    ...     except RuntimeError:
+    ...         pass
+    ...     print(sorted(p.name for p in Path(tmp).iterdir()))  # the old folder is kept, nothing else
+    False
+    ['vocab.txt']
+    ['model']
     """
     out = check_writable(out, force)
     out.parent.mkdir(parents=True, exist_ok=True)
@@ -167,6 +318,31 @@ def atomic_file(path: str | os.PathLike[str]) -> Iterator[Path]:
 
     On any exception the temporary file is removed and ``path`` is left as it was. The name is
     unique to the writer (process id and a random suffix), so concurrent writers never share it.
+
+    Parameters
+    ----------
+    path : str or path
+        The file to write; its folder must exist.
+
+    Yields
+    ------
+    Path
+        The temporary name to write to (the file does not exist yet).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> from tealeaves.artifacts import atomic_file
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     path = Path(tmp) / "result.json"
+    ...     _ = path.write_text("old")
+    ...     with atomic_file(path) as part:
+    ...         _ = part.write_text("new")
+    ...         print(path.read_text())  # readers still see the old file
+    ...     print(path.read_text(), [p.name for p in Path(tmp).iterdir()])
+    old
+    new ['result.json']
     """
     path = Path(path)
     tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}-{os.urandom(4).hex()}")
@@ -178,7 +354,33 @@ def atomic_file(path: str | os.PathLike[str]) -> Iterator[Path]:
 
 
 def write_artifact(out: str | os.PathLike[str], write: Callable[[Path], None], force: bool = False) -> Path:
-    """Call ``write(tmp_folder)`` and move the finished folder to ``out`` atomically."""
+    """Call ``write(tmp_folder)`` and move the finished folder to ``out`` atomically.
+
+    Parameters
+    ----------
+    out : str or path
+        The artifact folder to create.
+    write : callable
+        ``write(folder)`` writes the artifact's files into a temporary folder (see
+        :func:`atomic_folder`).
+    force : bool, default False
+        Replace an existing ``out``.
+
+    Returns
+    -------
+    Path
+        ``out``.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> from tealeaves.artifacts import new_manifest, read_manifest, write_artifact, write_json
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     out = write_artifact(Path(tmp) / "run", lambda f: write_json(f / "manifest.json", new_manifest("run")))
+    ...     print(out.name, read_manifest(out)["kind"])
+    run run
+    """
     with atomic_folder(out, force=force) as tmp:
         write(tmp)
     return Path(out)
