@@ -46,7 +46,32 @@ def _correlate(x: np.ndarray, y: np.ndarray, method: Method) -> float:
 
 @dataclass(frozen=True)
 class OneVsRest(Result):
-    """Mean one-vs-rest correlation with the per-annotator values it averages."""
+    """Mean one-vs-rest correlation with the per-annotator values it averages.
+
+    Attributes
+    ----------
+    method : str
+        ``"spearman"`` or ``"pearson"``.
+    unit : str
+        ``"annotator"`` (one correlation per annotator, averaged) or ``"response"`` (one
+        correlation over all responses).
+    value : float
+        The agreement: the mean of the per-annotator correlations, or the single correlation.
+    per_annotator : pandas.DataFrame
+        One row per annotator (``annotator``, ``items``, ``correlation``; NaN where it is
+        undefined), or one row ``"all"`` for ``unit="response"``.
+
+    Examples
+    --------
+    >>> from tealeaves.analysis import one_vs_rest
+    >>> result = one_vs_rest(["ann"] * 4 + ["bob"] * 4, [0, 1, 2, 3] * 2, [3, 2, 1, 2, 3, 3, 1, 2])
+    >>> result.per_annotator
+      annotator  items  correlation
+    0       ann      4     0.833333
+    1       bob      4     0.833333
+    >>> round(result.value, 4)  # each one's Spearman correlation with the other
+    0.8333
+    """
 
     method: str
     unit: str
@@ -68,6 +93,43 @@ def one_vs_rest(
     constant score vector (undefined correlation) are left out and reported with NaN.
     ``unit="response"``: one correlation over every response and the mean of the other responses
     to its item (Lau et al. 2014).
+
+    Parameters
+    ----------
+    annotator, item, score : array-like
+        One entry per response: who answered, which item (topic), and the score (1 = intruder
+        found, or the rating); responses with a missing score are dropped.
+    method : {"spearman", "pearson"}, optional
+        The correlation.
+    unit : {"annotator", "response"}, optional
+        Average per-annotator correlations (Hoyle et al.), or correlate every response with
+        the others' mean (Lau et al.).
+
+    Returns
+    -------
+    OneVsRest
+
+    Raises
+    ------
+    EmptyResultError
+        When no item has two responses, or no annotator has three varying scores on them.
+
+    Examples
+    --------
+    Three annotators rate four topics; each one's ratings are correlated with the mean of the
+    two others' on the same topics.
+
+    >>> from tealeaves.analysis import one_vs_rest
+    >>> annotator = ["ann"] * 4 + ["bob"] * 4 + ["cat"] * 4
+    >>> item = [0, 1, 2, 3] * 3
+    >>> rating = [3, 2, 1, 2, 3, 3, 1, 2, 2, 2, 1, 1]
+    >>> result = one_vs_rest(annotator, item, rating)
+    >>> result.per_annotator["correlation"].round(4).tolist()
+    [0.8333, 0.9487, 0.8944]
+    >>> round(result.value, 4)  # their mean
+    0.8921
+    >>> round(one_vs_rest(annotator, item, rating, method="pearson", unit="response").value, 4)
+    0.6399
     """
     frame = _frame(annotator, item, score)
     sums = frame.groupby("item")["score"].agg(["sum", "count"])
@@ -102,6 +164,34 @@ def split_half(item, score, n_splits: int = 100, seed: int | np.random.Generator
     ratings). The value is the mean over ``n_splits`` splits of the Pearson correlation between
     the two half-scores across items. The shuffles come from the ``"split-half agreement"``
     stream family under ``seed`` (:func:`tealeaves.rng.family_generator`).
+
+    Parameters
+    ----------
+    item, score : array-like
+        One entry per response: the item (topic) and its score; missing scores are dropped.
+    n_splits : int, optional
+        Random splits averaged over.
+    seed : int or numpy.random.Generator, optional
+        Seed of the shuffles.
+
+    Returns
+    -------
+    float
+        The mean Pearson correlation between the half-scores.
+
+    Raises
+    ------
+    EmptyResultError
+        With fewer than three items of two or more responses, or when every split gives
+        constant half-scores.
+
+    Examples
+    --------
+    >>> from tealeaves.analysis import split_half
+    >>> item = [0, 1, 2, 3] * 3
+    >>> rating = [3, 2, 1, 2, 3, 3, 1, 2, 2, 2, 1, 1]
+    >>> round(split_half(item, rating, n_splits=20, seed=0), 4)
+    0.7781
     """
     from tealeaves.rng import family_generator  # numba, which tealeaves.rng loads, only when drawing
 
@@ -139,6 +229,38 @@ def krippendorff_alpha(annotator, item, score, level: Literal["nominal", "ordina
     with :math:`\\delta^2_{ck} = 1(c \\ne k)` (nominal), :math:`(c-k)^2` (interval) and
     :math:`(\\sum_{g=c}^{k} n_g - (n_c + n_k)/2)^2` (ordinal). Units with a single value are not
     pairable and are ignored. An annotator's repeated answers to one unit all count.
+
+    Parameters
+    ----------
+    annotator, item, score : array-like
+        One entry per response: who answered, the unit (item) and the value; missing values
+        are dropped.
+    level : {"nominal", "ordinal", "interval"}, optional
+        The metric :math:`\\delta^2`: nominal for intrusion answers, ordinal for ratings.
+
+    Returns
+    -------
+    float
+        :math:`\\alpha`: 1 for perfect agreement, 0 for agreement at chance.
+
+    Raises
+    ------
+    EmptyResultError
+        Without pairable units or with a single distinct value.
+
+    Examples
+    --------
+    Two annotators answer three intrusion items: they agree on two (1, 1 and 0, 0) and
+    disagree on one. The coincidences are :math:`o_{00} = o_{11} = 2`, :math:`o_{01} = o_{10} = 1`,
+    so :math:`n_0 = n_1 = 3` and :math:`\\alpha = 1 - 5 \\cdot 2 / 18 = 4/9`.
+
+    >>> from tealeaves.analysis import krippendorff_alpha
+    >>> round(krippendorff_alpha(["a", "b"] * 3, [0, 0, 1, 1, 2, 2], [1, 1, 0, 0, 1, 0]), 4)
+    0.4444
+    >>> annotator = ["ann"] * 4 + ["bob"] * 4 + ["cat"] * 4
+    >>> rating = [3, 2, 1, 2, 3, 3, 1, 2, 2, 2, 1, 1]
+    >>> round(krippendorff_alpha(annotator, [0, 1, 2, 3] * 3, rating, level="ordinal"), 4)
+    0.6199
     """
     frame = _frame(annotator, item, score)
     values = np.unique(frame["score"].to_numpy())
