@@ -42,6 +42,13 @@ class Result:
     dataclass's field-by-field one; a ``__repr__`` the class writes itself is kept) and
     ``_repr_html_``, the notebook display (:mod:`tealeaves.display`).
 
+    Attributes
+    ----------
+    per_topic : ndarray, optional
+        A subclass's per-topic values: :meth:`summary` shows their number as ``topics``.
+    model_mean : float, optional
+        Their mean, which :meth:`summary` shows with its 95% t interval over the topics.
+
     Examples
     --------
     >>> from tealeaves.coherence import RefIndex, score
@@ -120,7 +127,32 @@ class Result:
 
 
 def dataframe(columns: Columns) -> pd.DataFrame:
-    """``columns`` as a pandas DataFrame, refusing in one line when pandas is not installed."""
+    """``columns`` as a pandas DataFrame, refusing in one line when pandas is not installed.
+
+    Parameters
+    ----------
+    columns : dict of str to sequence
+        Named columns of equal length.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per item.
+
+    Raises
+    ------
+    MissingDependencyError
+        When pandas is not installed (``pip install 'tealeaves[frames]'``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from tealeaves.results import dataframe
+    >>> dataframe({"topic": np.arange(2), "words": ["tax budget", "war peace"]})
+       topic       words
+    0      0  tax budget
+    1      1   war peace
+    """
     require("frames", "pandas", what="a DataFrame")
     import pandas as pd
 
@@ -135,7 +167,30 @@ def _cell(value: Any) -> Any:
 
 
 def write_csv(path: str | os.PathLike[str], columns: Columns) -> None:
-    """Write ``columns`` as a CSV file with a header row, as ``DataFrame.to_csv(index=False)`` would."""
+    """Write ``columns`` as a CSV file with a header row, as ``DataFrame.to_csv(index=False)`` would.
+
+    NaN and None are written as empty cells, everything else as ``str``.
+
+    Parameters
+    ----------
+    path : str or path
+        The CSV file.
+    columns : dict of str to sequence
+        Named columns of equal length (lists or numpy arrays).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> import numpy as np
+    >>> from tealeaves.results import write_csv
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     write_csv(Path(tmp) / "t.csv", {"topic": np.arange(2), "value": [0.5, float("nan")]})
+    ...     print((Path(tmp) / "t.csv").read_text())
+    topic,value
+    0,0.5
+    1,
+    """
     names = list(columns)
     values = [
         np.asarray(columns[n]).tolist() if isinstance(columns[n], np.ndarray) else list(columns[n]) for n in names
@@ -153,7 +208,41 @@ def write_result(result: Result, path: str | os.PathLike[str]) -> Path:
     """Write ``result`` to ``path``: ``.json`` gets :meth:`Result.to_dict`, ``.csv`` its table.
 
     The table is :meth:`Result.columns`, written without pandas, or, for a result that only
-    defines :meth:`Result.to_frame`, that frame.
+    defines :meth:`Result.to_frame`, that frame. The file is written atomically and its folder
+    created.
+
+    Parameters
+    ----------
+    result : Result
+        Any tealeaves result.
+    path : str or path
+        A ``.json`` or ``.csv`` file name.
+
+    Returns
+    -------
+    Path
+        ``path``.
+
+    Raises
+    ------
+    InputError
+        For another extension.
+
+    Examples
+    --------
+    >>> import json, tempfile
+    >>> from pathlib import Path
+    >>> from tealeaves.coherence import diversity
+    >>> from tealeaves.results import write_result
+    >>> topics = [["tax", "budget"], ["tax", "war"]]
+    >>> result = diversity(topics, diversity_topn=2, uniqueness_topn=2, filter_topn=2, overlap_topn=2)
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     print(write_result(result, Path(tmp) / "diversity.csv").read_text())
+    ...     print(json.loads(write_result(result, Path(tmp) / "diversity.json").read_text())["topic_diversity"])
+    topic,uniqueness,duplicate_of,shares_top_words_with
+    0,0.75,,1
+    1,0.75,,0
+    0.75
     """
     path = Path(path)
     suffix = path.suffix.lower()
