@@ -45,7 +45,24 @@ DEMO_MODULES = tuple(dict.fromkeys(m for extra in ("prepare", "train", "study", 
 
 
 def installed(module: str) -> bool:
-    """Whether ``module`` (a top-level name) can be imported, without importing it."""
+    """Whether ``module`` (a top-level name) can be imported, without importing it.
+
+    Parameters
+    ----------
+    module : str
+        A top-level module name (``"pandas"``).
+
+    Returns
+    -------
+    bool
+        False also when a parent package fails to import or the module has no spec.
+
+    Examples
+    --------
+    >>> from tealeaves.extras import installed
+    >>> installed("numpy"), installed("no_such_module")
+    (True, False)
+    """
     try:
         return importlib.util.find_spec(module) is not None
     except (ImportError, ValueError):  # a parent that fails to import, or a module without a spec
@@ -53,7 +70,24 @@ def installed(module: str) -> bool:
 
 
 def install_hint(extra: str) -> str:
-    """``pip install 'tealeaves[EXTRA]'``."""
+    """``pip install 'tealeaves[EXTRA]'``.
+
+    Parameters
+    ----------
+    extra : str
+        A key of :data:`EXTRAS`.
+
+    Returns
+    -------
+    str
+        The command that installs it, quoted for the shell.
+
+    Examples
+    --------
+    >>> from tealeaves.extras import install_hint
+    >>> install_hint("study")
+    "pip install 'tealeaves[study]'"
+    """
     return f"pip install 'tealeaves[{extra}]'"
 
 
@@ -73,6 +107,17 @@ def require(extra: str, *modules: str, what: str | None = None) -> None:
     ------
     MissingDependencyError
         ``WHAT needs MODULES, which are not installed: pip install 'tealeaves[EXTRA]'``.
+
+    Examples
+    --------
+    Nothing happens when the modules are there; a missing one is named with the install line:
+
+    >>> from tealeaves.extras import require
+    >>> require("prepare", "numpy")
+    >>> require("frames", "no_such_module", what="this table")
+    Traceback (most recent call last):
+    ...
+    tealeaves.errors.MissingDependencyError: this table needs no_such_module, which is not installed: pip install 'tealeaves[frames]'
     """
     if extra not in EXTRAS:  # pragma: no cover - programming error
         raise KeyError(f"unknown extra {extra!r}")
