@@ -47,7 +47,27 @@ P_VALUE_NAMES = frozenset({"p", "p_value", "pvalue", "p_holm", "p_adjusted"})
 
 
 def number(value: Any) -> str:
-    """A value as every display words it: floats with four significant digits, None as ``–``."""
+    """A value as every display words it: floats with four significant digits, None as ``–``.
+
+    Parameters
+    ----------
+    value : object
+        A number (Python or numpy), a flag, None or anything else (shown as ``str``).
+
+    Returns
+    -------
+    str
+        Floats by ``format(value, ".4g")``, integers and flags as they are, None as ``–``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from tealeaves.display import number
+    >>> number(0.123456), number(np.float32(2 / 3)), number(1234567.0)
+    ('0.1235', '0.6667', '1.235e+06')
+    >>> number(np.int64(12)), number(np.bool_(True)), number(None)
+    ('12', 'True', '–')
+    """
     if value is None:
         return "–"
     if isinstance(value, (bool, np.bool_)):
@@ -60,14 +80,61 @@ def number(value: Any) -> str:
 
 
 def estimate(value: float, low: float, high: float) -> str:
-    """A value with its interval: ``0.1234 [0.1011, 0.1457]`` (the value alone when the interval is NaN)."""
+    """A value with its interval: ``0.1234 [0.1011, 0.1457]`` (the value alone when the interval is NaN).
+
+    Parameters
+    ----------
+    value : float
+        The estimate.
+    low, high : float
+        Its interval's bounds; either one non-finite shows the value alone.
+
+    Returns
+    -------
+    str
+        Each number worded by :func:`number`.
+
+    Examples
+    --------
+    >>> from tealeaves.display import estimate
+    >>> estimate(0.123449, 0.101123, 0.145678)
+    '0.1234 [0.1011, 0.1457]'
+    >>> estimate(0.5, float("nan"), float("nan"))
+    '0.5'
+    """
     if not (math.isfinite(low) and math.isfinite(high)):
         return number(value)
     return f"{number(value)} [{number(low)}, {number(high)}]"
 
 
 def t_interval(value: float, se: float, df: float) -> tuple[float, float]:
-    """:math:`\\hat\\theta \\pm t_{0.975, df}\\, se`, the report's interval (NaN without degrees of freedom)."""
+    """:math:`\\hat\\theta \\pm t_{0.975, df}\\, se`, the report's interval (NaN without degrees of freedom).
+
+    Parameters
+    ----------
+    value : float
+        The estimate :math:`\\hat\\theta`.
+    se : float
+        Its standard error.
+    df : float
+        The t distribution's degrees of freedom; none (``df <= 0``) gives a NaN interval.
+
+    Returns
+    -------
+    tuple of float
+        ``(low, high)``.
+
+    Examples
+    --------
+    With 4 degrees of freedom :math:`t_{0.975, 4} = 2.7764`, so the half-width is
+    :math:`2.7764 \\times 0.5`:
+
+    >>> from tealeaves.display import t_interval
+    >>> [round(bound, 4) for bound in t_interval(1.0, 0.5, 4)]
+    [-0.3882, 2.3882]
+    >>> t_interval(1.0, 0.5, 0)
+    (nan, nan)
+    """
     from scipy.special import stdtrit
 
     half = float(stdtrit(df, 0.975)) * se if df > 0 else math.nan
@@ -75,7 +142,32 @@ def t_interval(value: float, se: float, df: float) -> tuple[float, float]:
 
 
 def mean_interval(values: np.ndarray | Sequence[float]) -> str:
-    """The mean of the finite ``values`` with its 95% t interval, as the report shows a mean over topics."""
+    """The mean of the finite ``values`` with its 95% t interval, as the report shows a mean over topics.
+
+    The interval is :math:`\\bar x \\pm t_{0.975, n-1}\\, s / \\sqrt n` over the ``n`` finite
+    values (:func:`t_interval`); with one value the mean is shown alone, with none ``nan``.
+
+    Parameters
+    ----------
+    values : array-like of float
+        Per-topic values; NaN and infinite ones are left out.
+
+    Returns
+    -------
+    str
+        Worded by :func:`estimate`.
+
+    Examples
+    --------
+    Three values with standard deviation 0.1: the half-width is
+    :math:`t_{0.975, 2} \\times 0.1 / \\sqrt 3 = 4.303 \\times 0.05774 = 0.2484`.
+
+    >>> from tealeaves.display import mean_interval
+    >>> mean_interval([0.1, 0.2, 0.3, float("nan")])
+    '0.2 [-0.04841, 0.4484]'
+    >>> mean_interval([0.2])
+    '0.2'
+    """
     x = np.asarray(values, dtype=np.float64)
     x = x[np.isfinite(x)]
     if len(x) == 0:
@@ -88,7 +180,23 @@ def mean_interval(values: np.ndarray | Sequence[float]) -> str:
 
 
 def p_value(p: float | None) -> str:
-    """A p-value as the report and the CLI print it: ``p = 0.0123`` (three significant digits) or ``p < 0.001``."""
+    """A p-value as the report and the CLI print it: ``p = 0.0123`` (three significant digits) or ``p < 0.001``.
+
+    Parameters
+    ----------
+    p : float or None
+        The p-value; None or NaN (no test) is shown as ``–``.
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> from tealeaves.display import p_value
+    >>> p_value(0.012345), p_value(0.0004), p_value(None)
+    ('p = 0.0123', 'p < 0.001', '–')
+    """
     if p is None or not math.isfinite(p):
         return number(None)
     return "p < 0.001" if p < 0.001 else f"p = {p:.3g}"
@@ -144,7 +252,38 @@ def html(
 ) -> str:
     """A compact HTML display: ``title``, the ``summary`` values, the first rows of ``table``.
 
-    ``rows`` is the table's length in all when ``table`` holds only its first rows.
+    What every ``_repr_html_`` returns: the title, a two-column table of the summary values,
+    then the first :data:`MAX_ROWS` rows and :data:`MAX_COLUMNS` columns of ``table`` with a
+    note of how many there are in all. Every cell is escaped and worded by :func:`number`
+    (:func:`p_value` in a p-value column); there is no script and no style sheet.
+
+    Parameters
+    ----------
+    title : str
+        The display's heading (a result's class name).
+    summary : mapping of str to object
+        Named values shown first.
+    table : mapping of str to sequence, optional
+        Named columns of equal length.
+    rows : int, optional
+        The table's length in all when ``table`` holds only its first rows.
+
+    Returns
+    -------
+    str
+        An HTML fragment (a ``div``).
+
+    Examples
+    --------
+    >>> from tealeaves.display import html
+    >>> print(html("Topics", {"K": 2}, {"topic": [0, 1], "words": ["tax budget", "<war>"]}))
+    <div class='tealeaves-display'><p><strong>Topics</strong></p><table><tbody><tr><th>K</th><td>2</td></tr></tbody></table><table><thead><tr><th>topic</th><th>words</th></tr></thead><tbody><tr><td>0</td><td>tax budget</td></tr><tr><td>1</td><td>&lt;war&gt;</td></tr></tbody></table></div>
+
+    Of 500 rows, the header and the first 10 are shown, with a note:
+
+    >>> page = html("Topics", {}, {"topic": list(range(500))})
+    >>> page.count("<tr>"), page.endswith("<p><small>the first 10 of 500 rows</small></p></div>")
+    (11, True)
     """
     parts = [f"<div class='tealeaves-display'><p><strong>{escape(title)}</strong></p>"]
     if summary:
