@@ -43,8 +43,47 @@ def _as_bool(values: pd.Series, column: str) -> pd.Series:
 def read_export(path: str | os.PathLike[str]) -> pd.DataFrame:
     """Read a study export (``.csv``, ``.csv.gz`` or ``.parquet``) and check its columns and values.
 
-    Returns a DataFrame with exactly the :data:`EXPORT_COLUMNS`, numbers as numbers and
-    ``correct`` / ``is_check`` as booleans.
+    Parameters
+    ----------
+    path : str or path-like
+        The export file, as ``tealeaves study export`` writes it (CSV cells written
+        formula-safe, with a leading ``'``, are read back as they were).
+
+    Returns
+    -------
+    pandas.DataFrame
+        Exactly the :data:`~tealeaves.study.EXPORT_COLUMNS`, numbers as numbers and
+        ``correct`` / ``is_check`` as booleans (:func:`check_export`).
+
+    Raises
+    ------
+    InputError
+        When the file is missing or unreadable, or its columns or values are not an export's.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from tealeaves.analysis import check_export
+    >>> from tealeaves.study import EXPORT_COLUMNS
+    >>> rows = [  # annotator, model, topic, whether they found the intruder
+    ...     ("a1", "lda", 0, True), ("a1", "lda", 1, True), ("a1", "nmf", 0, False), ("a1", "nmf", 1, True),
+    ...     ("a2", "lda", 0, True), ("a2", "lda", 1, False), ("a2", "nmf", 0, False), ("a2", "nmf", 1, False),
+    ... ]
+    >>> frame = pd.DataFrame(rows, columns=["annotator", "model", "topic", "correct"])
+    >>> frame = frame.assign(task="word-intrusion", item_id=frame.model + "-" + frame.topic.astype(str))
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> from tealeaves.analysis import read_export
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     path = Path(folder) / "export.csv"
+    ...     frame.reindex(columns=list(EXPORT_COLUMNS)).to_csv(path, index=False)
+    ...     export = read_export(path)
+    >>> export.shape
+    (8, 22)
+    >>> export[["annotator", "model", "topic", "correct"]].head(2)
+      annotator model  topic  correct
+    0        a1   lda    0.0     True
+    1        a1   lda    1.0     True
     """
     path = Path(path)
     if not path.is_file():
@@ -67,7 +106,51 @@ def read_export(path: str | os.PathLike[str]) -> pd.DataFrame:
 
 
 def check_export(frame: pd.DataFrame, source: str = "export") -> pd.DataFrame:
-    """Validate and type a long-format responses frame (see :func:`read_export`)."""
+    """Validate and type a long-format responses frame (see :func:`read_export`).
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        One row per response, with at least the :data:`~tealeaves.study.EXPORT_COLUMNS`
+        (others are dropped).
+    source : str, optional
+        What the frame came from, for error messages.
+
+    Returns
+    -------
+    pandas.DataFrame
+        A copy with exactly the export columns: numeric columns as float, ``correct`` and
+        ``is_check`` as booleans, ids as text.
+
+    Raises
+    ------
+    InputError
+        For a missing column, a value of the wrong type, an unknown task, a rating without a
+        response or a word-intrusion answer without ``correct``.
+    EmptyResultError
+        When the frame has no row.
+
+    Examples
+    --------
+    A frame with only the columns that matter here, the others added empty:
+
+    >>> import pandas as pd
+    >>> from tealeaves.analysis import check_export
+    >>> from tealeaves.study import EXPORT_COLUMNS
+    >>> rows = [  # annotator, model, topic, whether they found the intruder
+    ...     ("a1", "lda", 0, True), ("a1", "lda", 1, True), ("a1", "nmf", 0, False), ("a1", "nmf", 1, True),
+    ...     ("a2", "lda", 0, True), ("a2", "lda", 1, False), ("a2", "nmf", 0, False), ("a2", "nmf", 1, False),
+    ... ]
+    >>> frame = pd.DataFrame(rows, columns=["annotator", "model", "topic", "correct"])
+    >>> frame = frame.assign(task="word-intrusion", item_id=frame.model + "-" + frame.topic.astype(str))
+    >>> export = check_export(frame.reindex(columns=list(EXPORT_COLUMNS)))
+    >>> export.dtypes[["topic", "correct", "is_check"]].tolist()
+    [dtype('float64'), dtype('bool'), dtype('bool')]
+    >>> check_export(frame)
+    Traceback (most recent call last):
+    ...
+    tealeaves.errors.InputError: export lacks the study export columns [...]; export it with `tealeaves study export`
+    """
     missing = [c for c in EXPORT_COLUMNS if c not in frame.columns]
     if missing:
         raise InputError(f"{source} lacks the study export columns {missing}; export it with `tealeaves study export`")
@@ -102,6 +185,39 @@ def failed_checks(responses: pd.DataFrame) -> pd.DataFrame:
     A synthetic poor-quality topic (Hoyle et al. 2021, footnote 14) is failed when it is rated in
     the top category of its scale ("very related"); an intrusion check is failed when the
     intruder is missed.
+
+    Parameters
+    ----------
+    responses : pandas.DataFrame
+        A checked export (:func:`read_export`, :func:`check_export`).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per annotator who answered a check: ``annotator``, ``checks``, ``failed``
+        (empty without checks).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from tealeaves.analysis import check_export
+    >>> from tealeaves.study import EXPORT_COLUMNS
+    >>> rows = [  # annotator, model, topic, whether they found the intruder
+    ...     ("a1", "lda", 0, True), ("a1", "lda", 1, True), ("a1", "nmf", 0, False), ("a1", "nmf", 1, True),
+    ...     ("a2", "lda", 0, True), ("a2", "lda", 1, False), ("a2", "nmf", 0, False), ("a2", "nmf", 1, False),
+    ... ]
+    >>> frame = pd.DataFrame(rows, columns=["annotator", "model", "topic", "correct"])
+    >>> frame = frame.assign(task="word-intrusion", item_id=frame.model + "-" + frame.topic.astype(str))
+    >>> checks = pd.DataFrame(  # a poor synthetic topic, rated 3 ("very related") by a2
+    ...     {"annotator": ["a1", "a2"], "item_id": "check", "model": "check", "task": "rating",
+    ...      "response": [1, 3], "scale": 3, "is_check": True}
+    ... )
+    >>> export = check_export(pd.concat([frame, checks]).reindex(columns=list(EXPORT_COLUMNS)))
+    >>> from tealeaves.analysis import failed_checks
+    >>> failed_checks(export)
+      annotator  checks  failed
+    0        a1       1       0
+    1        a2       1       1
     """
     checks = responses[responses["is_check"]]
     if checks.empty:
@@ -126,12 +242,54 @@ def select(
 
     Parameters
     ----------
-    exclude_failed_checks : drop every response of annotators whose share of failed attention
-        checks exceeds ``max_failed_share`` (see :func:`failed_checks`).
-    familiar_only : keep only responses with familiarity 1 (familiar with most of the terms),
-        Hoyle et al. 2021 Appendix A.7.
+    responses : pandas.DataFrame
+        A checked export (:func:`read_export`, :func:`check_export`).
+    exclude_failed_checks : bool, optional
+        Drop every response of annotators whose share of failed attention checks exceeds
+        ``max_failed_share`` (see :func:`failed_checks`).
+    max_failed_share : float, optional
+        The share of failed checks, in [0, 1], an annotator may have and still be kept.
+    familiar_only : bool, optional
+        Keep only responses with familiarity 1 (familiar with most of the terms), Hoyle et
+        al. 2021 Appendix A.7.
 
-    The applied filters and what they removed are recorded in ``result.attrs["filters"]``.
+    Returns
+    -------
+    pandas.DataFrame
+        The responses kept, without the check items. The applied filters and what they
+        removed are recorded in ``result.attrs["filters"]``.
+
+    Raises
+    ------
+    EmptyResultError
+        When no response is left.
+
+    Examples
+    --------
+    Annotator a2 failed the attention check: their four answers are dropped with it.
+
+    >>> import pandas as pd
+    >>> from tealeaves.analysis import check_export
+    >>> from tealeaves.study import EXPORT_COLUMNS
+    >>> rows = [  # annotator, model, topic, whether they found the intruder
+    ...     ("a1", "lda", 0, True), ("a1", "lda", 1, True), ("a1", "nmf", 0, False), ("a1", "nmf", 1, True),
+    ...     ("a2", "lda", 0, True), ("a2", "lda", 1, False), ("a2", "nmf", 0, False), ("a2", "nmf", 1, False),
+    ... ]
+    >>> frame = pd.DataFrame(rows, columns=["annotator", "model", "topic", "correct"])
+    >>> frame = frame.assign(task="word-intrusion", item_id=frame.model + "-" + frame.topic.astype(str))
+    >>> checks = pd.DataFrame(  # a poor synthetic topic, rated 3 ("very related") by a2
+    ...     {"annotator": ["a1", "a2"], "item_id": "check", "model": "check", "task": "rating",
+    ...      "response": [1, 3], "scale": 3, "is_check": True}
+    ... )
+    >>> export = check_export(pd.concat([frame, checks]).reindex(columns=list(EXPORT_COLUMNS)))
+    >>> from tealeaves.analysis import select
+    >>> kept = select(export)
+    >>> sorted(set(kept["annotator"])), len(kept)
+    (['a1'], 4)
+    >>> kept.attrs["filters"]["excluded_annotators"]
+    1
+    >>> len(select(export, exclude_failed_checks=False))
+    8
     """
     if not 0.0 <= max_failed_share <= 1.0:
         raise InputError(f"max_failed_share must lie in [0, 1], got {max_failed_share}")
