@@ -38,7 +38,35 @@ FAMILY_KEY = 0x7EA1EAF5  # first word of every purpose's spawn key
 
 
 def as_seed(seed: int | np.random.Generator) -> int:
-    """An int seed in [0, 2**63) from an int or a ``numpy.random.Generator``."""
+    """An int seed in [0, 2**63) from an int or a ``numpy.random.Generator``.
+
+    Parameters
+    ----------
+    seed : int or numpy.random.Generator
+        A non-negative int is kept; a Generator gives its next draw in [0, 2**63 - 1).
+
+    Returns
+    -------
+    int
+
+    Raises
+    ------
+    InputError
+        For a negative int, a bool or another type.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from tealeaves.rng import as_seed
+    >>> as_seed(7)
+    7
+    >>> as_seed(np.random.default_rng(0)) == as_seed(np.random.default_rng(0))
+    True
+    >>> as_seed(-1)
+    Traceback (most recent call last):
+    ...
+    tealeaves.errors.InputError: seed must be a non-negative int or a numpy Generator, got -1
+    """
     if isinstance(seed, np.random.Generator):
         return int(seed.integers(0, 2**63 - 1))
     if isinstance(seed, (int, np.integer)) and not isinstance(seed, bool) and seed >= 0:
@@ -54,6 +82,36 @@ def family_seed(seed: int | np.random.Generator, purpose: str) -> int:
     unrelated seeds; kernels then draw document ``d`` from ``stream(family_seed(seed, purpose), d)``.
     The spawn key starts with :data:`FAMILY_KEY` and is never a single integer, so it cannot
     coincide with the run keys of :func:`tealeaves.likelihood.uncertainty.run_seed`.
+
+    Parameters
+    ----------
+    seed : int or numpy.random.Generator
+        The caller's seed (:func:`as_seed`).
+    purpose : str
+        A key naming what the streams are for (``"synthetic-corpus"``), unique to one function.
+
+    Returns
+    -------
+    int
+        A seed in [0, 2**63).
+
+    Raises
+    ------
+    ValueError
+        For an empty ``purpose``.
+
+    Examples
+    --------
+    The same seed and purpose always give the same family; another purpose or another seed an
+    unrelated one:
+
+    >>> from tealeaves.rng import family_seed
+    >>> family_seed(0, "synthetic") == family_seed(0, "synthetic")
+    True
+    >>> len({family_seed(0, "synthetic"), family_seed(0, "importance"), family_seed(1, "synthetic")})
+    3
+    >>> 0 <= family_seed(0, "synthetic") < 2**63
+    True
     """
     if not purpose:
         raise ValueError("a stream family needs a non-empty purpose")
@@ -62,13 +120,53 @@ def family_seed(seed: int | np.random.Generator, purpose: str) -> int:
 
 
 def family_generator(seed: int | np.random.Generator, purpose: str) -> np.random.Generator:
-    """A numpy Generator on the stream family of ``purpose`` (see :func:`family_seed`)."""
+    """A numpy Generator on the stream family of ``purpose`` (see :func:`family_seed`).
+
+    Parameters
+    ----------
+    seed : int or numpy.random.Generator
+        The caller's seed.
+    purpose : str
+        A key naming what the draws are for, unique to one function.
+
+    Returns
+    -------
+    numpy.random.Generator
+        ``numpy.random.default_rng(family_seed(seed, purpose))``.
+
+    Examples
+    --------
+    >>> from tealeaves.rng import family_generator
+    >>> first = family_generator(0, "split").integers(0, 100, 5).tolist()
+    >>> first == family_generator(0, "split").integers(0, 100, 5).tolist()
+    True
+    >>> first == family_generator(0, "shuffle").integers(0, 100, 5).tolist()
+    False
+    """
     return np.random.default_rng(family_seed(as_seed(seed), purpose))
 
 
 def word_hash(text: str) -> int:
     """CRC-32 of ``text``'s UTF-8 bytes: the same in every process, unlike Python's ``hash`` of a
-    string (gensim's Word2Vec seeds each word's starting vector with its ``hashfxn``)."""
+    string (gensim's Word2Vec seeds each word's starting vector with its ``hashfxn``).
+
+    Parameters
+    ----------
+    text : str
+        A word.
+
+    Returns
+    -------
+    int
+        An unsigned 32-bit hash, ``zlib.crc32(text.encode("utf-8"))``.
+
+    Examples
+    --------
+    >>> import zlib
+    >>> from tealeaves.rng import word_hash
+    >>> word_hash("tax"), word_hash("tax") == zlib.crc32(b"tax")
+    (2390866550, True)
+    """
     return zlib.crc32(text.encode("utf-8"))
 
 
