@@ -116,6 +116,8 @@ COMPLETION_METHODS: dict[str, Method] = {
         lambda p: "unbiased for P(w2 | w1) given an exact posterior sample of z over w1 (burn-in approximates it)",
     ),
 }
+"""The document completion estimators by name (§5), for :func:`complete`: estimated θ (ET, §5.1,
+biased), left-to-right (LR, §5.3) and AIS (Algorithm 4, §5.2)."""
 
 
 def complete(
@@ -134,11 +136,59 @@ def complete(
 ) -> LikelihoodResult:
     """Estimate log P(w^(2) | w^(1), Φ, αm) for each document (document completion, §5).
 
-    ``split`` chooses w^(1): ``first-half`` (the first ceil(N/2) tokens), ``alternate`` (even
-    positions) or ``random`` (ceil(N/2) random positions, drawn with ``seed``); the rest is
-    w^(2), and ``n_tokens`` of the result counts it. ``method`` is one of
-    :data:`COMPLETION_METHODS`; the other arguments are those of
-    :func:`tealeaves.likelihood.estimate`.
+    P(w^(2) | w^(1), Φ, αm) = P(w^(2), w^(1) | Φ, αm) / P(w^(1) | Φ, αm) (eq. 26), estimated
+    directly by one of :data:`COMPLETION_METHODS`.
+
+    Parameters
+    ----------
+    phi : float64[K, V] or TopicModel
+        Topic-word probabilities, strictly positive (a TopicModel also supplies αm and its vocabulary).
+    alpha : float64[K] or None
+        The asymmetric Dirichlet prior αm (None: the model's).
+    docs : Corpus or list of int arrays
+        Held-out documents.
+    method : str
+        One of :data:`COMPLETION_METHODS`: ``estimated-theta`` (§5.1, biased), ``left-to-right``
+        (§5.3) or ``ais`` (Algorithm 4, §5.2).
+    split : str
+        How w^(1) is chosen: ``first-half`` (the first ceil(N/2) tokens), ``alternate`` (even
+        positions) or ``random`` (ceil(N/2) random positions, drawn with ``seed``); the rest is
+        w^(2), and ``n_tokens`` of the result counts it.
+    seed : int or Generator
+        As for :func:`tealeaves.likelihood.estimate`.
+    runs : int
+        Independent runs per document (``log_prob`` averages P̂ over them).
+    bootstrap : int
+        Bootstrap replicates for ``total_sd``.
+    on_missing : "error" or "skip"
+        What to do with tokens outside the vocabulary.
+    progress : callable, optional
+        Receives an update after each batch of documents.
+    **params
+        The method's parameters (``particles``, ``samples``, ``burn_in``, ``temperatures``, ...).
+
+    Returns
+    -------
+    LikelihoodResult
+        log P̄(w^(2) | w^(1)) per document; ``n_tokens`` counts the held tokens w^(2).
+
+    Examples
+    --------
+    With the first-half split, w^(1) of ``[0, 1, 3]`` is ``[0, 1]``, so the exact value is
+    log P(0, 1, 3) - log P(0, 1):
+
+    >>> import numpy as np
+    >>> from tealeaves.likelihood import complete, exact
+    >>> phi = np.array([[0.5, 0.4, 0.05, 0.05], [0.05, 0.05, 0.4, 0.5]])
+    >>> alpha = np.array([0.5, 0.5])
+    >>> docs = [[0, 1, 3], [2, 3, 3, 2]]
+    >>> result = complete(phi, alpha, docs, method="left-to-right", particles=5000, seed=0)
+    >>> [round(float(v), 3) for v in result.log_prob], result.n_tokens.tolist()
+    ([-1.974, -1.94], [1, 2])
+    >>> round(exact(phi, alpha, [0, 1, 3]) - exact(phi, alpha, [0, 1]), 3)
+    -1.975
+    >>> round(exact(phi, alpha, [2, 3, 3, 2]) - exact(phi, alpha, [2, 3]), 3)
+    -1.94
     """
     spec = find_method(method, COMPLETION_METHODS)
     resolved = spec.resolve(params)

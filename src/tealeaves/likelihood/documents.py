@@ -114,7 +114,27 @@ def check_alpha(alpha: ArrayLike | None, k: int, what: str, kind: str | None = N
 
 
 class NotAMixtureError(InputError):
-    """The model's decoder is not the mixture p(w | θ) = Σ_k θ_k φ_{k,w} that the estimators assume."""
+    """The model's decoder is not the mixture p(w | θ) = Σ_k θ_k φ_{k,w} that the estimators assume.
+
+    Raised by the estimators of Wallach et al. (:func:`~tealeaves.likelihood.estimate`,
+    :func:`~tealeaves.likelihood.complete`, ...) for a model whose ``params["mixture_decoder"]``
+    is false (e.g. ``dvae``); an :class:`~tealeaves.errors.InputError`, so the CLI exits with 2.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from tealeaves.corpus import Vocabulary
+    >>> from tealeaves.likelihood import NotAMixtureError, estimate
+    >>> from tealeaves.models import TopicModel
+    >>> phi = np.array([[0.5, 0.4, 0.05, 0.05], [0.05, 0.05, 0.4, 0.5]])
+    >>> vocab = Vocabulary(["tax", "budget", "war", "peace"])
+    >>> model = TopicModel(vocab, phi, np.array([0.5, 0.5]), kind="dvae", params={"mixture_decoder": False})
+    >>> try:
+    ...     estimate(model, None, [[0, 1]])
+    ... except NotAMixtureError as error:
+    ...     print(str(error)[:72])
+    left-to-right (LR) needs a model whose words are drawn from the mixture
+    """
 
 
 def check_mixture(model: TopicModel, what: str) -> None:

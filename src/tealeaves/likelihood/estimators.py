@@ -306,6 +306,11 @@ METHODS: dict[str, Method] = {
     "chib": Method("chib", "CS", chib_style, lambda p: UNBIASED),
     "left-to-right": Method("left-to-right", "LR", left_to_right, _left_to_right_guarantee, left_to_right_params),
 }
+"""The estimators of log P(w | Φ, αm) by name (Wallach et al. 2009, Table 1), for :func:`estimate`.
+
+Each :class:`Method` holds the estimator's abbreviation (IS-PT, IS-PZW, IS-IP, HM, AIS, CS, LR),
+its function, whose docstring states its formula and cost, and what it guarantees.
+"""
 
 
 def find_method(name: str, registry: dict[str, Method]) -> Method:

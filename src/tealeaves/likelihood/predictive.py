@@ -56,7 +56,24 @@ class PredictiveResult(Result):
     n_terms : int64[D]
         Distinct words scored.
     seed : int
+        The seed of the inference.
     seconds : float
+        Wall-clock time of inference and scoring.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from tealeaves.corpus import Corpus, Vocabulary
+    >>> from tealeaves.likelihood import predictive
+    >>> from tealeaves.models import TopicModel
+    >>> vocab = Vocabulary(["tax", "budget", "war", "peace"])
+    >>> phi = np.array([[0.5, 0.4, 0.05, 0.05], [0.05, 0.05, 0.4, 0.5]])
+    >>> model = TopicModel(vocab, phi, alpha=np.array([0.5, 0.5]), kind="example")
+    >>> result = predictive(model, Corpus.from_documents([[0, 1, 3], [2, 3, 3, 2]], vocab), seed=0)
+    >>> result.n_tokens.tolist(), result.n_terms.tolist()
+    ([3, 4], [3, 2])
+    >>> print(result.summary()["theta from"], round(result.summary()["predictive rank"], 2))
+    the whole document 1.75
     """
 
     model: str
@@ -120,8 +137,46 @@ def predictive(
 ) -> PredictiveResult:
     """Chang et al.'s predictive log likelihood and predictive rank of ``model`` on ``corpus``.
 
-    ``corpus`` must share the model's vocabulary (prepare it with ``--vocab-from``);
-    ``infer_options`` go to ``model.infer``; see the module docstring for the definitions.
+    With θ̂_d from ``model.infer``, p(w | θ̂_d) = Σ_z φ_{w|z} θ̂_{d,z}; the predictive log
+    likelihood is the mean over scored tokens of log p(w_n | θ̂_d), the predictive rank the
+    mean over documents of the mean rank of their distinct words among all V words (rank 1
+    the most probable; see the module docstring).
+
+    Parameters
+    ----------
+    model : TopicModel
+        Any model with an ``infer``, with or without a Dirichlet prior.
+    corpus : Corpus
+        Test documents over the model's vocabulary (prepare them with ``--vocab-from``).
+    seed : int or Generator
+        Seed of the inference (and of the ``random`` split).
+    split : str, optional
+        None (default, as Chang et al.): θ̂_d from the whole document. ``first-half``,
+        ``alternate`` or ``random``: θ̂_d from one half (:meth:`Corpus.halves`), the other scored.
+    progress : callable, optional
+        Receives the inference's updates.
+    **infer_options
+        Passed to ``model.infer``.
+
+    Returns
+    -------
+    PredictiveResult
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from tealeaves.corpus import Corpus, Vocabulary
+    >>> from tealeaves.likelihood import predictive
+    >>> from tealeaves.models import TopicModel
+    >>> vocab = Vocabulary(["tax", "budget", "war", "peace"])
+    >>> phi = np.array([[0.5, 0.4, 0.05, 0.05], [0.05, 0.05, 0.4, 0.5]])
+    >>> model = TopicModel(vocab, phi, alpha=np.array([0.5, 0.5]), kind="example")
+    >>> corpus = Corpus.from_documents([[0, 1, 3], [2, 3, 3, 2]], vocab)
+    >>> result = predictive(model, corpus, seed=0)
+    >>> round(result.log_likelihood_per_word, 4)
+    -1.0814
+    >>> result.rank.tolist(), result.mean_rank  # "war" and "peace" rank 2 and 1 in document 1
+    ([2.0, 1.5], 1.75)
     """
     if not isinstance(model, TopicModel):
         raise InputError(f"predictive needs a TopicModel, got {type(model).__name__}")

@@ -40,7 +40,24 @@ class LikelihoodResult(Result):
         Gibbs site updates spent over all documents and runs, as each method's docstring counts
         them (Table 1's formulas; Chib's adds its burn-in and ICM sweeps).
     seed : int
+        The seed the estimator was called with.
     seconds : float
+        Wall-clock time of the runs.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from tealeaves.likelihood import estimate
+    >>> phi = np.array([[0.5, 0.4, 0.05, 0.05], [0.05, 0.05, 0.4, 0.5]])
+    >>> result = estimate(phi, np.array([0.5, 0.5]), [[0, 1, 3], [2, 3, 3, 2]], particles=100, runs=3, seed=0)
+    >>> result.method, result.runs, result.run_log_prob.shape, result.n_scored
+    ('left-to-right', 3, (3, 2), 7)
+    >>> [round(float(v), 4) for v in result.log_prob]  # log of the mean of P̂ over the 3 runs
+    [-4.4696, -4.434]
+    >>> round(result.total, 4), round(result.per_token, 4), round(result.perplexity, 4)  # eq. 6, total / 7, exp(-total / 7)
+    (-8.9036, -1.2719, 3.5678)
+    >>> round(result.total_sd, 4)  # bootstrap over the runs (§6.2)
+    0.0121
     """
 
     method: str

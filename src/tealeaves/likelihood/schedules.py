@@ -20,10 +20,35 @@ from tealeaves.errors import InputError
 GEOMETRIC_START = 1e-4
 SIGMOID_DELTA = 4.0
 SCHEDULES = ("linear", "geometric", "sigmoid")
+"""The names of the inverse-temperature schedules of :func:`temperatures_schedule` (formulas above)."""
 
 
 def temperatures_schedule(temperatures: int, schedule: str = "geometric") -> np.ndarray:
-    """The inverse temperatures τ_0..τ_S of ``schedule`` with S = ``temperatures``."""
+    """The inverse temperatures τ_0..τ_S of ``schedule`` with S = ``temperatures``.
+
+    Parameters
+    ----------
+    temperatures : int
+        S, the number of annealing steps.
+    schedule : str
+        One of :data:`SCHEDULES`: ``linear``, ``geometric`` or ``sigmoid`` (formulas in the
+        module docstring).
+
+    Returns
+    -------
+    ndarray of shape (S + 1,)
+        0 = τ_0 < τ_1 < ... < τ_S = 1.
+
+    Examples
+    --------
+    >>> from tealeaves.likelihood import temperatures_schedule
+    >>> temperatures_schedule(4, "linear")
+    array([0.  , 0.25, 0.5 , 0.75, 1.  ])
+    >>> [round(float(t), 4) for t in temperatures_schedule(4, "geometric")]  # 1e-4 ** (3/3, 2/3, 1/3, 0)
+    [0.0, 0.0001, 0.0022, 0.0464, 1.0]
+    >>> temperatures_schedule(4, "sigmoid").round(4)
+    array([0.   , 0.105, 0.5  , 0.895, 1.   ])
+    """
     if schedule not in SCHEDULES:
         raise InputError(f"schedule must be one of {', '.join(SCHEDULES)}, got {schedule!r}")
     s = np.arange(temperatures + 1, dtype=np.float64)

@@ -49,10 +49,45 @@ def synthetic_corpus(
 ) -> Corpus:
     """``n_docs`` documents of exactly ``doc_length`` tokens drawn from LDA with Φ and αm (§6.1).
 
-    The corpus uses the model's vocabulary when ``phi`` is a TopicModel, otherwise words named
-    by their ids; its manifest records the generator. Document d is drawn from stream d of this
+    θ_d ~ Dir(αm), z_n ~ θ_d, w_n ~ φ_{z_n}. Document d is drawn from stream d of this
     function's own stream family under ``seed`` (:func:`tealeaves.rng.family_seed`), so an
     estimator called with the same seed never reuses the draws that generated the documents.
+
+    Parameters
+    ----------
+    phi : TopicModel or array-like of shape (K, V)
+        Topic-word probabilities (a TopicModel also supplies αm and its vocabulary).
+    alpha : array-like of shape (K,) or None
+        The Dirichlet prior αm (None: the model's).
+    n_docs : int
+        Number of documents.
+    doc_length : int
+        Tokens per document.
+    seed : int or Generator
+        Seed of the draws.
+
+    Returns
+    -------
+    Corpus
+        Documents ``synthetic-0``, ``synthetic-1``, ... over the model's vocabulary when ``phi``
+        is a TopicModel, otherwise words named by their ids; its manifest records the generator.
+
+    Examples
+    --------
+    >>> from tealeaves.corpus import Vocabulary
+    >>> from tealeaves.likelihood import synthetic_corpus
+    >>> from tealeaves.models import TopicModel
+    >>> import numpy as np
+    >>> phi = np.array([[0.5, 0.4, 0.05, 0.05], [0.05, 0.05, 0.4, 0.5]])
+    >>> alpha = np.array([0.5, 0.5])
+    >>> model = TopicModel(Vocabulary(["tax", "budget", "war", "peace"]), phi, alpha=alpha)
+    >>> corpus = synthetic_corpus(model, None, n_docs=3, doc_length=5, seed=0)
+    >>> corpus
+    Corpus(3 documents, 15 tokens, 4 words)
+    >>> [[corpus.vocab.words[i] for i in corpus.doc(d)] for d in range(3)]  # each mostly one topic (α = 1)
+    [['budget', 'budget', 'budget', 'tax', 'budget'],
+     ['tax', 'tax', 'peace', 'peace', 'budget'],
+     ['war', 'peace', 'peace', 'war', 'war']]
     """
     vocab = phi.vocab if isinstance(phi, TopicModel) else None
     phi, alpha, _ = model_arrays(phi, alpha, "synthetic data")
@@ -74,7 +109,38 @@ def synthetic_corpus(
 
 
 def perturb_topics(phi: ArrayLike, lam: float, seed: int | np.random.Generator = 0) -> np.ndarray:
-    """(1 - λ) Φ + λ Φ' with rows φ'_t ~ Dir(1, ..., 1) drawn from this function's stream family under ``seed`` (§6.4)."""
+    """(1 - λ) Φ + λ Φ' with rows φ'_t ~ Dir(1, ..., 1) drawn from this function's stream family under ``seed`` (§6.4).
+
+    Parameters
+    ----------
+    phi : array-like of shape (K, V)
+        Topic-word probabilities.
+    lam : float
+        The interpolation weight λ, in [0, 1).
+    seed : int or Generator
+        Seed of the random topics Φ'.
+
+    Returns
+    -------
+    ndarray of shape (K, V)
+        The perturbed topics, rows summing to 1 (values that underflow to 0 are raised to the
+        smallest positive float).
+
+    Examples
+    --------
+    >>> from tealeaves.likelihood import perturb_topics
+    >>> import numpy as np
+    >>> phi = np.array([[0.5, 0.4, 0.05, 0.05], [0.05, 0.05, 0.4, 0.5]])
+    >>> alpha = np.array([0.5, 0.5])
+    >>> perturbed = perturb_topics(phi, 0.5, seed=0)
+    >>> perturbed.round(3)
+    array([[0.326, 0.517, 0.073, 0.084],
+           [0.138, 0.295, 0.26 , 0.306]])
+    >>> perturbed.sum(axis=1)
+    array([1., 1.])
+    >>> bool(np.array_equal(perturb_topics(phi, 0.0), phi))  # λ = 0 leaves Φ as it is
+    True
+    """
     phi = check_phi(phi)
     lam = _interpolation(lam)
     random_topics = family_generator(seed, "perturb topics").dirichlet(np.ones(phi.shape[1]), size=phi.shape[0])
@@ -84,7 +150,30 @@ def perturb_topics(phi: ArrayLike, lam: float, seed: int | np.random.Generator =
 
 
 def perturb_base_measure(alpha: ArrayLike, lam: float, seed: int | np.random.Generator = 0) -> np.ndarray:
-    """α((1 - λ) m + λ m') with m' ~ Dir(1, ..., 1) from this function's stream family under ``seed``; α = Σ αm is kept (§6.4)."""
+    """α((1 - λ) m + λ m') with m' ~ Dir(1, ..., 1) from this function's stream family under ``seed``; α = Σ αm is kept (§6.4).
+
+    Parameters
+    ----------
+    alpha : array-like of shape (K,)
+        The Dirichlet prior αm.
+    lam : float
+        The interpolation weight λ, in [0, 1).
+    seed : int or Generator
+        Seed of the random base measure m'.
+
+    Returns
+    -------
+    ndarray of shape (K,)
+        The perturbed prior, with the same concentration α = Σ αm.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from tealeaves.likelihood import perturb_base_measure
+    >>> perturbed = perturb_base_measure(np.array([0.5, 0.5]), 0.5, seed=0)
+    >>> perturbed.round(4), float(perturbed.sum())
+    (array([0.3451, 0.6549]), 1.0)
+    """
     alpha = np.asarray(alpha, dtype=np.float64)
     alpha = check_alpha(alpha, len(alpha), "perturbing the base measure")
     lam = _interpolation(lam)
@@ -95,7 +184,23 @@ def perturb_base_measure(alpha: ArrayLike, lam: float, seed: int | np.random.Gen
 
 
 def figure_3_evaluators() -> dict[str, Evaluator]:
-    """The estimators of Figure 3: estimated θ (completion), IS-PT and left-to-right (sis)."""
+    """The estimators of Figure 3: estimated θ (completion), IS-PT and left-to-right (sis).
+
+    Returns
+    -------
+    dict of str to callable
+        Label to evaluator ``(phi, alpha, docs, seed=..., **options) -> LikelihoodResult``, the
+        default of :func:`perturbation_study`.
+
+    Examples
+    --------
+    >>> from tealeaves.likelihood import figure_3_evaluators
+    >>> evaluators = figure_3_evaluators()
+    >>> list(evaluators)
+    ['ET (completion)', 'IS-PT', 'LR']
+    >>> evaluators["IS-PT"].keywords
+    {'method': 'is-prior-theta'}
+    """
     return {
         "ET (completion)": functools.partial(complete, method="estimated-theta"),
         "IS-PT": functools.partial(estimate, method="is-prior-theta"),
@@ -105,7 +210,37 @@ def figure_3_evaluators() -> dict[str, Evaluator]:
 
 @dataclass(frozen=True)
 class PerturbationResult(Result):
-    """Total log probabilities under perturbed Φ or m, one row per (target, λ, evaluator)."""
+    """Total log probabilities under perturbed Φ or m, one row per (target, λ, evaluator).
+
+    Attributes
+    ----------
+    target : tuple of str
+        ``"phi"`` (Φ perturbed) or ``"m"`` (the base measure perturbed), per row.
+    lam : tuple of float
+        The interpolation weight λ, per row.
+    evaluator : tuple of str
+        The evaluator's label, per row.
+    total : tuple of float
+        Σ_d log P_λ(w^(d)) by that evaluator.
+    log_ratio : tuple of float
+        Σ_d log P_λ - Σ_d log P_0 for the same target and evaluator (Figure 3).
+
+    Examples
+    --------
+    >>> import functools
+    >>> from tealeaves.likelihood import estimate, perturbation_study
+    >>> import numpy as np
+    >>> phi = np.array([[0.5, 0.4, 0.05, 0.05], [0.05, 0.05, 0.4, 0.5]])
+    >>> alpha = np.array([0.5, 0.5])
+    >>> evaluators = {"LR": functools.partial(estimate, method="left-to-right", particles=100)}
+    >>> result = perturbation_study(phi, alpha, [[0, 1, 3], [2, 3, 3, 2]], evaluators, lambdas=[0.5], seed=0)
+    >>> list(result.columns())
+    ['target', 'lam', 'evaluator', 'total', 'log_ratio']
+    >>> result.target, result.lam
+    (('phi', 'phi', 'm', 'm'), (0.0, 0.5, 0.0, 0.5))
+    >>> [round(v, 4) for v in result.log_ratio]
+    [0.0, -1.3511, 0.0, 0.1998]
+    """
 
     target: tuple[str, ...]
     lam: tuple[float, ...]
@@ -135,9 +270,47 @@ def perturbation_study(
 ) -> PerturbationResult:
     """Figure 3: how each evaluator's total log probability moves as Φ and m are perturbed (§6.4).
 
-    ``evaluators`` map a label to a function ``(phi, alpha, docs, seed=..., **options)`` returning
-    a :class:`LikelihoodResult` (default: :func:`figure_3_evaluators`); ``options`` (e.g. ``runs``)
-    go to every evaluator. λ = 0 is always evaluated, as the reference of the log ratios.
+    For each target (Φ by :func:`perturb_topics`, then m by :func:`perturb_base_measure`),
+    each λ and each evaluator, the total Σ_d log P_λ(w^(d)) and its log ratio to λ = 0.
+
+    Parameters
+    ----------
+    phi : TopicModel or array-like of shape (K, V)
+        Topic-word probabilities (a TopicModel also supplies αm).
+    alpha : array-like of shape (K,) or None
+        The Dirichlet prior αm (None: the model's).
+    docs : Corpus or list of int arrays
+        The documents evaluated.
+    evaluators : mapping of str to callable, optional
+        Label to a function ``(phi, alpha, docs, seed=..., **options)`` returning a
+        :class:`LikelihoodResult` (default: :func:`figure_3_evaluators`).
+    lambdas : sequence of float
+        Interpolation weights in [0, 1); λ = 0 is always evaluated, as the reference of the log
+        ratios.
+    seed : int or Generator
+        Seed of the perturbations and of every evaluator.
+    **options
+        Passed to every evaluator (e.g. ``runs``).
+
+    Returns
+    -------
+    PerturbationResult
+        One row per (target, λ, evaluator).
+
+    Examples
+    --------
+    Perturbing Φ halfway towards random topics lowers the probability of documents drawn
+    from Φ's topics:
+
+    >>> import functools
+    >>> from tealeaves.likelihood import estimate, perturbation_study
+    >>> import numpy as np
+    >>> phi = np.array([[0.5, 0.4, 0.05, 0.05], [0.05, 0.05, 0.4, 0.5]])
+    >>> alpha = np.array([0.5, 0.5])
+    >>> evaluators = {"LR": functools.partial(estimate, method="left-to-right", particles=100)}
+    >>> result = perturbation_study(phi, alpha, [[0, 1, 3], [2, 3, 3, 2]], evaluators, lambdas=[0.5], seed=0)
+    >>> [(t, lam, round(r, 4)) for t, lam, r in zip(result.target, result.lam, result.log_ratio)]
+    [('phi', 0.0, 0.0), ('phi', 0.5, -1.3511), ('m', 0.0, 0.0), ('m', 0.5, 0.1998)]
     """
     phi, alpha, _ = model_arrays(phi, alpha, "the perturbation study")
     evaluators = dict(evaluators or figure_3_evaluators())
