@@ -28,7 +28,34 @@ Method = Literal["spearman", "pearson", "kendall"]
 
 
 class RaggedScores:
-    """Per-topic human answers of varying number, stored flat with offsets (CSR style)."""
+    """Per-topic human answers of varying number, stored flat with offsets (CSR style).
+
+    Parameters
+    ----------
+    groups : sequence of array-like
+        Each topic's answers (1 = intruder found, or the ratings), at least one per topic.
+
+    Attributes
+    ----------
+    values : ndarray of float64
+        Every answer, topic after topic.
+    sizes, offsets : ndarray of int64
+        Each topic's number of answers and the position of its first one in ``values``.
+
+    Raises
+    ------
+    EmptyResultError
+        Without topics, or for a topic without answers.
+
+    Examples
+    --------
+    >>> from tealeaves.analysis import RaggedScores
+    >>> human = RaggedScores([[3, 3, 2], [1, 2], [2, 2, 3, 3]])
+    >>> len(human), human.sizes.tolist(), human.offsets.tolist()
+    (3, [3, 2, 4], [0, 3, 5])
+    >>> human.means().round(4).tolist()
+    [2.6667, 1.5, 2.5]
+    """
 
     def __init__(self, groups: Sequence[np.ndarray]):
         sizes = np.array([len(g) for g in groups], dtype=np.int64)
@@ -66,6 +93,35 @@ def correlate_rows(human: np.ndarray, metric: np.ndarray, method: Method = "spea
     ``scipy.stats.spearmanr``; Pearson's r as ``scipy.stats.pearsonr``; Kendall's tau-b as
     ``scipy.stats.kendalltau``: ``sum_{i<j} s_ij t_ij / sqrt(sum s_ij^2 sum t_ij^2)`` with
     ``s_ij = sign(x_i - x_j)``, ``t_ij = sign(y_i - y_j)`` (Kendall 1945; ties count 0).
+
+    Parameters
+    ----------
+    human : array-like of shape (B, K) or (K,)
+        Human scores of K topics, one row per replicate.
+    metric : array-like of shape (K,)
+        The metric's value of each topic.
+    method : {"spearman", "pearson", "kendall"}, optional
+        The correlation.
+
+    Returns
+    -------
+    ndarray of shape (B,)
+        One correlation per row (NaN where a row is constant).
+
+    Raises
+    ------
+    InputError
+        For an unknown ``method``.
+
+    Examples
+    --------
+    Topics 2 and 3 are in the opposite order in the two rankings: one discordant pair of 6.
+
+    >>> from tealeaves.analysis import correlate_rows
+    >>> correlate_rows([1, 2, 3, 4], [1, 3, 2, 4], "kendall").round(4).tolist()  # (5 - 1) / 6
+    [0.6667]
+    >>> correlate_rows([[1, 2, 3, 4], [4, 3, 2, 1]], [1, 3, 2, 4]).tolist()  # Spearman, two rows
+    [0.8, -0.8]
     """
     human = np.atleast_2d(np.asarray(human, dtype=np.float64))
     metric = np.asarray(metric, dtype=np.float64)
@@ -102,6 +158,32 @@ class Correlations(Result):
     means), ``mean`` (mean over bootstrap replicates, what Hoyle et al. report), ``ci_low``,
     ``ci_high`` (percentile interval), ``n_topics``, ``best`` (largest mean) and ``overlaps_best``
     (interval overlaps the best one's; the best overlaps itself).
+
+    Attributes
+    ----------
+    method : str
+        ``"spearman"``, ``"pearson"`` or ``"kendall"``.
+    n_boot : int
+        Bootstrap replicates.
+    confidence : float
+        The intervals' level.
+    table : pandas.DataFrame
+        One row per metric column, as above.
+    replicates : ndarray of shape (n_boot, metrics)
+        Every replicate's correlation, one column per metric.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from tealeaves.analysis import RaggedScores
+    >>> human = RaggedScores([[3, 3, 2], [1, 2], [2, 2, 3, 3], [1, 1, 1], [3, 2]])  # ratings of 5 topics
+    >>> metrics = pd.DataFrame({"npmi": [0.12, 0.02, 0.08, -0.05, 0.10], "umass": [-1.2, -3.0, -1.5, -2.0, -2.5]})
+    >>> from tealeaves.analysis import bootstrap_correlations
+    >>> result = bootstrap_correlations(human, metrics, n_boot=200, seed=0)
+    >>> result
+    Correlations(method=spearman, n_boot=200, confidence=0.95, table=2 rows × 8 columns)
+    >>> result.replicates.shape
+    (200, 2)
     """
 
     method: str
@@ -159,6 +241,51 @@ def bootstrap_correlations(
     columns share the replicates, so their intervals are comparable. Topics with a missing metric
     value are dropped from that metric's correlation. The replicates come from the
     ``"bootstrap correlations"`` stream family under ``seed`` (:func:`tealeaves.rng.family_generator`).
+
+    Parameters
+    ----------
+    human : RaggedScores
+        Each topic's answers.
+    metrics : pandas.DataFrame
+        One row per topic (in the order of ``human``), one column per metric.
+    method : {"spearman", "pearson", "kendall"}, optional
+        The correlation.
+    n_boot : int, optional
+        Bootstrap replicates.
+    confidence : float, optional
+        The percentile intervals' level.
+    seed : int or numpy.random.Generator, optional
+        Seed of the resampling.
+    progress : callable, optional
+        Called with ``("correlations", done, total)`` after each metric.
+
+    Returns
+    -------
+    Correlations
+
+    Raises
+    ------
+    InputError
+        When ``metrics`` and ``human`` have different numbers of topics, or for a bad
+        ``n_boot`` or ``confidence``.
+    EmptyResultError
+        For a metric with values for fewer than three topics.
+
+    Examples
+    --------
+    Five topics with two to four ratings each, and two metrics: NPMI ranks the topics' mean
+    ratings almost exactly as they are (0.975), UMass less well; their intervals overlap.
+
+    >>> import pandas as pd
+    >>> from tealeaves.analysis import RaggedScores
+    >>> human = RaggedScores([[3, 3, 2], [1, 2], [2, 2, 3, 3], [1, 1, 1], [3, 2]])  # ratings of 5 topics
+    >>> metrics = pd.DataFrame({"npmi": [0.12, 0.02, 0.08, -0.05, 0.10], "umass": [-1.2, -3.0, -1.5, -2.0, -2.5]})
+    >>> from tealeaves.analysis import bootstrap_correlations
+    >>> result = bootstrap_correlations(human, metrics, n_boot=200, seed=0)
+    >>> result.table[["metric_column", "observed", "mean", "ci_low", "ci_high", "overlaps_best"]].round(3)
+      metric_column  observed   mean  ci_low  ci_high  overlaps_best
+    0          npmi     0.975  0.854     0.6    1.000           True
+    1         umass     0.616  0.479     0.1    0.821           True
     """
     from tealeaves.rng import family_generator  # numba, which tealeaves.rng loads, only when drawing
 
@@ -201,6 +328,45 @@ def model_level_correlation(
     A topic with a missing (NaN) value, such as a coherence topic that ``on_missing="skip"``
     left unscored, is left out of its model's means; the ``topics`` column counts the topics
     each mean is over. Returns the correlation and the per-model means it was computed from.
+
+    Parameters
+    ----------
+    human_scores, metric_scores : array-like
+        Each topic's human score and metric value.
+    models : array-like
+        Each topic's model.
+    method : {"pearson", "spearman", "kendall"}, optional
+        The correlation.
+
+    Returns
+    -------
+    value : float
+        The correlation over models.
+    means : pandas.DataFrame
+        One row per model: ``model``, ``human``, ``metric``, ``topics``.
+
+    Raises
+    ------
+    EmptyResultError
+        With fewer than three models.
+
+    Examples
+    --------
+    ETM's second topic has no metric value, so ETM's means are over its first topic only.
+
+    >>> from tealeaves.analysis import model_level_correlation
+    >>> value, means = model_level_correlation(
+    ...     [0.9, 0.7, 0.5, 0.6, 0.3, 0.4],
+    ...     [0.12, 0.10, 0.05, 0.07, 0.02, float("nan")],
+    ...     ["lda", "lda", "nmf", "nmf", "etm", "etm"],
+    ... )
+    >>> means
+      model  human  metric  topics
+    0   etm   0.30    0.02       1
+    1   lda   0.80    0.11       2
+    2   nmf   0.55    0.06       2
+    >>> round(value, 4)
+    0.9979
     """
     frame = pd.DataFrame({"model": np.asarray(models), "human": human_scores, "metric": metric_scores}).dropna()
     grouped = frame.groupby("model", sort=True)
@@ -286,6 +452,50 @@ def topic_bootstrap_correlations(
     mean and so inside the topic-to-topic spread, but not separately. Topics with a missing
     metric value are left out of that metric's correlations. Replicates come from the
     ``"topic bootstrap"`` stream family under ``seed``.
+
+    Parameters
+    ----------
+    means : array-like of shape (K,)
+        Each topic's mean human score.
+    metrics : pandas.DataFrame
+        K rows (in the order of ``means``), one column per metric.
+    strata : array-like of shape (K,), optional
+        Each topic's stratum (e.g. its (dataset, model)); replicates keep every stratum's
+        number of topics.
+    method : {"spearman", "pearson", "kendall"}, optional
+        The correlation.
+    n_boot : int, optional
+        Bootstrap replicates.
+    confidence : float, optional
+        The percentile intervals' level.
+    seed : int or numpy.random.Generator, optional
+        Seed of the resampling.
+
+    Returns
+    -------
+    Correlations
+        ``best`` and ``overlaps_best`` refer to ``observed``.
+
+    Raises
+    ------
+    InputError
+        When ``metrics`` and ``means`` have different numbers of topics, or for a bad
+        ``n_boot`` or ``confidence``.
+
+    Examples
+    --------
+    The same topics as :func:`bootstrap_correlations`' example, known only by their means:
+    the same estimates, and wider intervals from resampling five topics.
+
+    >>> import pandas as pd
+    >>> from tealeaves.analysis import topic_bootstrap_correlations
+    >>> means = [8 / 3, 1.5, 2.5, 1.0, 2.5]
+    >>> metrics = pd.DataFrame({"npmi": [0.12, 0.02, 0.08, -0.05, 0.10], "umass": [-1.2, -3.0, -1.5, -2.0, -2.5]})
+    >>> result = topic_bootstrap_correlations(means, metrics, n_boot=200, seed=0)
+    >>> result.table[["metric_column", "observed", "ci_low", "ci_high"]].round(3)
+      metric_column  observed  ci_low  ci_high
+    0          npmi     0.975   0.791      1.0
+    1         umass     0.616  -0.667      1.0
     """
     from tealeaves.rng import family_generator
 
