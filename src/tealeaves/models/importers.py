@@ -62,11 +62,52 @@ def import_model(
 ) -> TopicModel | Topics:
     """Read the model at ``path`` saved by the library ``format`` (see the module docstring).
 
-    ``vocab_from`` (a Corpus, a corpus folder or a Vocabulary) aligns the topics to that
-    vocabulary (:func:`align_vocabulary`, with ``floor``); without it the model keeps the
-    source's vocabulary. ``options`` are the format's own (e.g. ``vocabulary``,
-    ``doc_topics``, ``alpha``); unknown names are refused. With ``out`` the model is saved
-    there (a Topics as ``out/topics.txt`` with a manifest).
+    Parameters
+    ----------
+    format : str
+        One of :data:`IMPORTERS`: ``gensim``, ``sklearn``, ``tomotopy``, ``mallet-state``,
+        ``mallet``, ``octis``, ``bertopic``, ``topics``.
+    path : path
+        The file (or folder) the library saved.
+    vocab_from : Corpus, Vocabulary or path, optional
+        A Corpus, a corpus folder or a Vocabulary to align the topics to
+        (:func:`align_vocabulary`: source words outside it are dropped, its words the source
+        lacks get ``floor``, each topic is renormalised; the report is in
+        ``manifest["import"]``). Without it the model keeps the source's vocabulary.
+    out : path, optional
+        Also save the result there (a Topics as ``out/topics.txt`` with a manifest).
+    force : bool
+        Replace an existing ``out`` folder.
+    floor : float
+        The probability given to zero entries and missing words, 0 < floor < 1e-3.
+    **options
+        The format's own options (e.g. ``vocabulary``, ``doc_topics``, ``alpha``); unknown
+        names are refused.
+
+    Returns
+    -------
+    TopicModel or Topics
+        A Topics for the ``topics`` format, otherwise a TopicModel.
+
+    Examples
+    --------
+    A MALLET topic-word weights file (``topic<TAB>word<TAB>weight``, weights β + n_kw), aligned
+    to a corpus vocabulary that orders the words differently:
+
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> from tealeaves.corpus import Vocabulary
+    >>> from tealeaves.models import import_model
+    >>> lines = ["0\\ttax\\t6", "0\\tbudget\\t3", "0\\twar\\t1", "1\\ttax\\t1", "1\\tbudget\\t1", "1\\twar\\t8"]
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     path = Path(tmp) / "weights.txt"
+    ...     _ = path.write_text("\\n".join(lines) + "\\n")
+    ...     model = import_model("mallet", path, vocab_from=Vocabulary(["war", "tax", "budget"]), alpha=0.1)
+    >>> model, model.vocab.words
+    (TopicModel(kind='lda-gibbs', K=2, V=3), ('war', 'tax', 'budget'))
+    >>> model.phi  # each topic's weights over its sum: 6/10, 3/10, 1/10 and 1/10, 1/10, 8/10
+    array([[0.1, 0.6, 0.3],
+           [0.8, 0.1, 0.1]])
     """
     reader = _reader(format)
     accepted = list(importer_options(format))
@@ -667,6 +708,8 @@ IMPORTERS: dict[str, Callable[..., Source | Topics]] = {
     "bertopic": read_bertopic,
     "topics": read_topics,
 }
+"""The importers by format name, for :func:`import_model`: each reads its library's saved output
+(the table in the module docstring)."""
 
 
 def _reader(format: str) -> Callable[..., Source | Topics]:

@@ -53,6 +53,7 @@ class TopicModel:
     --------
     >>> import numpy as np
     >>> from tealeaves.corpus import Vocabulary
+    >>> from tealeaves.models import TopicModel
     >>> vocab = Vocabulary(["tax", "budget", "war", "peace"])
     >>> phi = np.array([[0.5, 0.4, 0.05, 0.05], [0.05, 0.05, 0.4, 0.5]])
     >>> model = TopicModel(vocab, phi, alpha=np.array([0.1, 0.1]), kind="example")

@@ -31,6 +31,24 @@ class Topics:
         Where the topics came from (a file name, a model kind), for reports.
     meta : dict
         Anything else known about the source.
+
+    Examples
+    --------
+    >>> from tealeaves.models import Topics
+    >>> topics = Topics((("tax", "budget", "deficit"), ("war", "peace", "army")), name="example")
+    >>> len(topics), topics[1]
+    (2, ('war', 'peace', 'army'))
+    >>> topics.top(2).words
+    (('tax', 'budget'), ('war', 'peace'))
+
+    A plain text file (one topic per line) reads back as the same words:
+
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     topics.save(Path(tmp) / "example.txt")
+    ...     Topics.load(Path(tmp) / "example.txt").words == topics.words
+    True
     """
 
     words: tuple[tuple[str, ...], ...]
@@ -85,7 +103,42 @@ class Topics:
 
 
 def as_topics(topics: TopicModel | Topics | Sequence[Sequence[str]], topn: int | None = None) -> Topics:
-    """A :class:`Topics` from a TopicModel (its top ``topn`` words), Topics, or word lists."""
+    """A :class:`Topics` from a TopicModel (its top ``topn`` words), Topics, or word lists.
+
+    Parameters
+    ----------
+    topics : TopicModel, Topics or sequence of sequence of str
+        A model (its most probable words), a Topics object, or word lists in rank order.
+    topn : int, optional
+        Words kept per topic: the first ``topn`` (default: 10 for a model, every word
+        otherwise); a topic with fewer words is refused.
+
+    Returns
+    -------
+    Topics
+
+    Raises
+    ------
+    InputError
+        For a list of strings instead of word lists, an empty topic, a word listed twice in a
+        topic, or a topic shorter than ``topn``.
+
+    Examples
+    --------
+    >>> from tealeaves.models import as_topics
+    >>> as_topics([["tax", "budget", "deficit"], ["war", "peace", "army"]], topn=2).words
+    (('tax', 'budget'), ('war', 'peace'))
+
+    A model gives its top words, most probable first:
+
+    >>> import numpy as np
+    >>> from tealeaves.corpus import Vocabulary
+    >>> from tealeaves.models import TopicModel
+    >>> phi = np.array([[0.5, 0.4, 0.05, 0.05], [0.05, 0.05, 0.4, 0.5]])
+    >>> model = TopicModel(Vocabulary(["tax", "budget", "war", "peace"]), phi, kind="example")
+    >>> as_topics(model, topn=2)
+    Topics(words=(('tax', 'budget'), ('peace', 'war')), name='example', meta={'model': 'example'})
+    """
     from tealeaves.models.topic_model import TopicModel
 
     if isinstance(topics, TopicModel):

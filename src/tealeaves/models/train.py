@@ -70,10 +70,36 @@ TRAINERS: dict[str, TrainerSpec] = {
         ("torch", "gensim"),
     ),
 }
+"""The trainers by name, for :func:`train`: where each ``fit`` lives (loaded on first use), what
+it is, and the extra it needs beyond the core (``train`` for tomotopy's Gibbs sampler, ``neural``
+for PyTorch)."""
 
 
 def trainer_params(model: str) -> dict[str, Any]:
-    """The hyperparameters a trainer accepts, with their defaults."""
+    """The hyperparameters a trainer accepts, with their defaults.
+
+    Parameters
+    ----------
+    model : str
+        A trainer of :data:`TRAINERS`.
+
+    Returns
+    -------
+    dict
+        Each keyword-only parameter of the trainer's ``fit`` and its default: the names that
+        :func:`train` accepts as ``**params``.
+
+    Raises
+    ------
+    InputError
+        For an unknown trainer; MissingDependencyError when its extra is not installed.
+
+    Examples
+    --------
+    >>> from tealeaves.models import trainer_params
+    >>> trainer_params("plsi")
+    {'iterations': 200, 'smoothing': 1.0, 'beta': 0.01}
+    """
     signature = inspect.signature(_spec(model).load())
     return {name: p.default for name, p in signature.parameters.items() if p.kind is inspect.Parameter.KEYWORD_ONLY}
 
@@ -90,8 +116,54 @@ def train(
 ) -> TopicModel:
     """Train a topic model of kind ``model`` with ``k`` topics on ``corpus``.
 
-    ``params`` are the trainer's hyperparameters (see :func:`trainer_params`); unknown names
-    are refused. With ``out`` the model is also saved there (atomically).
+    The run is timed, and the model's manifest records the seed and the training corpus'
+    fingerprint (``manifest["training"]``).
+
+    Parameters
+    ----------
+    corpus : Corpus or path
+        The training corpus, or its folder (``tealeaves prepare``).
+    model : str
+        A trainer of :data:`TRAINERS`: ``lda-gibbs``, ``lda-vb``, ``plsi``, ``ctm``, ``dvae``,
+        ``etm``.
+    k : int
+        Number of topics.
+    seed : int
+        Seed of the trainer's random draws.
+    out : path, optional
+        Also save the model there (atomically).
+    force : bool
+        Replace an existing ``out`` folder.
+    progress : callable, optional
+        Receives the trainer's progress updates.
+    **params
+        The trainer's hyperparameters (see :func:`trainer_params`); unknown names are refused.
+
+    Returns
+    -------
+    TopicModel
+
+    Raises
+    ------
+    InputError
+        For an unknown trainer or parameter, or ``k`` < 1; EmptyResultError for a corpus
+        without tokens.
+
+    Examples
+    --------
+    Two topics from six short documents on two subjects:
+
+    >>> from tealeaves.corpus import Corpus, Vocabulary
+    >>> from tealeaves.models import train
+    >>> vocab = Vocabulary(["tax", "budget", "deficit", "war", "peace", "army"])
+    >>> docs = [[0, 1, 2, 0, 1], [1, 2, 0, 2], [0, 0, 1, 2], [3, 4, 5, 3], [4, 3, 5, 5, 4], [5, 3, 4, 3]]
+    >>> model = train(Corpus.from_documents(docs, vocab), "lda-gibbs", k=2, seed=0, iterations=20)
+    >>> model
+    TopicModel(kind='lda-gibbs', K=2, V=6)
+    >>> sorted(sorted(topic) for topic in model.top_words(3))
+    [['army', 'peace', 'war'], ['budget', 'deficit', 'tax']]
+    >>> model.manifest["training"]["n_tokens"]
+    26
     """
     spec = _spec(model)
     if not isinstance(k, int) or k < 1:
