@@ -39,7 +39,34 @@ R = TypeVar("R")
 
 
 def resolve_workers(workers: int | None) -> int:
-    """``None`` or 0 means one worker per CPU core; negative numbers are refused."""
+    """``None`` or 0 means one worker per CPU core; negative numbers are refused.
+
+    Parameters
+    ----------
+    workers : int or None
+        Processes asked for.
+
+    Returns
+    -------
+    int
+        ``workers``, or ``os.cpu_count()`` for None or 0.
+
+    Raises
+    ------
+    InputError
+        For a negative number.
+
+    Examples
+    --------
+    >>> import os
+    >>> from tealeaves.parallel import resolve_workers
+    >>> resolve_workers(4), resolve_workers(None) == (os.cpu_count() or 1)
+    (4, True)
+    >>> resolve_workers(-2)
+    Traceback (most recent call last):
+    ...
+    tealeaves.errors.InputError: workers must be a positive number of processes, got -2
+    """
     if workers is None or workers == 0:
         return os.cpu_count() or 1
     if workers < 0:
@@ -55,7 +82,39 @@ def parallel_map(
     progress: ProgressCallback | None = None,
     task: str = "work",
 ) -> list[R]:
-    """``[func(item) for item in items]``, spread over processes; order is preserved."""
+    """``[func(item) for item in items]``, spread over processes; order is preserved.
+
+    Parameters
+    ----------
+    func : callable
+        A picklable top-level function of one work item.
+    items : sequence
+        The work items (picklable).
+    workers : int or None, default 1
+        Processes (:func:`resolve_workers`); 1 runs in this process.
+    scheduler : str, optional
+        ``"local"`` for a Dask ``LocalCluster`` of ``workers`` processes
+        (:func:`local_cluster`), or a Dask scheduler's address (``tcp://host:8786``).
+    progress : callable, optional
+        Receives a :class:`~tealeaves.progress.ProgressUpdate` as each item finishes.
+    task : str, default "work"
+        The task name of the progress updates.
+
+    Returns
+    -------
+    list
+        ``func(item)`` for each item, in the items' order. The first item that raises stops
+        the map with its exception (:func:`parallel_completed` goes on instead).
+
+    Examples
+    --------
+    >>> import math
+    >>> from tealeaves.parallel import parallel_map
+    >>> parallel_map(math.sqrt, [1, 4, 9])
+    [1.0, 2.0, 3.0]
+    >>> parallel_map(math.sqrt, [1, 4, 9], workers=2)  # two local processes, same order
+    [1.0, 2.0, 3.0]
+    """
     n = len(items)
     workers = resolve_workers(workers)
     if scheduler:
@@ -118,7 +177,30 @@ def local_cluster(workers: int | None) -> Iterator[Any]:
     """A Dask ``LocalCluster`` of ``workers`` processes (one per CPU core by default), one thread
     each, on loopback, without a dashboard, its workers started with :data:`WORKER_ENVIRONMENT`
     (Dask's ``distributed.nanny.pre-spawn-environ``: ``malloc`` reads it when the process
-    starts, so it cannot be set later)."""
+    starts, so it cannot be set later).
+
+    Needs the ``dask`` extra (``pip install 'tealeaves[dask]'``); the cluster is closed when
+    the ``with`` block ends.
+
+    Parameters
+    ----------
+    workers : int or None
+        Worker processes (:func:`resolve_workers`: None or 0 for one per CPU core).
+
+    Yields
+    ------
+    distributed.LocalCluster
+        The running cluster; pass its ``scheduler_address`` as ``scheduler=`` to
+        :func:`parallel_map` or :func:`parallel_completed`.
+
+    Examples
+    --------
+    >>> import math
+    >>> from tealeaves.parallel import local_cluster, parallel_map
+    >>> with local_cluster(1) as cluster:
+    ...     print(len(cluster.workers), parallel_map(math.sqrt, [1, 4, 9], scheduler=cluster.scheduler_address))
+    1 [1.0, 2.0, 3.0]
+    """
     distributed = _dask()  # imported first: it adds its defaults to the configuration, which set() would undo
     import dask
 
@@ -130,6 +212,9 @@ def local_cluster(workers: int | None) -> Iterator[Any]:
             processes=True,
             host="127.0.0.1",
             dashboard_address=None,
+            # the scheduler's HTTP server (health routes, no dashboard) on a free port: on its
+            # default 8787 a second cluster warns "Port 8787 is already in use" into the output
+            scheduler_kwargs={"dashboard": False, "dashboard_address": "127.0.0.1:0"},
         )
     try:
         yield cluster
@@ -167,6 +252,20 @@ class Outcome(Generic[R]):
         Calls made: ``len(errors)`` when the item failed, ``len(errors) + 1`` when it succeeded.
     traceback : str or None
         The formatted traceback of the last attempt when it failed.
+
+    Examples
+    --------
+    ``math.sqrt(-1)`` raises, twice with one retry:
+
+    >>> import math
+    >>> from tealeaves.parallel import parallel_completed
+    >>> good, bad = parallel_completed(math.sqrt, [4, -1], retries=1)
+    >>> good.ok, good.value, good.attempts
+    (True, 2.0, 1)
+    >>> bad.ok, bad.value, bad.errors
+    (False, None, ('ValueError: math domain error', 'ValueError: math domain error'))
+    >>> bad.traceback.splitlines()[-1]
+    'ValueError: math domain error'
     """
 
     index: int
@@ -196,6 +295,42 @@ def parallel_completed(
     ``retries`` more times while the others go on; after its last failed attempt its outcome
     carries the errors instead of a value. No item's failure stops the iteration. Closing the
     iterator early (``break``) shuts down the processes or the ``LocalCluster`` it started.
+
+    Parameters
+    ----------
+    func : callable
+        A picklable top-level function of one work item.
+    items : sequence
+        The work items (picklable).
+    workers : int or None, default 1
+        Processes (:func:`resolve_workers`); 1 runs in this process.
+    scheduler : str, optional
+        ``"local"`` or a Dask scheduler's address, as for :func:`parallel_map`.
+    retries : int, default 0
+        Further attempts of an item that fails.
+
+    Yields
+    ------
+    Outcome
+        One per item, as it becomes final.
+
+    Raises
+    ------
+    InputError
+        For a negative ``retries``.
+
+    Examples
+    --------
+    >>> import math
+    >>> from tealeaves.parallel import parallel_completed
+
+    Item 1 fails, is retried after the others, and fails again:
+
+    >>> for outcome in parallel_completed(math.sqrt, [4, -1, 9], retries=1):
+    ...     print(outcome.index, outcome.value, outcome.attempts, outcome.errors[-1:])
+    0 2.0 1 ()
+    2 3.0 1 ()
+    1 None 2 ('ValueError: math domain error',)
     """
     if retries < 0:
         raise InputError(f"retries must be 0 or more, got {retries}")
