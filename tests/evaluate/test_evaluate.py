@@ -2,6 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
+import json
+import socket
+import subprocess
+import sys
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -240,6 +246,35 @@ def test_processes_give_the_numbers_of_one_process(planted, run, tmp_path, sched
     assert not any(step["cached"] for step in spread.manifest["steps"])
     ours = run.per_model.set_index(["model", "metric"])["mean"]
     assert spread.per_model.set_index(["model", "metric"])["mean"]["lda", "npmi"] == ours["lda", "npmi"]
+
+
+def test_worker_processes_print_nothing_into_the_output(planted, tmp_path):
+    """In a notebook, ipykernel shows whatever any process writes to the kernel's stdout or
+    stderr in the cell: a run spread over processes or a Dask cluster writes nothing there,
+    even when another cluster already holds Dask's default port 8787."""
+    pytest.importorskip("distributed")
+    metrics = {"cv": False, "likelihood": False, "predictive": False}
+    cfg = config(planted, "lda", "random", metrics=metrics)
+    script = (
+        "import json, sys, tealeaves\n"
+        "if __name__ == '__main__':\n"
+        "    cfg, out = json.loads(sys.argv[1]), sys.argv[2]\n"
+        "    tealeaves.evaluate(cfg, out + '/processes', workers=2)\n"
+        "    tealeaves.evaluate(cfg, out + '/dask', workers=2, scheduler='local')\n"
+    )
+    (tmp_path / "run.py").write_text(script)
+    with socket.socket() as held:
+        with contextlib.suppress(OSError):  # when something already holds it: the same situation
+            held.bind(("127.0.0.1", 8787))
+        done = subprocess.run(
+            [sys.executable, str(tmp_path / "run.py"), json.dumps(cfg), str(tmp_path)],
+            capture_output=True,
+            text=True,
+            timeout=600,
+        )
+    assert done.returncode == 0, done.stderr
+    assert (done.stdout, done.stderr) == ("", "")
+    assert (tmp_path / "dask" / "per_model.csv").exists()
 
 
 def test_a_registered_metric_runs_when_configured(planted, tmp_path, monkeypatch):
