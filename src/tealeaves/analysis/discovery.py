@@ -216,10 +216,12 @@ def false_discovery_rates(
     >>> human = RaggedScores([rng.random(10) < q for q in quality])
     >>> metrics = pd.DataFrame({"NPMI": quality / 5 + rng.normal(0, 0.02, 12)})
     >>> rates = false_discovery_rates("word-intrusion", human, metrics, METRIC_MARGINS, k=4, n_iter=200, seed=0)
-    >>> columns = ["discoveries", "false_discoveries", "fdr", "human_differences", "false_omissions", "for"]
-    >>> rates.table[columns].round(4)
-       discoveries  false_discoveries     fdr  human_differences  false_omissions     for
-    0           27                  2  0.0741                 73               17  0.2329
+    >>> rates.table[["discoveries", "false_discoveries", "fdr"]].round(4)  # 2 / 27
+       discoveries  false_discoveries     fdr
+    0           27                  2  0.0741
+    >>> rates.table[["human_differences", "false_omissions", "for"]].round(4)  # 17 / 73
+       human_differences  false_omissions     for
+    0                 73               17  0.2329
     """
     from tealeaves.rng import family_generator  # numba, which tealeaves.rng loads, only when drawing
 
