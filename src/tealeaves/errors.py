@@ -8,20 +8,88 @@ from __future__ import annotations
 
 
 class TealeavesError(Exception):
-    """Base class of every error tealeaves raises on purpose."""
+    """Base class of every error tealeaves raises on purpose.
+
+    Catch it to handle any refusal of tealeaves in one place; its message says what was wrong
+    and how to fix it.
+
+    Examples
+    --------
+    >>> from tealeaves.coherence import get_measure
+    >>> from tealeaves.errors import TealeavesError
+    >>> try:
+    ...     get_measure("nope")
+    ... except TealeavesError as error:
+    ...     print(f"{type(error).__name__}: {error}")
+    InputError: unknown coherence measure 'nope'; choose one of uci, npmi, umass, lcp, cp1, cp2, cv, cp, ca, ds
+    """
 
 
 class InputError(TealeavesError, ValueError):
-    """An input (file, field, argument) is missing, unreadable or malformed."""
+    """An input (file, field, argument) is missing, unreadable or malformed.
+
+    Also a :class:`ValueError`, so code that catches bad values catches it too.
+
+    Examples
+    --------
+    >>> from tealeaves.errors import InputError
+    >>> from tealeaves.rng import as_seed
+    >>> as_seed(-1)
+    Traceback (most recent call last):
+    ...
+    tealeaves.errors.InputError: seed must be a non-negative int or a numpy Generator, got -1
+    >>> issubclass(InputError, ValueError)
+    True
+    """
 
 
 class EmptyResultError(TealeavesError):
-    """Nothing is left to work on (no documents after filtering, no topics, ...)."""
+    """Nothing is left to work on (no documents after filtering, no topics, ...).
+
+    Examples
+    --------
+    Dropping the words that the reference corpus lacks leaves no topic of two words to score:
+
+    >>> from tealeaves.coherence import RefIndex, score
+    >>> from tealeaves.corpus import Corpus, Vocabulary
+    >>> index = RefIndex.build(Corpus.from_documents([[0, 1], [1, 2]], Vocabulary(["tax", "budget", "war"])))
+    >>> score([["tax", "senate"]], index, on_missing="skip")
+    Traceback (most recent call last):
+    ...
+    tealeaves.errors.EmptyResultError: no topic can be scored with on_missing='skip' ...
+    """
 
 
 class ArtifactError(TealeavesError):
-    """An artifact folder is missing, incomplete, inconsistent or already exists."""
+    """An artifact folder is missing, incomplete, inconsistent or already exists.
+
+    Examples
+    --------
+    A model whose topic-word rows do not sum to one is refused:
+
+    >>> import numpy as np
+    >>> from tealeaves.corpus import Vocabulary
+    >>> from tealeaves.models import TopicModel
+    >>> TopicModel(Vocabulary(["tax", "budget"]), np.array([[0.6, 0.6]]))
+    Traceback (most recent call last):
+    ...
+    tealeaves.errors.ArtifactError: phi rows must sum to 1 within 1e-09; the worst is off by 0.2
+    """
 
 
 class MissingDependencyError(TealeavesError, ImportError):
-    """An optional package or model that this feature needs is not installed."""
+    """An optional package or model that this feature needs is not installed.
+
+    Also an :class:`ImportError`; its message names the ``pip install`` that fixes it
+    (:func:`tealeaves.extras.require`).
+
+    Examples
+    --------
+    >>> from tealeaves.errors import MissingDependencyError
+    >>> from tealeaves.extras import require
+    >>> try:
+    ...     require("frames", "no_such_module", what="this table")
+    ... except ImportError as error:
+    ...     print(isinstance(error, MissingDependencyError), error)
+    True this table needs no_such_module, which is not installed: pip install 'tealeaves[frames]'
+    """
