@@ -46,7 +46,10 @@ from tealeaves.intrusion.intruders import IntruderSets
 
 Association = Literal["pmi", "npmi"]
 ASSOCIATIONS: tuple[Association, ...] = ("pmi", "npmi")
+"""The association measures of WI-Auto: ``pmi`` (WI-Auto-PMI) and ``npmi`` (WI-Auto-NPMI)."""
 FEATURES: tuple[str, ...] = ("pmi", "npmi", "cp1", "cp2")
+"""The word association features, in the order of the last axis of :attr:`SetFeatures.raw`
+(formulas in the module docstring)."""
 ON_MISSING: tuple[str, ...] = ("error", "zero")
 LAU_WINDOW = 20  # Lau et al.'s toolkit: ComputeWordCount.py's default window size
 
@@ -73,6 +76,33 @@ class SetFeatures:
         How windows were counted.
     missing : tuple of (set, word, reason)
         Words not in the index vocabulary or never in the reference corpus (counted as 0).
+
+    Examples
+    --------
+    A topic's words that occur together in 3 of 9 documents, and an intruder that never
+    occurs with them:
+
+    >>> from tealeaves.coherence import RefIndex
+    >>> from tealeaves.corpus import Corpus, Vocabulary
+    >>> from tealeaves.intrusion import word_association_features
+    >>> topics = [
+    ...     ["tax", "budget", "deficit", "spending", "revenue"],
+    ...     ["war", "peace", "army", "soldier", "battle"],
+    ...     ["school", "teacher", "student", "class", "exam"],
+    ... ]
+    >>> vocab = Vocabulary([word for topic in topics for word in topic])
+    >>> docs = [[5 * k + (i + s) % 5 for i in range(5)] for k in range(3) for s in range(3)]
+    >>> index = RefIndex.build(Corpus.from_documents(docs, vocab))  # 9 documents, 3 per topic
+    >>> features = word_association_features([["tax", "budget", "deficit", "war"]], index, window="document")
+    >>> features.marginal, features.n_windows
+    (array([[3, 3, 3, 3]]), 9)
+    >>> features.raw[0].round(4)  # PMI of "tax" = 2 log(3 · 9 / (3 · 3)) = 2 log 3
+    array([[2.1972, 2.    , 2.    , 2.    ],
+           [2.1972, 2.    , 2.    , 2.    ],
+           [2.1972, 2.    , 2.    , 2.    ],
+           [0.    , 0.    , 0.    , 0.    ]])
+    >>> features.matrix("npmi")[0, :, 0]  # normalised NPMI, CP1, CP2: the columns a ranker sees
+    array([1., 1., 1., 0.])
     """
 
     words: tuple[tuple[str, ...], ...]
@@ -130,6 +160,27 @@ def word_association_features(
     Returns
     -------
     SetFeatures
+
+    Examples
+    --------
+    >>> from tealeaves.coherence import RefIndex
+    >>> from tealeaves.corpus import Corpus, Vocabulary
+    >>> from tealeaves.intrusion import word_association_features
+    >>> topics = [
+    ...     ["tax", "budget", "deficit", "spending", "revenue"],
+    ...     ["war", "peace", "army", "soldier", "battle"],
+    ...     ["school", "teacher", "student", "class", "exam"],
+    ... ]
+    >>> vocab = Vocabulary([word for topic in topics for word in topic])
+    >>> docs = [[5 * k + (i + s) % 5 for i in range(5)] for k in range(3) for s in range(3)]
+    >>> index = RefIndex.build(Corpus.from_documents(docs, vocab))  # 9 documents, 3 per topic
+    >>> features = word_association_features([["tax", "budget", "war"]], index, window="document")
+    >>> features.raw[0].round(4)  # PMI, NPMI, CP1, CP2; "tax" and "budget" share 3 of 9 documents
+    array([[1.0986, 1.    , 1.    , 1.    ],
+           [1.0986, 1.    , 1.    , 1.    ],
+           [0.    , 0.    , 0.    , 0.    ]])
+    >>> features.normalized[0, :, 0]  # min-max within the set
+    array([1., 1., 0.])
     """
     if on_missing not in ON_MISSING:
         raise InputError(f"on_missing must be 'error' or 'zero', got {on_missing!r}")
@@ -158,7 +209,36 @@ def word_association_features(
 def association_sums(marginal: np.ndarray, joint: np.ndarray, n_windows: int) -> np.ndarray:
     """PMI, NPMI, CP1 and CP2 sums of every word of every set (see the module docstring).
 
-    ``marginal`` is [S, n] and ``joint`` [S, n, n] window counts; returns float64[S, n, 4].
+    For word w_i and the other words w_j of its set, with P from window counts:
+    PMI = Σ_j log(P(w_i, w_j) / (P(w_i) P(w_j))), NPMI = Σ_j PMI_ij / -log P(w_i, w_j),
+    CP1 = Σ_j P(w_i, w_j) / P(w_j), CP2 = Σ_j P(w_i, w_j) / P(w_i) (Lau et al. 2014, §4.1); a
+    pair never seen together contributes 0.
+
+    Parameters
+    ----------
+    marginal : array-like of shape (S, n)
+        Windows holding each word of each set.
+    joint : array-like of shape (S, n, n)
+        Windows holding both words of each pair (the diagonal is not used).
+    n_windows : int
+        Windows in the reference corpus.
+
+    Returns
+    -------
+    ndarray of shape (S, n, 4)
+        PMI, NPMI, CP1 and CP2 (:data:`FEATURES`) of every word.
+
+    Examples
+    --------
+    Two words in the same 3 of 9 windows and a third word in another window:
+
+    >>> import numpy as np
+    >>> from tealeaves.intrusion import association_sums
+    >>> joint = np.array([[[3, 3, 0], [3, 3, 0], [0, 0, 1]]])
+    >>> association_sums(np.array([[3, 3, 1]]), joint, 9).round(4)  # log(3 · 9 / (3 · 3)) = log 3
+    array([[[1.0986, 1.    , 1.    , 1.    ],
+            [1.0986, 1.    , 1.    , 1.    ],
+            [0.    , 0.    , 0.    , 0.    ]]])
     """
     n_i = np.asarray(marginal, dtype=np.float64)[:, :, None]  # the word w_i (rows)
     n_j = np.asarray(marginal, dtype=np.float64)[:, None, :]  # the other word w_j (columns)
@@ -175,7 +255,27 @@ def association_sums(marginal: np.ndarray, joint: np.ndarray, n_windows: int) ->
 
 
 def min_max_within_sets(values: np.ndarray) -> np.ndarray:
-    """``(v - min) / (max - min)`` over axis 1 (the words of a set); 0 where max == min."""
+    """``(v - min) / (max - min)`` over axis 1 (the words of a set); 0 where max == min.
+
+    A feature equal for all words of a set cannot order them, so it is 0 there.
+
+    Parameters
+    ----------
+    values : ndarray of shape (S, n, F)
+        Features of the n words of S sets.
+
+    Returns
+    -------
+    ndarray of shape (S, n, F)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from tealeaves.intrusion import min_max_within_sets
+    >>> min_max_within_sets(np.array([[[1.0], [3.0], [2.0]], [[5.0], [5.0], [5.0]]]))[:, :, 0]
+    array([[0. , 1. , 0.5],
+           [0. , 0. , 0. ]])
+    """
     low = values.min(axis=1, keepdims=True)
     span = values.max(axis=1, keepdims=True) - low
     with np.errstate(divide="ignore", invalid="ignore"):

@@ -35,11 +35,41 @@ from tealeaves.results import Columns, Result
 
 Protocol = Literal["chang", "hoyle"]
 PROTOCOLS: dict[str, tuple[int, int]] = {"chang": (5, 5), "hoyle": (5, 10)}  # (shown, drawn from top)
+"""The set protocols by name: (words shown, drawn from the top how many). ``chang``: the top 5
+words (Chang et al. 2009); ``hoyle``: 5 drawn at random from the top 10 (Hoyle et al. 2021)."""
 
 
 @dataclass(frozen=True)
 class IntruderSet:
-    """One word-intrusion question: ``words`` in display order, one of them the intruder."""
+    """One word-intrusion question: ``words`` in display order, one of them the intruder.
+
+    Attributes
+    ----------
+    topic : int
+        The topic whose words are shown.
+    draw : int
+        Which of the topic's independent sets this is (0 .. draws - 1).
+    words : tuple of str
+        The shown words, shuffled: the topic's words and the intruder.
+    intruder_position : int
+        Index of the intruder in ``words``.
+    intruder_topic : int
+        The other topic among whose top words the intruder was drawn.
+    high_rank_used : int
+        The ``high_rank`` the draw needed (doubled from the requested one in tiny models).
+
+    Examples
+    --------
+    >>> from tealeaves.intrusion import intruder_sets
+    >>> topics = [["tax", "budget", "deficit", "spending", "revenue"], ["war", "peace", "army", "soldier", "battle"]]
+    >>> first = intruder_sets(topics, seed=0).sets[0]
+    >>> first.topic, first.words
+    (0, ('deficit', 'spending', 'budget', 'tax', 'soldier', 'revenue'))
+    >>> first.intruder, first.intruder_position, first.intruder_topic
+    ('soldier', 4, 1)
+    >>> first.topic_words
+    ('deficit', 'spending', 'budget', 'tax', 'revenue')
+    """
 
     topic: int
     draw: int
@@ -61,7 +91,32 @@ class IntruderSet:
 
 @dataclass(frozen=True)
 class IntruderSets(Result):
-    """All sets of a run, with the settings that made them."""
+    """All sets of a run, with the settings that made them.
+
+    Attributes
+    ----------
+    sets : tuple of IntruderSet
+        Every set, topic by topic and draw by draw.
+    protocol : str
+        ``chang`` or ``hoyle`` (:data:`PROTOCOLS`).
+    low_rank, high_rank : int
+        The intruder is outside the topic's top ``low_rank`` words and inside another topic's
+        top ``high_rank``.
+    seed : int
+        The seed the sets were drawn with (-1 when a Generator was passed).
+
+    Examples
+    --------
+    >>> from tealeaves.intrusion import intruder_sets
+    >>> topics = [["tax", "budget", "deficit", "spending", "revenue"], ["war", "peace", "army", "soldier", "battle"]]
+    >>> sets = intruder_sets(topics, draws=2, seed=0)
+    >>> sets
+    IntruderSets(protocol=chang, low_rank=50, high_rank=10, seed=0)
+    >>> len(sets), [s.intruder for s in sets]
+    (4, ['soldier', 'soldier', 'spending', 'budget'])
+    >>> sets.columns()["words"][0]
+    'deficit spending budget tax soldier revenue'
+    """
 
     sets: tuple[IntruderSet, ...]
     protocol: str
@@ -98,8 +153,43 @@ def intruder_sets(
 ) -> IntruderSets:
     """Word-intrusion sets for every topic (see the module docstring for the procedure).
 
-    Every draw comes from the ``"intruder sets"`` stream family under ``seed``
-    (:func:`tealeaves.rng.family_generator`).
+    Each set shows a topic's top words (``chang``) or words drawn from them (``hoyle``) and one
+    intruder: a word outside the topic's top ``low_rank`` and among another topic's top
+    ``high_rank``, drawn uniformly; the words are shuffled (Chang et al. 2009, §3.1).
+
+    Parameters
+    ----------
+    topics : TopicModel, Topics or list of word lists
+        At least two topics, words in rank order (in a plain list, a word's rank is its
+        position, and a word absent from the list is outside the top ``low_rank``).
+    draws : int
+        Independent sets per topic.
+    protocol : "chang" or "hoyle"
+        Which words are shown (:data:`PROTOCOLS`).
+    low_rank : int
+        The intruder is not among the topic's ``low_rank`` most probable words.
+    high_rank : int
+        The intruder is among another topic's ``high_rank`` most probable words (doubled until
+        a word qualifies; the value used is recorded with each set).
+    seed : int or Generator
+        Every draw comes from the ``"intruder sets"`` stream family under ``seed``
+        (:func:`tealeaves.rng.family_generator`).
+
+    Returns
+    -------
+    IntruderSets
+        ``draws`` sets per topic, topic by topic.
+
+    Examples
+    --------
+    >>> from tealeaves.intrusion import intruder_sets
+    >>> topics = [["tax", "budget", "deficit", "spending", "revenue"], ["war", "peace", "army", "soldier", "battle"]]
+    >>> for s in intruder_sets(topics, draws=2, seed=0):
+    ...     print(s.topic, " ".join(s.words), "| intruder:", s.intruder)
+    0 deficit spending budget tax soldier revenue | intruder: soldier
+    0 budget tax spending revenue deficit soldier | intruder: soldier
+    1 battle soldier spending war peace army | intruder: spending
+    1 war army budget battle soldier peace | intruder: budget
     """
     from tealeaves.rng import family_generator  # numba, which tealeaves.rng loads, only when drawing
 
