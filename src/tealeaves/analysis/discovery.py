@@ -44,7 +44,11 @@ from tealeaves.progress import ProgressCallback, notify
 from tealeaves.results import Result
 
 HUMAN_MARGINS = {"word-intrusion": 0.05, "rating": 0.11}  # Hoyle et al. 2021, A.5.1
+"""The humans' non-superiority margins of Hoyle et al. 2021 (A.5.1), by task: 0.05 of model
+precision for word intrusion, 0.11 of a mean 3-point rating."""
 METRIC_MARGINS = {"NPMI": 0.05, "Cv": 0.06}  # Hoyle et al. 2021, A.5.1
+"""The automated metrics' non-superiority margins of Hoyle et al. 2021 (A.5.1): 0.05 for NPMI,
+0.06 for C_v (the ``metric_margins`` of :func:`false_discovery_rates`)."""
 
 
 @dataclass(frozen=True)
