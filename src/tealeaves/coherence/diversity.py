@@ -39,6 +39,32 @@ def topic_diversity(topics: TopicsLike, topn: int = 25) -> float:
 
     ``TD = |unique words in the top-N of all topics| / (K N)``, N = 25: 1 when no two topics
     share a top word, ``1 / K`` when all topics have the same top words.
+
+    Parameters
+    ----------
+    topics : TopicModel, Topics or list of word lists
+        Words in rank order, most probable first; each topic needs ``topn`` words.
+    topn : int, default 25
+        Top words per topic (Dieng et al.'s N).
+
+    Returns
+    -------
+    float
+        TD, in ``[1 / K, 1]``.
+
+    Raises
+    ------
+    InputError
+        When ``topn`` is below 1 or a topic has fewer than ``topn`` words.
+
+    Examples
+    --------
+    Five distinct words among the 3 x 3 top words:
+
+    >>> from tealeaves.coherence import topic_diversity
+    >>> topics = [["tax", "budget", "debt"], ["war", "army", "tax"], ["budget", "tax", "debt"]]
+    >>> round(topic_diversity(topics, topn=3), 4)  # 5 / 9
+    0.5556
     """
     words = _top(topics, topn)
     return len({w for topic in words for w in topic}) / (len(words) * topn)
@@ -50,6 +76,29 @@ def topic_uniqueness(topics: TopicsLike, topn: int = 10) -> np.ndarray:
     ``TU(k) = (1 / N) sum_{i=1..N} 1 / cnt(w_i^k)``, where ``cnt(w)`` is the number of topics
     whose top-N words contain ``w`` (N = 10). A model's TU is the mean over topics; it lies in
     ``[1 / K, 1]``, 1 when no top word is shared.
+
+    Parameters
+    ----------
+    topics : TopicModel, Topics or list of word lists
+        Words in rank order, most probable first; each topic needs ``topn`` words.
+    topn : int, default 10
+        Top words per topic (Nan et al.'s N).
+
+    Returns
+    -------
+    ndarray of shape (K,)
+        ``TU(k)`` of each topic.
+
+    Examples
+    --------
+    "tax" is in three topics, "budget" and "debt" in two, "war" and "army" in one, so topic 0
+    has ``(1/3 + 1/2 + 1/2) / 3`` and topic 1 ``(1 + 1 + 1/3) / 3``:
+
+    >>> from tealeaves.coherence import topic_uniqueness
+    >>> topics = [["tax", "budget", "debt"], ["war", "army", "tax"], ["budget", "tax", "debt"]]
+    >>> uniqueness = topic_uniqueness(topics, topn=3)
+    >>> uniqueness.round(4).tolist(), round(float(uniqueness.mean()), 4)
+    ([0.4444, 0.7778, 0.4444], 0.5556)
     """
     words = _top(topics, topn)
     counts = Counter(w for topic in words for w in set(topic))
@@ -62,6 +111,34 @@ def rank_biased_overlap(first: Sequence[str], second: Sequence[str], p: float = 
     ``RBO_ext = (X_k / k) p^k + ((1 - p) / p) sum_{d=1..k} (X_d / d) p^d``, where ``X_d`` is the
     number of items the two top-d prefixes share and ``k`` the list length: 1 for identical
     lists, 0 for disjoint ones; ``p`` weighs the top ranks (smaller ``p``: more top-heavy).
+
+    Parameters
+    ----------
+    first, second : sequence of str
+        Two rankings of the same non-zero length, best first.
+    p : float, default 0.9
+        The persistence, strictly between 0 and 1.
+
+    Returns
+    -------
+    float
+        ``RBO_ext``, in ``[0, 1]``.
+
+    Raises
+    ------
+    InputError
+        For rankings of different or zero length, or ``p`` outside (0, 1).
+
+    Examples
+    --------
+    Swapping the first two items: ``X_1 = 0``, ``X_2 = 2``, ``X_3 = 3``, so
+    ``RBO_ext = 0.9^3 + (0.1 / 0.9) (0.9^2 + 0.9^3) = 0.9``:
+
+    >>> from tealeaves.coherence import rank_biased_overlap
+    >>> round(rank_biased_overlap(["tax", "budget", "debt"], ["budget", "tax", "debt"]), 4)
+    0.9
+    >>> rank_biased_overlap(["tax", "budget"], ["tax", "budget"]), rank_biased_overlap(["tax"], ["war"])
+    (1.0, 0.0)
     """
     if len(first) != len(second) or not len(first):
         raise InputError("rank-biased overlap here compares two non-empty rankings of the same length")
@@ -89,6 +166,36 @@ def inverted_rbo(topics: TopicsLike, topn: int = 10, p: float = 0.9) -> float:
 
     ``IRBO = 1 - mean_{i < j} RBO_ext(top-N of topic i, top-N of topic j)``: 1 when the
     topics share no top word, 0 when they are all the same ranking.
+
+    Parameters
+    ----------
+    topics : TopicModel, Topics or list of word lists
+        At least two topics, words in rank order; each topic needs ``topn`` words.
+    topn : int, default 10
+        Top words per topic.
+    p : float, default 0.9
+        The persistence of :func:`rank_biased_overlap`.
+
+    Returns
+    -------
+    float
+        IRBO, in ``[0, 1]``.
+
+    Raises
+    ------
+    InputError
+        For fewer than two topics.
+
+    Examples
+    --------
+    Topics 0 and 2 have RBO 0.9 (:func:`rank_biased_overlap`); each shares only its last-ranked
+    "tax" with topic 1 (RBO ``0.9^3 / 3 + (0.1 / 0.9) 0.9^3 / 3 = 0.27``), so
+    ``IRBO = 1 - (0.9 + 0.27 + 0.27) / 3``:
+
+    >>> from tealeaves.coherence import inverted_rbo
+    >>> topics = [["tax", "budget", "debt"], ["war", "army", "tax"], ["budget", "tax", "debt"]]
+    >>> round(inverted_rbo(topics, topn=3), 4)
+    0.52
     """
     words = _top(topics, topn)
     if len(words) < 2:
@@ -124,6 +231,24 @@ class DiversityResult(Result):
         The model fails filter (a), or filter (b) where it applies.
     shared_top_words : tuple of (topic_a, topic_b, words)
         A diagnostic, not a filter: topic pairs sharing any of their top ``overlap_topn`` words.
+    diversity_topn, uniqueness_topn, filter_topn, overlap_topn : int
+        The numbers of top words used (:func:`diversity`'s arguments).
+    min_uniqueness : float
+        Filter (b)'s threshold.
+    rbo_p : float
+        The persistence of the inverted RBO.
+
+    Examples
+    --------
+    >>> from tealeaves.coherence import diversity
+    >>> topics = [["tax", "budget", "debt"], ["war", "army", "tax"], ["budget", "tax", "debt"]]
+    >>> result = diversity(topics, diversity_topn=3, uniqueness_topn=3, filter_topn=3, overlap_topn=3)
+    >>> result
+    DiversityResult(topic_diversity=0.5556, topic_uniqueness=0.5556, topics=3, inverted_rbo=0.52, ...)
+    >>> result.filter_a, result.redundant  # topics 0 and 2 are duplicates
+    (False, True)
+    >>> result.columns()["duplicate_of"]  # one row per topic
+    ['2', '', '0']
     """
 
     topic_diversity: float
@@ -168,6 +293,27 @@ def duplicate_topics(topics: TopicsLike, topn: int = 5) -> tuple[tuple[int, int]
     Hoyle et al.'s filter (a): their code (``compute_to`` in ahoho/dvae ``utils.py``, with
     ``diversity_top_n = 5`` and ``overlapping_word_threshold = 5`` in ``runs/collect-runs.ipynb``)
     keeps a model when no pair of topics overlaps in 5 of their top 5 words.
+
+    Parameters
+    ----------
+    topics : TopicModel, Topics or list of word lists
+        Words in rank order; each topic needs ``topn`` words.
+    topn : int, default 5
+        Top words per topic compared.
+
+    Returns
+    -------
+    tuple of (int, int)
+        The pairs ``(a, b)``, ``a < b``, in order; empty when filter (a) keeps the model.
+
+    Examples
+    --------
+    >>> from tealeaves.coherence import duplicate_topics
+    >>> topics = [["tax", "budget", "debt"], ["war", "army", "tax"], ["budget", "tax", "debt"]]
+    >>> duplicate_topics(topics, topn=3)  # the same three words in another order
+    ((0, 2),)
+    >>> duplicate_topics(topics, topn=1)  # top words tax, war, budget
+    ()
     """
     words = _top(topics, topn)
     first: dict[frozenset[str], int] = {}
@@ -182,6 +328,29 @@ def shared_top_words(topics: TopicsLike, topn: int = 5) -> tuple[tuple[int, int,
     """Every pair of topics whose top-N words overlap, with the shared words.
 
     A diagnostic of how much topics overlap, not Hoyle et al.'s filter (:func:`duplicate_topics`).
+
+    Parameters
+    ----------
+    topics : TopicModel, Topics or list of word lists
+        Words in rank order; each topic needs ``topn`` words.
+    topn : int, default 5
+        Top words per topic compared.
+
+    Returns
+    -------
+    tuple of (int, int, tuple of str)
+        ``(a, b, words)`` for each pair ``a < b`` that shares top words, the shared words in
+        topic ``a``'s order.
+
+    Examples
+    --------
+    >>> from tealeaves.coherence import shared_top_words
+    >>> topics = [["tax", "budget", "debt"], ["war", "army", "tax"], ["budget", "tax", "debt"]]
+    >>> for a, b, words in shared_top_words(topics, topn=3):
+    ...     print(a, b, words)
+    0 1 ('tax',)
+    0 2 ('tax', 'budget', 'debt')
+    1 2 ('tax',)
     """
     words = _top(topics, topn)
     out = []
@@ -224,6 +393,30 @@ def diversity(
 
     ``shared_top_words`` (pairs sharing any top-``overlap_topn`` word) is reported beside them
     as a diagnostic; it does not make a model redundant.
+
+    Parameters
+    ----------
+    topics : TopicModel, Topics or list of word lists
+        Words in rank order; each topic needs as many words as the largest ``*_topn``.
+    diversity_topn : int, default 25
+        Top words of :func:`topic_diversity`.
+    uniqueness_topn : int, default 10
+        Top words of :func:`topic_uniqueness` and :func:`inverted_rbo`.
+    filter_topn : int, default 5
+        Top words of filters (a) and (b).
+    min_uniqueness : float, default 0.7
+        Filter (b)'s threshold.
+    uniqueness_filter : bool, optional
+        Whether filter (b) counts; None applies it to the kinds in
+        :data:`UNIQUENESS_FILTER_MODELS`.
+    overlap_topn : int, default 5
+        Top words of :func:`shared_top_words`.
+    rbo_p : float, default 0.9
+        The persistence of :func:`inverted_rbo`.
+
+    Returns
+    -------
+    DiversityResult
 
     Examples
     --------
