@@ -109,6 +109,27 @@ class WordIntrusionResult(Result):
         Raw PMI, NPMI, CP1, CP2 of every word of every set, in display order.
     scores : dict of str to float64[S, 6]
         Per association, the SVM score of every word (the highest is the machine's pick).
+
+    Examples
+    --------
+    >>> from tealeaves.coherence import RefIndex
+    >>> from tealeaves.corpus import Corpus, Vocabulary
+    >>> topics = [
+    ...     ["tax", "budget", "deficit", "spending", "revenue"],
+    ...     ["war", "peace", "army", "soldier", "battle"],
+    ...     ["school", "teacher", "student", "class", "exam"],
+    ... ]
+    >>> vocab = Vocabulary([word for topic in topics for word in topic])
+    >>> docs = [[5 * k + (i + s) % 5 for i in range(5)] for k in range(3) for s in range(3)]
+    >>> index = RefIndex.build(Corpus.from_documents(docs, vocab))  # 9 documents, 3 per topic
+    >>> from tealeaves.intrusion import auto_word_intrusion
+    >>> result = auto_word_intrusion(topics, index, seed=0, window="document", folds=3)
+    >>> result.per_topic, result.model_means["baseline_npmi"]
+    (array([1., 1., 1.]), 1.0)
+    >>> result.sets["intruder"][:2], result.sets["predicted_pmi"][:2]
+    (array(['soldier', 'student'], dtype=object), array(['soldier', 'student'], dtype=object))
+    >>> result.settings["draws"], result.settings["folds"], result.fold_of_topic.tolist()
+    (8, 3, [2, 1, 0])
     """
 
     association: str
@@ -172,6 +193,26 @@ class WordIntrusionComparison(Result):
     ----------
     results : dict of str to WordIntrusionResult
         Each model's result, in the order given.
+
+    Examples
+    --------
+    >>> from tealeaves.coherence import RefIndex
+    >>> from tealeaves.corpus import Corpus, Vocabulary
+    >>> topics = [
+    ...     ["tax", "budget", "deficit", "spending", "revenue"],
+    ...     ["war", "peace", "army", "soldier", "battle"],
+    ...     ["school", "teacher", "student", "class", "exam"],
+    ... ]
+    >>> vocab = Vocabulary([word for topic in topics for word in topic])
+    >>> docs = [[5 * k + (i + s) % 5 for i in range(5)] for k in range(3) for s in range(3)]
+    >>> index = RefIndex.build(Corpus.from_documents(docs, vocab))  # 9 documents, 3 per topic
+    >>> from tealeaves.intrusion import compare_word_intrusion
+    >>> mixed = [*topics, ["tax", "war", "school", "budget", "army"]]
+    >>> comparison = compare_word_intrusion({"clean": topics, "mixed": mixed}, index, seed=0, window="document")
+    >>> comparison["mixed"].per_topic.round(4)
+    array([1.    , 1.    , 1.    , 0.0625])
+    >>> list(comparison.to_dict()["model_means"])
+    ['clean', 'mixed']
     """
 
     results: dict[str, WordIntrusionResult]
@@ -259,6 +300,34 @@ def auto_word_intrusion(
     Returns
     -------
     WordIntrusionResult
+
+    See Also
+    --------
+    compare_word_intrusion : Several models ranked by the same SVMs.
+    embedding_word_intrusion : The machine's pick from word vectors, without a reference corpus.
+
+    Examples
+    --------
+    Three topics whose words occur together in a reference corpus, and a fourth that mixes
+    them: the machine finds every intruder of the first three and few of the fourth's.
+
+    >>> from tealeaves.coherence import RefIndex
+    >>> from tealeaves.corpus import Corpus, Vocabulary
+    >>> topics = [
+    ...     ["tax", "budget", "deficit", "spending", "revenue"],
+    ...     ["war", "peace", "army", "soldier", "battle"],
+    ...     ["school", "teacher", "student", "class", "exam"],
+    ... ]
+    >>> vocab = Vocabulary([word for topic in topics for word in topic])
+    >>> docs = [[5 * k + (i + s) % 5 for i in range(5)] for k in range(3) for s in range(3)]
+    >>> index = RefIndex.build(Corpus.from_documents(docs, vocab))  # 9 documents, 3 per topic
+    >>> from tealeaves.intrusion import auto_word_intrusion
+    >>> mixed = [*topics, ["tax", "war", "school", "budget", "army"]]
+    >>> result = auto_word_intrusion(mixed, index, seed=0, window="document", folds=4)
+    >>> result.per_topic  # WI-Auto-PMI, 8 sets per topic, leave-one-topic-out SVMs
+    array([1.    , 1.    , 1.    , 0.0625])
+    >>> result.model_means["wi_auto_npmi"], result.model_means["baseline_pmi"]
+    (0.765625, 0.765625)
     """
     if isinstance(topics, Mapping):
         raise InputError("auto_word_intrusion scores one model; pass several to compare_word_intrusion")
@@ -320,6 +389,26 @@ def compare_word_intrusion(
     Returns
     -------
     WordIntrusionComparison
+
+    Examples
+    --------
+    >>> from tealeaves.coherence import RefIndex
+    >>> from tealeaves.corpus import Corpus, Vocabulary
+    >>> topics = [
+    ...     ["tax", "budget", "deficit", "spending", "revenue"],
+    ...     ["war", "peace", "army", "soldier", "battle"],
+    ...     ["school", "teacher", "student", "class", "exam"],
+    ... ]
+    >>> vocab = Vocabulary([word for topic in topics for word in topic])
+    >>> docs = [[5 * k + (i + s) % 5 for i in range(5)] for k in range(3) for s in range(3)]
+    >>> index = RefIndex.build(Corpus.from_documents(docs, vocab))  # 9 documents, 3 per topic
+    >>> from tealeaves.intrusion import compare_word_intrusion
+    >>> mixed = [*topics, ["tax", "war", "school", "budget", "army"]]
+    >>> comparison = compare_word_intrusion({"clean": topics, "mixed": mixed}, index, seed=0, window="document")
+    >>> {name: result.model_mean for name, result in comparison.results.items()}
+    {'clean': 1.0, 'mixed': 0.765625}
+    >>> comparison["mixed"].settings["models"], comparison["mixed"].settings["folds"]  # 7 topics pooled
+    (['clean', 'mixed'], 7)
     """
     check_association(association)
     if isinstance(folds, bool) or not isinstance(folds, (int, np.integer)) or folds < 2:
@@ -457,8 +546,31 @@ def _result(
 def first_place_share(scores: np.ndarray, target: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Per row of ``scores`` [S, n]: the share of first place that item ``target`` holds, and the pick.
 
-    The share is ``1 / t`` when ``target`` ties with ``t - 1`` other items at the top score,
-    0 when it is not at the top; the pick is the first item with the top score.
+    The share is ``1 / t`` when ``target`` ties with ``t - 1`` other items at the top score
+    (the expected hit of a random tie break), 0 when it is not at the top.
+
+    Parameters
+    ----------
+    scores : ndarray of shape (S, n)
+        Each set's item scores (higher is picked).
+    target : ndarray of int, shape (S,)
+        Each set's true item (the intruder's position).
+
+    Returns
+    -------
+    share : ndarray of float64, shape (S,)
+        The share of first place ``target`` holds.
+    pick : ndarray of int, shape (S,)
+        The first item with the top score.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from tealeaves.intrusion import first_place_share
+    >>> scores = np.array([[0.1, 0.9, 0.3], [0.5, 0.5, 0.2], [0.7, 0.1, 0.7]])
+    >>> share, pick = first_place_share(scores, np.array([1, 0, 1]))
+    >>> share, pick  # a hit, a tie of two, a miss
+    (array([1. , 0.5, 0. ]), array([1, 0, 0]))
     """
     top = scores.max(axis=1, keepdims=True)
     at_top = scores == top

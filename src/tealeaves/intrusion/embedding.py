@@ -64,6 +64,25 @@ class EmbeddingIntrusionResult(Result):
         Words the encoder does not represent, scored with a zero vector (``on_missing="zero"``).
     settings : dict
         draws, protocol, low_rank, high_rank, seed, on_missing.
+
+    Examples
+    --------
+    Two-dimensional vectors, one direction per topic:
+
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> from tealeaves.coherence import StaticEncoder
+    >>> from tealeaves.intrusion import embedding_word_intrusion
+    >>> topics = [["tax", "budget", "deficit", "spending", "revenue"], ["war", "peace", "army", "soldier", "battle"]]
+    >>> lines = [f"{w} 1 0.1" for w in topics[0]] + [f"{w} 0.1 1" for w in topics[1]]  # GloVe text format
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     _ = (Path(tmp) / "vectors.txt").write_text("\\n".join(lines) + "\\n")
+    ...     encoder = StaticEncoder(str(Path(tmp) / "vectors.txt"), cache_dir=tmp)
+    ...     result = embedding_word_intrusion(topics, encoder, seed=0, draws=2)
+    >>> result.similarity[0].round(3)  # the intruder "soldier" (position 4) is farthest from the others
+    array([0.84 , 0.84 , 0.84 , 0.84 , 0.198, 0.84 ])
+    >>> result.sets["words"][0], result.encoder["coverage"]
+    ('deficit spending budget tax soldier revenue', 1.0)
     """
 
     per_topic: np.ndarray
@@ -130,6 +149,25 @@ def embedding_word_intrusion(
     Returns
     -------
     EmbeddingIntrusionResult
+
+    Examples
+    --------
+    Two-dimensional word vectors, one direction per topic: every intruder points the other way.
+
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> from tealeaves.coherence import StaticEncoder
+    >>> from tealeaves.intrusion import embedding_word_intrusion
+    >>> topics = [["tax", "budget", "deficit", "spending", "revenue"], ["war", "peace", "army", "soldier", "battle"]]
+    >>> lines = [f"{w} 1 0.1" for w in topics[0]] + [f"{w} 0.1 1" for w in topics[1]]  # GloVe text format
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     _ = (Path(tmp) / "vectors.txt").write_text("\\n".join(lines) + "\\n")
+    ...     encoder = StaticEncoder(str(Path(tmp) / "vectors.txt"), cache_dir=tmp)
+    ...     result = embedding_word_intrusion(topics, encoder, seed=0, draws=2)
+    >>> result.per_topic, result.model_mean
+    (array([1., 1.]), 1.0)
+    >>> result.sets["intruder"][:2]
+    array(['soldier', 'soldier'], dtype=object)
     """
     if isinstance(topics, Mapping):
         raise InputError("embedding_word_intrusion scores one model; call it once per model")
