@@ -51,6 +51,26 @@ class Conventions:
         Eq. 10, search γ in {1, 2, 3}; default 1). A positive whole number: NPMI is negative
         for words that co-occur less than chance, and a fractional power of a negative number
         is not real (Palmetto's ``Math.pow`` returns NaN there), so fractional γ is refused.
+
+    Raises
+    ------
+    InputError
+        For an unknown field or a value outside the ranges above.
+
+    Examples
+    --------
+    UMass adds 1 to its joint counts; a caller who asks for base-2 logarithms keeps that:
+
+    >>> from tealeaves.coherence import Conventions, get_measure
+    >>> mine = Conventions(log_base=2)
+    >>> mine.set_fields
+    {'log_base': 2}
+    >>> get_measure("umass").conventions.merged(mine)
+    Conventions(log_base=2, epsilon=0.0, smoothing=1.0, zero_pair=None, gamma=1.0)
+    >>> Conventions(gamma=1.5)
+    Traceback (most recent call last):
+    ...
+    tealeaves.errors.InputError: gamma must be a whole number of at least 1 ...
     """
 
     log_base: float = math.e

@@ -109,6 +109,7 @@ class RefIndex:
 
     Examples
     --------
+    >>> from tealeaves.coherence import RefIndex
     >>> from tealeaves.corpus import Corpus, Vocabulary
     >>> vocab = Vocabulary(["tax", "budget", "war", "peace"])
     >>> index = RefIndex.build(Corpus.from_documents([[0, 1, 1], [2, 3], [0, 1, 3]], vocab))

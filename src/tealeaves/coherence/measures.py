@@ -223,7 +223,37 @@ def ds(c: TopicCounts, prime: np.ndarray, star: np.ndarray, conv: Conventions, c
 
 @dataclass(frozen=True)
 class Measure:
-    """A registered measure: its function, segmentation and defaults (plain and per ``compat``)."""
+    """A registered measure: its function, segmentation and defaults (plain and per ``compat``).
+
+    Attributes
+    ----------
+    name : str
+        The key in :data:`MEASURES`.
+    function : callable
+        The confirmation of each segment, ``function(counts, prime, star, conventions, compat)``;
+        its docstring states the formula and its source.
+    segment : callable
+        The segmentation: the ``(W', W*)`` index pairs of a topic of N words
+        (:mod:`tealeaves.coherence.segmentation`).
+    window : Window
+        The default window.
+    conventions : Conventions
+        The default conventions.
+    compat : dict of str to (Window, Conventions)
+        The window and conventions that reproduce another tool (``"gensim"``, ``"lau"``).
+
+    Examples
+    --------
+    >>> from tealeaves.coherence import get_measure
+    >>> umass = get_measure("umass")
+    >>> str(umass.window), umass.conventions.smoothing  # whole documents, +1 smoothing
+    ('document', 1.0)
+    >>> umass.summary
+    'UMass coherence ...'
+    >>> window, conventions = umass.settings("gensim")
+    >>> str(window), conventions.epsilon
+    ('document', 1e-12)
+    """
 
     name: str
     function: Confirm
@@ -302,7 +332,31 @@ ALIASES = {"c_uci": "uci", "pmi": "uci", "c_npmi": "npmi", "u_mass": "umass", "c
 
 
 def get_measure(name: str) -> Measure:
-    """The measure called ``name`` (gensim's and Palmetto's names are accepted too)."""
+    """The measure called ``name`` (gensim's and Palmetto's names are accepted too).
+
+    Parameters
+    ----------
+    name : str
+        A key of :data:`MEASURES`, or ``c_uci``, ``pmi``, ``c_npmi``, ``u_mass``, ``c_v``,
+        ``c_p``, ``c_a`` (any case).
+
+    Returns
+    -------
+    Measure
+
+    Raises
+    ------
+    InputError
+        For an unknown name.
+
+    Examples
+    --------
+    >>> from tealeaves.coherence import get_measure
+    >>> get_measure("c_v").name, str(get_measure("C_V").window)  # C_V's 110-token windows
+    ('cv', 'sliding:110')
+    >>> get_measure("npmi").summary
+    'NPMI coherence (Bouma 2009; Lau et al. 2014 §4.2 OC-Auto-NPMI; Hoyle et al. 2021 Eq. 1).'
+    """
     key = ALIASES.get(name.lower(), name.lower()) if isinstance(name, str) else name
     if key not in MEASURES:
         raise InputError(f"unknown coherence measure {name!r}; choose one of {', '.join(MEASURES)}")

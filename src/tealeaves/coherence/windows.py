@@ -36,7 +36,29 @@ COMPATS: tuple[str, ...] = ("gensim", "lau")
 
 @dataclass(frozen=True)
 class Window:
-    """A window kind and its size (``s`` for sliding windows, ``c`` for ±c context windows)."""
+    """A window kind and its size (``s`` for sliding windows, ``c`` for ±c context windows).
+
+    Parameters
+    ----------
+    kind : {"sliding", "document", "context"}
+        Sliding windows of ``size`` tokens, whole documents, or the ±``size`` tokens around each
+        occurrence (C_A, DS).
+    size : int, default 0
+        The window size; none (0) for a document window.
+
+    Raises
+    ------
+    InputError
+        For another kind, a size given to a document window, or a size below 1 otherwise.
+
+    Examples
+    --------
+    >>> from tealeaves.coherence import Window
+    >>> Window("sliding", 10)
+    Window(kind='sliding', size=10)
+    >>> [str(Window.parse(w)) for w in (10, "document", "context:5")]
+    ['sliding:10', 'document', 'context:5']
+    """
 
     kind: WindowKind
     size: int = 0
