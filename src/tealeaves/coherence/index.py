@@ -73,6 +73,21 @@ class WindowCounts(Result):
         Windows in the corpus (context windows: (centre, context) pairs).
     window : str
     compat : str or None
+
+    Examples
+    --------
+    Sliding windows of 2 tokens over "tax budget budget", "war peace" and "tax budget peace":
+    2 + 1 + 2 = 5 windows, "budget" in 4 of them, with "tax" in 2.
+
+    >>> from tealeaves.coherence import RefIndex
+    >>> from tealeaves.corpus import Corpus, Vocabulary
+    >>> vocab = Vocabulary(["tax", "budget", "war", "peace"])
+    >>> index = RefIndex.build(Corpus.from_documents([[0, 1, 1], [2, 3], [0, 1, 3]], vocab))
+    >>> counts = index.window_counts(["tax", "budget"], 2)
+    >>> counts.n_windows, counts.marginal.tolist(), counts.joint.tolist()
+    (5, [2, 4], [[2, 2], [2, 4]])
+    >>> counts.columns()["joint"].tolist()  # pairs (tax, tax), (tax, budget), (budget, budget)
+    [2, 2, 4]
     """
 
     words: tuple[str, ...]

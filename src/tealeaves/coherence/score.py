@@ -81,6 +81,24 @@ class CoherenceResult(Result):
         The embedding measures' encoder: ``spec``, ``identity``, ``coverage`` (the share of
         the scored topic words it represents), ``words`` and ``words_found`` (distinct topic
         words), ``encoded`` (words computed rather than read from the cache). None otherwise.
+
+    Examples
+    --------
+    NPMI of two topics over three documents (as in :func:`score`): each topic has two
+    segments, one per ordered pair of its words.
+
+    >>> from tealeaves.coherence import RefIndex, score
+    >>> from tealeaves.corpus import Corpus, Vocabulary
+    >>> vocab = Vocabulary(["tax", "budget", "war", "peace"])
+    >>> index = RefIndex.build(Corpus.from_documents([[0, 1, 1], [2, 3], [0, 1, 3]], vocab))
+    >>> result = score([["tax", "budget"], ["war", "peace"]], index, measure="npmi", window="document")
+    >>> result.measure, result.window, result.n_windows, round(result.model_mean, 4)
+    ('npmi', 'document', 3, 0.6845)
+    >>> segments = result.columns()
+    >>> segments["w_prime"].tolist(), segments["count_joint"].tolist()  # "war" and "peace" share 1 document
+    (['tax', 'budget', 'war', 'peace'], [2, 2, 1, 1])
+    >>> result.topic_columns()["words"]
+    ['tax budget', 'war peace']
     """
 
     measure: str
