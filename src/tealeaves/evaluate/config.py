@@ -55,8 +55,27 @@ STUDY_KEYS = {"export", "familiar_only"}
 class ModelSpec:
     """One trained model of the configuration: a folder or topic list (``format`` None), or an import.
 
-    ``run_of`` names the model it is one run of, when the configuration gave that model several
-    runs (``runs = [...]``); its own name is then ``MODEL/1``, ``MODEL/2``, ...
+    Attributes
+    ----------
+    name : str
+        The model's name in the tables (``MODEL/1``, ``MODEL/2``, ... for the runs of a model).
+    path : Path
+        The model folder, topic list or file to import, resolved against the configuration's folder.
+    format : str or None
+        A ``tealeaves import`` format, or None for a tealeaves model folder or a topic list.
+    options : dict
+        The importer's options.
+    run_of : str or None
+        The model this is one run of, when the configuration gave that model several runs
+        (``runs = [...]``).
+
+    Examples
+    --------
+    >>> from tealeaves.evaluate import read_config
+    >>> config = read_config({"models": [{"name": "lda", "runs": ["lda-seed0", "lda-seed1"]}]})
+    >>> spec = config.models[1]
+    >>> spec.name, spec.run_of, spec.path.name, spec.format
+    ('lda/2', 'lda', 'lda-seed1', None)
     """
 
     name: str
@@ -68,7 +87,44 @@ class ModelSpec:
 
 @dataclass(frozen=True)
 class EvaluateConfig:
-    """A checked configuration; ``metrics`` maps each metric to run to its options."""
+    """A checked configuration; ``metrics`` maps each metric to run to its options.
+
+    Attributes
+    ----------
+    models : tuple of ModelSpec
+        The models (or runs of models) in the order given.
+    metrics : dict of str to dict
+        Each metric to run and its options (the defaults overridden by ``[metrics]``).
+    corpora : dict of str to Path
+        ``heldout``, ``reference`` (default: the held-out corpus) and ``train``, those given.
+    study : dict or None
+        ``export`` (a study export) and ``familiar_only``, when human scores are read.
+    seed : int
+        Every step's seed.
+    bootstrap : int
+        Resamples for the 95% intervals.
+    level : float
+        Significance level of the Holm-corrected two-sided tests.
+    source : dict
+        The configuration as given, for the manifest.
+
+    Examples
+    --------
+    >>> from tealeaves.evaluate import read_config
+    >>> config = read_config(
+    ...     {
+    ...         "corpora": {"heldout": "heldout"},
+    ...         "models": [{"name": "lda", "runs": ["a", "b"]}, {"name": "vb", "runs": ["c", "d"]}],
+    ...         "metrics": {"cv": False, "npmi": {"topn": 5}},
+    ...     }
+    ... )
+    >>> list(config.metrics), config.metrics["npmi"]
+    (['npmi', 'diversity', 'wi-auto', 'likelihood', 'predictive'], {'topn': 5, 'window': 10, 'on_missing': 'skip'})
+    >>> config.runs, sorted(config.corpora)  # the reference corpus defaults to the held-out one
+    ({'lda': ['lda/1', 'lda/2'], 'vb': ['vb/1', 'vb/2']}, ['heldout', 'reference'])
+    >>> config.seed, config.bootstrap, config.level
+    (0, 1000, 0.05)
+    """
 
     models: tuple[ModelSpec, ...]
     metrics: dict[str, dict[str, Any]]
@@ -90,7 +146,52 @@ class EvaluateConfig:
 
 
 def read_config(config: str | os.PathLike[str] | dict[str, Any] | EvaluateConfig) -> EvaluateConfig:
-    """Read and check a configuration: a TOML file, a dict of the same structure, or one already read."""
+    """Read and check a configuration: a TOML file, a dict of the same structure, or one already read.
+
+    Parameters
+    ----------
+    config : path, dict or EvaluateConfig
+        A TOML file (its relative paths are relative to its folder), a dict of the same
+        structure (relative paths are relative to the working folder), or a configuration
+        already read, returned as it is. The keys are in the module docstring.
+
+    Returns
+    -------
+    EvaluateConfig
+
+    Raises
+    ------
+    InputError
+        For unreadable TOML, unknown keys, a model without a name or path, a name given twice,
+        or a seed, bootstrap or level out of range; the message says which.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> from tealeaves.evaluate import read_config
+    >>> toml = '''
+    ... seed = 1
+    ... [corpora]
+    ... heldout = "sotu/heldout"
+    ... [[models]]
+    ... name = "lda"
+    ... path = "sotu-lda"
+    ... [[models]]
+    ... name = "gensim"
+    ... format = "gensim"
+    ... path = "lda.gensim"
+    ... [metrics]
+    ... predictive = false
+    ... '''
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     _ = (Path(tmp) / "evaluate.toml").write_text(toml)
+    ...     config = read_config(Path(tmp) / "evaluate.toml")
+    ...     print(config.models[0].path == Path(tmp).resolve() / "sotu-lda")
+    True
+    >>> [(m.name, m.format) for m in config.models], config.seed, "predictive" in config.metrics
+    ([('lda', None), ('gensim', 'gensim')], 1, False)
+    """
     if isinstance(config, EvaluateConfig):
         return config
     if isinstance(config, dict):
