@@ -50,6 +50,54 @@ class StudyAnalysis(Result):
     difference, its interval, the two-sided test, Holm over the task's pairs, ``verdict``.
     ``pooled_comparisons`` (only when asked for): Hoyle et al.'s pooled one-tailed tests over
     answers, labelled in its ``note`` column.
+
+    Attributes
+    ----------
+    scores : pandas.DataFrame
+        Per (task, model, item): the human score (:attr:`HumanScores.per_item`).
+    models : pandas.DataFrame
+        Per (task, model): the mean score (:attr:`HumanScores.per_model`).
+    agreement : pandas.DataFrame
+        Per task and measure (one-vs-rest Spearman, split-half Pearson, Krippendorff's
+        alpha): ``value`` (NaN when the study has too few shared items) and ``annotators``.
+    comparisons : pandas.DataFrame
+        As above.
+    correlations : pandas.DataFrame
+        With metrics: per task and metric, the topic-level Spearman correlation with its
+        bootstrap interval (:func:`bootstrap_correlations`).
+    model_correlations : pandas.DataFrame
+        With metrics: per task and metric, the model-level Pearson correlation (NaN with
+        fewer than three models).
+    regressions : pandas.DataFrame
+        With metrics: per task and metric, the per-annotation regression (:func:`regress`).
+    settings : dict
+        The filters, their effect, ``n_boot``, ``seed``, ``comparison`` and the unit.
+    pooled_comparisons : pandas.DataFrame
+        As above.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from tealeaves.analysis import check_export
+    >>> from tealeaves.study import EXPORT_COLUMNS
+    >>> found = {"lda": "111 110 111 101", "nmf": "010 001 100 000"}  # per topic: annotators a1 a2 a3
+    >>> rows = [
+    ...     (f"a{i + 1}", model, topic, answer == "1")
+    ...     for model, topics in found.items()
+    ...     for topic, answers in enumerate(topics.split())
+    ...     for i, answer in enumerate(answers)
+    ... ]
+    >>> frame = pd.DataFrame(rows, columns=["annotator", "model", "topic", "correct"])
+    >>> frame = frame.assign(task="word-intrusion", item_id=frame.model + "-" + frame.topic.astype(str))
+    >>> export = check_export(frame.reindex(columns=list(EXPORT_COLUMNS)))
+    >>> from tealeaves.analysis import analyze_export
+    >>> analysis = analyze_export(export)
+    >>> analysis.models[["model", "mean", "items", "measure"]].round(4)
+      model    mean  items          measure
+    0   lda  0.8333      4  model precision
+    1   nmf  0.2500      4  model precision
+    >>> analysis.settings["responses"], analysis.settings["excluded_annotators"]
+    (24, 0)
     """
 
     scores: pd.DataFrame
@@ -81,7 +129,39 @@ class StudyAnalysis(Result):
 
 
 def read_metrics(path: str | os.PathLike[str]) -> pd.DataFrame:
-    """Automated metrics per topic: a CSV with ``model``, ``topic`` (optionally ``dataset``) and one numeric column per metric."""
+    """Automated metrics per topic: a CSV with ``model``, ``topic`` (optionally ``dataset``) and one numeric column per metric.
+
+    Parameters
+    ----------
+    path : str or path-like
+        The CSV file.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Its rows, ``model`` as text.
+
+    Raises
+    ------
+    InputError
+        When the file is missing, lacks ``model`` or ``topic``, has no metric column or a
+        metric column that is not numeric.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> from tealeaves.analysis import read_metrics
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     path = Path(folder) / "metrics.csv"
+    ...     _ = path.write_text("model,topic,npmi\\nlda,0,0.14\\nlda,1,0.10\\nnmf,0,-0.02\\n")
+    ...     metrics = read_metrics(path)
+    >>> metrics
+      model  topic  npmi
+    0   lda      0  0.14
+    1   lda      1  0.10
+    2   nmf      0 -0.02
+    """
     path = Path(path)
     if not path.is_file():
         raise InputError(f"metrics file {path} does not exist")
@@ -212,6 +292,84 @@ def analyze_export(
     replicates (word intrusion and ratings; topic intrusion keeps Welch's t over documents).
     ``pooled_tests`` adds ``pooled_comparisons``, Hoyle et al.'s pooled one-tailed tests, which
     treat answers as independent and are only for replicating the paper.
+
+    Parameters
+    ----------
+    export : str, path-like or pandas.DataFrame
+        The export file (:func:`read_export`), or a frame already checked by
+        :func:`check_export`.
+    metrics : str, path-like or pandas.DataFrame, optional
+        Automated metrics per topic (:func:`read_metrics`): adds ``correlations``,
+        ``model_correlations`` and ``regressions``.
+    familiar_only : bool, optional
+        Keep only the answers of annotators familiar with the terms (Hoyle et al. A.7).
+    exclude_failed_checks : bool, optional
+        Drop the annotators who failed more than ``max_failed_share`` of the attention checks.
+    max_failed_share : float, optional
+        See :func:`select`.
+    n_boot : int, optional
+        Bootstrap replicates of the correlations and of the cluster bootstrap.
+    seed : int, optional
+        Seed of every resampling.
+    progress : callable, optional
+        Called with ``("correlations", done, total)``.
+    comparison : {"topic", "cluster-bootstrap"}, optional
+        How models are compared, as above.
+    pooled_tests : bool, optional
+        Also Hoyle et al.'s pooled tests, as above.
+
+    Returns
+    -------
+    StudyAnalysis
+
+    Raises
+    ------
+    InputError
+        For an unknown ``comparison``, a bad export or metrics file, or metrics for fewer
+        than three of a task's topics.
+    EmptyResultError
+        When no response is left after the filters.
+
+    Examples
+    --------
+    Three annotators look for the intruders of four topics of each of two models; LDA's
+    were found in 10 of 12 answers, NMF's in 3.
+
+    >>> import pandas as pd
+    >>> from tealeaves.analysis import check_export
+    >>> from tealeaves.study import EXPORT_COLUMNS
+    >>> found = {"lda": "111 110 111 101", "nmf": "010 001 100 000"}  # per topic: annotators a1 a2 a3
+    >>> rows = [
+    ...     (f"a{i + 1}", model, topic, answer == "1")
+    ...     for model, topics in found.items()
+    ...     for topic, answers in enumerate(topics.split())
+    ...     for i, answer in enumerate(answers)
+    ... ]
+    >>> frame = pd.DataFrame(rows, columns=["annotator", "model", "topic", "correct"])
+    >>> frame = frame.assign(task="word-intrusion", item_id=frame.model + "-" + frame.topic.astype(str))
+    >>> export = check_export(frame.reindex(columns=list(EXPORT_COLUMNS)))
+    >>> from tealeaves.analysis import analyze_export
+    >>> analysis = analyze_export(export)
+    >>> analysis
+    StudyAnalysis(scores=8 rows × 6 columns, models=2 rows × 6 columns, agreement=3 rows × 4 columns, ...)
+    >>> print(analysis.comparisons["verdict"][0])
+    lda better than nmf (Holm p = 0.00396)
+    >>> analysis.agreement[["measure", "value"]].round(4)
+                            measure   value
+    0          one-vs-rest Spearman  0.2372
+    1            split-half Pearson  0.3392
+    2  Krippendorff alpha (nominal)  0.1958
+
+    With an automated metric per topic, its correlation with the topics' model precision:
+
+    >>> metrics = pd.DataFrame(
+    ...     {"model": ["lda"] * 4 + ["nmf"] * 4, "topic": [0, 1, 2, 3] * 2,
+    ...      "npmi": [0.14, 0.10, 0.12, 0.08, -0.02, -0.05, 0.03, 0.04]}
+    ... )
+    >>> analysis = analyze_export(export, metrics, n_boot=100)
+    >>> analysis.correlations[["metric", "observed", "ci_low", "ci_high"]].round(3)
+      metric  observed  ci_low  ci_high
+    0   npmi     0.815   0.395    0.902
     """
     if comparison not in COMPARISONS:
         raise InputError(f"comparison must be one of {COMPARISONS}, got {comparison!r}")
