@@ -33,10 +33,30 @@ DEFAULT_PLAN = {"document": PAIRED, "topic": INDEPENDENT, "model": None}
 class Output:
     """One number a metric produces: its label, direction, the unit its values come per, and how it is tested.
 
-    ``plan`` (see :mod:`tealeaves.evaluate.stats`): ``"paired"`` (documents every model scored,
-    resampled together), ``"independent"`` (topics, independent within and across models),
-    ``"jackknife"`` (a model-level quantity, jackknifed over topics) or None (shown, not tested);
-    by default ``"paired"`` for documents, ``"independent"`` for topics, None for models.
+    Attributes
+    ----------
+    label : str
+        The name the tables and the report show (``"NPMI"``).
+    higher_is_better : bool
+        The direction of the verdicts.
+    unit : str
+        ``"topic"``, ``"document"`` (values over weights, e.g. nats over tokens) or ``"model"``.
+    plan : str or None
+        How it is tested (see :mod:`tealeaves.evaluate.stats`): ``"paired"`` (documents every
+        model scored, resampled together), ``"independent"`` (topics, independent within and
+        across models), ``"jackknife"`` (a model-level quantity, jackknifed over topics) or None
+        (shown, not tested); by default ``"paired"`` for documents, ``"independent"`` for
+        topics, None for models.
+
+    Examples
+    --------
+    >>> from tealeaves.evaluate import Output
+    >>> Output("NPMI")
+    Output(label='NPMI', higher_is_better=True, unit='topic', plan='independent')
+    >>> Output("held-out log likelihood per token", unit="document").plan
+    'paired'
+    >>> Output("redundant", higher_is_better=False, unit="model").plan is None
+    True
     """
 
     label: str
@@ -51,7 +71,27 @@ class Output:
 
 @dataclass
 class Items:
-    """Per-item values of one output; the model's value is ``sum(values) / sum(weights)``."""
+    """Per-item values of one output; the model's value is ``sum(values) / sum(weights)``.
+
+    Attributes
+    ----------
+    values : ndarray
+        One value per item (a topic's score, a document's log likelihood).
+    weights : ndarray
+        One weight per item: 1 for topics, the tokens of a document for a per-token ratio.
+    ids : ndarray
+        Topic numbers, or document positions in the held-out corpus.
+
+    Examples
+    --------
+    Two documents of 10 and 4 tokens with log likelihoods -30 and -12: -3 nats per token.
+
+    >>> import numpy as np
+    >>> from tealeaves.evaluate import Items
+    >>> items = Items(values=np.array([-30.0, -12.0]), weights=np.array([10.0, 4.0]), ids=np.array([0, 1]))
+    >>> float(items.values.sum() / items.weights.sum())
+    -3.0
+    """
 
     values: np.ndarray
     weights: np.ndarray
@@ -60,7 +100,32 @@ class Items:
 
 @dataclass
 class Measured:
-    """What one metric found for one model."""
+    """What one metric found for one model.
+
+    Attributes
+    ----------
+    items : dict of str to Items
+        Per-item values of each per-topic or per-document output.
+    scalars : dict of str to float
+        Model-level values (topic diversity, inverted RBO, ...).
+    flags : dict of int to list of str
+        Notes per topic, shown on its card in the report.
+    jackknife : dict of str to ndarray
+        For a scalar, its leave-one-topic-out values (input of the comparisons' jackknife).
+    topics : dict
+        Top words and settings: the input of the model-level test and interval.
+
+    Examples
+    --------
+    >>> from tealeaves.evaluate import Measured
+    >>> measured = Measured()
+    >>> measured.per_topic("npmi", [0.2, float("nan"), 0.4])  # topic 1 left unscored
+    >>> measured.items["npmi"].values, measured.items["npmi"].ids
+    (array([0.2, 0.4]), array([0, 2]))
+    >>> measured.flag(1, "npmi: not scored (a word never occurs)")
+    >>> measured.flags
+    {1: ['npmi: not scored (a word never occurs)']}
+    """
 
     items: dict[str, Items] = field(default_factory=dict)
     scalars: dict[str, float] = field(default_factory=dict)
@@ -80,7 +145,27 @@ class Measured:
 
 @dataclass(frozen=True)
 class Inputs:
-    """What the metrics may need besides the model."""
+    """What the metrics may need besides the model.
+
+    Attributes
+    ----------
+    heldout : Corpus or None
+        The held-out corpus (likelihood, predictive metrics).
+    index : RefIndex or None
+        The reference corpus' index (coherence, WI-Auto).
+
+    Examples
+    --------
+    >>> from tealeaves.coherence import RefIndex
+    >>> from tealeaves.corpus import Corpus, Vocabulary
+    >>> from tealeaves.evaluate import METRICS, Inputs
+    >>> vocab = Vocabulary(["tax", "budget", "deficit", "war", "peace", "army"])
+    >>> index = RefIndex.build(Corpus.from_documents([[0, 1, 2], [1, 2, 0], [3, 4, 5], [4, 5, 3]], vocab))
+    >>> topics = [["tax", "budget", "deficit"], ["tax", "war", "peace"]]
+    >>> measured = METRICS["npmi"].compute(topics, Inputs(index=index), 0, topn=3, window="document")
+    >>> measured.items["npmi"].values.round(4)  # (1 - 1 - 1) / 3 for the mixed topic: 2 pairs never co-occur
+    array([ 1.    , -0.3333])
+    """
 
     heldout: Corpus | None = None
     index: RefIndex | None = None
@@ -90,11 +175,41 @@ class Inputs:
 class Metric:
     """A registered metric: ``compute(model, inputs, seed, **options) -> Measured``.
 
-    ``needs`` names the inputs it requires (``"heldout"``, ``"index"``); ``model_only`` is True
-    when it needs Φ and the prior rather than word lists (likelihood, predictive); ``applies``
-    returns why a model is skipped (None when it is not); ``default`` puts it in the default set.
-    A ``pooled`` metric scores all models in one step, ``compute({name: model}, inputs, seed,
-    **options) -> {name: Measured}`` (WI-Auto: one ranking SVM for every model's topics).
+    Attributes
+    ----------
+    name : str
+        The metric's name in ``[metrics]`` and the tables.
+    compute : callable
+        ``compute(model, inputs, seed, **options) -> Measured``; for a ``pooled`` metric
+        ``compute({name: model}, inputs, seed, **options) -> {name: Measured}``.
+    outputs : dict of str to Output
+        The numbers it produces, by name.
+    defaults : dict
+        Its default options (the configuration's ``[metrics] NAME = {...}`` overrides them).
+    needs : tuple of str
+        The inputs it requires: ``"heldout"``, ``"index"``.
+    model_only : bool
+        True when it needs Φ and the prior rather than word lists (likelihood, predictive).
+    applies : callable
+        Returns why a model is skipped (None when it is not).
+    default : bool
+        Whether it is in the default set.
+    source : str
+        The papers it follows.
+    pooled : bool
+        Whether it scores all models in one step (WI-Auto: one ranking SVM for every model's
+        topics).
+
+    Examples
+    --------
+    >>> from tealeaves.evaluate import METRICS
+    >>> npmi = METRICS["npmi"]
+    >>> npmi.needs, npmi.defaults, npmi.outputs["npmi"].label
+    (('index',), {'topn': 10, 'window': 10, 'on_missing': 'skip'}, 'NPMI')
+    >>> METRICS["wi-auto"].pooled, METRICS["likelihood"].model_only
+    (True, True)
+    >>> METRICS["likelihood"].applies([["tax", "budget"]])  # why a model is skipped
+    'a topic list has no Φ'
     """
 
     name: str
@@ -113,7 +228,43 @@ METRICS: dict[str, Metric] = {}
 
 
 def register(metric: Metric) -> Metric:
-    """Add ``metric`` to :data:`METRICS` (a name may be registered once)."""
+    """Add ``metric`` to :data:`METRICS` (a name may be registered once).
+
+    ``[metrics] NAME = {...}`` in a configuration then turns it on (or it runs by default when
+    ``metric.default`` is True).
+
+    Parameters
+    ----------
+    metric : Metric
+        The metric, with a name no registered metric has.
+
+    Returns
+    -------
+    Metric
+        ``metric`` itself.
+
+    Raises
+    ------
+    InputError
+        When a metric of that name is already registered.
+
+    Examples
+    --------
+    A metric of the number of distinct first letters among each topic's top words:
+
+    >>> from tealeaves.evaluate import METRICS, Measured, Metric, Output, register
+    >>> from tealeaves.models import as_topics
+    >>> def letters(model, inputs, seed, topn=5):
+    ...     measured = Measured()
+    ...     measured.per_topic("letters", [len({w[0] for w in t}) for t in as_topics(model, topn).words])
+    ...     return measured
+    >>> metric = register(Metric("letters", letters, {"letters": Output("first letters")}, default=False))
+    >>> "letters" in METRICS
+    True
+    >>> METRICS["letters"].compute([["tax", "tariff", "budget"]], None, 0, topn=3).items["letters"].values
+    array([2.])
+    >>> del METRICS["letters"]  # this example leaves the registry as it was
+    """
     if metric.name in METRICS:
         raise InputError(f"a metric named {metric.name!r} is already registered")
     METRICS[metric.name] = metric
