@@ -102,6 +102,22 @@ class HumanJudgments:
     annotators : ndarray or None
         The annotator of each answer, aligned with ``answers.values`` (study exports, CSVs with
         an ``annotator`` column); what the crossed (topic x annotator) resampling needs.
+
+    Examples
+    --------
+    Human judgments come from :func:`csv_judgments`, :func:`export_judgments` or
+    :func:`hoyle2021_judgments`; made directly:
+
+    >>> import pandas as pd
+    >>> from tealeaves.analysis import HumanJudgments, RaggedScores
+    >>> topics = pd.DataFrame(
+    ...     {"dataset": "demo", "model": "lda", "topic": [0, 1, 2], "words": ["tax budget", "war peace", "court law"]}
+    ... )
+    >>> judgments = HumanJudgments("demo rating", "rating", topics, RaggedScores([[3, 2], [1, 2, 1], [3]]))
+    >>> judgments.answers.means().round(4).tolist()
+    [2.5, 1.3333, 3.0]
+    >>> judgments.words()[1]
+    ['war', 'peace']
     """
 
     name: str
@@ -147,6 +163,18 @@ def hoyle2021_judgments(path_or_study: str | os.PathLike[str] | Hoyle2021, famil
     paper's NPMI and C_v for each reference (``NPMI/NYT`` ... ``Cv/Val``, as Table 3). The
     intruder words shown to annotators were not released, so embedding word intrusion draws
     its own sets from these topics.
+
+    Parameters
+    ----------
+    path_or_study : str, path-like or Hoyle2021
+        The release folder (:func:`load_hoyle2021`) or the study loaded from it.
+    familiar_only : bool, optional
+        Keep only the answers of annotators familiar with the terms (Hoyle et al.'s Table 11).
+
+    Returns
+    -------
+    list of HumanJudgments
+        NYT rating, NYT intrusion, WIKI rating, WIKI intrusion.
     """
     from tealeaves.analysis.replication import TASK_LABELS, _pool
 
@@ -174,6 +202,58 @@ def export_judgments(
     (its top words in rank order), else the topic words of its intrusion sets; the word
     intrusion sets the annotators saw are kept (``sets``), so embedding word intrusion is
     scored on exactly them.
+
+    Parameters
+    ----------
+    export : str, path-like or pandas.DataFrame
+        The export file (:func:`~tealeaves.analysis.read_export`) or a checked frame.
+    exclude_failed_checks : bool, optional
+        Drop the annotators who failed an attention check.
+    familiar_only : bool, optional
+        Keep only the answers of annotators familiar with the terms.
+    name : str, optional
+        The data set's label (default: the file's name, or ``"study"`` for a frame).
+
+    Returns
+    -------
+    list of HumanJudgments
+        One per task that has answers: ratings first, then word intrusion.
+
+    Raises
+    ------
+    EmptyResultError
+        When the export has neither rating nor word-intrusion answers.
+
+    Examples
+    --------
+    Three annotators look for the intruders of four topics of each of two models:
+
+    >>> import pandas as pd
+    >>> from tealeaves.analysis import check_export
+    >>> from tealeaves.study import EXPORT_COLUMNS
+    >>> found = {"lda": "111 110 111 101", "nmf": "010 001 100 000"}  # per topic: annotators a1 a2 a3
+    >>> rows = [
+    ...     (f"a{i + 1}", model, topic, answer == "1")
+    ...     for model, topics in found.items()
+    ...     for topic, answers in enumerate(topics.split())
+    ...     for i, answer in enumerate(answers)
+    ... ]
+    >>> frame = pd.DataFrame(rows, columns=["annotator", "model", "topic", "correct"])
+    >>> frame = frame.assign(
+    ...     task="word-intrusion",
+    ...     item_id=frame.model + "-" + frame.topic.astype(str),
+    ...     words=["tax budget court apple", "war peace army apple"] * 12,  # the intruder last
+    ...     intruder_position=3,
+    ... )
+    >>> export = check_export(frame.reindex(columns=list(EXPORT_COLUMNS)))
+    >>> from tealeaves.analysis import export_judgments
+    >>> [intrusion] = export_judgments(export)
+    >>> intrusion.name, intrusion.task, len(intrusion.answers)
+    ('study word-intrusion', 'word-intrusion', 8)
+    >>> intrusion.answers.means().round(4).tolist()  # each topic's model precision
+    [1.0, 0.6667, 1.0, 0.6667, 0.3333, 0.3333, 0.3333, 0.0]
+    >>> intrusion.words()[1]  # the topic words shown, without the intruder
+    ['war', 'peace', 'army']
     """
     from tealeaves.intrusion import IntruderSet, IntruderSets
 
@@ -250,6 +330,43 @@ def csv_judgments(path: str | os.PathLike[str], name: str | None = None) -> list
       topic bootstrap (:func:`~tealeaves.analysis.topic_bootstrap_correlations`).
 
     A file with neither ``score`` nor ``mean`` is refused.
+
+    Parameters
+    ----------
+    path : str or path-like
+        The CSV file.
+    name : str, optional
+        The data set's name when the file has no ``dataset`` column (default: the file's
+        name without its suffix).
+
+    Returns
+    -------
+    list of HumanJudgments
+        One per (dataset, task, scale).
+
+    Raises
+    ------
+    InputError
+        When the file is missing, lacks ``topic`` or ``words``, or has no numeric ``score``
+        or ``mean`` on every row.
+
+    Examples
+    --------
+    Two topics with each answer on its own row, and the same topics given as mean, count and
+    standard deviation: the rebuilt answers have that mean and standard deviation.
+
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> from tealeaves.analysis import csv_judgments
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     answers, summary = Path(folder) / "answers.csv", Path(folder) / "summary.csv"
+    ...     _ = answers.write_text("topic,words,score\\n0,tax budget,3\\n0,tax budget,2\\n1,war peace,1\\n1,war peace,2\\n")
+    ...     _ = summary.write_text("topic,words,mean,annotators,std\\n0,tax budget,2.5,2,0.5\\n1,war peace,1.5,2,0.5\\n")
+    ...     [per_answer], [per_topic] = csv_judgments(answers), csv_judgments(summary)
+    >>> per_answer.name, per_answer.answers.values.tolist()
+    ('answers score', [3.0, 2.0, 1.0, 2.0])
+    >>> per_topic.answers.values.tolist(), per_topic.means_only
+    ([2.0, 3.0, 1.0, 2.0], False)
     """
     path = Path(path)
     if not path.is_file():
@@ -347,6 +464,15 @@ class Metric:
     family : str
         ``reference-free`` (a pre-trained encoder), ``reference corpus`` (counts or w2v
         vectors of a reference corpus) or ``external``.
+
+    Examples
+    --------
+    Metrics are usually written as text and parsed by :func:`parse_metric`:
+
+    >>> from tealeaves.analysis import parse_metric
+    >>> [metric] = parse_metric("npmi@index,window=20")
+    >>> metric
+    Metric(label='npmi@index,window=20', kind='coherence', measure='npmi', source='index', options={'window': 20}, family='reference corpus')
     """
 
     label: str
@@ -368,6 +494,35 @@ def parse_metric(text: str) -> list[Metric]:
     - ``embedding_intrusion[@ENCODER][,draws=26,protocol=hoyle]``: embedding word intrusion;
     - ``csv:PATH``: every numeric column of a CSV with ``model``, ``topic`` (and optionally
       ``dataset``) and one column per metric.
+
+    Parameters
+    ----------
+    text : str
+        The spec.
+
+    Returns
+    -------
+    list of Metric
+        One metric, or one per metric column of a CSV.
+
+    Raises
+    ------
+    InputError
+        For an unknown measure, a count measure without an index, a setting that is not
+        ``KEY=VALUE`` or a setting the measure does not take.
+
+    Examples
+    --------
+    >>> from tealeaves.analysis import parse_metric
+    >>> [metric] = parse_metric("c_npmi@wiki-index,window=10")  # gensim's name is accepted
+    >>> metric.kind, metric.measure, metric.source, metric.options, metric.family
+    ('coherence', 'npmi', 'wiki-index', {'window': 10}, 'reference corpus')
+    >>> parse_metric("embedding,topn=5+10")[0].options  # the mean over the top 5 and the top 10 words
+    {'topn': (5, 10)}
+    >>> parse_metric("npmi")
+    Traceback (most recent call last):
+    ...
+    tealeaves.errors.InputError: metric 'npmi': npmi counts a reference corpus; write npmi@INDEX_FOLDER
     """
     from tealeaves.coherence.embedding import EMBEDDING_MEASURES
     from tealeaves.coherence.measures import ALIASES, MEASURES
@@ -539,6 +694,39 @@ class PairedTest(Result):
     ``observed`` and ``difference`` are both the difference on the data, the estimate;
     ``se`` the standard deviation of its replicates; the interval ``difference ± z se`` and
     the two-sided ``p_value`` go with it; ``uncertainty`` says what was resampled.
+
+    Attributes
+    ----------
+    method : str
+        The correlation: ``"spearman"``, ``"pearson"`` or ``"kendall"``.
+    observed, difference : float
+        :math:`r(a) - r(b)` on the data.
+    se : float
+        The standard deviation of the replicates' differences.
+    ci_low, ci_high : float
+        The normal interval of the difference.
+    p_value : float
+        Two-sided, of equal correlations.
+    n_topics : int
+        Topics both metrics score.
+    n_boot : int
+        Replicates.
+    uncertainty : str
+        What the replicates resample.
+    replicates : ndarray of shape (n_boot,)
+        The replicates' differences.
+
+    Examples
+    --------
+    >>> from tealeaves.analysis import RaggedScores, paired_bootstrap
+    >>> human = RaggedScores([[3, 3, 2], [1, 2], [2, 2, 3, 3], [1, 1, 1], [3, 2], [2, 3]])  # ratings of 6 topics
+    >>> npmi = [0.12, 0.02, 0.08, -0.05, 0.10, 0.07]
+    >>> umass = [-1.2, -3.0, -1.5, -2.0, -2.5, -1.9]
+    >>> test = paired_bootstrap(human, npmi, umass, n_boot=200, seed=0)
+    >>> test
+    PairedTest(method=spearman, observed=0.2429, difference=0.2429, se=0.3441, ci_low=-0.4316, ci_high=0.9173, …)
+    >>> test.replicates.shape
+    (200,)
     """
 
     method: str
@@ -642,6 +830,47 @@ def paired_bootstrap(
     standard deviation of :math:`d^*`. The test of equal correlations is two-sided,
     :math:`p = 2\\Phi(-|d| / \\mathrm{SE})`, with the interval :math:`d \\pm z_{(1+c)/2}\\,\\mathrm{SE}`.
     The replicates come from the ``"paired bootstrap"`` stream family under ``seed``.
+
+    Parameters
+    ----------
+    human : RaggedScores
+        Each topic's human answers.
+    a, b : array-like
+        The two metrics' values of each topic (NaN: not scored).
+    method : {"spearman", "pearson", "kendall"}, optional
+        The correlation.
+    n_boot : int, optional
+        Replicates.
+    confidence : float, optional
+        The interval's level.
+    seed : int or numpy.random.Generator, optional
+        Seed of the resampling.
+    strata : array-like, optional
+        Each topic's stratum.
+
+    Returns
+    -------
+    PairedTest
+
+    Raises
+    ------
+    InputError
+        When ``a`` or ``b`` does not have one value per topic.
+    EmptyResultError
+        With fewer than three topics scored by both metrics.
+
+    Examples
+    --------
+    On six topics, NPMI's Spearman correlation with the mean ratings (0.941) is 0.243 above
+    UMass's (0.698); with six topics that is far from significant.
+
+    >>> from tealeaves.analysis import RaggedScores, paired_bootstrap
+    >>> human = RaggedScores([[3, 3, 2], [1, 2], [2, 2, 3, 3], [1, 1, 1], [3, 2], [2, 3]])  # ratings of 6 topics
+    >>> npmi = [0.12, 0.02, 0.08, -0.05, 0.10, 0.07]
+    >>> umass = [-1.2, -3.0, -1.5, -2.0, -2.5, -1.9]
+    >>> test = paired_bootstrap(human, npmi, umass, n_boot=200, seed=0)
+    >>> round(test.difference, 4), round(test.se, 4), round(test.p_value, 4)
+    (0.2429, 0.3441, 0.4803)
     """
     a, b = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
     if len(a) != len(human) or len(b) != len(human):
@@ -688,9 +917,43 @@ class ValidationResult(Result):
         One row per (human data set, topic, metric): keys, ``words``, ``human_mean``,
         ``answers``, ``value``.
     settings : dict
+        The run's settings: ``human`` (the data sets' names), ``n_boot``, ``confidence``,
+        ``seed``, the resampling.
     replicates : dict
         Per (human data set, metric, versus), the bootstrap replicates of the difference, which
         the max-T adjustment of :meth:`versus_best` uses.
+
+    Examples
+    --------
+    Two metrics of a CSV against the mean ratings of eight topics (see :func:`validate`):
+
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> import pandas as pd
+    >>> from tealeaves.analysis import csv_judgments, validate
+    >>> folder = tempfile.TemporaryDirectory()
+    >>> keys = {"model": ["lda"] * 4 + ["nmf"] * 4, "topic": [0, 1, 2, 3] * 2}
+    >>> human = Path(folder.name) / "ratings.csv"
+    >>> pd.DataFrame({
+    ...     **keys,
+    ...     "words": ["tax budget", "war peace", "court law", "oil gas", "tax war", "law oil", "court gas", "peace oil"],
+    ...     "mean": [2.8, 2.5, 2.2, 2.6, 1.4, 1.2, 1.9, 1.6],  # each topic's mean rating
+    ... }).to_csv(human, index=False)
+    >>> scores = Path(folder.name) / "scores.csv"
+    >>> pd.DataFrame({
+    ...     **keys,
+    ...     "npmi": [0.14, 0.10, 0.05, 0.12, -0.02, -0.05, 0.03, 0.04],
+    ...     "umass": [-1.1, -1.5, -1.2, -2.8, -2.0, -2.2, -1.4, -1.3],
+    ... }).to_csv(scores, index=False)
+    >>> result = validate(csv_judgments(human), [f"csv:{scores}"], n_boot=200, seed=0)
+    >>> result
+    ValidationResult(correlations=6 rows × 14 columns, comparisons=2 rows × 14 columns, leaderboard=2 rows × 9 columns, topic_values=16 rows × 10 columns)
+    >>> result.spearman_table().round(3)
+    human   ratings score
+    metric
+    npmi            0.976
+    umass           0.333
+    >>> folder.cleanup()
     """
 
     correlations: pd.DataFrame
@@ -888,6 +1151,50 @@ def validate(
     Returns
     -------
     ValidationResult
+
+    Raises
+    ------
+    InputError
+        Without judgments, or for a bad ``n_boot``, ``confidence``, ``resample`` or
+        ``intervals``.
+
+    Examples
+    --------
+    Eight topics' mean ratings (a means-only data set: intervals over topics) and two metrics
+    from a CSV of per-topic scores:
+
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> import pandas as pd
+    >>> from tealeaves.analysis import csv_judgments, validate
+    >>> folder = tempfile.TemporaryDirectory()
+    >>> keys = {"model": ["lda"] * 4 + ["nmf"] * 4, "topic": [0, 1, 2, 3] * 2}
+    >>> human = Path(folder.name) / "ratings.csv"
+    >>> pd.DataFrame({
+    ...     **keys,
+    ...     "words": ["tax budget", "war peace", "court law", "oil gas", "tax war", "law oil", "court gas", "peace oil"],
+    ...     "mean": [2.8, 2.5, 2.2, 2.6, 1.4, 1.2, 1.9, 1.6],  # each topic's mean rating
+    ... }).to_csv(human, index=False)
+    >>> scores = Path(folder.name) / "scores.csv"
+    >>> pd.DataFrame({
+    ...     **keys,
+    ...     "npmi": [0.14, 0.10, 0.05, 0.12, -0.02, -0.05, 0.03, 0.04],
+    ...     "umass": [-1.1, -1.5, -1.2, -2.8, -2.0, -2.2, -1.4, -1.3],
+    ... }).to_csv(scores, index=False)
+    >>> result = validate(csv_judgments(human), [f"csv:{scores}"], n_boot=200, seed=0)
+    >>> result.leaderboard[["rank", "metric", "mean_spearman", "wins"]].round(3)
+       rank metric  mean_spearman  wins
+    0     1   npmi          0.976     1
+    1     2  umass          0.333     0
+    >>> result.correlations[["metric", "method", "estimate", "ci_low", "ci_high"]].round(3)
+      metric    method  estimate  ci_low  ci_high
+    0   npmi  spearman     0.976   0.848    1.000
+    1  umass  spearman     0.333  -0.409    0.976
+    2   npmi   pearson     0.969   0.883    0.999
+    3  umass   pearson     0.166  -0.486    0.939
+    4   npmi   kendall     0.929   0.749    1.000
+    5  umass   kendall     0.286  -0.360    0.925
+    >>> folder.cleanup()
     """
     if not judgments:
         raise InputError("no human judgments given: pass --hoyle2021 DIR, a study export or a CSV")
@@ -1116,7 +1423,52 @@ def write_validation(
     result: ValidationResult, out: str | os.PathLike[str], force: bool = False, parquet: bool = True
 ) -> Path:
     """Write the tables (CSV, and Parquet when ``parquet`` and pyarrow is installed: ``tealeaves[parquet]``),
-    ``validation.json``, the figure and a manifest."""
+    ``validation.json``, the figure and a manifest.
+
+    Parameters
+    ----------
+    result : ValidationResult
+        What :func:`validate` returned.
+    out : str or path-like
+        The folder to write (written whole or not at all).
+    force : bool, optional
+        Replace an existing folder.
+    parquet : bool, optional
+        Also write each table as Parquet, when pyarrow is installed.
+
+    Returns
+    -------
+    pathlib.Path
+        ``out``.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> import pandas as pd
+    >>> from tealeaves.analysis import csv_judgments, validate
+    >>> folder = tempfile.TemporaryDirectory()
+    >>> keys = {"model": ["lda"] * 4 + ["nmf"] * 4, "topic": [0, 1, 2, 3] * 2}
+    >>> human = Path(folder.name) / "ratings.csv"
+    >>> pd.DataFrame({
+    ...     **keys,
+    ...     "words": ["tax budget", "war peace", "court law", "oil gas", "tax war", "law oil", "court gas", "peace oil"],
+    ...     "mean": [2.8, 2.5, 2.2, 2.6, 1.4, 1.2, 1.9, 1.6],  # each topic's mean rating
+    ... }).to_csv(human, index=False)
+    >>> scores = Path(folder.name) / "scores.csv"
+    >>> pd.DataFrame({
+    ...     **keys,
+    ...     "npmi": [0.14, 0.10, 0.05, 0.12, -0.02, -0.05, 0.03, 0.04],
+    ...     "umass": [-1.1, -1.5, -1.2, -2.8, -2.0, -2.2, -1.4, -1.3],
+    ... }).to_csv(scores, index=False)
+    >>> result = validate(csv_judgments(human), [f"csv:{scores}"], n_boot=200, seed=0)
+    >>> from tealeaves.analysis import write_validation
+    >>> out = write_validation(result, Path(folder.name) / "validation", parquet=False)
+    >>> sorted(path.relative_to(out).as_posix() for path in out.rglob("*"))  # doctest: +NORMALIZE_WHITESPACE
+    ['comparisons.csv', 'correlations.csv', 'figures', 'figures/leaderboard.png', 'figures/leaderboard.svg',
+     'leaderboard.csv', 'manifest.json', 'topic_values.csv', 'validation.json']
+    >>> folder.cleanup()
+    """
     from tealeaves.analysis import figures
     from tealeaves.artifacts import atomic_folder, new_manifest, write_json
 
