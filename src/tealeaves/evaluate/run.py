@@ -66,7 +66,65 @@ TASK_OUTPUT = {"word-intrusion": "model_precision", "topic-intrusion": "topic_lo
 
 @dataclass(frozen=True)
 class Evaluation(Result):
-    """The tables of an evaluation run (see :mod:`tealeaves.evaluate.run`) and its manifest."""
+    """The tables of an evaluation run (see :mod:`tealeaves.evaluate.run`) and its manifest.
+
+    Attributes
+    ----------
+    path : Path
+        The run folder.
+    per_topic : DataFrame
+        One row per model, topic and per-topic output (``model``, ``topic``, ``metric``, ``value``).
+    per_document : DataFrame
+        One row per model, held-out document and per-document output.
+    per_model : DataFrame
+        One row per model and output: value, standard error and 95% interval by the output's plan.
+    comparisons : DataFrame
+        One row per pair of models and output: difference, test, Holm-corrected p-value, the
+        better model, the minimal detectable difference, equivalence.
+    topics : DataFrame
+        Each topic's words and flags (for the report's cards).
+    correlations : DataFrame
+        Correlations of the automated metrics with human scores (empty without a study).
+    manifest : dict
+        Configuration, versions, fingerprints, and every step with its time and cache hit.
+
+    Examples
+    --------
+    Two topic lists scored by NPMI on a reference corpus of eight documents, each holding the
+    three words of one of the first model's topics; the second model mixes them.
+
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> from tealeaves.corpus import Corpus, Vocabulary
+    >>> from tealeaves.evaluate import evaluate
+    >>> tmp = tempfile.TemporaryDirectory()
+    >>> folder = Path(tmp.name)
+    >>> words = "tax budget deficit war peace army school teacher student farm crop harvest".split()
+    >>> docs = [[3 * k + (i + s) % 3 for i in range(3)] for k in range(4) for s in range(2)]  # 2 per topic
+    >>> _ = Corpus.from_documents(docs, Vocabulary(words)).save(folder / "reference")
+    >>> _ = (folder / "clean.txt").write_text("tax budget deficit\\nwar peace army\\nschool teacher student\\nfarm crop harvest\\n")
+    >>> _ = (folder / "mixed.txt").write_text("tax war school\\nbudget peace farm\\ndeficit army crop\\nteacher student harvest\\n")
+    >>> config = {
+    ...     "corpora": {"reference": str(folder / "reference")},
+    ...     "models": [
+    ...         {"name": "clean", "path": str(folder / "clean.txt")},
+    ...         {"name": "mixed", "path": str(folder / "mixed.txt")},
+    ...     ],
+    ...     "metrics": {"npmi": {"topn": 3, "window": "document"}, "cv": False, "wi-auto": False, "diversity": False},
+    ... }
+    >>> evaluation = evaluate(config, folder / "run")
+    >>> from tealeaves.evaluate import Evaluation
+    >>> loaded = Evaluation.load(folder / "run")  # the tables, read back from the run folder
+    >>> loaded.topics[["model", "words"]].values.tolist()[3:5]
+    [['clean', 'farm crop harvest'], ['mixed', 'tax war school']]
+    >>> loaded.to_frame()[["model", "metric", "n"]].values.tolist()
+    [['clean', 'npmi', 4], ['mixed', 'npmi', 4]]
+    >>> print(loaded.to_dict()["verdicts"]["npmi"])
+    NPMI (higher is better; ...): clean better than mixed by 1.83 [1.3, 2.36] (p = 0.0268).
+    >>> tmp.cleanup()
+
+    In a notebook the evaluation displays the report's summary table, verdicts and figures.
+    """
 
     path: Path
     per_topic: pd.DataFrame
@@ -148,6 +206,44 @@ def evaluate(
     Returns
     -------
     Evaluation
+
+    Examples
+    --------
+    Two topic lists scored by NPMI on a reference corpus of eight documents, each holding the
+    three words of one of the first model's topics; the second model mixes them.
+
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> from tealeaves.corpus import Corpus, Vocabulary
+    >>> from tealeaves.evaluate import evaluate
+    >>> tmp = tempfile.TemporaryDirectory()
+    >>> folder = Path(tmp.name)
+    >>> words = "tax budget deficit war peace army school teacher student farm crop harvest".split()
+    >>> docs = [[3 * k + (i + s) % 3 for i in range(3)] for k in range(4) for s in range(2)]  # 2 per topic
+    >>> _ = Corpus.from_documents(docs, Vocabulary(words)).save(folder / "reference")
+    >>> _ = (folder / "clean.txt").write_text("tax budget deficit\\nwar peace army\\nschool teacher student\\nfarm crop harvest\\n")
+    >>> _ = (folder / "mixed.txt").write_text("tax war school\\nbudget peace farm\\ndeficit army crop\\nteacher student harvest\\n")
+    >>> config = {
+    ...     "corpora": {"reference": str(folder / "reference")},
+    ...     "models": [
+    ...         {"name": "clean", "path": str(folder / "clean.txt")},
+    ...         {"name": "mixed", "path": str(folder / "mixed.txt")},
+    ...     ],
+    ...     "metrics": {"npmi": {"topn": 3, "window": "document"}, "cv": False, "wi-auto": False, "diversity": False},
+    ... }
+    >>> evaluation = evaluate(config, folder / "run")
+    >>> evaluation.per_topic["value"].round(4).tolist()  # NPMI -1 for pairs never seen together
+    [1.0, 1.0, 1.0, 1.0, -1.0, -1.0, -1.0, -0.3333]
+    >>> evaluation.per_model[["model", "mean", "n"]].round(4).values.tolist()
+    [['clean', 1.0, 4], ['mixed', -0.8333, 4]]
+    >>> row = evaluation.comparisons.iloc[0]
+    >>> row["better"], round(float(row["difference"]), 4), float(row["p_holm"])
+    ('clean', 1.8333, 0.0268)
+    >>> sorted(path.name for path in folder.joinpath("run").glob("*.csv"))
+    ['comparisons.csv', 'correlations.csv', 'per_document.csv', 'per_model.csv', 'per_topic.csv', 'topics.csv']
+    >>> evaluate(config, folder / "run").to_dict()["steps"]  # a rerun reads every step from the cache
+    {'computed': 0, 'cached': 2}
+    >>> tmp.cleanup()
     """
     from tealeaves.parallel import parallel_map
 
@@ -286,7 +382,31 @@ def _run_job(job: _Job) -> list[tuple[str, dict[str, Any]]]:
 
 def model_fingerprint(model: TopicModel | Topics) -> str:
     """SHA-256 of what the metrics read of a model: Φ, the prior, the extra arrays, kind, params
-    and vocabulary of a TopicModel, or the words of a topic list."""
+    and vocabulary of a TopicModel, or the words of a topic list.
+
+    It keys the cached steps of :func:`evaluate`: a model whose fingerprint is unchanged is not
+    scored again.
+
+    Parameters
+    ----------
+    model : TopicModel or Topics
+        The model, or its topic list.
+
+    Returns
+    -------
+    str
+        64 hexadecimal digits.
+
+    Examples
+    --------
+    >>> from tealeaves.evaluate import model_fingerprint
+    >>> from tealeaves.models import as_topics
+    >>> fingerprint = model_fingerprint(as_topics([["tax", "budget"], ["war", "peace"]]))
+    >>> len(fingerprint), fingerprint == model_fingerprint(as_topics([["tax", "budget"], ["war", "peace"]]))
+    (64, True)
+    >>> fingerprint == model_fingerprint(as_topics([["budget", "tax"], ["war", "peace"]]))  # the words' order counts
+    False
+    """
     from tealeaves.models import TopicModel
 
     if not isinstance(model, TopicModel):

@@ -559,6 +559,49 @@ def verdicts(comparisons: pd.DataFrame, level: float) -> dict[str, str]:
     difference, its 95% interval and the Holm-corrected two-sided p-value); the other pairs are
     "not significant (Holm, level 0.05)", with the difference the test could have found with 80%
     power, and "equivalent within ±ε (TOST)" where the output has a margin and the pair passes.
+
+    Parameters
+    ----------
+    comparisons : DataFrame
+        The ``comparisons`` table of an evaluation (:attr:`Evaluation.comparisons`).
+    level : float
+        The significance level the table was tested at, named in the sentences.
+
+    Returns
+    -------
+    dict of str to str
+        One sentence per output, by output name.
+
+    Examples
+    --------
+    Two topic lists scored by NPMI on a reference corpus of eight documents, each holding the
+    three words of one of the first model's topics; the second model mixes them.
+
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> from tealeaves.corpus import Corpus, Vocabulary
+    >>> from tealeaves.evaluate import evaluate
+    >>> tmp = tempfile.TemporaryDirectory()
+    >>> folder = Path(tmp.name)
+    >>> words = "tax budget deficit war peace army school teacher student farm crop harvest".split()
+    >>> docs = [[3 * k + (i + s) % 3 for i in range(3)] for k in range(4) for s in range(2)]  # 2 per topic
+    >>> _ = Corpus.from_documents(docs, Vocabulary(words)).save(folder / "reference")
+    >>> _ = (folder / "clean.txt").write_text("tax budget deficit\\nwar peace army\\nschool teacher student\\nfarm crop harvest\\n")
+    >>> _ = (folder / "mixed.txt").write_text("tax war school\\nbudget peace farm\\ndeficit army crop\\nteacher student harvest\\n")
+    >>> config = {
+    ...     "corpora": {"reference": str(folder / "reference")},
+    ...     "models": [
+    ...         {"name": "clean", "path": str(folder / "clean.txt")},
+    ...         {"name": "mixed", "path": str(folder / "mixed.txt")},
+    ...     ],
+    ...     "metrics": {"npmi": {"topn": 3, "window": "document"}, "cv": False, "wi-auto": False, "diversity": False},
+    ... }
+    >>> evaluation = evaluate(config, folder / "run")
+    >>> from tealeaves.evaluate import verdicts
+    >>> for output, sentence in verdicts(evaluation.comparisons, 0.05).items():
+    ...     print(output, "|", sentence)
+    npmi | NPMI (higher is better; ...): clean better than mixed by 1.83 [1.3, 2.36] (p = 0.0268).
+    >>> tmp.cleanup()
     """
     known = outputs()
     lines = {}
