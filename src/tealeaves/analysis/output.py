@@ -26,7 +26,25 @@ def _tables(result, folder: Path) -> list[str]:
 
 
 def write_replication(result: Hoyle2021Replication, out: str | os.PathLike[str], force: bool = False) -> Path:
-    """Write the Hoyle 2021 replication (``correlations.csv``, ``regressions.csv``, ``fdr.csv``, ...)."""
+    """Write the Hoyle 2021 replication (``correlations.csv``, ``regressions.csv``, ``fdr.csv``, ...).
+
+    Besides one CSV per table, ``analysis.json``, the figures (the correlations with their
+    intervals, the power curves, Fig. 2's per-topic boxes; SVG and PNG) and a manifest.
+
+    Parameters
+    ----------
+    result : Hoyle2021Replication
+        What :func:`replicate_hoyle2021` returned.
+    out : str or path-like
+        The folder to write (written whole or not at all).
+    force : bool, optional
+        Replace an existing folder.
+
+    Returns
+    -------
+    pathlib.Path
+        ``out``.
+    """
     with atomic_folder(out, force=force) as tmp:
         tables = _tables(result, tmp)
         figs = tmp / "figures"
@@ -48,7 +66,49 @@ def write_replication(result: Hoyle2021Replication, out: str | os.PathLike[str],
 
 
 def write_study_analysis(result: StudyAnalysis, out: str | os.PathLike[str], force: bool = False) -> Path:
-    """Write a study export's analysis (``scores.csv``, ``models.csv``, ``agreement.csv``, ...)."""
+    """Write a study export's analysis (``scores.csv``, ``models.csv``, ``agreement.csv``, ...).
+
+    One CSV per table that is not empty, ``analysis.json``, the figures (the human scores per
+    model and, with metrics, the correlations; SVG and PNG) and a manifest.
+
+    Parameters
+    ----------
+    result : StudyAnalysis
+        What :func:`analyze_export` returned.
+    out : str or path-like
+        The folder to write (written whole or not at all).
+    force : bool, optional
+        Replace an existing folder.
+
+    Returns
+    -------
+    pathlib.Path
+        ``out``.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> import pandas as pd
+    >>> from tealeaves.analysis import analyze_export, check_export, write_study_analysis
+    >>> from tealeaves.study import EXPORT_COLUMNS
+    >>> found = {"lda": "111 110 111 101", "nmf": "010 001 100 000"}  # per topic: annotators a1 a2 a3
+    >>> rows = [
+    ...     (f"a{i + 1}", model, topic, answer == "1")
+    ...     for model, topics in found.items()
+    ...     for topic, answers in enumerate(topics.split())
+    ...     for i, answer in enumerate(answers)
+    ... ]
+    >>> frame = pd.DataFrame(rows, columns=["annotator", "model", "topic", "correct"])
+    >>> frame = frame.assign(task="word-intrusion", item_id=frame.model + "-" + frame.topic.astype(str))
+    >>> analysis = analyze_export(check_export(frame.reindex(columns=list(EXPORT_COLUMNS))))
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     out = write_study_analysis(analysis, Path(folder) / "analysis")
+    ...     written = sorted(path.relative_to(out).as_posix() for path in out.rglob("*"))
+    >>> written  # doctest: +NORMALIZE_WHITESPACE
+    ['agreement.csv', 'analysis.json', 'comparisons.csv', 'figures', 'figures/models.png', 'figures/models.svg',
+     'manifest.json', 'models.csv', 'scores.csv']
+    """
     with atomic_folder(out, force=force) as tmp:
         tables = _tables(result, tmp)
         figs = tmp / "figures"
