@@ -85,7 +85,30 @@ def centroid_cosine(vectors: np.ndarray, prime: np.ndarray, star: np.ndarray) ->
 
 @dataclass(frozen=True)
 class EmbeddingMeasure:
-    """A registered embedding measure: its confirmation over vectors and its segmentation."""
+    """A registered embedding measure: its confirmation over vectors and its segmentation.
+
+    Attributes
+    ----------
+    name : str
+        The key in :data:`EMBEDDING_MEASURES`.
+    function : callable
+        ``function(vectors, prime, star)``: the confirmation of each segment from the words'
+        vectors (:func:`pairwise_cosine`, :func:`centroid_cosine`); its docstring states the
+        formula and its source.
+    segment : callable
+        The segmentation: the ``(W', W*)`` index pairs of a topic of N words.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from tealeaves.coherence import EMBEDDING_MEASURES
+    >>> measure = EMBEDDING_MEASURES["embedding"]
+    >>> prime, star = measure.segment(3)  # every ordered pair of three words
+    >>> prime.tolist(), star.tolist()
+    ([0, 0, 1, 1, 2, 2], [1, 2, 0, 2, 0, 1])
+    >>> measure.function(np.array([[1.0, 0.0], [1.0, 1.0], [0.0, 1.0]]), prime, star).round(4).tolist()
+    [0.7071, 0.0, 0.7071, 0.7071, 0.0, 0.7071]
+    """
 
     name: str
     function: Callable[[np.ndarray, np.ndarray, np.ndarray], np.ndarray]
@@ -136,6 +159,34 @@ def embedding_coherence(
     -------
     CoherenceResult
         ``window`` is the encoder's spec; ``encoder`` holds its identity and coverage.
+
+    Examples
+    --------
+    With the unit vectors ``tax = (1, 0)``, ``war = (0, 1)`` and ``budget`` between them, the
+    pairwise cosines are 0.7071, 0 and 0.7071 (mean 0.4714), and the centroid's norm is
+    ``|c| = 0.8047`` (so ``(3 |c|^2 - 1) / 2 = 0.4714``, see the module docstring):
+
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> tmp = tempfile.TemporaryDirectory()
+    >>> path = Path(tmp.name) / "vectors.txt"
+    >>> with open(path, "w") as handle:  # word2vec text: "COUNT DIM", then a word and its values per line
+    ...     for line in ["3 2", "tax 1 0", "budget 1 1", "war 0 1"]:
+    ...         print(line, file=handle)
+    >>> from tealeaves.coherence import StaticEncoder, embedding_coherence
+    >>> encoder = StaticEncoder(str(path), cache_dir=tmp.name)
+    >>> topics = [["tax", "budget", "war"]]
+    >>> round(float(embedding_coherence(topics, "embedding", encoder).per_topic[0]), 4)
+    0.4714
+    >>> round(float(embedding_coherence(topics, "embedding_centroid", encoder).per_topic[0]), 4)
+    0.8047
+
+    A word the file lacks is refused, or dropped with ``on_missing="skip"``:
+
+    >>> result = embedding_coherence([["tax", "budget", "peace"]], encoder=encoder, on_missing="skip")
+    >>> result.per_topic.round(4).tolist(), result.missing, round(result.encoder["coverage"], 4)
+    ([0.7071], ((0, 'peace', 'not represented by the encoder'),), 0.6667)
+    >>> tmp.cleanup()
     """
     key = measure.lower() if isinstance(measure, str) else measure
     if key not in EMBEDDING_MEASURES:
