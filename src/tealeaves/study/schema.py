@@ -19,6 +19,8 @@ if TYPE_CHECKING:
     import pandas as pd
 
 TASKS = ("word-intrusion", "topic-intrusion", "rating")
+"""The tasks a study asks: word intrusion and topic intrusion (Chang et al. 2009) and topic
+ratings (Newman et al. 2010; Hoyle et al. 2021); the ``task`` of every item and export row."""
 
 EXPORT_COLUMNS: dict[str, str] = {
     "study_id": "the study's id",
@@ -46,6 +48,8 @@ EXPORT_COLUMNS: dict[str, str] = {
     "completion_code": "the completion code shown to this annotator (their own code with per-participant codes, "
     "else the study's); empty when they did not finish",
 }
+"""The columns of a study export, in order, each with its meaning: one row per response, the
+contract between :func:`~tealeaves.study.export_responses` and :func:`tealeaves.analysis.read_export`."""
 
 AUDIT_COLUMNS: dict[str, str] = {
     "client": "hash of the participant's client address (IPv6: its /64) under the study secret, 16 hex digits: "
@@ -53,6 +57,8 @@ AUDIT_COLUMNS: dict[str, str] = {
     "started_at": "ISO 8601 UTC time the participant gave consent",
     "finished_at": "ISO 8601 UTC time the participant reached the completion code; empty when they did not finish",
 }
+"""The columns an export has after the :data:`EXPORT_COLUMNS`, each with its meaning: what tells one
+person's many completions from many people's (the analysis ignores them)."""
 
 # CSV exports are safe to open in a spreadsheet: a text cell that would start a formula gets a
 # leading apostrophe (OWASP's advice against CSV injection), which the analysis removes again.
