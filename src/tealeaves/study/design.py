@@ -69,7 +69,24 @@ DEFAULT_CHECKS = {"rating": 8}
 
 
 def default_annotators(task: str) -> int:
-    """Annotators per item when none is given (Hoyle et al. 2021's power analysis)."""
+    """Annotators per item when none is given (Hoyle et al. 2021's power analysis).
+
+    Parameters
+    ----------
+    task : {"word-intrusion", "topic-intrusion", "rating"}
+        The study's task.
+
+    Returns
+    -------
+    int
+        :data:`ANNOTATORS_PER_ITEM` of the task.
+
+    Examples
+    --------
+    >>> from tealeaves.study import default_annotators
+    >>> default_annotators("rating"), default_annotators("word-intrusion")
+    (15, 26)
+    """
     return ANNOTATORS_PER_ITEM[task]
 
 
@@ -92,6 +109,33 @@ class Study:
     secrets : dict
         ``completion_code`` and ``secret`` (64 hex digits), from :func:`new_secrets`; kept in
         ``secrets.json``, apart from the items and settings and outside the fingerprint.
+
+    Examples
+    --------
+    A study is made by :func:`create_study`, saved as a folder and loaded back:
+
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> from tealeaves.study import Study, create_study
+    >>> lda = [
+    ...     ["tax", "budget", "deficit", "spending", "revenue", "debt", "income", "fiscal", "cuts", "billion"],
+    ...     ["war", "army", "troops", "peace", "military", "soldiers", "enemy", "battle", "forces", "navy"],
+    ... ]
+    >>> nmf = [
+    ...     ["oil", "energy", "gas", "power", "fuel", "coal", "prices", "supply", "nuclear", "electricity"],
+    ...     ["court", "law", "justice", "judges", "crime", "rights", "congress", "police", "prison", "legal"],
+    ... ]
+    >>> study = create_study({"lda": lda, "nmf": nmf}, "word-intrusion", seed=0)
+    >>> study
+    Study('st-...', task='word-intrusion', 4 items, models=['lda', 'nmf'])
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     out = study.save(Path(folder) / "study")
+    ...     files = sorted(path.name for path in out.iterdir())
+    ...     loaded = Study.load(out)
+    >>> files
+    ['items.jsonl', 'manifest.json', 'secrets.json']
+    >>> loaded.study_id == study.study_id, loaded.item("q0001") == study.items[0]
+    (True, True)
     """
 
     study_id: str
@@ -373,6 +417,46 @@ def create_study(
         they have shown no activity for this long (each page they open renews it).
     force : bool
         Replace an existing ``out`` folder.
+
+    Returns
+    -------
+    Study
+        Its items in interleaved order (``q0001``, ``q0002``, ...), settings and secrets.
+
+    Raises
+    ------
+    InputError
+        For an unknown task or protocol, a bad scale, count or URL, attention checks in an
+        intrusion study, or a study without items.
+
+    Examples
+    --------
+    A word-intrusion study of two models' topics (lists of words here; trained models or
+    their folders work the same): each topic gets one item, five of its top ten words and an
+    intruder from another topic, in an order drawn from ``seed``.
+
+    >>> from tealeaves.study import create_study
+    >>> lda = [
+    ...     ["tax", "budget", "deficit", "spending", "revenue", "debt", "income", "fiscal", "cuts", "billion"],
+    ...     ["war", "army", "troops", "peace", "military", "soldiers", "enemy", "battle", "forces", "navy"],
+    ... ]
+    >>> nmf = [
+    ...     ["oil", "energy", "gas", "power", "fuel", "coal", "prices", "supply", "nuclear", "electricity"],
+    ...     ["court", "law", "justice", "judges", "crime", "rights", "congress", "police", "prison", "legal"],
+    ... ]
+    >>> study = create_study({"lda": lda, "nmf": nmf}, "word-intrusion", seed=0)
+    >>> len(study), study.settings["annotators"]  # items, and answers wanted per item
+    (4, 26)
+    >>> item = study.items[0]
+    >>> item.model, item.words, item.intruder
+    ('nmf', ('justice', 'law', 'prison', 'rights', 'prices', 'judges'), 'prices')
+
+    A ratings study shows each topic's top ten words; ``checks=0`` leaves out the synthetic
+    attention checks, which need more topics to draw from than these four:
+
+    >>> ratings = create_study({"lda": lda, "nmf": nmf}, "rating", seed=0, checks=0)
+    >>> ratings.items[0].words[:4], ratings.items[0].scale
+    (('court', 'law', 'justice', 'judges'), 3)
     """
     if task not in TASKS:
         raise InputError(f"task must be one of {', '.join(TASKS)}, got {task!r}")
