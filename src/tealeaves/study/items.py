@@ -74,6 +74,20 @@ class Item:
         A synthetic attention check (see :meth:`fails_check`).
     source : dict
         How the item was made (draw, ranks used), for the record.
+
+    Examples
+    --------
+    Items are made by :func:`~tealeaves.study.create_study`; one word-intrusion question:
+
+    >>> from tealeaves.study import Item
+    >>> item = Item("q0001", "word-intrusion", "lda", 0, words=("tax", "budget", "apple", "debt"),
+    ...             intruder="apple", intruder_position=2)
+    >>> item.answers(), item.is_correct(2), item.is_correct(0)
+    ([0, 1, 2, 3], True, False)
+    >>> item.public()  # what the participant's browser gets: no model, topic or key
+    {'task': 'word-intrusion', 'familiarity': True, 'words': ['tax', 'budget', 'apple', 'debt']}
+    >>> Item.from_dict(item.to_dict()) == item
+    True
     """
 
     item_id: str
@@ -276,9 +290,45 @@ def synthetic_topics(
     theme a reader could name. When too few words qualify, ``low_rank`` is halved (down to
     ``high_rank``); the value used is returned with each topic.
 
+    Parameters
+    ----------
+    study_topics : sequence of sequence of str
+        The topics under study, each its words in rank order.
+    n : int
+        Synthetic topics to build.
+    rng : numpy.random.Generator
+        The draws.
+    sources : sequence of sequence of str, optional
+        Topics to draw the words from (default: ``study_topics``; Hoyle et al. used other
+        runs).
+    n_words : int, optional
+        Words per synthetic topic.
+    high_rank : int, optional
+        Words are drawn from each source topic's top ``high_rank``.
+    low_rank : int, optional
+        No two chosen words may both be among a study topic's top ``low_rank``.
+
     Returns
     -------
     list of (words, low_rank_used)
+
+    Raises
+    ------
+    InputError
+        For a negative ``n``, or when too few words qualify even at ``low_rank = high_rank``.
+
+    Examples
+    --------
+    Each word comes from a different topic, so the list has no theme:
+
+    >>> import numpy as np
+    >>> from tealeaves.study import synthetic_topics
+    >>> topics = [
+    ...     ["tax", "budget", "deficit"], ["war", "army", "troops"], ["school", "children", "teachers"],
+    ...     ["oil", "energy", "gas"], ["court", "law", "justice"], ["farm", "crops", "farmers"],
+    ... ]
+    >>> synthetic_topics(topics, 2, np.random.default_rng(0), n_words=4)
+    [(('children', 'justice', 'oil', 'army'), 50), (('crops', 'troops', 'deficit', 'children'), 50)]
     """
     sources = study_topics if sources is None else sources
     if n < 0:
