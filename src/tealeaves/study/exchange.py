@@ -92,6 +92,53 @@ def export_responses(study: Study, store: Store) -> pd.DataFrame:
     entered on the recruitment site can be checked against their answers; ``client``,
     ``started_at`` and ``finished_at`` (with ``rt_ms``, ``shown_at`` and ``answered_at``) show
     completions farmed by one person: many annotators from one client, each done in seconds.
+
+    Parameters
+    ----------
+    study : Study
+        The study (its items give the keys and words).
+    store : Store
+        The response store the web app wrote to.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per response.
+
+    Examples
+    --------
+    A two-question session run through the store as the web app runs it:
+
+    >>> from tealeaves.study import create_study
+    >>> lda = [
+    ...     ["tax", "budget", "deficit", "spending", "revenue", "debt", "income", "fiscal", "cuts", "billion"],
+    ...     ["war", "army", "troops", "peace", "military", "soldiers", "enemy", "battle", "forces", "navy"],
+    ... ]
+    >>> nmf = [
+    ...     ["oil", "energy", "gas", "power", "fuel", "coal", "prices", "supply", "nuclear", "electricity"],
+    ...     ["court", "law", "justice", "judges", "crime", "rights", "congress", "police", "prison", "legal"],
+    ... ]
+    >>> study = create_study({"lda": lda, "nmf": nmf}, "word-intrusion", seed=0, items_per_participant=2)
+    >>> import random
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> from tealeaves.study import Store
+    >>> folder = tempfile.TemporaryDirectory()
+    >>> store = Store(str(Path(folder.name) / "responses.sqlite"), rng=random.Random(0))
+    >>> store.ensure_study(study)
+    >>> token, key = store.start(study, "participant-1")  # one participant finds both intruders
+    >>> step = store.advance(study, token, key)
+    >>> while step.kind == "question":
+    ...     item = study.item(store.show(study, token, key, step.position).slot(step.position).item_id)
+    ...     _, step = store.record(study, token, key, step.position, item.intruder_position, 1, 4000)
+    >>> from tealeaves.study import export_responses
+    >>> export = export_responses(study, store)
+    >>> export[["item_id", "model", "words", "response", "correct"]]
+      item_id model                                     words  response  correct
+    0   q0004   nmf          gas supply coal crime fuel power         3     True
+    1   q0002   lda  income military debt budget cuts revenue         1     True
+    >>> store.close()
+    >>> folder.cleanup()
     """
     rows = []
     for r in store.responses(study.study_id):
@@ -140,7 +187,63 @@ def participants_frame(study: Study, store: Store) -> pd.DataFrame:
 
 
 def write_responses(frame: pd.DataFrame, path: str | os.PathLike[str]) -> Path:
-    """Write a long-format frame as ``.csv`` or ``.parquet`` (by extension), atomically."""
+    """Write a long-format frame as ``.csv`` or ``.parquet`` (by extension), atomically.
+
+    CSV text cells that a spreadsheet would run as a formula get a leading ``'``
+    (:func:`~tealeaves.study.schema.spreadsheet_safe`), which
+    :func:`tealeaves.analysis.read_export` removes again.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        Responses in the long format (:func:`export_responses`, :func:`import_qualtrics`).
+    path : str or path-like
+        A ``.csv`` or ``.parquet`` file (Parquet needs ``tealeaves[parquet]``).
+
+    Returns
+    -------
+    pathlib.Path
+        ``path``.
+
+    Raises
+    ------
+    InputError
+        For another file extension.
+
+    Examples
+    --------
+    >>> from tealeaves.study import create_study
+    >>> lda = [
+    ...     ["tax", "budget", "deficit", "spending", "revenue", "debt", "income", "fiscal", "cuts", "billion"],
+    ...     ["war", "army", "troops", "peace", "military", "soldiers", "enemy", "battle", "forces", "navy"],
+    ... ]
+    >>> nmf = [
+    ...     ["oil", "energy", "gas", "power", "fuel", "coal", "prices", "supply", "nuclear", "electricity"],
+    ...     ["court", "law", "justice", "judges", "crime", "rights", "congress", "police", "prison", "legal"],
+    ... ]
+    >>> study = create_study({"lda": lda, "nmf": nmf}, "word-intrusion", seed=0, items_per_participant=2)
+    >>> import random
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> from tealeaves.study import Store
+    >>> folder = tempfile.TemporaryDirectory()
+    >>> store = Store(str(Path(folder.name) / "responses.sqlite"), rng=random.Random(0))
+    >>> store.ensure_study(study)
+    >>> token, key = store.start(study, "participant-1")  # one participant finds both intruders
+    >>> step = store.advance(study, token, key)
+    >>> while step.kind == "question":
+    ...     item = study.item(store.show(study, token, key, step.position).slot(step.position).item_id)
+    ...     _, step = store.record(study, token, key, step.position, item.intruder_position, 1, 4000)
+    >>> from tealeaves.analysis import read_export
+    >>> from tealeaves.study import export_responses, write_responses
+    >>> path = write_responses(export_responses(study, store), Path(folder.name) / "export.csv")
+    >>> read_export(path)[["item_id", "response", "correct"]]
+      item_id  response  correct
+    0   q0004       3.0     True
+    1   q0002       1.0     True
+    >>> store.close()
+    >>> folder.cleanup()
+    """
     path = Path(path)
     suffix = path.suffix.lower()
     if suffix not in (".csv", ".parquet"):
@@ -280,6 +383,34 @@ def qualtrics_survey(study: Study) -> dict[str, Any]:
     at random by Qualtrics (its "randomly present X of the questions"); unlike the web app,
     Qualtrics cannot steer questions towards those furthest below their target, nor
     guarantee each respondent an attention check.
+
+    Parameters
+    ----------
+    study : Study
+        The study.
+
+    Returns
+    -------
+    dict
+        ``SurveyEntry`` and ``SurveyElements``: the blocks, the flow, the options, the
+        introduction and one question per item (its data export tag the item id).
+
+    Examples
+    --------
+    >>> from tealeaves.study import create_study
+    >>> lda = [
+    ...     ["tax", "budget", "deficit", "spending", "revenue", "debt", "income", "fiscal", "cuts", "billion"],
+    ...     ["war", "army", "troops", "peace", "military", "soldiers", "enemy", "battle", "forces", "navy"],
+    ... ]
+    >>> nmf = [
+    ...     ["oil", "energy", "gas", "power", "fuel", "coal", "prices", "supply", "nuclear", "electricity"],
+    ...     ["court", "law", "justice", "judges", "crime", "rights", "congress", "police", "prison", "legal"],
+    ... ]
+    >>> from tealeaves.study import qualtrics_survey
+    >>> study = create_study({"lda": lda, "nmf": nmf}, "word-intrusion", seed=0)
+    >>> survey = qualtrics_survey(study)
+    >>> [element["PrimaryAttribute"] for element in survey["SurveyElements"]]  # QID1 introduces
+    ['Survey Blocks', 'Survey Flow', 'Survey Options', 'Survey Question Count', 'QID1', 'QID2', 'QID3', 'QID4', 'QID5']
     """
     settings = study.settings
     intro_text = (
@@ -397,7 +528,47 @@ def qualtrics_survey(study: Study) -> dict[str, Any]:
 
 
 def write_qualtrics_survey(study: Study, path: str | os.PathLike[str]) -> Path:
-    """Write :func:`qualtrics_survey` as a ``.qsf`` file (atomically)."""
+    """Write :func:`qualtrics_survey` as a ``.qsf`` file (atomically).
+
+    Parameters
+    ----------
+    study : Study
+        The study.
+    path : str or path-like
+        The file, ending in ``.qsf`` (Qualtrics' "Import survey").
+
+    Returns
+    -------
+    pathlib.Path
+        ``path``.
+
+    Raises
+    ------
+    InputError
+        When ``path`` does not end in ``.qsf``.
+
+    Examples
+    --------
+    >>> from tealeaves.study import create_study
+    >>> lda = [
+    ...     ["tax", "budget", "deficit", "spending", "revenue", "debt", "income", "fiscal", "cuts", "billion"],
+    ...     ["war", "army", "troops", "peace", "military", "soldiers", "enemy", "battle", "forces", "navy"],
+    ... ]
+    >>> nmf = [
+    ...     ["oil", "energy", "gas", "power", "fuel", "coal", "prices", "supply", "nuclear", "electricity"],
+    ...     ["court", "law", "justice", "judges", "crime", "rights", "congress", "police", "prison", "legal"],
+    ... ]
+    >>> import json
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> from tealeaves.study import write_qualtrics_survey
+    >>> study = create_study({"lda": lda, "nmf": nmf}, "word-intrusion", seed=0)
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     path = write_qualtrics_survey(study, Path(folder) / "survey.qsf")
+    ...     survey = json.loads(path.read_text())
+    >>> len(survey["SurveyElements"])
+    9
+    """
     path = Path(path)
     if path.suffix.lower() != ".qsf":
         raise InputError(f"a Qualtrics survey file must end in .qsf, got {path}")
@@ -440,6 +611,50 @@ def import_qualtrics(
     ``ResponseId``. Qualtrics records no time per question, so ``rt_ms`` and ``shown_at`` are
     empty; ``answered_at`` is the response's ``RecordedDate`` (or ``EndDate``), ``started_at`` its
     ``StartDate``, ``finished_at`` its ``EndDate`` when ``Finished``; ``client`` is empty.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per answered item: the :data:`EXPORT_COLUMNS`, then the :data:`AUDIT_COLUMNS`.
+
+    Raises
+    ------
+    InputError
+        For an unknown time zone, an unreadable or empty file, no column named after an
+        item, a response without an id, or an answer that does not fit its item.
+
+    Examples
+    --------
+    A Qualtrics export with numeric values: item ``q0001`` shows six words, so its choices 1-6
+    are the positions and 7-9 the familiarity levels; ``5,7`` is position 4 (the intruder),
+    familiar with the terms.
+
+    >>> from tealeaves.study import create_study
+    >>> lda = [
+    ...     ["tax", "budget", "deficit", "spending", "revenue", "debt", "income", "fiscal", "cuts", "billion"],
+    ...     ["war", "army", "troops", "peace", "military", "soldiers", "enemy", "battle", "forces", "navy"],
+    ... ]
+    >>> nmf = [
+    ...     ["oil", "energy", "gas", "power", "fuel", "coal", "prices", "supply", "nuclear", "electricity"],
+    ...     ["court", "law", "justice", "judges", "crime", "rights", "congress", "police", "prison", "legal"],
+    ... ]
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> from tealeaves.study import import_qualtrics
+    >>> study = create_study({"lda": lda, "nmf": nmf}, "word-intrusion", seed=0)
+    >>> study.items[0].words, study.items[0].intruder_position
+    (('justice', 'law', 'prison', 'rights', 'prices', 'judges'), 4)
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     path = Path(folder) / "qualtrics.csv"
+    ...     _ = path.write_text(
+    ...         "ResponseId,Finished,StartDate,EndDate,q0001,q0002\\n"
+    ...         'R_1,1,2024-05-01 10:00:00,2024-05-01 10:05:00,"5,7","2,8"\\n'
+    ...     )
+    ...     responses = import_qualtrics(study, path)
+    >>> responses[["item_id", "model", "response", "correct", "familiarity", "answered_at"]]
+      item_id model  response  correct  familiarity                    answered_at
+    0   q0001   nmf         4     True            1  2024-05-01T10:05:00.000+00:00
+    1   q0002   lda         1     True            2  2024-05-01T10:05:00.000+00:00
     """
     try:
         zone = ZoneInfo(timezone)
