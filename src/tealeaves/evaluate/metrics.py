@@ -225,6 +225,8 @@ class Metric:
 
 
 METRICS: dict[str, Metric] = {}
+"""The registered metrics by name, those :func:`tealeaves.evaluate` can run: ``npmi``, ``cv``,
+``diversity``, ``wi-auto``, ``likelihood``, ``predictive`` (:func:`register` adds one)."""
 
 
 def register(metric: Metric) -> Metric:

@@ -84,7 +84,7 @@ def synthetic_corpus(
     >>> corpus = synthetic_corpus(model, None, n_docs=3, doc_length=5, seed=0)
     >>> corpus
     Corpus(3 documents, 15 tokens, 4 words)
-    >>> [[corpus.vocab.words[i] for i in corpus.doc(d)] for d in range(3)]  # each mostly one topic (α = 1)
+    >>> [[corpus.vocab.words[i] for i in corpus.doc(d)] for d in range(3)]  # α = Σ αm = 1: most lean to one topic
     [['budget', 'budget', 'budget', 'tax', 'budget'],
      ['tax', 'tax', 'peace', 'peace', 'budget'],
      ['war', 'peace', 'peace', 'war', 'war']]
