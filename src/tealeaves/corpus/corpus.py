@@ -30,6 +30,9 @@ if TYPE_CHECKING:
 
 HalvesMode = Literal["first-half", "alternate", "random"]
 HALVES_MODES: tuple[str, ...] = ("first-half", "alternate", "random")
+"""How :meth:`Corpus.halves` splits each document's tokens into an observed and a held part for
+document completion: the first ``ceil(N/2)`` tokens and the rest, even and odd positions, or a
+random ``ceil(N/2)`` positions and the rest."""
 
 
 class Corpus:
@@ -49,7 +52,7 @@ class Corpus:
 
     Examples
     --------
-    >>> from tealeaves.corpus import Vocabulary
+    >>> from tealeaves.corpus import Corpus, Vocabulary
     >>> vocab = Vocabulary(["tax", "budget", "war", "peace"])
     >>> corpus = Corpus.from_documents([[0, 1, 1], [2, 3], [0, 1, 3]], vocab)
     >>> corpus

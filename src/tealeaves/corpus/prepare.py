@@ -87,6 +87,55 @@ def prepare(
         The preprocessing rules of :class:`~tealeaves.corpus.preprocess.PreprocessConfig`
         (``min_doc_words=25``, ``max_doc_words=None``, ``min_chars=3``, ``stopwords="spacy"``,
         ``max_df=0.9``, ``min_df="auto"``, ``min_doc_tokens=5``, ``entities=None``, ...).
+
+    Returns
+    -------
+    Corpus or tuple of (Corpus, Corpus)
+        The corpus, or ``(train, heldout)`` with ``heldout``; its manifest records the rules
+        and what each removed (``manifest["preprocessing"]``).
+
+    Raises
+    ------
+    InputError
+        For a missing or unreadable input, an unknown rule or an invalid value.
+    EmptyResultError
+        When no document or no word type is left after the rules.
+
+    Examples
+    --------
+    Four one-line documents, with the document and vocabulary rules relaxed for so few
+    documents (Hoyle et al.'s defaults drop documents under 25 words and words in fewer than
+    ``min_df_threshold(4)`` documents): spaCy's stop words and words under 3 characters go.
+
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> tmp = tempfile.TemporaryDirectory()
+    >>> path = Path(tmp.name) / "speeches.txt"
+    >>> with open(path, "w") as handle:  # the "lines" format: one document per line
+    ...     for line in [
+    ...         "The tax cut and the budget deficit.",
+    ...         "War and peace: the army and the navy.",
+    ...         "A budget for the navy, and a tax on war profits.",
+    ...         "Peace talks, a treaty and the end of war.",
+    ...     ]:
+    ...         print(line, file=handle)
+    >>> from tealeaves.corpus import prepare
+    >>> small = {"min_doc_words": 0, "min_df": 1, "max_df": 1.0, "min_doc_tokens": 1}
+    >>> corpus = prepare(path, **small)
+    >>> corpus
+    Corpus(4 documents, 18 tokens, 12 words)
+    >>> [corpus.vocab.word(i) for i in corpus.doc(0)]
+    ['tax', 'cut', 'budget', 'deficit']
+    >>> tokens = corpus.manifest["preprocessing"]["tokens"]
+    >>> tokens["input"], tokens["stopwords"], tokens["min_chars"], tokens["kept"]
+    (42, 17, 7, 18)
+
+    A held-out quarter, its words mapped onto the training part's vocabulary:
+
+    >>> train, held = prepare(path, heldout=0.25, seed=0, **small)
+    >>> len(train), len(held), held.vocab == train.vocab
+    (3, 1, True)
+    >>> tmp.cleanup()
     """
     input_list = [inputs] if isinstance(inputs, (str, os.PathLike)) else list(inputs)
     if shard_size is not None:

@@ -57,13 +57,74 @@ _CODES = {rule: -(i + 1) for i, rule in enumerate(TOKEN_RULES)}  # -code is the 
 
 
 def min_df_threshold(n_docs: int) -> float:
-    """Hoyle et al. 2021's minimum document frequency ``2 * (0.02 * |D|) ** (1 / ln 10)``."""
+    """Hoyle et al. 2021's minimum document frequency ``2 * (0.02 * |D|) ** (1 / ln 10)``.
+
+    The rule ``min_df="auto"`` of :class:`PreprocessConfig` (Hoyle et al. 2021, footnote 24).
+
+    Parameters
+    ----------
+    n_docs : int
+        Documents in the training corpus, ``|D|``.
+
+    Returns
+    -------
+    float
+        The number of documents a word must occur in to be kept.
+
+    Examples
+    --------
+    2 at 50 documents (``0.02 * 50 = 1``), about 110 at 500,000:
+
+    >>> from tealeaves.corpus import min_df_threshold
+    >>> min_df_threshold(50), round(min_df_threshold(500_000), 1)
+    (2.0, 109.2)
+    """
     return 2.0 * (0.02 * n_docs) ** (1.0 / math.log(10.0))
 
 
 @dataclass(frozen=True)
 class PreprocessConfig:
-    """Every rule of the pipeline; the defaults are Hoyle et al. 2021's (see module docstring)."""
+    """Every rule of the pipeline; the defaults are Hoyle et al. 2021's (see module docstring).
+
+    Attributes
+    ----------
+    min_doc_words : int, default 25
+        Documents with fewer whitespace-separated tokens are not processed.
+    max_doc_words : int or None, default None
+        Truncate documents to that many whitespace-separated tokens.
+    lowercase : bool, default True
+        Lowercase the tokens.
+    entities : str or None, default None
+        A spaCy pipeline with named entities (package name or path) whose entity spans are
+        merged into one token (``new_york_city``).
+    stopwords : str or None, default "spacy"
+        spaCy's English stop list, None to keep stop words, or a file of one word per line.
+    min_chars : int, default 3
+        Tokens of fewer characters are dropped.
+    token_pattern : str, default ``^[\\w-]*[a-zA-Z][\\w-]*$``
+        Tokens must match this regular expression.
+    max_df : float or int, default 0.9
+        Words in more than this share (float) or number (int) of documents are dropped.
+    min_df : "auto" or int, default "auto"
+        Words in fewer documents are dropped; "auto" is :func:`min_df_threshold`.
+    min_doc_tokens : int, default 5
+        Documents left with fewer tokens are dropped.
+    entity_types : tuple of str
+        The entity labels merged (``ORG, PERSON, FAC, GPE, LOC``).
+    tokenizer : {"spacy", "whitespace"}, default "spacy"
+        spaCy's tokenizer, or splitting on whitespace (texts already tokenized).
+
+    Examples
+    --------
+    >>> from tealeaves.corpus import PreprocessConfig
+    >>> config = PreprocessConfig.from_rules(min_chars=2, max_df=100)
+    >>> config.min_chars, config.max_df_count(1000), config.min_df_count(50)
+    (2, 100.0, 2.0)
+    >>> PreprocessConfig.from_rules(min_dff=3)
+    Traceback (most recent call last):
+    ...
+    tealeaves.errors.InputError: unknown preprocessing rule(s) min_dff; known rules: ...
+    """
 
     min_doc_words: int = 25
     max_doc_words: int | None = None
@@ -220,7 +281,29 @@ def trim_pipeline(entities: str | None, max_strings: int = 500_000) -> bool:
     spaCy keeps every new string it sees, so a worker that tokenizes shard after shard would
     grow with the corpus (Wikipedia has millions of distinct strings); the next
     :func:`load_pipeline` loads a fresh one. Tokenization does not depend on what the store
-    holds. Returns whether the pipeline was dropped.
+    holds.
+
+    Parameters
+    ----------
+    entities : str or None
+        Which cached pipeline: the blank English one (None) or that of ``entities``.
+    max_strings : int, default 500000
+        The string store's size above which the pipeline is dropped.
+
+    Returns
+    -------
+    bool
+        Whether the pipeline was dropped.
+
+    Examples
+    --------
+    >>> from tealeaves.corpus.preprocess import load_pipeline, trim_pipeline
+    >>> nlp = load_pipeline(None)
+    >>> _ = nlp("Taxes, budgets and deficits")  # the store keeps every new string
+    >>> trim_pipeline(None, max_strings=1_000_000), trim_pipeline(None, max_strings=0)
+    (False, True)
+    >>> load_pipeline(None) is nlp  # a fresh pipeline next time
+    False
     """
     nlp = _PIPELINES.get(entities)
     if nlp is None or len(nlp.vocab.strings) <= max_strings:

@@ -44,12 +44,39 @@ from tealeaves.errors import InputError
 from tealeaves.extras import require
 
 FORMATS = ("txt-folder", "lines", "tokenized", "trec", "jsonl", "csv", "parquet", "wikipedia-xml", "wikiextractor")
+"""The input formats of :func:`read_inputs` (and ``format=`` of :func:`~tealeaves.corpus.prepare`),
+each described in the module docstring's table; ``builtin:NAME`` inputs need no format."""
 SNIPPET_CHARS = 300
 
 
 @dataclass
 class RawDocument:
-    """One input document before preprocessing."""
+    """One input document before preprocessing.
+
+    Attributes
+    ----------
+    id : str
+        The document's id: its field in structured inputs, else where it was read
+        (``file:line``, a file name).
+    title : str
+        Its title field, else the id.
+    text : str
+        The raw text.
+    meta : dict
+        The input's other scalar fields (a year, an author), kept in the corpus' ``docs.jsonl``.
+
+    Examples
+    --------
+    >>> import json, tempfile
+    >>> from pathlib import Path
+    >>> from tealeaves.corpus import read_inputs
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     path = Path(tmp) / "speeches.jsonl"
+    ...     _ = path.write_text(json.dumps({"id": "1990", "text": "Taxes and the budget.", "year": 1990}))
+    ...     [document] = read_inputs([path])
+    >>> document
+    RawDocument(id='1990', title='1990', text='Taxes and the budget.', meta={'year': 1990})
+    """
 
     id: str
     title: str
@@ -138,9 +165,47 @@ def read_inputs(
 ) -> Iterator[RawDocument]:
     """Yield the documents of every input in turn (see the module docstring).
 
-    ``keep_markup``: documents of ``wikipedia-xml`` dumps keep their wikitext (for sharded
-    preparation, which strips it with :func:`tealeaves.corpus.wikipedia.strip_wikitext` on the
-    workers).
+    Parameters
+    ----------
+    inputs : list of paths or ``builtin:`` names
+        Files and folders, read in turn.
+    format : str, optional
+        One of :data:`FORMATS`; detected from each path when omitted.
+    fields : FieldNames, optional
+        Which fields of structured inputs (JSON lines, CSV, Parquet) hold the text, title and id.
+    stats : ReadStats, optional
+        Counts of what was read (files, documents, invalid UTF-8, pages skipped), updated as
+        the documents are yielded.
+    keep_markup : bool, default False
+        Documents of ``wikipedia-xml`` dumps keep their wikitext (for sharded preparation,
+        which strips it with :func:`tealeaves.corpus.wikipedia.strip_wikitext` on the workers).
+
+    Yields
+    ------
+    RawDocument
+
+    Raises
+    ------
+    InputError
+        For no input, a missing path, an unknown format or a malformed record.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> from tealeaves.corpus import read_inputs
+    >>> from tealeaves.corpus.readers import ReadStats
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     path = Path(tmp) / "speeches.txt"
+    ...     with open(path, "w") as handle:
+    ...         for line in ["Taxes and the budget.", "", "War and peace."]:
+    ...             print(line, file=handle)
+    ...     stats = ReadStats()
+    ...     documents = list(read_inputs([path], stats=stats))
+    >>> [(d.id, d.text) for d in documents]  # one document per non-empty line
+    [('speeches.txt:1', 'Taxes and the budget.'), ('speeches.txt:3', 'War and peace.')]
+    >>> stats.as_dict()
+    {'files': 1, 'documents': 2, 'decode_errors': 0}
     """
     from tealeaves.corpus.builtin import BUILTIN, read_builtin
 

@@ -153,6 +153,33 @@ def prepare_sharded(
     -------
     Corpus
         The corpus written to ``out``, memory-mapped.
+
+    Examples
+    --------
+    Four documents in two shards of two give the corpus that :func:`~tealeaves.corpus.prepare`
+    gives in one process:
+
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> tmp = tempfile.TemporaryDirectory()
+    >>> path = Path(tmp.name) / "speeches.txt"
+    >>> with open(path, "w") as handle:  # the "lines" format: one document per line
+    ...     for line in [
+    ...         "The tax cut and the budget deficit.",
+    ...         "War and peace: the army and the navy.",
+    ...         "A budget for the navy, and a tax on war profits.",
+    ...         "Peace talks, a treaty and the end of war.",
+    ...     ]:
+    ...         print(line, file=handle)
+    >>> from tealeaves.corpus import prepare
+    >>> from tealeaves.corpus.shards import prepare_sharded
+    >>> small = {"min_doc_words": 0, "min_df": 1, "max_df": 1.0, "min_doc_tokens": 1}
+    >>> corpus = prepare_sharded([path], Path(tmp.name) / "corpus", 2, **small)
+    >>> corpus, corpus.fingerprint() == prepare(path, **small).fingerprint()
+    (Corpus(4 documents, 18 tokens, 12 words), True)
+    >>> corpus.manifest["shards"]["doc_bounds"], corpus.manifest["shards"]["token_bounds"]
+    ([0, 2, 4], [0, 8, 18])
+    >>> tmp.cleanup()
     """
     if not isinstance(shard_size, int) or isinstance(shard_size, bool) or shard_size < 1:
         raise InputError(f"shard_size must be a positive number of documents, got {shard_size!r}")

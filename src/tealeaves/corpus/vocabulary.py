@@ -19,8 +19,19 @@ class Vocabulary:
 
     Words may not be empty or contain whitespace (they are stored one per line).
 
+    Parameters
+    ----------
+    words : iterable of str
+        The distinct words, in id order.
+
+    Raises
+    ------
+    InputError
+        For a repeated word, an empty one or one containing whitespace.
+
     Examples
     --------
+    >>> from tealeaves.corpus import Vocabulary
     >>> vocab = Vocabulary(["tax", "budget", "war"])
     >>> vocab.id("war"), vocab.word(1), len(vocab)
     (2, 'budget', 3)
