@@ -139,3 +139,11 @@ def test_verdicts_say_better_than_with_the_direction_of_the_metric_and_never_no_
     rows[0]["test"] = "Welch's t"
     line = verdicts(pd.DataFrame(rows), 0.05)["npmi"]
     assert "Equivalent within ±0.05 (TOST, Holm, level 0.05): a and b." in line
+
+
+def test_verdicts_name_the_test_each_pair_had():
+    rows = [_row("npmi", "a", "b", 0.2, 0.01, "a"), _row("npmi", "a", "c", 0.01, 0.6, "")]
+    rows[0]["test"], rows[1]["test"] = "permutation", "permutation"  # models of fewer than 5 topics
+    assert "topics as units, independent across models (permutation test)" in verdicts(pd.DataFrame(rows), 0.05)["npmi"]
+    rows[1]["test"] = "Welch's t"
+    assert "(Welch's t or permutation)" in verdicts(pd.DataFrame(rows), 0.05)["npmi"]

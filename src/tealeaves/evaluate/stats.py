@@ -613,6 +613,10 @@ def verdicts(comparisons: pd.DataFrame, level: float) -> dict[str, str]:
         plan = PLAN_WORDS["runs" if over_runs else str(out.plan)]
         if out.unit == "document" and out.plan != PAIRED:  # topic log odds: the rated documents
             plan = plan.replace("topics as units", "rated documents as units")
+        tests = {str(test) for test in part["test"]}
+        if any(test.startswith("permutation") for test in tests):  # too few units, or no spread
+            used = "permutation test" if all(t.startswith("permutation") for t in tests) else "Welch's t or permutation"
+            plan = plan.replace("Welch's t", used)
         head = f"{out.label} ({direction}; {plan}, {pairs})"
         found, open_pairs, equivalent = [], [], []
         for row in part.itertuples():
