@@ -68,7 +68,28 @@ _BLANK_LINES = re.compile(r"\n\s*\n+")
 
 
 def is_disambiguation(title: str, wikitext: str) -> bool:
-    """Whether a page is a disambiguation page: by its title or a disambiguation template."""
+    """Whether a page is a disambiguation page: by its title or a disambiguation template.
+
+    Parameters
+    ----------
+    title : str
+        The page title; one ending in ``(disambiguation)`` is one.
+    wikitext : str
+        The page's wikitext; a template of :data:`DISAMBIGUATION_TEMPLATES` (any case, ``_``
+        for spaces) or one whose name ends in ``disambiguation`` makes it one.
+
+    Returns
+    -------
+    bool
+
+    Examples
+    --------
+    >>> from tealeaves.corpus.wikipedia import is_disambiguation
+    >>> is_disambiguation("Mercury (disambiguation)", ""), is_disambiguation("Mercury", "may refer to: {{Dab}}")
+    (True, True)
+    >>> is_disambiguation("Tea", "{{Infobox drink}} '''Tea''' is a drink.")
+    False
+    """
     if title.rstrip().endswith("(disambiguation)"):
         return True
     for name in _TEMPLATE_NAME.findall(wikitext):
@@ -82,6 +103,32 @@ def strip_wikitext(wikitext: str) -> str:
     """Plain text of an article's wikitext (see the module docstring for what is dropped).
 
     Uses mwparserfromhell (``pip install 'tealeaves[wikipedia]'``).
+
+    Parameters
+    ----------
+    wikitext : str
+        An article's wikitext.
+
+    Returns
+    -------
+    str
+        Its prose: paragraphs separated by one blank line, entities unescaped.
+
+    Raises
+    ------
+    MissingDependencyError
+        When mwparserfromhell is not installed.
+
+    Examples
+    --------
+    Links keep their text; the reference, the template and the category link go:
+
+    >>> from tealeaves.corpus.wikipedia import strip_wikitext
+    >>> strip_wikitext(
+    ...     "'''Tea''' is a [[drink]] made from [[Camellia sinensis|tea plant]] leaves.<ref>Source</ref>"
+    ...     " {{Infobox drink}} [[Category:Drinks]]"
+    ... )
+    'Tea is a drink made from tea plant leaves.'
     """
     try:
         import mwparserfromhell
@@ -120,6 +167,52 @@ def iter_dump_pages(path: Path, stats: ReadStats) -> Iterator[RawDocument]:
 
     Skipped pages are counted in ``stats.skipped`` (``namespace``, ``redirect``,
     ``disambiguation``). The wikitext is not stripped: :func:`strip_wikitext` does that.
+
+    Parameters
+    ----------
+    path : Path
+        A ``pages-articles`` XML dump, plain or compressed (``.bz2``, ``.gz``).
+    stats : ReadStats
+        Counts the file and the pages skipped, by reason.
+
+    Yields
+    ------
+    RawDocument
+        An article: its page id, title and wikitext.
+
+    Raises
+    ------
+    InputError
+        When the file is not a MediaWiki dump, is not valid XML or holds no page.
+
+    Examples
+    --------
+    A dump of an article, a redirect, a disambiguation page and a talk page (namespace 1):
+
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> tmp = tempfile.TemporaryDirectory()
+    >>> path = Path(tmp.name) / "pages-articles.xml"
+    >>> pages = [
+    ...     ("1", "0", "Tea", "'''Tea''' is a [[drink]] made from [[Camellia sinensis|tea plant]] leaves."),
+    ...     ("2", "0", "Chai", "#REDIRECT [[Tea]]"),
+    ...     ("3", "0", "Mercury", "'''Mercury''' may refer to: {{disambiguation}}"),
+    ...     ("4", "1", "Talk:Tea", "A question."),
+    ... ]
+    >>> with open(path, "w") as handle:
+    ...     print("<mediawiki>", file=handle)
+    ...     for id, ns, title, text in pages:
+    ...         print(f"<page><title>{title}</title><ns>{ns}</ns><id>{id}</id>", file=handle)
+    ...         print(f"<revision><text>{text}</text></revision></page>", file=handle)
+    ...     print("</mediawiki>", file=handle)
+    >>> from tealeaves.corpus.readers import ReadStats
+    >>> from tealeaves.corpus.wikipedia import iter_dump_pages
+    >>> stats = ReadStats()
+    >>> [(page.id, page.title) for page in iter_dump_pages(path, stats)]
+    [('1', 'Tea')]
+    >>> sorted(stats.skipped.items())
+    [('disambiguation', 1), ('namespace', 1), ('redirect', 1)]
+    >>> tmp.cleanup()
     """
     import xml.etree.ElementTree as ET
 
@@ -176,7 +269,51 @@ def _page_document(page: Any, stats: ReadStats) -> RawDocument | None:
 
 
 def read_dump(path: Path, fields: FieldNames, stats: ReadStats, keep_markup: bool = False) -> Iterator[RawDocument]:
-    """The ``wikipedia-xml`` reader: the articles of a dump as plain text (``keep_markup``: wikitext)."""
+    """The ``wikipedia-xml`` reader: the articles of a dump as plain text (``keep_markup``: wikitext).
+
+    Parameters
+    ----------
+    path : Path
+        A ``pages-articles`` XML dump, plain or compressed.
+    fields : FieldNames
+        Unused (a dump's fields are fixed); every reader takes it.
+    stats : ReadStats
+        Counts the file and the pages skipped, by reason.
+    keep_markup : bool, default False
+        Keep the wikitext, for :func:`strip_wikitext` to run later (on the workers of a
+        sharded preparation).
+
+    Yields
+    ------
+    RawDocument
+        An article (see :func:`iter_dump_pages`), its text stripped by :func:`strip_wikitext`.
+
+    Examples
+    --------
+    A dump of an article, a redirect, a disambiguation page and a talk page (namespace 1):
+
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> tmp = tempfile.TemporaryDirectory()
+    >>> path = Path(tmp.name) / "pages-articles.xml"
+    >>> pages = [
+    ...     ("1", "0", "Tea", "'''Tea''' is a [[drink]] made from [[Camellia sinensis|tea plant]] leaves."),
+    ...     ("2", "0", "Chai", "#REDIRECT [[Tea]]"),
+    ...     ("3", "0", "Mercury", "'''Mercury''' may refer to: {{disambiguation}}"),
+    ...     ("4", "1", "Talk:Tea", "A question."),
+    ... ]
+    >>> with open(path, "w") as handle:
+    ...     print("<mediawiki>", file=handle)
+    ...     for id, ns, title, text in pages:
+    ...         print(f"<page><title>{title}</title><ns>{ns}</ns><id>{id}</id>", file=handle)
+    ...         print(f"<revision><text>{text}</text></revision></page>", file=handle)
+    ...     print("</mediawiki>", file=handle)
+    >>> from tealeaves.corpus.readers import FieldNames, ReadStats
+    >>> from tealeaves.corpus.wikipedia import read_dump
+    >>> [(page.title, page.text) for page in read_dump(path, FieldNames(), ReadStats())]
+    [('Tea', 'Tea is a drink made from tea plant leaves.')]
+    >>> tmp.cleanup()
+    """
     for doc in iter_dump_pages(path, stats):
         if not keep_markup:
             doc.text = strip_wikitext(doc.text)
@@ -198,7 +335,47 @@ def _is_wikiextractor_name(name: str) -> bool:
 
 
 def read_wikiextractor(path: Path, fields: FieldNames, stats: ReadStats) -> Iterator[RawDocument]:
-    """The ``wikiextractor`` reader: every file of a WikiExtractor output folder (or one file)."""
+    """The ``wikiextractor`` reader: every file of a WikiExtractor output folder (or one file).
+
+    Parameters
+    ----------
+    path : Path
+        A folder of ``wiki_NN`` files (in ``AA/``, ``AB/``, ... below it), or one such file.
+    fields : FieldNames
+        The fields of JSON-lines output (``--json``): ``text``, and ``title`` and ``id`` by
+        default.
+    stats : ReadStats
+        Counts the files read and the documents with invalid UTF-8.
+
+    Yields
+    ------
+    RawDocument
+        A page as WikiExtractor wrote it; the ``<doc>`` attributes other than id and title
+        (``url``) go to ``meta``.
+
+    Raises
+    ------
+    InputError
+        For a folder without ``wiki_NN`` files, or a file that is neither JSON lines nor
+        ``<doc>`` blocks.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> from tealeaves.corpus.readers import FieldNames, ReadStats
+    >>> from tealeaves.corpus.wikipedia import read_wikiextractor
+    >>> tmp = tempfile.TemporaryDirectory()
+    >>> folder = Path(tmp.name) / "extracted"
+    >>> (folder / "AA").mkdir(parents=True)
+    >>> with open(folder / "AA" / "wiki_00", "w") as handle:
+    ...     print('<doc id="1" url="https://en.wikipedia.org/wiki?curid=1" title="Tea">', file=handle)
+    ...     for line in ["Tea", "", "Tea is a drink.", "</doc>"]:
+    ...         print(line, file=handle)
+    >>> list(read_wikiextractor(folder, FieldNames(), ReadStats()))  # the title line is dropped
+    [RawDocument(id='1', title='Tea', text='Tea is a drink.', meta={'url': 'https://en.wikipedia.org/wiki?curid=1'})]
+    >>> tmp.cleanup()
+    """
     for file in wikiextractor_files(path):
         with open_binary(file) as handle:
             head = handle.read(256).lstrip()
