@@ -27,42 +27,100 @@ from tealeaves.rng import family_generator
 
 @dataclass(frozen=True)
 class Choice:
-    """One of ``values``, each with probability ``1 / len(values)``."""
+    """One of ``values``, each with probability ``1 / len(values)``.
+
+    Attributes
+    ----------
+    values : tuple
+        The values (a finite range of Table 8, or one fixed value).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from tealeaves.sweep.space import Choice
+    >>> epochs = Choice((200, 500))
+    >>> epochs.draw(np.random.default_rng(0)) in (200, 500)
+    True
+    >>> epochs.to_dict()  # as a configuration writes it
+    {'choice': [200, 500]}
+    """
 
     values: tuple[Any, ...]
 
     def draw(self, rng: np.random.Generator) -> Any:
+        """One of the values, drawn with ``rng``."""
         return self.values[int(rng.integers(len(self.values)))]
 
     def to_dict(self) -> dict[str, Any]:
+        """The range as a configuration writes it."""
         return {"choice": list(self.values)}
 
 
 @dataclass(frozen=True)
 class Uniform:
-    """A float uniform on ``[low, high)``."""
+    """A float uniform on ``[low, high)``.
+
+    Attributes
+    ----------
+    low, high : float
+        The bounds.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from tealeaves.sweep.space import Uniform
+    >>> dropout = Uniform(0.0, 0.5)
+    >>> 0.0 <= dropout.draw(np.random.default_rng(0)) < 0.5
+    True
+    >>> dropout.to_dict()
+    {'uniform': [0.0, 0.5]}
+    """
 
     low: float
     high: float
 
     def draw(self, rng: np.random.Generator) -> float:
+        """A value drawn with ``rng``."""
         return float(rng.uniform(self.low, self.high))
 
     def to_dict(self) -> dict[str, Any]:
+        """The range as a configuration writes it."""
         return {"uniform": [self.low, self.high]}
 
 
 @dataclass(frozen=True)
 class LogUniform:
-    """A float whose logarithm is uniform on ``[log low, log high)`` (``0 < low < high``)."""
+    """A float whose logarithm is uniform on ``[log low, log high)`` (``0 < low < high``).
+
+    Attributes
+    ----------
+    low, high : float
+        The bounds.
+
+    Examples
+    --------
+    Each decade of a learning rate between 0.0001 and 0.1 is drawn equally often:
+
+    >>> import numpy as np
+    >>> from tealeaves.sweep.space import LogUniform
+    >>> rate = LogUniform(1e-4, 1e-1)
+    >>> rng = np.random.default_rng(0)
+    >>> draws = np.array([rate.draw(rng) for _ in range(3000)])
+    >>> [round(float(np.mean(draws < bound)), 1) for bound in (1e-3, 1e-2)]  # 1/3, 2/3
+    [0.3, 0.7]
+    >>> rate.to_dict()
+    {'log_uniform': [0.0001, 0.1]}
+    """
 
     low: float
     high: float
 
     def draw(self, rng: np.random.Generator) -> float:
+        """A value drawn with ``rng``."""
         return float(math.exp(rng.uniform(math.log(self.low), math.log(self.high))))
 
     def to_dict(self) -> dict[str, Any]:
+        """The range as a configuration writes it."""
         return {"log_uniform": [self.low, self.high]}
 
 
@@ -133,7 +191,35 @@ REJECTIONS = 1000  # draws of a continuous space that may break the constraints 
 
 
 def parse_distribution(value: Any, where: str = "range") -> Distribution:
-    """A range as a configuration writes it: a list of values or a one-key table, or one fixed value."""
+    """A range as a configuration writes it: a list of values or a one-key table, or one fixed value.
+
+    Parameters
+    ----------
+    value : list, dict or scalar
+        ``[v1, v2, ...]``, ``{"choice": [...]}``, ``{"uniform": [low, high]}``,
+        ``{"log_uniform": [low, high]}``, or one value.
+    where : str, optional
+        Where the range was read, for error messages.
+
+    Returns
+    -------
+    Choice, Uniform or LogUniform
+
+    Raises
+    ------
+    InputError
+        For an unknown distribution, an empty choice or bad bounds.
+
+    Examples
+    --------
+    >>> from tealeaves.sweep.space import parse_distribution
+    >>> parse_distribution([0.01, 0.1])
+    Choice(values=(0.01, 0.1))
+    >>> parse_distribution({"log_uniform": [1e-4, 1e-1]})
+    LogUniform(low=0.0001, high=0.1)
+    >>> parse_distribution("last")  # a fixed value
+    Choice(values=('last',))
+    """
     if isinstance(value, list):
         value = {"choice": value}
     if not isinstance(value, Mapping):
@@ -156,7 +242,35 @@ def parse_distribution(value: Any, where: str = "range") -> Distribution:
 
 
 def parse_constraint(value: Any, where: str = "constraint") -> Constraint:
-    """A constraint as a configuration writes it: ``[parameter, operator, parameter]``."""
+    """A constraint as a configuration writes it: ``[parameter, operator, parameter]``.
+
+    Parameters
+    ----------
+    value : list or tuple of str
+        The parameter, one of ``<``, ``<=``, ``>``, ``>=``, ``==``, ``!=``, and the other
+        parameter.
+    where : str, optional
+        Where the constraint was read, for error messages.
+
+    Returns
+    -------
+    tuple of (str, str, str)
+
+    Raises
+    ------
+    InputError
+        For anything else, or an unknown operator.
+
+    Examples
+    --------
+    >>> from tealeaves.sweep.space import parse_constraint
+    >>> parse_constraint(["gamma_bn", "<", "epochs"])
+    ('gamma_bn', '<', 'epochs')
+    >>> parse_constraint(["gamma_bn", "<<", "epochs"])
+    Traceback (most recent call last):
+    ...
+    tealeaves.errors.InputError: constraint: unknown operator '<<'; use one of < <= > >= == !=
+    """
     if not (isinstance(value, (list, tuple)) and len(value) == 3 and all(isinstance(v, str) for v in value)):
         raise InputError(f"{where} must be [parameter, operator, parameter], got {value!r}")
     if value[1] not in OPERATORS:
@@ -165,7 +279,28 @@ def parse_constraint(value: Any, where: str = "constraint") -> Constraint:
 
 
 def satisfies(setting: Mapping[str, Any], constraints: Sequence[Constraint]) -> bool:
-    """Whether ``setting`` meets every constraint (``runs/hyper.py``'s ``apply_constraints``)."""
+    """Whether ``setting`` meets every constraint (``runs/hyper.py``'s ``apply_constraints``).
+
+    Parameters
+    ----------
+    setting : mapping
+        Parameter values by name (every parameter a constraint names).
+    constraints : sequence of (str, str, str)
+        ``(parameter, operator, parameter)`` triples.
+
+    Returns
+    -------
+    bool
+
+    Examples
+    --------
+    >>> from tealeaves.sweep import CONSTRAINTS
+    >>> from tealeaves.sweep.space import satisfies
+    >>> satisfies({"gamma_bn": 100, "gamma_kl": 100, "epochs": 200}, CONSTRAINTS["dvae"])
+    True
+    >>> satisfies({"gamma_bn": 200, "gamma_kl": 100, "epochs": 200}, CONSTRAINTS["dvae"])  # γ_BN = epochs
+    False
+    """
     return all(OPERATORS[op](setting[left], setting[right]) for left, op, right in constraints)
 
 
@@ -189,6 +324,53 @@ def draw_settings(
     enumerated: setting ``i`` is drawn parameter by parameter, in the order of ``space``, from
     ``family_generator(seed, "sweep/MODEL/i")`` (again until it meets the constraints), and its
     replicate uniformly.
+
+    Parameters
+    ----------
+    space : mapping of str to Choice, Uniform or LogUniform
+        The ranges (:data:`SPACES`, or a configuration's).
+    n : int
+        Settings wanted.
+    seed : int
+        The root of the draws.
+    model : str
+        The trainer's name (it names the stream families).
+    constraints : sequence of (str, str, str), optional
+        :data:`CONSTRAINTS` of the model, or a configuration's.
+    replicates : int, optional
+        Run seeds in the grid.
+    defaults : mapping, optional
+        The trainer's default parameters, for constraints on a parameter ``space`` lacks.
+
+    Returns
+    -------
+    list of (dict, int)
+        Each setting's parameters and replicate number.
+
+    Raises
+    ------
+    InputError
+        When a constraint names a parameter without a value, ``replicates`` is below 1, the
+        grid is too large or no setting meets the constraints.
+
+    Examples
+    --------
+    D-VAE's grid of Table 8 has 384 parameter settings; with three run seeds and less those
+    that break γ_BN < epochs or γ_KL < epochs, three drawn without replacement:
+
+    >>> from tealeaves.sweep import CONSTRAINTS, SPACES, draw_settings
+    >>> for params, replicate in draw_settings(SPACES["dvae"], 3, 0, "dvae", CONSTRAINTS["dvae"], replicates=3):
+    ...     print(params, replicate)
+    {'alpha': 0.001, 'learning_rate': 0.01, 'beta_reg': 0.0, 'gamma_bn': 1, 'gamma_kl': 100, 'epochs': 200} 2
+    {'alpha': 0.001, 'learning_rate': 0.01, 'beta_reg': 0.1, 'gamma_bn': 100, 'gamma_kl': 100, 'epochs': 500} 0
+    {'alpha': 0.001, 'learning_rate': 0.01, 'beta_reg': 1.0, 'gamma_bn': 0, 'gamma_kl': 100, 'epochs': 200} 2
+
+    A continuous range is drawn setting by setting:
+
+    >>> from tealeaves.sweep.space import Choice, LogUniform
+    >>> space = {"alpha": Choice((0.1, 1.0)), "learning_rate": LogUniform(1e-3, 1e-1)}
+    >>> [(params["alpha"], round(params["learning_rate"], 4)) for params, _ in draw_settings(space, 2, 0, "demo")]
+    [(0.1, 0.0098), (0.1, 0.0439)]
     """
     defaults = dict(defaults or {})
     missing = sorted({name for left, _, right in constraints for name in (left, right)} - set(space) - set(defaults))
@@ -234,6 +416,34 @@ def cap_steps(drawn: Mapping[str, Any], steps: str, cap: int, defaults: Mapping[
     stays 0 (no annealing), any other becomes ``round(value * cap / S)``, at least 1, and at
     most ``cap - 1`` when the drawn value was below ``S`` (the constraint γ < epochs holds after
     the cap too, for ``cap >= 2``). A setting within the cap is trained as drawn.
+
+    Parameters
+    ----------
+    drawn : mapping
+        The setting as drawn.
+    steps : str
+        The parameter counting the trainer's passes: ``"iterations"`` or ``"epochs"``.
+    cap : int
+        The most steps to train.
+    defaults : mapping
+        The trainer's default parameters (for a step count or γ the setting does not draw).
+
+    Returns
+    -------
+    dict
+        The parameters to train with.
+
+    Examples
+    --------
+    500 epochs capped at 50: the annealing epochs are scaled by 1/10.
+
+    >>> from tealeaves.sweep import cap_steps
+    >>> cap_steps({"epochs": 500, "gamma_bn": 200, "gamma_kl": 100}, "epochs", 50, {})
+    {'epochs': 50, 'gamma_bn': 20, 'gamma_kl': 10}
+    >>> cap_steps({"epochs": 200, "gamma_bn": 0}, "epochs", 50, {"gamma_kl": 100})  # 0 stays 0
+    {'epochs': 50, 'gamma_bn': 0, 'gamma_kl': 25}
+    >>> cap_steps({"epochs": 40}, "epochs", 50, {})  # within the cap: as drawn
+    {'epochs': 40}
     """
     params = dict(drawn)
     total = params.get(steps, defaults.get(steps))
@@ -243,7 +453,7 @@ def cap_steps(drawn: Mapping[str, Any], steps: str, cap: int, defaults: Mapping[
     for name in SCALED_WITH_STEPS:
         if name not in params and name not in defaults:
             continue
-        value = params.get(name, defaults[name])
+        value = params[name] if name in params else defaults[name]
         if value == 0:
             scaled = 0
         else:
