@@ -81,6 +81,29 @@ class SweepConfig:
     uniqueness_filter : tuple of str
         The models filter (b) applies to: ETM only by default, as the authors' notebook; every
         model with ``"all"`` in the TOML file (or all of ``models``).
+
+    Examples
+    --------
+    A configuration is usually read from its TOML file (paths relative to the file):
+
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> from tealeaves.sweep import SweepConfig
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     path = Path(folder) / "sweep.toml"
+    ...     _ = path.write_text(
+    ...         'corpus = "corpus"\\nreference = "index"\\nmodels = ["lda-gibbs", "dvae"]\\nsettings = 10\\n'
+    ...         "[max_steps]\\ndvae = 50\\n[space.lda-gibbs]\\nbeta = [0.01, 0.1]\\n"
+    ...     )
+    ...     config = SweepConfig.from_toml(path)
+    ...     config.corpus == Path(folder) / "corpus"
+    True
+    >>> config.models, config.settings, config.k, dict(config.max_steps)
+    (('lda-gibbs', 'dvae'), 10, 50, {'dvae': 50})
+    >>> config.space("lda-gibbs")["beta"]  # replaces Table 8's range
+    Choice(values=(0.01, 0.1))
+    >>> config.model_constraints("dvae")  # the authors'
+    (('gamma_bn', '<', 'epochs'), ('gamma_kl', '<', 'epochs'))
     """
 
     corpus: Path
