@@ -71,7 +71,63 @@ TOPN = 10
 
 @dataclass(frozen=True)
 class Trial:
-    """One setting of one model, as a worker trains and scores it."""
+    """One setting of one model, as a worker trains and scores it.
+
+    Attributes
+    ----------
+    trial : str
+        Its name, ``MODEL-NNNN``.
+    model : str
+        The trainer.
+    index : int
+        Its number among the model's settings.
+    replicate : int
+        Which run seed of the grid.
+    seed : int
+        The training seed, derived from the sweep's seed and the replicate.
+    drawn, params : dict
+        The setting as drawn, and as trained (after the step cap).
+    key : str
+        A hash of what determines the result (model, k, seed, parameters, the corpus' and the
+        index's fingerprints, the scoring options).
+    k : int
+        Topics.
+    corpus, reference : str
+        The corpus and reference index folders.
+    score : dict
+        The scoring options.
+    uniqueness_filter : bool
+        Whether filter (b) applies to this model.
+    trainer : TrainerSpec
+        The trainer's registry entry (it travels to the workers).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> from tealeaves.coherence import RefIndex
+    >>> from tealeaves.corpus import Corpus, Vocabulary
+    >>> from tealeaves.sweep import SweepConfig
+    >>> docs = [
+    ...     "tax budget debt deficit tax budget", "budget income spending tax deficit",
+    ...     "debt deficit spending income budget", "war army peace troops war army",
+    ...     "army navy enemy troops peace", "troops enemy navy war peace army",
+    ... ]
+    >>> vocab = Vocabulary(sorted({word for doc in docs for word in doc.split()}))
+    >>> corpus = Corpus.from_documents([vocab.ids(doc.split()) for doc in docs], vocab)
+    >>> folder = tempfile.TemporaryDirectory()
+    >>> corpus_path = corpus.save(Path(folder.name) / "corpus")
+    >>> index_path = RefIndex.build(corpus).save(Path(folder.name) / "index")  # the reference corpus
+    >>> config = SweepConfig(
+    ...     corpus_path, index_path, models=("lda-gibbs",), settings=3, replicates=1, k=2,
+    ...     max_steps={"lda-gibbs": 50},  # 50 Gibbs sweeps instead of the 1,000 or 2,000 drawn
+    ... )
+    >>> from tealeaves.sweep import plan
+    >>> trial = plan(config)[0]
+    >>> trial.trial, trial.drawn["iterations"], trial.params["iterations"]
+    ('lda-gibbs-0000', 1000, 50)
+    >>> folder.cleanup()
+    """
 
     trial: str
     model: str
@@ -97,6 +153,44 @@ def plan(config: SweepConfig) -> list[Trial]:
     (:func:`~tealeaves.sweep.cap_steps`). The key is a hash of what determines the
     trial's result: the model, k, seed, parameters as trained, the fingerprints of the corpus
     and the reference index, and the scoring options.
+
+    Parameters
+    ----------
+    config : SweepConfig
+        The sweep's configuration (its corpus and index are read for their fingerprints).
+
+    Returns
+    -------
+    list of Trial
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> from tealeaves.coherence import RefIndex
+    >>> from tealeaves.corpus import Corpus, Vocabulary
+    >>> from tealeaves.sweep import SweepConfig
+    >>> docs = [
+    ...     "tax budget debt deficit tax budget", "budget income spending tax deficit",
+    ...     "debt deficit spending income budget", "war army peace troops war army",
+    ...     "army navy enemy troops peace", "troops enemy navy war peace army",
+    ... ]
+    >>> vocab = Vocabulary(sorted({word for doc in docs for word in doc.split()}))
+    >>> corpus = Corpus.from_documents([vocab.ids(doc.split()) for doc in docs], vocab)
+    >>> folder = tempfile.TemporaryDirectory()
+    >>> corpus_path = corpus.save(Path(folder.name) / "corpus")
+    >>> index_path = RefIndex.build(corpus).save(Path(folder.name) / "index")  # the reference corpus
+    >>> config = SweepConfig(
+    ...     corpus_path, index_path, models=("lda-gibbs",), settings=3, replicates=1, k=2,
+    ...     max_steps={"lda-gibbs": 50},  # 50 Gibbs sweeps instead of the 1,000 or 2,000 drawn
+    ... )
+    >>> from tealeaves.sweep import plan
+    >>> for trial in plan(config):
+    ...     print(trial.trial, trial.params)
+    lda-gibbs-0000 {'topics_from': 'last', 'alpha_sum': 0.25, 'beta': 0.05, 'optimize_interval': 100, 'iterations': 50}
+    lda-gibbs-0001 {'topics_from': 'last', 'alpha_sum': 0.01, 'beta': 0.05, 'optimize_interval': 500, 'iterations': 50}
+    lda-gibbs-0002 {'topics_from': 'last', 'alpha_sum': 0.01, 'beta': 0.01, 'optimize_interval': 500, 'iterations': 50}
+    >>> folder.cleanup()
     """
     from tealeaves.coherence import RefIndex
     from tealeaves.corpus import Corpus
@@ -151,6 +245,47 @@ def run_trial(trial: Trial) -> dict[str, Any]:
 
     The trainer's registry entry travels with the trial, so a trainer registered in the
     session that started the sweep is found on a cluster's workers too.
+
+    Parameters
+    ----------
+    trial : Trial
+        One trial of :func:`plan`.
+
+    Returns
+    -------
+    dict
+        ``scores`` (NPMI, C_V, topic uniqueness and diversity, the filters and ``passes``),
+        ``train_seconds``, ``score_seconds``, ``top_words`` (the top 10 of each topic),
+        ``duplicate_topics`` and ``model`` (the :class:`~tealeaves.models.TopicModel`).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> from tealeaves.coherence import RefIndex
+    >>> from tealeaves.corpus import Corpus, Vocabulary
+    >>> from tealeaves.sweep import SweepConfig
+    >>> docs = [
+    ...     "tax budget debt deficit tax budget", "budget income spending tax deficit",
+    ...     "debt deficit spending income budget", "war army peace troops war army",
+    ...     "army navy enemy troops peace", "troops enemy navy war peace army",
+    ... ]
+    >>> vocab = Vocabulary(sorted({word for doc in docs for word in doc.split()}))
+    >>> corpus = Corpus.from_documents([vocab.ids(doc.split()) for doc in docs], vocab)
+    >>> folder = tempfile.TemporaryDirectory()
+    >>> corpus_path = corpus.save(Path(folder.name) / "corpus")
+    >>> index_path = RefIndex.build(corpus).save(Path(folder.name) / "index")  # the reference corpus
+    >>> config = SweepConfig(
+    ...     corpus_path, index_path, models=("lda-gibbs",), settings=3, replicates=1, k=2,
+    ...     max_steps={"lda-gibbs": 50},  # 50 Gibbs sweeps instead of the 1,000 or 2,000 drawn
+    ... )
+    >>> from tealeaves.sweep import plan, run_trial
+    >>> outcome = run_trial(plan(config)[0])
+    >>> round(outcome["scores"]["npmi"], 4), outcome["scores"]["passes"]
+    (-0.2027, True)
+    >>> [words[:4] for words in outcome["top_words"]]
+    [['budget', 'deficit', 'tax', 'debt'], ['army', 'peace', 'troops', 'war']]
+    >>> folder.cleanup()
     """
     from tealeaves.coherence import RefIndex, diversity, score
 
@@ -199,6 +334,35 @@ def select_best(frame: pd.DataFrame) -> dict[str, str | None]:
     Among the type's trials that finished and pass the redundancy filters (``passes``: filter
     (a), and filter (b) where it applies), the one with the highest NPMI; ties go to the lower
     trial number. None for a type with no such trial.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        One row per trial, with ``model``, ``trial``, ``index``, ``status``, ``passes`` and
+        ``npmi``.
+
+    Returns
+    -------
+    dict of str to str or None
+        The selected trial of each model type.
+
+    Examples
+    --------
+    The second LDA trial has the best NPMI but fails the filters; D-VAE has no trial that
+    passes:
+
+    >>> import pandas as pd
+    >>> from tealeaves.sweep import select_best
+    >>> frame = pd.DataFrame({
+    ...     "model": ["lda-gibbs"] * 3 + ["dvae"],
+    ...     "trial": ["lda-gibbs-0000", "lda-gibbs-0001", "lda-gibbs-0002", "dvae-0000"],
+    ...     "index": [0, 1, 2, 0],
+    ...     "status": ["ok", "ok", "ok", "failed"],
+    ...     "passes": [True, False, True, None],
+    ...     "npmi": [0.08, 0.12, 0.10, None],
+    ... })
+    >>> select_best(frame)
+    {'lda-gibbs': 'lda-gibbs-0002', 'dvae': None}
     """
     selected: dict[str, str | None] = {}
     for model, rows in frame.groupby("model", sort=False):
@@ -232,6 +396,35 @@ class SweepResult(Result):
         Trials run by this call, and trials whose record an earlier call had written.
     seconds : float
         Wall time of this call.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> from tealeaves.coherence import RefIndex
+    >>> from tealeaves.corpus import Corpus, Vocabulary
+    >>> from tealeaves.sweep import SweepConfig
+    >>> docs = [
+    ...     "tax budget debt deficit tax budget", "budget income spending tax deficit",
+    ...     "debt deficit spending income budget", "war army peace troops war army",
+    ...     "army navy enemy troops peace", "troops enemy navy war peace army",
+    ... ]
+    >>> vocab = Vocabulary(sorted({word for doc in docs for word in doc.split()}))
+    >>> corpus = Corpus.from_documents([vocab.ids(doc.split()) for doc in docs], vocab)
+    >>> folder = tempfile.TemporaryDirectory()
+    >>> corpus_path = corpus.save(Path(folder.name) / "corpus")
+    >>> index_path = RefIndex.build(corpus).save(Path(folder.name) / "index")  # the reference corpus
+    >>> config = SweepConfig(
+    ...     corpus_path, index_path, models=("lda-gibbs",), settings=3, replicates=1, k=2,
+    ...     max_steps={"lda-gibbs": 50},  # 50 Gibbs sweeps instead of the 1,000 or 2,000 drawn
+    ... )
+    >>> from tealeaves.sweep import sweep
+    >>> result = sweep(config, Path(folder.name) / "sweep", scheduler=None, workers=1)
+    >>> result
+    SweepResult(out=.../sweep, trained=3, resumed=0, seconds=...)
+    >>> result.selected
+    {'lda-gibbs': 'lda-gibbs-0000'}
+    >>> folder.cleanup()
     """
 
     out: Path
@@ -251,7 +444,51 @@ def results_frame(
 ) -> pd.DataFrame:
     """One row per trial record: ``trial``, ``model``, ``index``, ``replicate``, ``seed``, ``status``, ``attempts``,
     ``error`` (the failed attempts' errors), the scores (:data:`SCORE_COLUMNS`), ``selected``,
-    ``train_seconds``, then ``p.NAME`` for each parameter as trained."""
+    ``train_seconds``, then ``p.NAME`` for each parameter as trained.
+
+    Parameters
+    ----------
+    records : sequence of dict
+        Trial records (:attr:`SweepResult.records`, or the ``trials/*.json`` files).
+    selected : mapping of str to str or None, optional
+        The selected trial of each model type (:func:`select_best`), for ``selected``.
+
+    Returns
+    -------
+    pandas.DataFrame
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> from tealeaves.coherence import RefIndex
+    >>> from tealeaves.corpus import Corpus, Vocabulary
+    >>> from tealeaves.sweep import SweepConfig
+    >>> docs = [
+    ...     "tax budget debt deficit tax budget", "budget income spending tax deficit",
+    ...     "debt deficit spending income budget", "war army peace troops war army",
+    ...     "army navy enemy troops peace", "troops enemy navy war peace army",
+    ... ]
+    >>> vocab = Vocabulary(sorted({word for doc in docs for word in doc.split()}))
+    >>> corpus = Corpus.from_documents([vocab.ids(doc.split()) for doc in docs], vocab)
+    >>> folder = tempfile.TemporaryDirectory()
+    >>> corpus_path = corpus.save(Path(folder.name) / "corpus")
+    >>> index_path = RefIndex.build(corpus).save(Path(folder.name) / "index")  # the reference corpus
+    >>> config = SweepConfig(
+    ...     corpus_path, index_path, models=("lda-gibbs",), settings=3, replicates=1, k=2,
+    ...     max_steps={"lda-gibbs": 50},  # 50 Gibbs sweeps instead of the 1,000 or 2,000 drawn
+    ... )
+    >>> from tealeaves.sweep import sweep
+    >>> result = sweep(config, Path(folder.name) / "sweep", scheduler=None, workers=1)
+    >>> from tealeaves.sweep import results_frame
+    >>> frame = results_frame(result.records, result.selected)
+    >>> frame[["trial", "p.alpha_sum", "p.beta", "npmi", "passes", "selected"]].round(4)
+                trial  p.alpha_sum  p.beta    npmi  passes  selected
+    0  lda-gibbs-0000         0.25    0.05 -0.2027    True      True
+    1  lda-gibbs-0001         0.01    0.05 -0.2027    True     False
+    2  lda-gibbs-0002         0.01    0.01 -0.2287    True     False
+    >>> folder.cleanup()
+    """
     import pandas as pd
 
     chosen = set((selected or {}).values())
@@ -330,6 +567,45 @@ def sweep(
     SweepResult
         Also written to ``out``: ``results.parquet``, ``results.csv``, ``trials/``, ``models/``
         and ``manifest.json``.
+
+    Examples
+    --------
+    Three settings of G-LDA with two topics on a six-document corpus, trained for 50 Gibbs
+    sweeps each, scored against the corpus itself as the reference (Hoyle et al. score
+    against a much larger one), in this process:
+
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> from tealeaves.coherence import RefIndex
+    >>> from tealeaves.corpus import Corpus, Vocabulary
+    >>> from tealeaves.sweep import SweepConfig
+    >>> docs = [
+    ...     "tax budget debt deficit tax budget", "budget income spending tax deficit",
+    ...     "debt deficit spending income budget", "war army peace troops war army",
+    ...     "army navy enemy troops peace", "troops enemy navy war peace army",
+    ... ]
+    >>> vocab = Vocabulary(sorted({word for doc in docs for word in doc.split()}))
+    >>> corpus = Corpus.from_documents([vocab.ids(doc.split()) for doc in docs], vocab)
+    >>> folder = tempfile.TemporaryDirectory()
+    >>> corpus_path = corpus.save(Path(folder.name) / "corpus")
+    >>> index_path = RefIndex.build(corpus).save(Path(folder.name) / "index")  # the reference corpus
+    >>> config = SweepConfig(
+    ...     corpus_path, index_path, models=("lda-gibbs",), settings=3, replicates=1, k=2,
+    ...     max_steps={"lda-gibbs": 50},  # 50 Gibbs sweeps instead of the 1,000 or 2,000 drawn
+    ... )
+    >>> from tealeaves.sweep import sweep
+    >>> result = sweep(config, Path(folder.name) / "sweep", scheduler=None, workers=1)
+    >>> result.selected  # the best NPMI among the trials that pass the filters
+    {'lda-gibbs': 'lda-gibbs-0000'}
+    >>> sorted(path.name for path in result.out.iterdir())
+    ['manifest.json', 'models', 'results.csv', 'results.parquet', 'trials']
+
+    Run again, the sweep resumes: every trial has its record, so nothing is trained.
+
+    >>> again = sweep(config, Path(folder.name) / "sweep", scheduler=None, workers=1)
+    >>> again.trained, again.resumed
+    (0, 3)
+    >>> folder.cleanup()
     """
     from tealeaves.parallel import parallel_completed
 
