@@ -5,6 +5,7 @@ Evaluation as the report's summary and figures, the report itself as the page in
 from __future__ import annotations
 
 import doctest
+import functools
 import importlib
 import importlib.util
 import re
@@ -24,8 +25,8 @@ from tealeaves.analysis.correlation import Correlations
 from tealeaves.analysis.validate import PairedTest, ValidationResult
 from tealeaves.coherence import RefIndex, diversity, score
 from tealeaves.corpus import Corpus, Vocabulary
-from tealeaves.intrusion import auto_word_intrusion
-from tealeaves.likelihood import estimate
+from tealeaves.intrusion import auto_word_intrusion, compare_word_intrusion
+from tealeaves.likelihood import estimate, perturbation_study
 from tealeaves.likelihood.predictive import predictive
 from tealeaves.models import TopicModel, Topics
 from tealeaves.progress import ProgressUpdate
@@ -166,6 +167,24 @@ def test_results_display(small):
     assert "30 rows × 2 columns" in parsed.text  # the validation's other tables, by size
     page, plain, parsed = rendered(results[5])
     assert "p = 0.0421" in parsed.text
+
+
+def test_results_of_several_models_or_rows_show_what_they_hold(small):
+    """Results whose fields are all tuples or dicts still display their values, not an empty ``Name()``."""
+    _, index, model = small
+    comparison = compare_word_intrusion(
+        {"one": model, "two": model}, index, seed=0, draws=2, low_rank=20, high_rank=5, folds=2
+    )
+    _, plain, parsed = rendered(comparison)
+    mean = display.mean_interval(comparison["one"].per_topic)
+    assert f"model mean (one)={mean}" in plain and mean in parsed.text
+    assert parsed.tags.count("tr") == 2 + 3  # two summary rows, then a header and one row per model
+    phi, alpha = np.array([[0.5, 0.4, 0.05, 0.05], [0.05, 0.05, 0.4, 0.5]]), np.array([0.5, 0.5])
+    evaluators = {"LR": functools.partial(estimate, method="left-to-right", particles=10)}
+    study = perturbation_study(phi, alpha, [[0, 1, 3], [2, 3, 3, 2]], evaluators, lambdas=[0.5], seed=0)
+    _, plain, parsed = rendered(study)
+    assert plain == "PerturbationResult(targets=phi, m, lambdas=0, 0.5, evaluators=LR, rows=4)"
+    assert "log_ratio" in parsed.text
 
 
 def test_size_bounded_for_500_topics_and_100000_words():

@@ -43,6 +43,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 
+from tealeaves import display
 from tealeaves.coherence import RefIndex, Window
 from tealeaves.errors import InputError
 from tealeaves.intrusion.features import (
@@ -235,10 +236,21 @@ class WordIntrusionComparison(Result):
             columns[key] = [value for part in parts for value in np.asarray(part[key]).tolist()]
         return columns
 
+    def _model_columns(self) -> Columns:
+        rows = [{"model": name, "topics": len(r.per_topic), **r.model_means} for name, r in self.results.items()]
+        return {key: [row[key] for row in rows] for key in rows[0]} if rows else {}
+
     def models_frame(self) -> pd.DataFrame:
         """One row per model: its number of topics and its model-level means."""
-        rows = [{"model": name, "topics": len(r.per_topic), **r.model_means} for name, r in self.results.items()]
-        return dataframe({key: [row[key] for row in rows] for key in rows[0]} if rows else {})
+        return dataframe(self._model_columns())
+
+    def summary(self) -> dict[str, Any]:
+        """Each model's WI-Auto mean over its topics with its 95% t interval, by model name."""
+        return {f"model mean ({name})": display.mean_interval(r.per_topic) for name, r in self.results.items()}
+
+    def display_columns(self) -> Columns:
+        """One row per model (:meth:`models_frame`'s columns), not the thousands of sets."""
+        return self._model_columns()
 
 
 def auto_word_intrusion(

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from tealeaves import display
 from tealeaves.artifacts import new_manifest
 from tealeaves.corpus import Corpus, Vocabulary
 from tealeaves.errors import InputError
@@ -247,6 +248,15 @@ class PerturbationResult(Result):
     evaluator: tuple[str, ...]
     total: tuple[float, ...]
     log_ratio: tuple[float, ...]
+
+    def summary(self) -> dict[str, Any]:
+        """What was perturbed, the λ values and the evaluators, with the number of rows."""
+        return {
+            "targets": ", ".join(dict.fromkeys(self.target)),
+            "lambdas": ", ".join(display.number(v) for v in dict.fromkeys(self.lam)),
+            "evaluators": ", ".join(dict.fromkeys(self.evaluator)),
+            "rows": len(self.total),
+        }
 
     def columns(self) -> Columns:
         """Columns target ("phi" or "m"), lam, evaluator, total, log_ratio."""
