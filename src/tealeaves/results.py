@@ -186,7 +186,7 @@ def write_csv(path: str | os.PathLike[str], columns: Columns) -> None:
     >>> from tealeaves.results import write_csv
     >>> with tempfile.TemporaryDirectory() as tmp:
     ...     write_csv(Path(tmp) / "t.csv", {"topic": np.arange(2), "value": [0.5, float("nan")]})
-    ...     print((Path(tmp) / "t.csv").read_text())
+    ...     print((Path(tmp) / "t.csv").read_text(), end="")
     topic,value
     0,0.5
     1,
@@ -237,7 +237,7 @@ def write_result(result: Result, path: str | os.PathLike[str]) -> Path:
     >>> topics = [["tax", "budget"], ["tax", "war"]]
     >>> result = diversity(topics, diversity_topn=2, uniqueness_topn=2, filter_topn=2, overlap_topn=2)
     >>> with tempfile.TemporaryDirectory() as tmp:
-    ...     print(write_result(result, Path(tmp) / "diversity.csv").read_text())
+    ...     print(write_result(result, Path(tmp) / "diversity.csv").read_text(), end="")
     ...     print(json.loads(write_result(result, Path(tmp) / "diversity.json").read_text())["topic_diversity"])
     topic,uniqueness,duplicate_of,shares_top_words_with
     0,0.75,,1
