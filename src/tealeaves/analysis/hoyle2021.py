@@ -46,7 +46,60 @@ FAMILIARITY_OFFSET = {"rating": 3, "word-intrusion": 6}  # 4/5/6 and 7/8/9 -> 1/
 
 @dataclass(frozen=True)
 class Hoyle2021:
-    """The Hoyle et al. 2021 study: topics, automated metrics, resampled answers, raw responses."""
+    """The Hoyle et al. 2021 study: topics, automated metrics, resampled answers, raw responses.
+
+    Attributes
+    ----------
+    path : pathlib.Path
+        The release folder.
+    topics : pandas.DataFrame
+        One row per topic: ``dataset`` (``NYT``, ``WIKI``), ``model`` (``mallet``, ``dvae``,
+        ``etm``), ``topic``, ``words``.
+    metrics : pandas.DataFrame
+        One row per topic: ``dataset``, ``model``, ``topic`` and one column per metric and
+        reference, ``NPMI/NYT`` ... ``Cv/Val`` (:attr:`metric_columns`).
+    annotations : pandas.DataFrame
+        One row per resampled answer: ``task``, ``dataset``, ``model``, ``topic``, ``score``
+        (the rating, or 1 = intruder found) and ``familiar``.
+    responses : pandas.DataFrame
+        The per-respondent CSVs in the long study-export format (and ``dataset``).
+    filled : dict
+        How many missing metric values were filled, and how (see the module docstring).
+
+    Examples
+    --------
+    >>> import json
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> def model(other, k=2):  # a model's topics, its metrics per reference, its resampled answers
+    ...     metrics = {
+    ...         f"{m}_{r}": rng.uniform(0, 0.2, k).tolist()
+    ...         for m in ("c_npmi_10", "c_v")
+    ...         for r in ("full", f"{other}_full", "train", "val")
+    ...     }
+    ...     for task, top in (("ratings", 3), ("intrusion", 1)):
+    ...         metrics[f"{task}_scores_raw"] = rng.integers(top - 1, top + 1, (k, 4)).tolist()
+    ...         metrics[f"{task}_confidences_raw"] = [[True, True, False, True]] * k  # familiar?
+    ...     return {"topics": [[f"word{i}", f"term{i}"] for i in range(k)], "metrics": metrics}
+    >>> data = {d: {m: model(o) for m in ("mallet", "dvae", "etm")} for d, o in (("nytimes", "wikitext"), ("wikitext", "nytimes"))}
+    >>> folder = tempfile.TemporaryDirectory()  # a release of the shape of Hoyle et al.'s, made up
+    >>> _ = (Path(folder.name) / "all_data.json").write_text(json.dumps(data))
+    >>> for d in data:  # one row per respondent, "answer,familiarity" per topic shown
+    ...     _ = (Path(folder.name) / f"{d}_ratings.csv").write_text(f',{d}_mallet_0,{d}_dvae_0\\n0,"3,4","1,5"\\n1,"2,4","1,4"\\n')
+    ...     _ = (Path(folder.name) / f"{d}_intrusion.csv").write_text(f',{d}_mallet_0,{d}_dvae_0\\n0,"6,7","2,8"\\n1,"6,7","6,7"\\n')
+    >>> from tealeaves.analysis import load_hoyle2021
+    >>> study = load_hoyle2021(folder.name)
+    >>> study.metric_columns
+    ['NPMI/NYT', 'NPMI/WIKI', 'NPMI/Train', 'NPMI/Val', 'Cv/NYT', 'Cv/WIKI', 'Cv/Train', 'Cv/Val']
+    >>> study.annotations.head(3)
+         task dataset   model  topic  score  familiar
+    0  rating     NYT  mallet      0    2.0      True
+    1  rating     NYT  mallet      0    3.0      True
+    2  rating     NYT  mallet      0    2.0     False
+    >>> folder.cleanup()
+    """
 
     path: Path
     topics: pd.DataFrame  # dataset, model, topic, words
@@ -57,6 +110,7 @@ class Hoyle2021:
 
     @property
     def metric_columns(self) -> list[str]:
+        """The metric columns of :attr:`metrics`: each metric (NPMI, C_v) with each reference."""
         return [f"{m}/{r}" for m in METRICS for r in REFERENCES]
 
 
@@ -170,7 +224,70 @@ def _responses_table(path: Path) -> pd.DataFrame:
 
 
 def load_hoyle2021(path: str | os.PathLike[str], missing: str = "paper") -> Hoyle2021:
-    """Read the Hoyle et al. 2021 release folder (all_data.json and the four response CSVs)."""
+    """Read the Hoyle et al. 2021 release folder (all_data.json and the four response CSVs).
+
+    Parameters
+    ----------
+    path : str or path-like
+        The folder (``human/hoyle2021``): ``all_data.json`` and ``{nytimes,wikitext}_{ratings,
+        intrusion}.csv``.
+    missing : {"paper", "nan"}, optional
+        How missing metric values are treated (see the module docstring).
+
+    Returns
+    -------
+    Hoyle2021
+
+    Raises
+    ------
+    InputError
+        When a file is missing or is not of the release's shape, or for another ``missing``.
+
+    Examples
+    --------
+    A made-up release of the released files' shape, two topics per model (the real one has
+    50 per model and data set):
+
+    >>> import json
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> def model(other, k=2):  # a model's topics, its metrics per reference, its resampled answers
+    ...     metrics = {
+    ...         f"{m}_{r}": rng.uniform(0, 0.2, k).tolist()
+    ...         for m in ("c_npmi_10", "c_v")
+    ...         for r in ("full", f"{other}_full", "train", "val")
+    ...     }
+    ...     for task, top in (("ratings", 3), ("intrusion", 1)):
+    ...         metrics[f"{task}_scores_raw"] = rng.integers(top - 1, top + 1, (k, 4)).tolist()
+    ...         metrics[f"{task}_confidences_raw"] = [[True, True, False, True]] * k  # familiar?
+    ...     return {"topics": [[f"word{i}", f"term{i}"] for i in range(k)], "metrics": metrics}
+    >>> data = {d: {m: model(o) for m in ("mallet", "dvae", "etm")} for d, o in (("nytimes", "wikitext"), ("wikitext", "nytimes"))}
+    >>> folder = tempfile.TemporaryDirectory()  # a release of the shape of Hoyle et al.'s, made up
+    >>> _ = (Path(folder.name) / "all_data.json").write_text(json.dumps(data))
+    >>> for d in data:  # one row per respondent, "answer,familiarity" per topic shown
+    ...     _ = (Path(folder.name) / f"{d}_ratings.csv").write_text(f',{d}_mallet_0,{d}_dvae_0\\n0,"3,4","1,5"\\n1,"2,4","1,4"\\n')
+    ...     _ = (Path(folder.name) / f"{d}_intrusion.csv").write_text(f',{d}_mallet_0,{d}_dvae_0\\n0,"6,7","2,8"\\n1,"6,7","6,7"\\n')
+    >>> from tealeaves.analysis import load_hoyle2021
+    >>> study = load_hoyle2021(folder.name)
+    >>> study.topics.head(3)
+      dataset   model  topic        words
+    0     NYT  mallet      0  word0 term0
+    1     NYT  mallet      1  word1 term1
+    2     NYT    dvae      0  word0 term0
+    >>> study.annotations.groupby(["task", "dataset", "model"])["score"].mean().head(3)
+    task    dataset  model
+    rating  NYT      dvae      2.625
+                     etm       2.750
+                     mallet    2.250
+    Name: score, dtype: float64
+    >>> study.responses[["annotator", "item_id", "response", "familiarity"]].head(2)
+               annotator           item_id  response  familiarity
+    0  nytimes-ratings-0  nytimes_mallet_0       3.0          1.0
+    1  nytimes-ratings-0    nytimes_dvae_0       1.0          2.0
+    >>> folder.cleanup()
+    """
     path = Path(path)
     if not (path / "all_data.json").is_file():
         raise InputError(f"{path} has no all_data.json; pass the folder of Hoyle et al. 2021's released judgments")
