@@ -175,6 +175,43 @@ def hoyle2021_judgments(path_or_study: str | os.PathLike[str] | Hoyle2021, famil
     -------
     list of HumanJudgments
         NYT rating, NYT intrusion, WIKI rating, WIKI intrusion.
+
+    Examples
+    --------
+    A made-up release of the released files' shape (see :func:`load_hoyle2021`), two topics
+    per model:
+
+    >>> import json
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> def model(other, k=2):  # a model's topics, its metrics per reference, its resampled answers
+    ...     metrics = {
+    ...         f"{m}_{r}": rng.uniform(0, 0.2, k).tolist()
+    ...         for m in ("c_npmi_10", "c_v")
+    ...         for r in ("full", f"{other}_full", "train", "val")
+    ...     }
+    ...     for task, top in (("ratings", 3), ("intrusion", 1)):
+    ...         metrics[f"{task}_scores_raw"] = rng.integers(top - 1, top + 1, (k, 4)).tolist()
+    ...         metrics[f"{task}_confidences_raw"] = [[True, True, False, True]] * k  # familiar?
+    ...     return {"topics": [[f"word{i}", f"term{i}"] for i in range(k)], "metrics": metrics}
+    >>> data = {d: {m: model(o) for m in ("mallet", "dvae", "etm")} for d, o in (("nytimes", "wikitext"), ("wikitext", "nytimes"))}
+    >>> folder = tempfile.TemporaryDirectory()  # a release of the shape of Hoyle et al.'s, made up
+    >>> _ = (Path(folder.name) / "all_data.json").write_text(json.dumps(data))
+    >>> for d in data:  # one row per respondent, "answer,familiarity" per topic shown
+    ...     _ = (Path(folder.name) / f"{d}_ratings.csv").write_text(f',{d}_mallet_0,{d}_dvae_0\\n0,"3,4","1,5"\\n1,"2,4","1,4"\\n')
+    ...     _ = (Path(folder.name) / f"{d}_intrusion.csv").write_text(f',{d}_mallet_0,{d}_dvae_0\\n0,"6,7","2,8"\\n1,"6,7","6,7"\\n')
+    >>> from tealeaves.analysis import hoyle2021_judgments
+    >>> judgments = hoyle2021_judgments(folder.name)
+    >>> [j.name for j in judgments]
+    ['NYT rating', 'NYT intrusion', 'WIKI rating', 'WIKI intrusion']
+    >>> nyt = judgments[0]
+    >>> len(nyt.answers), nyt.answers.sizes.tolist()  # 2 topics of 3 models, 4 answers each
+    (6, [4, 4, 4, 4, 4, 4])
+    >>> list(nyt.given.columns[:4])  # the paper's NPMI for each reference
+    ['NPMI/NYT', 'NPMI/WIKI', 'NPMI/Train', 'NPMI/Val']
+    >>> folder.cleanup()
     """
     from tealeaves.analysis.replication import TASK_LABELS, _pool
 
