@@ -21,6 +21,7 @@ from tealeaves.analysis import (
     false_discovery_rates,
     simulate_power,
     split_half,
+    topic_level_power,
 )
 from tealeaves.coherence import RefIndex
 from tealeaves.corpus import Corpus, Vocabulary
@@ -138,6 +139,7 @@ FAMILIES = [
     ("false discovery rates", "tealeaves.analysis.false_discovery_rates"),
     ("bootstrap correlations", "tealeaves.analysis.bootstrap_correlations"),
     ("simulate power", "tealeaves.analysis.simulate_power"),
+    ("topic-level power", "tealeaves.analysis.topic_level_power"),
     ("equivalence margin", "tealeaves.analysis.equivalence_margin"),
     ("study topic selection", "tealeaves.study.create_study"),
     ("study item draws", "tealeaves.study.create_study"),
@@ -325,6 +327,7 @@ def test_no_two_public_functions_seed_the_same_stream(seeded_streams):
         "false_discovery_rates": lambda: false_discovery_rates("rating", human, metrics, {"m": 0.1}, k=3, n_iter=5),
         "bootstrap_correlations": lambda: bootstrap_correlations(human, metrics, n_boot=5, seed=0),
         "simulate_power": lambda: simulate_power("rating", 15, n_sim=50, seed=0),
+        "topic_level_power": lambda: topic_level_power("rating", 15, n_sim=50, seed=0),
         "equivalence_margin": lambda: equivalence_margin("rating", 15, n_sim=50, seed=0),
         "create_study": lambda: create_study([model], "rating", seed=0, checks=2),
     }

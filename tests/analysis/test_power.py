@@ -1,4 +1,7 @@
-"""Power analysis by simulation (Hoyle et al. 2021 A.5): agrees with a brute-force simulation and the paper."""
+"""Hoyle et al. 2021's pooled power analysis (A.5, kept for replication): agrees with a brute-force simulation and the paper.
+
+The topic-level power analysis that sizes studies is tested in test_power_topic.py.
+"""
 
 from __future__ import annotations
 
@@ -91,13 +94,3 @@ def test_power_refuses_bad_arguments():
         simulate_power("rating", 0)
     with pytest.raises(InputError, match="max_annotators"):
         annotators_needed("rating", effect=1, max_annotators=3)
-
-
-def test_annotators_for_a_study_design_take_the_effect_as_a_share_or_a_count():
-    from tealeaves.analysis import annotators_for_study
-
-    by_share = annotators_for_study("word-intrusion", 50, effect=0.08)
-    assert by_share == annotators_for_study("topic-intrusion", 50, effect=4)
-    assert by_share == (annotators_needed("intrusion", effect=4, k=50), 4)
-    assert annotators_for_study("rating", 25, effect=0.08) == (annotators_needed("rating", effect=2, k=25), 2)
-    assert annotators_for_study("rating", 10, effect=0.001)[1] == 1  # at least one item fewer

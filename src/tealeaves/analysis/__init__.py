@@ -28,6 +28,7 @@ if TYPE_CHECKING:
         equivalence_margin,
         power_curve,
         simulate_power,
+        topic_level_power,
     )
     from tealeaves.analysis.regression import RegressionResult, regress
     from tealeaves.analysis.replication import Hoyle2021Replication, replicate_hoyle2021
@@ -115,6 +116,7 @@ __all__ = [
     "split_half",
     "t_test",
     "topic_bootstrap_correlations",
+    "topic_level_power",
     "topic_log_odds",
     "validate",
     "welch_test",

@@ -1,6 +1,39 @@
-"""Power analysis by simulation for human evaluations (Hoyle et al. 2021, Appendix A.5 and A.5.1).
+"""Power analysis by simulation for human evaluations: the topic-level test, and Hoyle et al.'s.
 
-The generative model of annotations (Feiveson 2002's power by simulation):
+Two simulations (Feiveson 2002's power by simulation), each of the test it sizes:
+
+**The topic-level test** (:func:`topic_level_power`, :func:`annotators_for_study`, what
+``tealeaves study create`` uses): the study analysis compares models with the topic as the unit,
+Welch's two-sided t on the per-topic scores (:func:`tealeaves.analysis.compare_models`), so the
+simulation draws answers clustered by topic and by annotator and runs that test:
+
+- topic :math:`k` of a model has a true score :math:`\\theta_k = l + s\\,B_k`,
+  :math:`B_k \\sim \\mathrm{Beta}` with the mean and the between-topic standard deviation measured
+  on Hoyle et al. 2021's released judgments (:data:`HOYLE_SPREAD`: 300 topics a task, the
+  method-of-moments estimate :math:`\\hat\\tau^2 = \\mathrm{var}(\\bar y_k) - \\overline{s_k^2/n_k}`);
+  :math:`l` is the lowest answer and :math:`s` the number of steps of the scale (intrusion:
+  0/1, :math:`s = 1`; 3-point ratings: 1..3, :math:`s = 2`);
+- MODEL B has ``effect`` of its :math:`K` topics incoherent (score 1/6 for intrusion, chance
+  among six words; 1.25 for ratings: A.5's answer probabilities of a 1-rated topic), the rest
+  drawn as MODEL A's;
+- each topic gets :math:`M` answers from :math:`M` of the study's :math:`J = \\lceil M/\\text{share}
+  \\rceil` annotators (each annotator answers ``share`` of the items, 25% by default; topic
+  :math:`k` gets annotators :math:`o_k, o_k + 1, \\dots, o_k + M - 1 \\bmod J` from a random
+  start :math:`o_k`), annotator :math:`j` shifting every score by :math:`a_j \\sim N(0,
+  \\sigma_a^2)` (:math:`\\sigma_a^2`: the variance of the annotators' mean residuals
+  from the topic means, less its sampling part); an answer is
+  :math:`l + \\mathrm{Binomial}(s, q)`, :math:`q = \\min(1, \\max(0, (\\theta_k + a_j - l)/s))`;
+- the per-topic score is the mean of its answers (model precision, mean rating), and the test
+  Welch's two-sided t at :math:`\\alpha` divided by the number of model pairs (Holm's first
+  level, as the analysis' detectable difference).
+
+With unlimited answers the per-topic scores are the :math:`\\theta_k` themselves: the power
+then reached (the *ceiling*) is the most any number of annotators gives, set by the topics per
+model and the between-topic spread. Beyond it, only more topics per model help.
+
+**Hoyle et al. 2021's pooled tests** (Appendix A.5 and A.5.1; :func:`simulate_power`,
+:func:`annotators_needed`, :func:`power_curve`, :func:`equivalence_margin`), kept for replicating
+the paper, which treat the answers as independent:
 
 - Word intrusion: topic :math:`k` of MODEL A has a latent label :math:`z_k \\sim Bern(0.5)`
   (coherent or not); MODEL B has :math:`r` fewer coherent topics. Each of :math:`M` annotators
@@ -17,6 +50,9 @@ Power is the share of simulations in which the test is significant at ``alpha``;
 about 15 for ratings and 25 for intrusion at power 0.9, alpha 0.05, r = 4, K = 50).
 :func:`equivalence_margin` reproduces A.5.1: with no true difference, the smallest margin
 :math:`\\epsilon` for which the non-superiority test rejects with probability above the power.
+These pooled tests reject true nulls far above their level once topics differ in quality
+(:mod:`tealeaves.analysis.comparison`), so their "power" is not what a study analysed by
+topic will have.
 """
 
 from __future__ import annotations
@@ -26,7 +62,13 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from tealeaves.analysis.significance import Alternative, mann_whitney_counts, proportion_test, t_test_moments
+from tealeaves.analysis.significance import (
+    Alternative,
+    mann_whitney_counts,
+    proportion_test,
+    t_test_moments,
+    welch_test,
+)
 from tealeaves.errors import InputError
 from tealeaves.results import Result
 
@@ -154,24 +196,171 @@ def annotators_needed(
     )
 
 
-def annotators_for_study(
-    task: str, items_per_model: int, *, power: float = 0.9, alpha: float = 0.05, effect: int | float = 0.08
-) -> tuple[int, int]:
-    """Answers per item for a study design, and the effect it is powered for.
+@dataclass(frozen=True)
+class TopicSpread:
+    """One task's per-topic scores and answers in the topic-level simulation (module docstring).
 
-    The power analysis of Hoyle et al. 2021 (A.5) for a study of ``task`` (``"rating"``, or a
-    word- or topic-intrusion task) with ``items_per_model`` items per model: the fewest
-    annotators per item with which the one-tailed test finds, with probability ``power`` at
-    level ``alpha``, a model with ``effect`` fewer coherent items, a count (``4``) or a share of
-    the items (``0.08``: Hoyle et al.'s 4 of 50). Returns ``(annotators, fewer)``, ``fewer``
-    being that count, kept within [1, items_per_model].
+    ``mean`` and ``sd``: the mean and the between-topic standard deviation of the true per-topic
+    score; ``annotator_sd``: :math:`\\sigma_a`; answers are ``low + Binomial(steps, q)``;
+    ``incoherent``: the score of an incoherent topic.
     """
-    if items_per_model < 1:
-        raise InputError(f"a study needs at least one item per model, got {items_per_model}")
+
+    mean: float
+    sd: float
+    annotator_sd: float
+    low: float
+    steps: int
+    incoherent: float
+
+    def topics(self, rng: np.random.Generator, size: tuple[int, ...]) -> np.ndarray:
+        """True per-topic scores :math:`l + s B`, :math:`B` Beta with mean :math:`(\\mu - l)/s` and sd :math:`\\tau/s`."""
+        m, v = (self.mean - self.low) / self.steps, (self.sd / self.steps) ** 2
+        total = m * (1 - m) / v - 1
+        return self.low + self.steps * rng.beta(m * total, (1 - m) * total, size=size)
+
+
+HOYLE_SPREAD = {
+    "word-intrusion": TopicSpread(0.714, 0.217, 0.077, 0.0, 1, 1 / 6),
+    "rating": TopicSpread(2.544, 0.407, 0.184, 1.0, 2, 1.25),
+}
+"""Measured on Hoyle et al. 2021's released responses (``human/hoyle2021``, the per-respondent
+CSVs, attention checks left out; 300 topics a task: NYT and WIKI, three models, 50 topics each):
+word intrusion, mean model precision 0.714, between-topic sd 0.217 (sd of the observed topic
+means 0.226 over about 41 answers a topic), annotator sd 0.077; ratings, mean 2.544, 0.407
+(0.424 over about 19 answers), annotator sd 0.184. ``tests/analysis/test_power_topic.py``
+recomputes them from the data."""
+
+POWER_SIMULATIONS = 2000
+"""Simulated studies per power estimate of :func:`annotators_for_study` (MC SE at most 0.011, 0.0067 at power 0.9)."""
+
+
+def _spread(task: str) -> TopicSpread:
+    """The task's spread; topic intrusion (answers right or wrong, like word intrusion) is sized as word intrusion."""
+    return HOYLE_SPREAD["word-intrusion" if task == "topic-intrusion" else _task(task)]
+
+
+def _answer_means(
+    spread: TopicSpread, theta: np.ndarray, annotators: int, share: float, rng: np.random.Generator
+) -> np.ndarray:
+    """Per-topic means of ``annotators`` simulated answers each, crossed annotators (module docstring)."""
+    people = max(annotators, int(np.ceil(annotators / share)))
+    effects = rng.normal(0.0, spread.annotator_sd, size=(theta.shape[0], people))
+    first = rng.integers(people, size=theta.shape)
+    who = (first[..., None] + np.arange(annotators)) % people
+    shifts = effects[np.arange(theta.shape[0])[:, None, None, None], who]
+    q = np.clip((theta[..., None] + shifts - spread.low) / spread.steps, 0.0, 1.0)
+    hits = sum((rng.random(q.shape) < q).sum(axis=-1) for _ in range(spread.steps))  # Binomial(steps, q) answers
+    return spread.low + hits / annotators
+
+
+def topic_level_power(
+    task: str,
+    annotators: int | None,
+    k: int = 50,
+    effect: int = 4,
+    alpha: float = 0.05,
+    n_sim: int = POWER_SIMULATIONS,
+    seed: int | np.random.Generator = 0,
+    share: float = 0.25,
+    pairs: int = 1,
+) -> float:
+    """Simulated power of the study analysis' topic-level test (module docstring).
+
+    Welch's two-sided t on the per-topic scores of two models of ``k`` topics, MODEL B with
+    ``effect`` incoherent topics, each topic answered by ``annotators`` of the study's annotators
+    (who each answer ``share`` of the items), at level ``alpha / pairs``. ``annotators=None``
+    gives the ceiling: the power with unlimited answers per topic. Untestable simulations
+    (both models' scores constant) count as not rejected. The simulations draw from the
+    ``"topic-level power"`` stream family under ``seed``; the topic scores come first, so every
+    ``annotators`` (and the ceiling) sees the same topics (common random numbers).
+    """
+    from tealeaves.rng import family_generator  # numba, which tealeaves.rng loads, only when drawing
+
+    spread = _spread(task)
+    if (annotators is not None and annotators < 1) or k < 2 or not 0 <= effect <= k or n_sim < 1:
+        raise InputError("need annotators >= 1, k >= 2 topics per model, 0 <= effect <= k and n_sim >= 1")
+    if not 0 < alpha < 1 or not 0 < share <= 1 or pairs < 1:
+        raise InputError("need 0 < alpha < 1, 0 < share <= 1 and pairs >= 1")
+    rng = family_generator(seed, "topic-level power")
+    theta = spread.topics(rng, (n_sim, 2, k))
+    theta[:, 1, :effect] = spread.incoherent
+    if annotators is None:
+        scores = theta
+    else:
+        chunks = np.array_split(theta, max(1, n_sim * k * annotators // 2_000_000))
+        scores = np.concatenate([_answer_means(spread, c, annotators, share, rng) for c in chunks])
+    pvalues = np.asarray(welch_test(scores[:, 0], scores[:, 1]).pvalue)
+    return float(np.mean(np.nan_to_num(pvalues, nan=1.0) < alpha / pairs))
+
+
+@dataclass(frozen=True)
+class StudySize:
+    """The answers per item :func:`annotators_for_study` chose, and what they buy.
+
+    ``annotators``: answers per item; ``fewer``: the incoherent items of the alternative;
+    ``power``: the simulated power at ``annotators``; ``ceiling``: the power with unlimited
+    answers; ``wanted``: the power asked for. When ``ceiling`` is below ``wanted`` no number of
+    annotators reaches it (:attr:`reachable` is false) and ``annotators`` is the fewest whose
+    power is within 0.01 of the ceiling.
+    """
+
+    annotators: int
+    fewer: int
+    power: float
+    ceiling: float
+    wanted: float
+
+    @property
+    def reachable(self) -> bool:
+        return self.ceiling >= self.wanted
+
+
+def annotators_for_study(
+    task: str,
+    items_per_model: int,
+    *,
+    power: float = 0.9,
+    alpha: float = 0.05,
+    effect: int | float = 0.08,
+    models: int = 2,
+    share: float = 0.25,
+    seed: int = 0,
+    n_sim: int = POWER_SIMULATIONS,
+    max_annotators: int = 200,
+) -> StudySize:
+    """Answers per item for a study design, sized for the topic-level test the analysis runs.
+
+    For a study of ``task`` (``"rating"``, or a word- or topic-intrusion task, sized as word
+    intrusion) with ``items_per_model`` items per model, ``models`` models and annotators who
+    each answer ``share`` of the items: the fewest answers per item with which Welch's
+    two-sided t over items (:func:`topic_level_power`, at Holm's first level
+    :math:`\\alpha / \\binom{M}{2}`) finds, with probability ``power``, a model with ``effect``
+    more incoherent items, a count (``4``) or a share of the items (``0.08``: Hoyle et al.'s 4
+    of 50), kept within [1, items_per_model]. The smallest such number is found by bisection
+    over [1, ``max_annotators``] (power grows with the answers; the answers are doubled from 1 until
+    the power suffices, then bisected); where even unlimited answers
+    fall short of ``power``, the answers whose power is within 0.01 of that ceiling.
+    """
+    if items_per_model < 2:
+        raise InputError(f"a study needs at least two items per model, got {items_per_model}")
+    if not 0 < power < 1:
+        raise InputError(f"power must lie in (0, 1), got {power}")
     fewer = effect if isinstance(effect, int) else round(effect * items_per_model)
     fewer = min(max(fewer, 1), items_per_model)
-    kind = "rating" if task == "rating" else "intrusion"
-    return annotators_needed(kind, power=power, alpha=alpha, effect=fewer, k=items_per_model), fewer
+    pairs = max(1, models * (models - 1) // 2)
+
+    def at(m: int | None) -> float:
+        return topic_level_power(task, m, items_per_model, fewer, alpha, n_sim, seed, share, pairs)
+
+    ceiling = at(None)
+    goal = power if ceiling >= power else ceiling - 0.01
+    low, high = 0, 1  # doubled until power(high) >= goal, then bisected: power(low) < goal <= power(high)
+    while high < max_annotators and at(high) < goal:
+        low, high = high, min(2 * high, max_annotators)
+    while high - low > 1:
+        middle = (low + high) // 2
+        low, high = (low, middle) if at(middle) >= goal else (middle, high)
+    return StudySize(high, fewer, at(high), ceiling, power)
 
 
 def equivalence_margin(

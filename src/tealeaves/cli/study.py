@@ -53,14 +53,14 @@ def study_create(
     docs: Annotated[int, typer.Option(help="Topic intrusion: documents to show.")] = 40,
     annotators: Annotated[
         int | None,
-        typer.Option(help="Answers wanted per item [the power analysis of Hoyle et al. A.5 for this design]."),
+        typer.Option(help="Answers wanted per item [a power analysis of the topic-level test for this design]."),
     ] = None,
     power: Annotated[float, typer.Option(help="Power analysis: the power wanted.")] = 0.9,
-    alpha: Annotated[float, typer.Option(help="Power analysis: the one-tailed test's level.")] = 0.05,
+    alpha: Annotated[float, typer.Option(help="Power analysis: the two-sided test's level.")] = 0.05,
     effect: Annotated[
         str,
         typer.Option(
-            help="Power analysis: fewer coherent items to detect, a share (0.08: Hoyle's 4 of 50) or a count."
+            help="Power analysis: more incoherent items to detect, a share (0.08: Hoyle's 4 of 50) or a count."
         ),
     ] = "0.08",
     items_per_participant: Annotated[
@@ -97,11 +97,14 @@ def study_create(
 ) -> None:
     """Create a human evaluation study (word intrusion, topic intrusion or ratings) from models.
 
-    Without --annotators, the answers wanted per item come from the power analysis of Hoyle et
-    al. 2021 (A.5) run for this design: the fewest annotators per item with which a one-tailed
-    test finds, with the given power at level alpha, a model with `effect` fewer coherent items
-    among as many items per model as this study has (Hoyle et al.'s 4 of 50 topics give 12 for
-    ratings and 23 for intrusion, power 0.97 and 0.94 at the 15 and 26 they used).
+    Without --annotators, the answers wanted per item come from a power analysis by simulation
+    of the test the study analysis runs (Welch's two-sided t over items, answers clustered by
+    item and annotator, the spread of item scores measured on Hoyle et al. 2021's judgments):
+    the fewest answers per item with which it finds, with the given power at level alpha, a
+    model with `effect` more incoherent items among as many items per model as this study has.
+    Where no number of answers reaches that power (Hoyle et al.'s 4 of 50 topics: at most
+    0.13 for intrusion, 0.16 for ratings), it asks for the answers within 0.01 of the most
+    reachable and says so: only more items per model help.
     """
     require("study", what="tealeaves study")
     from tealeaves.study import create_study
@@ -111,12 +114,19 @@ def study_create(
         from tealeaves.analysis import annotators_for_study
 
         per_model = items_per_model([str(m) for m in models], task, docs=docs, topics_per_model=topics_per_model)
-        annotators, fewer = annotators_for_study(
-            task, per_model, power=power, alpha=alpha, effect=number(effect, "--effect")
+        size = annotators_for_study(
+            task, per_model, power=power, alpha=alpha, effect=number(effect, "--effect"), models=len(models)
         )
+        annotators = size.annotators
         console.print(
-            f"{annotators} answers per item: power analysis (Hoyle et al. 2021, A.5) for {per_model} items per "
-            f"model, {fewer} fewer coherent, power {power}, alpha {alpha}"
+            f"{annotators} answers per item: power {size.power:.2f} for Welch's t over items (the analysis' test) "
+            f"to find a model with {size.fewer} more of its {per_model} items incoherent, alpha {alpha}"
+            + (
+                ""
+                if size.reachable
+                else f"; power {power} is out of reach: at most {size.ceiling:.2f} with any "
+                "number of answers, only more items per model raise it"
+            )
         )
 
     def read(path: Path | None) -> str | None:
