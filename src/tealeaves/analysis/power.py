@@ -150,6 +150,9 @@ def simulate_power(
 ) -> float:
     """Simulated power of the one-tailed test of MODEL A > MODEL B (Hoyle et al. 2021, A.5).
 
+    Hoyle et al.'s pooled test, answers taken as independent: for replicating the paper. The
+    power of the topic-level test a study is analysed with is :func:`topic_level_power`'s.
+
     ``annotators`` is :math:`M` per topic, ``k`` the topics per model, ``effect`` :math:`r`.
     Intrusion uses the two-proportion z-test, ratings the Mann-Whitney U test. The simulations
     draw from the ``"simulate power"`` stream family under ``seed``
@@ -178,7 +181,7 @@ def annotators_needed(
     n_sim: int = 4000,
     max_annotators: int = 500,
 ) -> int:
-    """Smallest number of annotators per topic whose simulated power reaches ``power``.
+    """Smallest number of annotators per topic whose simulated power reaches ``power`` (Hoyle et al.'s pooled A.5).
 
     Every candidate :math:`M` is simulated with the same ``seed`` (common random numbers), and
     :math:`M` is scanned upward from 1, so the answer is the first :math:`M` at the target.

@@ -58,8 +58,8 @@ DEFAULT_DB_FILE = "responses.sqlite"
 ANNOTATORS_PER_ITEM: dict[str, int] = {"rating": 15, "word-intrusion": 26, "topic-intrusion": 26}
 """Annotators per item Hoyle et al. 2021 used after their power analysis (§5, Appendix A.5): 15 for
 ratings and 26 for intrusion (power above 0.9 at α = 0.05 to detect 4 fewer coherent topics in 50).
-``tealeaves study create`` instead runs that power analysis for the study's own design
-(:func:`tealeaves.analysis.annotators_needed`)."""
+``tealeaves study create`` instead sizes the study's own design for the topic-level test its
+analysis runs (:func:`tealeaves.analysis.annotators_for_study`)."""
 
 ITEMS_PER_PARTICIPANT_SHARE = 0.25
 """Hoyle et al. 2021 (Appendix A.4) showed each respondent 25% of the questions."""
@@ -390,7 +390,7 @@ def create_study(
         Topic intrusion: the intruder is drawn from the ``ceil(low_share * K)`` least probable topics.
     annotators : int, optional
         Target answers per item (default: 15 for ratings, 26 for intrusion, as Hoyle et al. used;
-        :func:`tealeaves.analysis.annotators_needed` gives the number for another design).
+        :func:`tealeaves.analysis.annotators_for_study` gives the number for another design).
     items_per_participant : int or float, optional
         Questions per participant: a count, or a share of the items (default 0.25, Hoyle et al. A.4).
     checks : int, optional
