@@ -51,7 +51,46 @@ AUTHORS_FDR_WEIGHT = 0.9
 
 @dataclass(frozen=True)
 class Hoyle2021Replication(Result):
-    """Every table of the replication, as DataFrames keyed by the paper's labels."""
+    """Every table of the replication, as DataFrames keyed by the paper's labels.
+
+    Attributes
+    ----------
+    correlations : pandas.DataFrame
+        Table 3 (11a): per task, dataset, metric and reference, ``spearman`` (the mean over
+        the bootstrap), ``ci_low``, ``ci_high``, ``observed``, ``best``, ``overlaps_best``,
+        ``n_topics``.
+    regressions : pandas.DataFrame
+        Table 10 (11c): the metric's coefficient with its interval, standard error, p-value
+        and BIC, per task, dataset, metric and reference.
+    fdr : pandas.DataFrame
+        Table 4: ``fdr`` and ``for`` with the counts behind them.
+    agreement : pandas.DataFrame
+        Per task, dataset and treatment of the attention checks: one-vs-rest Spearman and
+        Pearson, split-half Pearson, Krippendorff's alpha.
+    power : pandas.DataFrame
+        Per task: the annotators needed (A.5) and the equivalence margin (A.5.1), beside the
+        paper's values.
+    power_curves : pandas.DataFrame
+        Power by number of annotators, per task.
+    comparisons : pandas.DataFrame
+        Fig. 2's pairwise one-tailed tests between the models.
+    scores : pandas.DataFrame
+        Per-model human scores with and without familiarity filtering (Fig. 3).
+    topic_scores : pandas.DataFrame
+        Per-topic mean human scores and in-domain NPMI (Fig. 2's boxes).
+    settings : dict
+        ``n_boot``, ``n_iter``, ``n_sim``, ``seed``, ``familiar_only``, the source folder and
+        the filled metric values.
+
+    Examples
+    --------
+    A replication is made by :func:`replicate_hoyle2021` (whose example runs one); its tables,
+    in the order :func:`write_replication` writes them:
+
+    >>> from tealeaves.analysis import Hoyle2021Replication
+    >>> Hoyle2021Replication.TABLES
+    ('correlations', 'regressions', 'fdr', 'agreement', 'power', 'power_curves', 'comparisons', 'scores', 'topic_scores')
+    """
 
     correlations: pd.DataFrame
     regressions: pd.DataFrame
@@ -296,11 +335,67 @@ def replicate_hoyle2021(
 
     Parameters
     ----------
-    path_or_study : the ``human/hoyle2021`` folder or a loaded :class:`Hoyle2021`.
-    n_boot : bootstrap resamples for Table 3 (the paper: 1,000).
-    n_iter : resampling iterations for Table 4 (the paper: 1,000).
-    n_sim : simulations per power estimate.
-    familiar_only : keep only answers of annotators familiar with the terms (Table 11).
+    path_or_study : str, path-like or Hoyle2021
+        The ``human/hoyle2021`` folder or a loaded :class:`Hoyle2021`.
+    n_boot : int, optional
+        Bootstrap resamples for Table 3 (the paper: 1,000).
+    n_iter : int, optional
+        Resampling iterations for Table 4 (the paper: 1,000).
+    n_sim : int, optional
+        Simulations per power estimate.
+    seed : int, optional
+        Seed of every resampling and simulation.
+    familiar_only : bool, optional
+        Keep only answers of annotators familiar with the terms (Table 11).
+    progress : callable, optional
+        Called with each table's progress.
+
+    Returns
+    -------
+    Hoyle2021Replication
+
+    Examples
+    --------
+    A made-up release of the released files' shape (see :func:`load_hoyle2021`) whose metrics
+    follow each topic's quality, as do its answers; 34 topics per model, so that Table 4 can
+    draw two disjoint sets of 50 topics from each data set's pool:
+
+    >>> import json
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> def model(other, k=34):  # a model's topics, its metrics per reference, its resampled answers
+    ...     quality = rng.random(k)
+    ...     metrics = {
+    ...         f"{m}_{r}": (quality / 5 + rng.normal(0, 0.05, k)).tolist()
+    ...         for m in ("c_npmi_10", "c_v")
+    ...         for r in ("full", f"{other}_full", "train", "val")
+    ...     }
+    ...     for task, low, high in (("ratings", 1, 3), ("intrusion", 0, 1)):
+    ...         good = rng.random((k, 6)) < quality[:, None]  # better topics, more good answers
+    ...         metrics[f"{task}_scores_raw"] = np.where(good, high, low).tolist()
+    ...         metrics[f"{task}_confidences_raw"] = (rng.random((k, 6)) < 0.8).tolist()  # familiar?
+    ...     return {"topics": [[f"word{i}", f"term{i}"] for i in range(k)], "metrics": metrics}
+    >>> data = {d: {m: model(o) for m in ("mallet", "dvae", "etm")} for d, o in (("nytimes", "wikitext"), ("wikitext", "nytimes"))}
+    >>> folder = tempfile.TemporaryDirectory()  # a release of the shape of Hoyle et al.'s, made up
+    >>> _ = (Path(folder.name) / "all_data.json").write_text(json.dumps(data))
+    >>> for d in data:  # 4 respondents, each "answer,familiarity" for 6 topics
+    ...     header = "," + ",".join(f"{d}_{m}_{k}" for m in ("mallet", "dvae") for k in range(3))
+    ...     for task, answers, familiar in (("ratings", [1, 2, 3], 4), ("intrusion", [1, 6], 7)):
+    ...         rows = [f"{r}," + ",".join(f'"{rng.choice(answers)},{familiar}"' for _ in range(6)) for r in range(4)]
+    ...         _ = (Path(folder.name) / f"{d}_{task}.csv").write_text("\\n".join([header, *rows]) + "\\n")
+    >>> from tealeaves.analysis import replicate_hoyle2021
+    >>> result = replicate_hoyle2021(folder.name, n_boot=20, n_iter=20, n_sim=20, seed=0)
+    >>> result.correlations[["task", "dataset", "metric", "reference", "spearman", "ci_low", "ci_high"]].head(2).round(3)
+            task dataset metric reference  spearman  ci_low  ci_high
+    0  Intrusion     NYT   NPMI       NYT     0.575   0.512    0.626
+    1  Intrusion     NYT   NPMI      WIKI     0.662   0.601    0.714
+    >>> result.power[["task", "annotators_needed", "paper_annotators"]]
+            task  annotators_needed  paper_annotators
+    0  Intrusion                 17                25
+    1     Rating                 10                15
+    >>> folder.cleanup()
     """
     study = path_or_study if isinstance(path_or_study, Hoyle2021) else load_hoyle2021(path_or_study)
     power, curves = _power(seed, n_sim)
