@@ -44,6 +44,45 @@ def write_replication(result: Hoyle2021Replication, out: str | os.PathLike[str],
     -------
     pathlib.Path
         ``out``.
+
+    Examples
+    --------
+    The replication of :func:`replicate_hoyle2021`'s example, written:
+
+    >>> import json
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> def model(other, k=34):  # a model's topics, its metrics per reference, its resampled answers
+    ...     quality = rng.random(k)
+    ...     metrics = {
+    ...         f"{m}_{r}": (quality / 5 + rng.normal(0, 0.05, k)).tolist()
+    ...         for m in ("c_npmi_10", "c_v")
+    ...         for r in ("full", f"{other}_full", "train", "val")
+    ...     }
+    ...     for task, low, high in (("ratings", 1, 3), ("intrusion", 0, 1)):
+    ...         good = rng.random((k, 6)) < quality[:, None]  # better topics, more good answers
+    ...         metrics[f"{task}_scores_raw"] = np.where(good, high, low).tolist()
+    ...         metrics[f"{task}_confidences_raw"] = (rng.random((k, 6)) < 0.8).tolist()  # familiar?
+    ...     return {"topics": [[f"word{i}", f"term{i}"] for i in range(k)], "metrics": metrics}
+    >>> data = {d: {m: model(o) for m in ("mallet", "dvae", "etm")} for d, o in (("nytimes", "wikitext"), ("wikitext", "nytimes"))}
+    >>> folder = tempfile.TemporaryDirectory()  # a release of the shape of Hoyle et al.'s, made up
+    >>> _ = (Path(folder.name) / "all_data.json").write_text(json.dumps(data))
+    >>> for d in data:  # 4 respondents, each "answer,familiarity" for 6 topics
+    ...     header = "," + ",".join(f"{d}_{m}_{k}" for m in ("mallet", "dvae") for k in range(3))
+    ...     for task, answers, familiar in (("ratings", [1, 2, 3], 4), ("intrusion", [1, 6], 7)):
+    ...         rows = [f"{r}," + ",".join(f'"{rng.choice(answers)},{familiar}"' for _ in range(6)) for r in range(4)]
+    ...         _ = (Path(folder.name) / f"{d}_{task}.csv").write_text("\\n".join([header, *rows]) + "\\n")
+    >>> from tealeaves.analysis import replicate_hoyle2021, write_replication
+    >>> result = replicate_hoyle2021(folder.name, n_boot=20, n_iter=20, n_sim=20, seed=0)
+    >>> out = write_replication(result, Path(folder.name) / "replication")
+    >>> sorted(path.relative_to(out).as_posix() for path in out.rglob("*"))  # doctest: +NORMALIZE_WHITESPACE
+    ['agreement.csv', 'analysis.json', 'comparisons.csv', 'correlations.csv', 'fdr.csv', 'figures',
+     'figures/correlations.png', 'figures/correlations.svg', 'figures/models.png', 'figures/models.svg',
+     'figures/power.png', 'figures/power.svg', 'manifest.json', 'power.csv', 'power_curves.csv',
+     'regressions.csv', 'scores.csv', 'topic_scores.csv']
+    >>> folder.cleanup()
     """
     with atomic_folder(out, force=force) as tmp:
         tables = _tables(result, tmp)
