@@ -4,7 +4,6 @@ Evaluation as the report's summary and figures, the report itself as the page in
 
 from __future__ import annotations
 
-import doctest
 import functools
 import importlib
 import importlib.util
@@ -325,22 +324,3 @@ def test_progress_bar_in_jupyter_without_widgets_is_plain_text(in_jupyter, capsy
                 update(ProgressUpdate("train plsi", done, 3, {"loglik": -1.25}))
     err = capsys.readouterr().err
     assert "\x1b" not in err and "train plsi" in err and "3/3" in err and "loglik -1.25" in err
-
-
-DOCTESTED = (
-    "tealeaves.display",
-    "tealeaves.results",
-    "tealeaves.models.topic_model",
-    "tealeaves.corpus.corpus",
-    "tealeaves.corpus.vocabulary",
-    "tealeaves.coherence.diversity",
-    "tealeaves.coherence.index",
-    "tealeaves.coherence.score",
-)
-
-
-@pytest.mark.parametrize("module", DOCTESTED)
-def test_examples_in_docstrings_run(module):
-    """The numpydoc Examples of the displayed objects' modules run as doctests."""
-    failed, attempted = doctest.testmod(importlib.import_module(module), optionflags=doctest.ELLIPSIS)
-    assert attempted > 0 and failed == 0

@@ -79,7 +79,7 @@ def problems_of(module: str, name: str) -> list[str]:
     if not (obj.__doc__ or "").strip():
         return [f"{label}: no docstring"]
     if inspect.ismodule(obj):  # a module's page lists its functions, which carry the examples
-        return []
+        return examples_fail(obj, label, [])
     problems = []
     is_class = inspect.isclass(obj)
     parsed = ClassDoc(obj, config={"show_class_members": False}) if is_class else FunctionDoc(obj)
@@ -95,6 +95,11 @@ def problems_of(module: str, name: str) -> list[str]:
     if ">>>" not in "\n".join(parsed["Examples"]):
         problems.append(f"{label}: no Examples section with >>> lines")
         return problems
+    return examples_fail(obj, label, problems)
+
+
+def examples_fail(obj, label: str, problems: list[str]) -> list[str]:
+    """``problems`` and the failures of the ``>>>`` examples of ``obj``'s own docstring (none: none)."""
     finder = doctest.DocTestFinder(recurse=False)
     runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
     for test in finder.find(obj, label, globs={}):
@@ -104,9 +109,17 @@ def problems_of(module: str, name: str) -> list[str]:
     return problems
 
 
+def page_modules(page: str) -> list[str]:
+    """The modules one API page documents (its ``currentmodule`` and ``automodule`` lines)."""
+    text = (API / f"{page}.rst").read_text()
+    return sorted(set(re.findall(r"^\.\. (?:currentmodule|automodule):: (\S+)", text, flags=re.MULTILINE)))
+
+
 @pytest.mark.parametrize("page", PAGES)
 def test_every_reference_entry_has_a_numpydoc_docstring_with_examples_that_run(page):
     entries = reference_entries(page)
     assert entries, f"docs/api/{page}.rst lists no objects"
     problems = [problem for module, name in entries for problem in problems_of(module, name)]
+    for module in page_modules(page):  # a module docstring's own examples, where it has some
+        problems += examples_fail(importlib.import_module(module), module, [])
     assert not problems, "\n".join(problems)
