@@ -12,14 +12,18 @@ import csv
 import io
 import logging
 import os
+import random
 import re
 import socket
+import string
 import subprocess
 import sys
 import threading
 import time
 from collections import Counter
+from contextlib import contextmanager
 from pathlib import Path
+from types import SimpleNamespace
 
 import httpx
 import pytest
@@ -27,8 +31,16 @@ import pytest
 import tealeaves.study.app as study_app
 from tealeaves.errors import MissingDependencyError
 from tealeaves.study import create_study, export_responses
-from tealeaves.study.app import PROLIFIC_PID_PATTERN, PROXY_WARNING, TimedH11Protocol, serve
-from tealeaves.study.testing import LiveServer, TemporaryPostgres, free_port, parse_page, unavailable
+from tealeaves.study.app import (
+    ADMIN_LOGIN_FAILURES,
+    ADMIN_SLOW_LANE,
+    PROLIFIC_PID_PATTERN,
+    PROXY_WARNING,
+    TimedH11Protocol,
+    serve,
+)
+from tealeaves.study.store import pid_class
+from tealeaves.study.testing import LiveServer, TemporaryPostgres, free_port, parse_page, platform_id, unavailable
 
 TOKEN = "deploy-admin-token"
 BALANCER = "127.0.0.2"
@@ -95,18 +107,56 @@ def retry_after(r):
     return int(r.headers["Retry-After"])
 
 
+@contextmanager
+def served(folder, db, workers=3):
+    """``tealeaves study serve FOLDER --db DB --workers N`` with the admin token in the environment:
+    the process and the base URL, once ``/healthz`` answers; the output when it stops in ``process.output``."""
+    port = free_port()
+    process = subprocess.Popen(
+        [sys.executable, "-m", "tealeaves.cli", "study", "serve", str(folder), "--port", str(port),
+         "--db", db, "--workers", str(workers)],
+        env={**os.environ, "TEALEAVES_ADMIN_TOKEN": TOKEN}, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+    )  # fmt: skip
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 120
+        while True:
+            try:
+                if httpx.get(f"{base}/healthz").status_code == 200:
+                    break
+            except httpx.TransportError:
+                pass
+            assert process.poll() is None and time.monotonic() < deadline, "the server did not start"
+            time.sleep(0.2)
+        yield process, base
+    finally:
+        process.terminate()
+        process.output = process.communicate(timeout=60)[0]
+
+
+async def guesses(url, addresses):
+    """One wrong admin token from each of ``addresses`` at once: the replies."""
+
+    async def one(n, address):
+        transport = httpx.AsyncHTTPTransport(local_address=address)
+        async with httpx.AsyncClient(base_url=url, transport=transport, timeout=120) as c:
+            return await c.post("/admin/login", data={"token": f"concurrent-guess-{n}"})
+
+    return await asyncio.gather(*(one(n, address) for n, address in enumerate(addresses)))
+
+
 # --------------------------------------------------------------------------- 1. behind a proxy
 def test_1_behind_a_trusted_balancer_participants_and_the_admin_keep_their_own_addresses(make):
     study, store, app = make(topics_per_model=5)
     with LiveServer(app, forwarded_allow_ips=BALANCER, root_path="/study") as server:
         for n in range(25):  # each with their own address; a header the client made up is ignored
             c = browser(server, BALANCER, forwarded=f"10.6.6.6, 198.51.100.{n + 1}", https=True)
-            r = start(c, root="/study", PROLIFIC_PID=f"PID{n:03d}")
+            r = start(c, root="/study", PROLIFIC_PID=platform_id("balancer", n))
             assert token_of(r, root="/study")
             assert "secure" in r.headers["set-cookie"].lower()  # HTTPS as the balancer saw it
         guesser = browser(server, BALANCER, forwarded="203.0.113.66", https=True)
         assert [login(guesser, f"wrong-guess-{i}").status_code for i in range(10)] == [403] * 10
-        assert retry_after(login(guesser)) > 800  # locked out, right token or not
+        assert 0 < retry_after(login(guesser)) <= ADMIN_SLOW_LANE  # locked out, right token or not
         admin = browser(server, BALANCER, forwarded="192.0.2.10", https=True)
         signed_in = login(admin)
         assert signed_in.status_code == 303 and signed_in.headers["location"] == "/study/admin"
@@ -130,7 +180,7 @@ def test_1_without_the_proxy_setting_the_limits_hold_per_balancer_and_serve_warn
         admin = browser(server, BALANCER, forwarded="192.0.2.10")
         assert login(admin).status_code == 303  # the admin signed in once from this browser
         crowd = [browser(server, BALANCER, forwarded=f"198.51.100.{n + 1}", https=True) for n in range(6)]
-        started = [start(c, PROLIFIC_PID=f"NAT{n}") for n, c in enumerate(crowd)]
+        started = [start(c, PROLIFIC_PID=platform_id("nat", n)) for n, c in enumerate(crowd)]
         assert [r.status_code for r in started] == [303] * 5 + [429]  # 5 live participants per address
         assert "secure" not in started[0].headers["set-cookie"].lower()  # an untrusted peer says nothing
         assert 0 < retry_after(started[-1]) <= 3600
@@ -170,23 +220,52 @@ def test_1_concurrent_wrong_tokens_are_counted_before_they_are_checked(make, mon
 
     monkeypatch.setattr(study_app, "admin_verifier", counted)
     _, _, app = make()
-
-    async def guesses(url, addresses):
-        async def one(n, address):
-            transport = httpx.AsyncHTTPTransport(local_address=address)
-            async with httpx.AsyncClient(base_url=url, transport=transport, timeout=120) as c:
-                return await c.post("/admin/login", data={"token": f"concurrent-guess-{n}"})
-
-        return await asyncio.gather(*(one(n, address) for n, address in enumerate(addresses)))
-
     with LiveServer(app) as server:
         replies = asyncio.run(guesses(server.url, ["127.0.0.4"] * 100))
         assert Counter(r.status_code for r in replies) == {403: 10, 429: 90}
-        assert all(int(r.headers["Retry-After"]) > 800 for r in replies if r.status_code == 429)
+        assert all(int(r.headers["Retry-After"]) == ADMIN_SLOW_LANE for r in replies if r.status_code == 429)
         assert most[0] <= study_app.ADMIN_CHECKS_IN_FLIGHT
         spread = asyncio.run(guesses(server.url, [f"127.0.1.{n % 10 + 1}" for n in range(20)]))
         assert Counter(r.status_code for r in spread) == {403: 20}  # 2 per address: all checked...
         assert most[0] <= study_app.ADMIN_CHECKS_IN_FLIGHT  # ...never more than 2 at once
+
+
+def test_1_a_new_admin_browser_gets_in_through_the_slow_lane_of_a_locked_out_address(make, clock):
+    lane = 30
+    _, _, app = make({"admin_slow_lane": lane})
+    with LiveServer(app) as server:
+        guesser, checked = browser(server, "127.0.0.4"), []
+        for second in range(0, 1800, 10):  # a wrong token every 10 s for half an hour
+            r = login(guesser, f"wrong-guess-{second}")
+            if r.status_code == 403:
+                checked.append(second)
+            else:
+                assert 0 < retry_after(r) <= lane
+            clock.advance(10_000)
+        locked = checked[ADMIN_LOGIN_FAILURES - 1]
+        assert checked[:ADMIN_LOGIN_FAILURES] == list(range(0, locked + 10, 10))
+        # then one check per slow-lane interval, each counted: the lockout never lifts
+        assert checked[ADMIN_LOGIN_FAILURES:] == list(range(locked + lane, 1800, lane))
+        assert login(guesser, "wrong-guess-at-1800").status_code == 403  # the guesser took this slot
+        admin = browser(server, "127.0.0.4")  # a new browser of the admin, no device cookie, same address
+        wait = retry_after(login(admin))
+        assert wait == lane
+        clock.advance(wait * 1000)
+        signed_in = login(admin)
+        assert signed_in.status_code == 303 and admin.get("/admin").status_code == 200
+        assert retry_after(login(guesser, "wrong-guess-after")) > 0  # (the admin's right token was not counted)
+
+
+def test_1_wrong_tokens_are_counted_in_the_database_across_three_workers(models, tmp_path, db_url):
+    folder = tmp_path / "study"
+    create_study(models, "word-intrusion", folder, seed=1, annotators=2, items_per_participant=3)
+    with served(folder, db_url) as (_, base):
+        replies = asyncio.run(guesses(base, ["127.0.0.4"] * 100))
+        statuses = Counter(r.status_code for r in replies)
+        assert statuses == {403: ADMIN_LOGIN_FAILURES, 429: 100 - ADMIN_LOGIN_FAILURES}, statuses
+        server = SimpleNamespace(url=base)
+        assert 0 < retry_after(login(browser(server, "127.0.0.4"))) <= ADMIN_SLOW_LANE
+        assert login(browser(server, "127.0.0.5")).status_code == 303
 
 
 # --------------------------------------------------------------------------- 2. squatters
@@ -195,7 +274,8 @@ def test_2_squatting_fake_pid_sessions_do_not_starve_a_real_participant(make, cl
     minute = 60_000
     with LiveServer(app) as server:
         # from one address, 5 live sessions at most; the real participant finishes at once
-        squat = [start(browser(server, "127.0.0.5"), PROLIFIC_PID=f"FAKE{n:02d}") for n in range(18)]
+        # made-up ids of the platform's shape (ids made up by counting are bounded per class, below)
+        squat = [start(browser(server, "127.0.0.5"), PROLIFIC_PID=platform_id("fake", n)) for n in range(18)]
         assert [r.status_code for r in squat] == [303] * 5 + [429] * 13
         assert all(0 < retry_after(r) <= 3600 for r in squat[5:])
         real = browser(server, "127.0.0.6")
@@ -207,7 +287,7 @@ def test_2_squatting_fake_pid_sessions_do_not_starve_a_real_participant(make, cl
         token = token_of(start(second, PROLIFIC_PID="REAL02"))
         walk(second, token, limit=2)  # the third question is on screen; then the participant steps away
         squatters = [browser(server, f"127.0.0.{n + 10}") for n in range(18)]
-        tokens = [token_of(start(c, PROLIFIC_PID=f"FAKE{n + 20:02d}")) for n, c in enumerate(squatters)]
+        tokens = [token_of(start(c, PROLIFIC_PID=platform_id("fake", n + 20))) for n, c in enumerate(squatters)]
 
         def squat():
             held = 0
@@ -235,7 +315,36 @@ def test_2_squatting_fake_pid_sessions_do_not_starve_a_real_participant(make, cl
         clock.advance(61 * minute)
         r = squatters[0].get(f"/s/{tokens[0]}/next")
         assert r.status_code == 200 and "Your session has expired" in r.text
-        assert token_of(start(browser(server, "127.0.0.5"), PROLIFIC_PID="FAKE99"))  # not live any more
+        assert token_of(start(browser(server, "127.0.0.5"), PROLIFIC_PID=platform_id("fake", 99)))  # none live
+
+
+def test_2_ids_made_up_by_counting_hold_few_live_sessions_from_any_number_of_addresses(make):
+    assert pid_class("user1") == pid_class("USER22") == "user#" and pid_class("AAAA0417") == "aaaa#"
+    rng = random.Random(24)
+    prolific = ["".join(rng.choice("0123456789abcdef") for _ in range(24)) for _ in range(40)]
+    mturk = ["A" + "".join(rng.choice(string.ascii_uppercase + string.digits) for _ in range(rng.randint(12, 14) - 1))
+             for _ in range(20)]  # fmt: skip
+    assert len({pid_class(pid) for pid in prolific + mturk}) == 60
+    _, _, app = make({"require_pid": True}, topics_per_model=5)
+    addresses = (f"198.51.{n // 250}.{n % 250 + 1}" for n in range(1000))
+
+    with LiveServer(app, forwarded_allow_ips=BALANCER) as server:
+
+        def begin(pid):  # each from an address of its own, through the balancer
+            return start(browser(server, BALANCER, forwarded=next(addresses)), PROLIFIC_PID=pid)
+
+        bound = study_app.DEFAULT_LIVE_PER_PID_PATTERN
+        for made_up in ([f"user{n}" for n in range(1, 13)], [f"AAAA{n:04d}" for n in range(1, 13)]):
+            replies = [begin(pid) for pid in made_up]
+            assert [r.status_code for r in replies] == [303] * bound + [429] * (12 - bound)
+            assert all("ids like yours" in r.text and 0 < retry_after(r) <= 3600 for r in replies[bound:])
+        assert begin("User99").status_code == 429
+        assert [begin(pid).status_code for pid in prolific + mturk] == [303] * 60  # random ids are people
+        farmer = browser(server, BALANCER, forwarded="203.0.113.5")
+        r, answered = walk(farmer, token_of(start(farmer, PROLIFIC_PID="user1")))  # a known id resumes
+        assert answered == 3 and "completion-code" in r.text
+        assert begin("user13").status_code == 303  # user1 finished: a place in the class is free
+        assert begin("user14").status_code == 429
 
 
 def test_2_made_up_ids_of_another_shape_than_the_platforms_are_refused(make):
@@ -322,24 +431,7 @@ def test_4_three_workers_on_postgresql_answer_200_concurrent_requests_without_a_
          "--workers", "30"], capture_output=True, text=True, timeout=120,
     )  # fmt: skip
     assert too_many.returncode == 2 and "raise max_connections" in too_many.stdout + too_many.stderr
-    port = free_port()
-    env = {**os.environ, "TEALEAVES_ADMIN_TOKEN": TOKEN}
-    process = subprocess.Popen(
-        [sys.executable, "-m", "tealeaves.cli", "study", "serve", str(folder), "--port", str(port),
-         "--db", small_postgres.url, "--workers", "3"],
-        env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-    )  # fmt: skip
-    base = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 120
-        while True:
-            try:
-                if httpx.get(f"{base}/healthz").status_code == 200:
-                    break
-            except httpx.TransportError:
-                pass
-            assert process.poll() is None and time.monotonic() < deadline, "the server did not start"
-            time.sleep(0.2)
+    with served(folder, small_postgres.url) as (process, base):
         children = subprocess.run(["pgrep", "-P", str(process.pid)], capture_output=True, text=True).stdout.split()
         assert len(children) >= 3
         for pid in children:  # the token was read once and never handed down to the workers
@@ -349,7 +441,7 @@ def test_4_three_workers_on_postgresql_answer_200_concurrent_requests_without_a_
             async def one(n):
                 transport = httpx.AsyncHTTPTransport(local_address=f"127.0.2.{n % 200 + 1}")
                 async with httpx.AsyncClient(base_url=base, transport=transport, timeout=120) as c:
-                    r = await c.post("/start", data={"consent": "yes", "PROLIFIC_PID": f"LOAD{n:03d}"})
+                    r = await c.post("/start", data={"consent": "yes", "PROLIFIC_PID": platform_id("load", n)})
                     if r.status_code != 303:
                         return r, r
                     return r, await c.get(r.headers["location"].replace("/instructions", "/next"))
@@ -366,11 +458,8 @@ def test_4_three_workers_on_postgresql_answer_200_concurrent_requests_without_a_
         first, then = next(pair for pair in replies if pair[1].status_code == 303)
         r = httpx.get(f"{base}{then.headers['location']}", cookies=first.cookies)
         assert r.status_code == 503 and "The study is busy" in r.text and r.headers["Retry-After"]
-    finally:
-        process.terminate()
-        output = process.communicate(timeout=60)[0]
-    assert "Traceback" not in output and TOKEN not in output
-    assert study.study_id in output
+    assert "Traceback" not in process.output and TOKEN not in process.output
+    assert study.study_id in process.output
 
 
 # --------------------------------------------------------------------------- 5. slow, broken and repeated requests

@@ -204,23 +204,28 @@ def test_schema_version_and_study_identity_are_checked(store_factory, study, mod
         Store(db_url)
 
 
-def test_a_version_2_store_is_upgraded_with_each_participants_last_answer(store_factory, study, clock, db_url):
+def test_a_version_2_store_is_upgraded_with_last_answers_and_id_classes(store_factory, study, clock, db_url):
     store = store_factory()
     store.ensure_study(study)
     token, key = store.start(study, external_id="OLD1")
+    store.start(study, external_id="Old22")
     step = store.advance(study, token, key)
     store.show(study, token, key, step.position)
     clock.advance(5000)
     store.record(study, token, key, step.position, 0, 1, None)
     answered_ms = clock.now
     with store.engine.begin() as conn:  # the store as schema version 2 left it
-        for column in ("last_answer_ms", "evicted_ms"):
+        conn.execute(text("DROP INDEX ix_participant_pid_class"))
+        for column in ("last_answer_ms", "evicted_ms", "pid_class"):
             conn.execute(text(f"ALTER TABLE participant DROP COLUMN {column}"))
+        conn.execute(text("DROP TABLE admin_login"))
         conn.execute(text("UPDATE meta SET value = '2' WHERE key = 'schema_version'"))
     store.close()
     upgraded = store_factory()
     with upgraded.engine.connect() as conn:
         assert conn.execute(text("SELECT value FROM meta WHERE key = 'schema_version'")).scalar() == str(SCHEMA_VERSION)
-    (row,) = upgraded.participants(study.study_id)
+        assert conn.execute(text("SELECT pid_class FROM participant ORDER BY id")).scalars().all() == ["old#"] * 2
+    row, _ = upgraded.participants(study.study_id)
     assert row["last_answer_ms"] == answered_ms and row["evicted_ms"] is None
     assert upgraded.advance(study, token, key).kind == QUESTION  # the session goes on
+    assert upgraded.admit_login(study, "client:x", limit=1, window_s=60, slow_lane_s=60)[0] is not None

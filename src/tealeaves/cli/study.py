@@ -221,6 +221,13 @@ def study_serve(
         str | None,
         typer.Option(help="Regular expression a PROLIFIC_PID must match ('[0-9a-f]{24}' for Prolific's ids)."),
     ] = None,
+    live_per_pid_pattern: Annotated[
+        int,
+        typer.Option(
+            help="Participants whose PROLIFIC_PIDs match once each run of digits is one # (user1, user2, ...) that "
+            "may be live at once (0: no bound; give 0 for a platform with numeric ids)."
+        ),
+    ] = 3,
     sqlite_synchronous: Annotated[
         str, typer.Option(help="SQLite synchronous: full (survives power cuts) or normal (faster).")
     ] = "full",
@@ -251,6 +258,7 @@ def study_serve(
         forwarded_allow_ips=forwarded_allow_ips,
         root_path=root_path,
         pid_pattern=pid_pattern,
+        live_per_pid_pattern=live_per_pid_pattern,
     )
 
 

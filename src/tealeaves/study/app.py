@@ -34,19 +34,25 @@ admin may evict a participant (``POST /admin/evict``).
 Admin pages (``/admin``): the admin token is taken in one place, the form at ``/admin/login``,
 and traded for a cookie signed with HMAC-SHA256 (:func:`admin_verifier`, :class:`AdminCookie`);
 the cookie never holds the token, and the app keeps only a PBKDF2 hash of it. Each login attempt
-is counted *before* its token is checked, against the client address, or, for a browser that
-signed in before and holds the device cookie (:class:`DeviceCookie`), against that device: once
-:data:`ADMIN_LOGIN_FAILURES` wrong tokens were counted within :data:`ADMIN_LOGIN_WINDOW` seconds,
-further attempts are refused (429, ``Retry-After``) unchecked (:class:`LoginThrottle`). So a
-guesser who locks out a shared address (a proxy, a NAT) does not lock out the admin's own browser.
-At most :data:`ADMIN_CHECKS_IN_FLIGHT` PBKDF2 checks run at once (one more is kept for devices).
+is counted *before* its token is checked, in the database (so across server processes), against
+the client address, or, for a browser that signed in before and holds the device cookie
+(:class:`DeviceCookie`), against that device: once :data:`ADMIN_LOGIN_FAILURES` wrong tokens were
+counted within :data:`ADMIN_LOGIN_WINDOW` seconds, one attempt per ``admin_slow_lane`` seconds is
+checked and the others are refused (429, ``Retry-After``) unchecked (:meth:`Store.admit_login`).
+So a guesser who locks out a shared address (a proxy, a NAT) does not lock out the admin's own
+browser, and a new browser of the admin gets in after at most ``admin_slow_lane`` seconds.
+At most :data:`ADMIN_CHECKS_IN_FLIGHT` PBKDF2 checks run at once in a process (one more is kept
+for devices).
+
+Live participants whose ``PROLIFIC_PID`` s have the same :func:`~tealeaves.study.store.pid_class`
+(the id with its digit runs replaced by ``#``: ``user1``, ``user2``, ...) are bounded too
+(``live_per_pid_pattern``), so ids made up by counting, sent from many addresses, hold few questions.
 """
 
 from __future__ import annotations
 
 import asyncio
 import base64
-import collections
 import hashlib
 import hmac
 import ipaddress
@@ -118,12 +124,17 @@ PROLIFIC_PID_PATTERN = "[0-9a-f]{24}"
 """The shape of Prolific's participant ids (24 lower-case hex digits), for ``pid_pattern``."""
 DEFAULT_LIVE_PER_CLIENT = 5
 """Participants one client address may have live at once: neither finished, expired nor evicted (0: no bound)."""
+DEFAULT_LIVE_PER_PID_PATTERN = 3
+"""Participants whose ids have the same :func:`~tealeaves.study.store.pid_class` that may be live at once (0: no bound)."""
 ADMIN_COOKIE_HOURS = 12
 ADMIN_DEVICE_DAYS = 90
 ADMIN_KDF_ITERATIONS = 100_000
 ADMIN_LOGIN_FAILURES = 10
 """Wrong admin tokens one client address (or device) may send per :data:`ADMIN_LOGIN_WINDOW` seconds."""
 ADMIN_LOGIN_WINDOW = 900
+ADMIN_SLOW_LANE = ADMIN_LOGIN_WINDOW / ADMIN_LOGIN_FAILURES
+"""Seconds between the attempts checked from a locked-out address or device (90): a guesser who
+keeps one locked out gets no more guesses than the lockout's bound, 10 per 15 minutes."""
 ADMIN_CHECKS_IN_FLIGHT = 2
 """PBKDF2 checks of admin tokens running at once in a server process (plus one for device cookies)."""
 ADMIN_CHECK_WAIT = 10.0
@@ -187,55 +198,6 @@ def admin_verifier(study_id: str, token: str) -> str:
     return hashlib.pbkdf2_hmac("sha256", token.encode("utf-8"), salt, ADMIN_KDF_ITERATIONS).hex()
 
 
-class LoginThrottle:
-    """Wrong admin tokens per key (a client address or a device): once ``limit`` of them were
-    counted within ``window`` seconds, further attempts are refused, right token or not, until the
-    oldest is ``window`` seconds old. An attempt is counted as wrong when it is admitted
-    (:meth:`admit`), before its token is checked, and forgiven if the token was right, so
-    concurrent guesses cannot pass the bound. It bounds guessing the token (and the PBKDF2 work
-    guesses cost) to ``limit`` per window per key, in each server process. ``clock`` is
-    ``time.monotonic``."""
-
-    def __init__(self, limit: int = ADMIN_LOGIN_FAILURES, window: float = ADMIN_LOGIN_WINDOW):
-        self.limit, self.window = limit, window
-        self.clock: Callable[[], float] = time.monotonic
-        self.failures: dict[str, collections.deque[float]] = {}
-
-    def _recent(self, client: str, now: float) -> collections.deque[float]:
-        times = self.failures.get(client, collections.deque())
-        while times and times[0] <= now - self.window:
-            times.popleft()
-        if not times:
-            self.failures.pop(client, None)
-        return times
-
-    def wait(self, client: str) -> float:
-        """Seconds before ``client`` may try again; 0 when it may now."""
-        now = self.clock()
-        times = self._recent(client, now)
-        return times[0] + self.window - now if len(times) >= self.limit else 0.0
-
-    def admit(self, client: str) -> float:
-        """Count an attempt from ``client`` as wrong until :meth:`forgive`: 0 when admitted, else the
-        seconds before it may try again (nothing counted). Call it with no ``await`` before it in the
-        same step as the decision, so that concurrent attempts see each other."""
-        wait = self.wait(client)
-        if wait:
-            return wait
-        now = self.clock()
-        if len(self.failures) > 10_000:
-            for other in list(self.failures):
-                self._recent(other, now)
-        self.failures.setdefault(client, collections.deque()).append(now)
-        return 0.0
-
-    def forgive(self, client: str) -> None:
-        """Take back one counted attempt (its token was right, or it was never checked)."""
-        times = self.failures.get(client)
-        if times:
-            times.pop()
-
-
 class DeviceCookie:
     """The admin's device cookie, set by a successful login: ``DEVICE.EXPIRES.MAC`` (HMAC-SHA256
     under a key derived from the study secret and the admin verifier). Login attempts that carry a
@@ -296,6 +258,8 @@ def create_app(
     starts_per_client: int = DEFAULT_STARTS_PER_CLIENT,
     live_per_client: int = DEFAULT_LIVE_PER_CLIENT,
     pid_pattern: str | None = None,
+    live_per_pid_pattern: int = DEFAULT_LIVE_PER_PID_PATTERN,
+    admin_slow_lane: float = ADMIN_SLOW_LANE,
 ) -> FastAPI:
     """The study's web app over ``store`` (the study must be registered with :meth:`Store.ensure_study`).
 
@@ -315,15 +279,22 @@ def create_app(
     pid_pattern : str, optional
         A regular expression every ``PROLIFIC_PID`` must match as a whole (Prolific's ids:
         :data:`PROLIFIC_PID_PATTERN`); made-up ids of another shape are refused.
+    live_per_pid_pattern : int
+        Participants whose ``PROLIFIC_PID`` s have the same :func:`~tealeaves.study.store.pid_class`
+        that may be live at once (0: no bound).
+    admin_slow_lane : float
+        Seconds between the admin login attempts checked from a locked-out address or device.
     """
     if (admin_token is None) == (admin_hash is None):
         raise InputError("give the admin token or its hash (admin_verifier), one of the two")
     verifier = admin_hash if admin_hash is not None else admin_verifier(study.study_id, admin_token or "")
-    if starts_per_client < 0 or live_per_client < 0:
+    if min(starts_per_client, live_per_client, live_per_pid_pattern) < 0:
         raise InputError(
-            f"starts and live participants per client address must be 0 (no bound) or more, got "
-            f"{starts_per_client} and {live_per_client}"
+            f"starts and live participants per client address and live ones per id pattern must be 0 (no bound) "
+            f"or more, got {starts_per_client}, {live_per_client} and {live_per_pid_pattern}"
         )
+    if not admin_slow_lane > 0:
+        raise InputError(f"the admin login's slow lane must be a positive number of seconds, got {admin_slow_lane}")
     try:
         pid_check = re.compile(pid_pattern) if pid_pattern else None
     except re.error as exc:
@@ -337,11 +308,10 @@ def create_app(
     device_cookie_name = f"tl_admin_device_{study.study_id}"
     admin_cookie = AdminCookie(study, verifier)
     device_cookie = DeviceCookie(study, verifier)
-    throttle = LoginThrottle()
     checks = {"client": asyncio.Semaphore(ADMIN_CHECKS_IN_FLIGHT), "device": asyncio.Semaphore(1)}
     app = FastAPI(title=settings["title"], docs_url=None, redoc_url=None, openapi_url=None)
     app.add_middleware(BodyLimit)
-    app.state.study, app.state.store, app.state.admin_throttle = study, store, throttle
+    app.state.study, app.state.store = study, store
     form_targets = "'self'" + (f" {_origin(redirect)}" if redirect else "")
     security_headers = {
         "Cache-Control": "no-store",
@@ -502,6 +472,7 @@ def create_app(
                 client=client_hash(request),
                 starts_per_client=starts_per_client,
                 live_per_client=live_per_client,
+                live_per_pid_class=live_per_pid_pattern,
             )
         )
         response = go(request, f"/s/{token}/instructions")
@@ -696,21 +667,25 @@ def create_app(
         supplied = (await _form(request, {"token"})).get("token", "")
         device = device_cookie.device(request.cookies.get(device_cookie_name, ""))
         kind = "device" if device else "client"
-        key = f"device:{device}" if device else f"client:{client_hash(request)}"
-        wait = throttle.admit(key)  # counted before it is checked: no await between the decision and the count
-        if wait:
-            minutes = max(1, round(wait / 60))
+        source = f"device:{device}" if device else f"client:{client_hash(request)}"
+        attempt, wait = await run_in_threadpool(
+            lambda: store.admit_login(
+                study, source, limit=ADMIN_LOGIN_FAILURES, window_s=ADMIN_LOGIN_WINDOW, slow_lane_s=admin_slow_lane
+            )
+        )  # counted (committed) before it is checked
+        if attempt is None:
             raise _Refused(
                 429,
                 "Too many wrong admin tokens",
-                f"This {'browser' if device else 'address'} sent {throttle.limit} wrong admin tokens; try again "
-                f"in {minutes} minutes.",
-                headers={"Retry-After": str(int(wait) + 1)},
+                f"This {'browser' if device else 'address'} sent {ADMIN_LOGIN_FAILURES} wrong admin tokens in "
+                f"{ADMIN_LOGIN_WINDOW // 60} minutes. While that lasts one token is checked every "
+                f"{admin_slow_lane:g} seconds: try again in {wait} seconds.",
+                headers={"Retry-After": str(wait)},
             )
         try:
             await asyncio.wait_for(checks[kind].acquire(), ADMIN_CHECK_WAIT)
         except asyncio.TimeoutError:  # (not the builtin TimeoutError before Python 3.11)
-            throttle.forgive(key)
+            await run_in_threadpool(store.forgive_login, attempt, False)
             raise _Refused(
                 503, "Busy", "Too many sign-ins are being checked; try again shortly.", {"Retry-After": "5"}
             ) from None
@@ -720,7 +695,7 @@ def create_app(
             checks[kind].release()
         if not hmac.compare_digest(given.encode(), verifier.encode()):
             raise _Refused(403, "Wrong admin token", "That is not the admin token of this study.")
-        throttle.forgive(key)
+        await run_in_threadpool(store.forgive_login, attempt)
         response = go(request, "/admin")
         for name, cookie, path in (
             (device_cookie_name, device_cookie, "/admin/login"),
@@ -997,6 +972,7 @@ def serve(
     forwarded_allow_ips: str | None = None,
     root_path: str = "",
     pid_pattern: str | None = None,
+    live_per_pid_pattern: int = DEFAULT_LIVE_PER_PID_PATTERN,
 ) -> None:
     """Serve a study folder with uvicorn until interrupted (see :func:`create_app` and :class:`Store`).
 
@@ -1005,7 +981,8 @@ def serve(
     before anything starts. With several workers, the workers read their settings (the token's
     PBKDF2 hash, not the token) from a private file removed at exit. ``forwarded_allow_ips``: the
     proxies trusted for the client's address and scheme (:func:`trusted_proxies`); without them a
-    warning is printed. ``root_path``: the path prefix the proxy serves the app under. On
+    warning is printed. ``root_path``: the path prefix the proxy serves the app under. The admin
+    login attempts counted in the store are forgotten at start (a restart lifts a lockout). On
     PostgreSQL each process keeps :data:`MIN_POOL` to :data:`MAX_POOL` connections, as many as
     ``max_connections`` allows for ``workers`` processes; too few is an error at start.
     """
@@ -1032,8 +1009,10 @@ def serve(
         "starts_per_client": starts_per_client,
         "live_per_client": live_per_client,
         "pid_pattern": pid_pattern,
+        "live_per_pid_pattern": live_per_pid_pattern,
     }
     app = create_app(study, store, admin_hash=verifier, **options)  # checks the options before announcing
+    store.clear_logins(study)
     base = f"http://{host if ':' not in host else f'[{host}]'}:{port}{root_path}"
     announce(f"study {study.study_id} ({study.task}, {len(study.items)} items), responses in {store.display_url}")
     announce(

@@ -2,7 +2,7 @@
 
 SQLite (a file, in WAL mode, ``synchronous=FULL`` unless asked for ``NORMAL``) by default;
 PostgreSQL with a ``postgresql://`` URL. The schema carries a version number
-(:data:`SCHEMA_VERSION`, table ``meta``) checked on opening.
+(:data:`SCHEMA_VERSION`, table ``meta``) checked on opening; an older one is upgraded.
 
 Questions are handed out one at a time. A participant holds only the question on their screen,
 under a *lease* of the study's ``timeout_minutes`` that every page they open renews, but only for
@@ -33,6 +33,7 @@ from __future__ import annotations
 import hashlib
 import json
 import random
+import re
 import secrets
 import time
 from collections.abc import Callable, Iterator
@@ -55,8 +56,10 @@ from sqlalchemy import (
     Table,
     Text,
     UniqueConstraint,
+    bindparam,
     case,
     create_engine,
+    delete,
     event,
     func,
     make_url,
@@ -69,8 +72,9 @@ from tealeaves.errors import ArtifactError, InputError, TealeavesError
 from tealeaves.study.design import Study
 from tealeaves.study.texts import FAMILIARITY
 
-SCHEMA_VERSION = 3
-"""Version 3 added ``participant.last_answer_ms`` and ``evicted_ms``; a version 2 store is upgraded on opening."""
+SCHEMA_VERSION = 4
+"""Version 3 added ``participant.last_answer_ms`` and ``evicted_ms``, version 4 ``participant.pid_class``
+and the table ``admin_login``; a version 2 or 3 store is upgraded on opening."""
 SYNCHRONOUS = ("full", "normal")
 """SQLite ``synchronous`` settings: FULL (default) survives a power cut; NORMAL in WAL mode
 survives a crash of the server but may lose the last commits on a power cut."""
@@ -129,9 +133,11 @@ participant_table = Table(
     Column("completed_ms", BigInteger),
     Column("last_answer_ms", BigInteger),
     Column("evicted_ms", BigInteger),
+    Column("pid_class", String(64)),
     UniqueConstraint("study_id", "external_id", name="uq_participant_external"),
     UniqueConstraint("study_id", "start_nonce", name="uq_participant_nonce"),
     Index("ix_participant_client", "study_id", "client_hash", "created_ms"),
+    Index("ix_participant_pid_class", "study_id", "pid_class"),
 )
 
 assignment_table = Table(
@@ -172,6 +178,19 @@ response_table = Table(
     UniqueConstraint("participant_id", "item_id", name="uq_response_item"),
     Index("ix_response_study_item", "study_id", "item_id"),
 )
+
+login_table = Table(
+    "admin_login",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("study_id", String(64), ForeignKey("study.id"), nullable=False),
+    Column("source", String(64), nullable=False),
+    Column("attempt_ms", BigInteger, nullable=False),
+    Column("forgiven", Boolean, nullable=False),
+    Index("ix_admin_login_source", "study_id", "source", "attempt_ms"),
+)
+"""Admin login attempts checked, counted as wrong unless ``forgiven`` (:meth:`Store.admit_login`),
+shared by every server process."""
 
 ASSIGNED, ANSWERED, RELEASED = "assigned", "answered", "released"
 QUESTION, WAIT, DONE, FULL, EXPIRED = "question", "wait", "done", "full", "expired"
@@ -215,7 +234,7 @@ class NotShown(StoreError):
 
 class TooManyStarts(StoreError):
     """Too many new participants from one client address within :data:`START_WINDOW_MS`, or too
-    many of its participants still live."""
+    many of its participants, or of the participants whose ids have the same :func:`pid_class`, still live."""
 
     status = 429
 
@@ -283,6 +302,23 @@ def annotator_id(study_id: str, raw_id: str) -> str:
     Salting with the study id keeps one person's ids in different studies unlinkable.
     """
     return hashlib.sha256(f"{study_id}:{raw_id}".encode()).hexdigest()[:16]
+
+
+def pid_class(pid: str) -> str:
+    """The class of a participant id whose live sessions are bounded together: the id case-folded,
+    each run of digits replaced by ``#`` (``user1``, ``User22`` and ``USER333`` are ``user#``;
+    ``AAAA0001`` to ``AAAA9999`` are ``aaaa#``).
+
+    Ids that a person makes up by counting fall into one class, while the platforms' random ids
+    almost never share one: two uniformly random Prolific ids (24 hex digits) share a class with
+    probability 1.4e-7 (the sum over classes of P(class)², computed exactly by dynamic programming
+    over the class's letters and digit runs, and 6,506 colliding pairs among 300,000 random ids
+    against 6,486 expected), two MTurk worker ids (``A`` and 13 random capitals and digits) with
+    2.1e-12. An honest participant is refused only when ``N`` others live at the same time share
+    their class: expected refusals among ``L`` live participants are at most
+    ``L * C(L-1, N) * sum P(class)^(N+1)``, 5.2e-6 for 1,000 live Prolific participants and N = 3.
+    """
+    return re.sub(r"[0-9]+", "#", pid.casefold())
 
 
 def normalise_url(url: str) -> str:
@@ -429,13 +465,19 @@ class Store:
             version = conn.execute(select(meta_table.c.value).where(meta_table.c.key == "schema_version")).scalar()
             if version is None:
                 conn.execute(meta_table.insert().values(key="schema_version", value=str(SCHEMA_VERSION)))
-            elif int(version) == 2:
-                self._upgrade_from_2(conn)
-            elif int(version) != SCHEMA_VERSION:
+                return
+            upgrades = {2: self._upgrade_from_2, 3: self._upgrade_from_3}
+            reached = int(version)
+            while reached in upgrades:
+                upgrades[reached](conn)
+                reached += 1
+            if reached != SCHEMA_VERSION:
                 raise ArtifactError(
                     f"the response store has schema version {version}, this tealeaves writes version "
                     f"{SCHEMA_VERSION}; use a new database or the tealeaves version that created it"
                 )
+            if reached != int(version):
+                conn.execute(update(meta_table).where(meta_table.c.key == "schema_version").values(value=str(reached)))
 
     def _upgrade_from_2(self, conn: Connection) -> None:
         """Schema 2 to 3: the participant's last answer time (from their responses) and eviction time."""
@@ -445,7 +487,18 @@ class Store:
             "UPDATE participant SET last_answer_ms = "
             "(SELECT max(answered_ms) FROM response WHERE response.participant_id = participant.id)"
         )
-        conn.execute(update(meta_table).where(meta_table.c.key == "schema_version").values(value=str(SCHEMA_VERSION)))
+
+    def _upgrade_from_3(self, conn: Connection) -> None:
+        """Schema 3 to 4: each participant's :func:`pid_class`, indexed (``admin_login`` is made by ``create_all``)."""
+        p = participant_table
+        conn.exec_driver_sql("ALTER TABLE participant ADD COLUMN pid_class VARCHAR(64)")
+        rows = conn.execute(select(p.c.id, p.c.external_id).where(p.c.external_id.is_not(None))).all()
+        if rows:
+            conn.execute(
+                update(p).where(p.c.id == bindparam("row_id")).values(pid_class=bindparam("value")),
+                [{"row_id": row.id, "value": pid_class(row.external_id)} for row in rows],
+            )
+        next(index for index in p.indexes if index.name == "ix_participant_pid_class").create(conn)
 
     # ----------------------------------------------------------------- studies
     def ensure_study(self, study: Study) -> None:
@@ -497,6 +550,7 @@ class Store:
         client: str | None = None,
         starts_per_client: int = 0,
         live_per_client: int = 0,
+        live_per_pid_class: int = 0,
     ) -> tuple[str, str]:
         """Create a participant, or resume the one with this platform id or consent nonce; returns ``(token, key)``.
 
@@ -508,8 +562,9 @@ class Store:
         A new participant from a ``client`` (an opaque hash of the address) that already
         started ``starts_per_client`` participants in the last hour, or has ``live_per_client``
         participants live (neither finished, expired nor evicted), is refused with
-        :class:`TooManyStarts`, which says when to try again (0: no bound). An evicted
-        participant cannot start again (:class:`Evicted`).
+        :class:`TooManyStarts`, which says when to try again (0: no bound); so is a new participant
+        whose ``external_id`` has the :func:`pid_class` of ``live_per_pid_class`` live participants.
+        An evicted participant cannot start again (:class:`Evicted`).
         """
         key = key or secrets.token_urlsafe(24)
         now = self.clock()
@@ -535,6 +590,13 @@ class Store:
                 return known.token, key
             if client is not None:
                 self._check_client(conn, study, client, now, starts_per_client, live_per_client)
+            kind = pid_class(external_id) if external_id is not None else None
+            if kind is not None and live_per_pid_class:
+                self._check_live(
+                    conn, study, p.c.pid_class == kind, now, live_per_pid_class,
+                    "too many people with participant ids like yours are taking this study right now; "
+                    "please try again later",
+                )  # fmt: skip
             token = secrets.token_urlsafe(16)
             conn.execute(
                 p.insert().values(
@@ -547,6 +609,7 @@ class Store:
                     prolific_session_id=prolific_session_id,
                     start_nonce=nonce,
                     client_hash=client,
+                    pid_class=kind,
                     created_ms=now,
                     last_seen_ms=now,
                 )
@@ -567,17 +630,79 @@ class Store:
                     retry_after=_seconds(int(recent[1]) + START_WINDOW_MS - now),
                 )
         if live:
-            active = func.coalesce(p.c.last_answer_ms, p.c.created_ms)
-            alive = conn.execute(
-                select(func.count(), func.min(active)).where(
-                    mine, p.c.completed_ms.is_(None), p.c.evicted_ms.is_(None), active > now - self.idle_ms
-                )
-            ).one()
-            if int(alive[0] or 0) >= live:
-                raise TooManyStarts(
-                    "too many people are taking this study from your network right now; please try again later",
-                    retry_after=_seconds(int(alive[1]) + self.idle_ms - now),
-                )
+            self._check_live(
+                conn, study, p.c.client_hash == client, now, live,
+                "too many people are taking this study from your network right now; please try again later",
+            )  # fmt: skip
+
+    def _check_live(self, conn: Connection, study: Study, among: Any, now: int, bound: int, refusal: str) -> None:
+        """Refuse a new participant when ``bound`` participants ``among`` those of the study are live
+        (neither finished, expired nor evicted), saying when the first of them expires."""
+        p = participant_table
+        active = func.coalesce(p.c.last_answer_ms, p.c.created_ms)
+        alive = conn.execute(
+            select(func.count(), func.min(active)).where(
+                p.c.study_id == study.study_id,
+                among,
+                p.c.completed_ms.is_(None),
+                p.c.evicted_ms.is_(None),
+                active > now - self.idle_ms,
+            )
+        ).one()
+        if int(alive[0] or 0) >= bound:
+            raise TooManyStarts(refusal, retry_after=_seconds(int(alive[1]) + self.idle_ms - now))
+
+    # ----------------------------------------------------------------- admin logins
+    def admit_login(
+        self, study: Study, source: str, *, limit: int, window_s: float, slow_lane_s: float
+    ) -> tuple[int | None, int]:
+        """Count an admin login attempt from ``source`` (a client address or a device) as wrong,
+        before its token is checked: ``(attempt, 0)`` when it may be checked, ``(None, seconds)``
+        when it is refused, with the seconds before the next attempt is checked.
+
+        Once ``limit`` attempts from ``source`` were counted in the last ``window_s`` seconds, the
+        source is locked out: only one attempt per ``slow_lane_s`` seconds is admitted (the slow
+        lane), so the real admin behind a guesser's address gets in after at most that long, while
+        the guesser gets ``window_s / slow_lane_s`` guesses per window. The count lives in the
+        database, so it holds across server processes, and it is taken in a transaction serialised
+        with the study's other changes, so concurrent attempts see each other. Give a right token's
+        or an unchecked attempt's count back with :meth:`forgive_login`; a right token still takes
+        its slot in the slow lane.
+        """
+        now = self.clock()
+        window_ms, slow_ms = int(window_s * 1000), int(slow_lane_s * 1000)
+        t = login_table
+        with self._write(study.study_id) as conn:
+            conn.execute(delete(t).where(t.c.study_id == study.study_id, t.c.attempt_ms <= now - window_ms))
+            rows = conn.execute(
+                select(t.c.attempt_ms, t.c.forgiven)
+                .where(t.c.study_id == study.study_id, t.c.source == source)
+                .order_by(t.c.attempt_ms)
+            ).all()
+            wrong = [row.attempt_ms for row in rows if not row.forgiven]
+            if len(wrong) >= limit:
+                unlocked = wrong[len(wrong) - limit] + window_ms  # the count falls below the limit
+                slot = rows[-1].attempt_ms + slow_ms  # the slow lane's next check
+                if now < slot:
+                    return None, _seconds(min(slot, unlocked) - now)
+            values = {"study_id": study.study_id, "source": source, "attempt_ms": now, "forgiven": False}
+            inserted = conn.execute(t.insert().values(**values)).inserted_primary_key
+            return int(inserted[0]) if inserted else 0, 0
+
+    def forgive_login(self, attempt: int, checked: bool = True) -> None:
+        """Take back an attempt counted by :meth:`admit_login`: its token was right (``checked``), or
+        it was never checked (then it is forgotten, slot included)."""
+        t = login_table
+        with self._write() as conn:
+            if checked:
+                conn.execute(update(t).where(t.c.id == attempt).values(forgiven=True))
+            else:
+                conn.execute(delete(t).where(t.c.id == attempt))
+
+    def clear_logins(self, study: Study) -> None:
+        """Forget every counted admin login attempt of the study (``serve`` does, at start)."""
+        with self._write(study.study_id) as conn:
+            conn.execute(delete(login_table).where(login_table.c.study_id == study.study_id))
 
     def evict(self, study: Study, annotator: str) -> bool:
         """End the session of the participant with this (hashed) ``annotator`` id: their questions

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import asyncio
 import glob
+import hashlib
 import os
 import pwd
 import random
@@ -246,6 +247,12 @@ def _absolute(base_url: str, location: str) -> str:
     return f"{parts.scheme}://{parts.netloc}{location}"
 
 
+def platform_id(prefix: str, n: int) -> str:
+    """A participant id of Prolific's shape (24 lower-case hex digits) for simulated participant ``n``:
+    the first 24 hex digits of SHA-256 of ``prefix:n``, so random-looking but reproducible."""
+    return hashlib.sha256(f"{prefix}:{n}".encode()).hexdigest()[:24]
+
+
 def simulate(
     base_url: str,
     participants: int,
@@ -263,7 +270,9 @@ def simulate(
 
     Each has its own cookies (its own browser). A share ``abandon`` of them stop after
     answering a random number of questions. With ``prolific`` each arrives with a
-    ``PROLIFIC_PID`` (``{pid_prefix}00001``, ...). ``retry_s``: see :func:`run_participant`.
+    ``PROLIFIC_PID`` of Prolific's shape (:func:`platform_id` of ``pid_prefix`` and 1, 2, ...), so that
+    the bound on live participants per id class takes them for the people they stand for.
+    ``retry_s``: see :func:`run_participant`.
     ``addresses``: participant ``n`` connects from ``addresses[n % len(addresses)]`` (e.g.
     loopback addresses ``127.0.0.x``, so that the per-address limits apply as to people).
     """
@@ -276,7 +285,7 @@ def simulate(
     for n in range(participants):
         rng = random.Random(master.getrandbits(64))
         quits = rng.random() < abandon
-        plans.append((f"{pid_prefix}{n + 1:05d}" if prolific else None, rng, rng.randint(0, 5) if quits else None))
+        plans.append((platform_id(pid_prefix, n + 1) if prolific else None, rng, rng.randint(0, 5) if quits else None))
     limit = asyncio.Semaphore(concurrency or participants or 1)
 
     async def one(n: int, pid: str | None, rng: random.Random, abandon_after: int | None) -> ParticipantRun:
