@@ -1176,6 +1176,8 @@ def validate(
         Seeds the bootstraps and the intruder sets embedding word intrusion draws.
     cache_dir : path, optional
         The encoders' vector cache (default: :func:`~tealeaves.coherence.encoders.default_cache_dir`).
+    progress : callable, optional
+        Receives a ``"validate"`` update after each metric of each data set.
     resample : str
         What the paired tests resample (:func:`resampled_means`): ``"topics"`` (default,
         stratified by dataset and model) or ``"topics+annotators"`` (crossed; needs annotator ids).
