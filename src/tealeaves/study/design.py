@@ -407,6 +407,8 @@ def create_study(
         Code shown at the end (default: drawn with :mod:`secrets`, never from the seed; kept in
         ``secrets.json``); with ``redirect_url`` the participant is sent to
         ``redirect_url?cc=CODE`` (Prolific's completion URL).
+    redirect_url : str, optional
+        An http(s) URL the participant is sent to when done, with ``cc=CODE`` appended.
     per_participant_codes : bool, optional
         Show each participant their own code, HMAC-SHA256 of their ``PROLIFIC_PID`` under the
         study secret (:meth:`Study.participant_code`), listed in the export for checking. Default:
