@@ -352,6 +352,35 @@ class Store:
         A participant without an answer for this long (since the start or the last answer) expires.
     pool_size : int
         Connections this process keeps to PostgreSQL, and never more (no overflow); ignored for SQLite.
+
+    Examples
+    --------
+    What the web app does for one participant: start, get a question, show it, answer it.
+
+    >>> import random
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> from tealeaves.study import Store, create_study
+    >>> lda = [
+    ...     ["tax", "budget", "deficit", "spending", "revenue", "debt", "income", "fiscal", "cuts", "billion"],
+    ...     ["war", "army", "troops", "peace", "military", "soldiers", "enemy", "battle", "forces", "navy"],
+    ... ]
+    >>> study = create_study({"lda": lda}, "word-intrusion", seed=0, items_per_participant=1)
+    >>> folder = tempfile.TemporaryDirectory()
+    >>> store = Store(str(Path(folder.name) / "responses.sqlite"), rng=random.Random(0))
+    >>> store.ensure_study(study)
+    >>> token, key = store.start(study, "participant-1")  # the participant's PROLIFIC_PID
+    >>> step = store.advance(study, token, key)
+    >>> step.kind, step.position
+    ('question', 1)
+    >>> item = study.item(store.show(study, token, key, step.position).slot(step.position).item_id)
+    >>> slot, step = store.record(study, token, key, step.position, answer=item.intruder_position, familiarity=1, rt_ms=4000)
+    >>> slot.status, step.kind
+    ('answered', 'done')
+    >>> store.item_counts(study.study_id)[item.item_id]  # (answers, live leases)
+    (1, 0)
+    >>> store.close()
+    >>> folder.cleanup()
     """
 
     def __init__(
