@@ -78,3 +78,26 @@ html_last_updated_fmt = None
 
 # matplotlib draws in files, never in a window, while the gallery runs
 os.environ.setdefault("MPLBACKEND", "agg")
+
+
+def constant_docstring(app, what, name, obj, options, lines):
+    """A constant that a package re-exports (``tealeaves.coherence.MEASURES``) shows the docstring
+    written after its assignment in the submodule that defines it; autodoc reads only the
+    package's ``__init__`` and would show the docstring of the value's type (``str``, ``tuple``)."""
+    if what != "data":
+        return
+    import sys
+
+    from sphinx.pycode import ModuleAnalyzer
+
+    package, _, attr = name.rpartition(".")
+    for owner in sorted(m for m in sys.modules if m == package or m.startswith(f"{package}.")):
+        if getattr(sys.modules[owner], attr, None) is obj:
+            found = ModuleAnalyzer.for_module(owner).find_attr_docs().get(("", attr))
+            if found:
+                lines[:] = list(found)
+                return
+
+
+def setup(app):
+    app.connect("autodoc-process-docstring", constant_docstring)

@@ -264,7 +264,7 @@ def test_skip_leaves_a_topic_with_too_few_known_words_unscored(index):
     assert (
         1,
         "*",
-        "keeps 1 word(s) found in the reference corpus at all its words; coherence needs two (not scored)",
+        "has only 1 word found in the reference corpus among all its words; coherence needs two (not scored)",
     ) in result.missing
     assert result.support[0, 1] == 0 and 1 not in set(result.to_frame()["topic"])
     assert result.to_dict()["per_topic"][1] is None
@@ -272,7 +272,7 @@ def test_skip_leaves_a_topic_with_too_few_known_words_unscored(index):
     assert np.isnan(by_n.per_topic_by_topn[0, 0]) and np.isfinite(by_n.per_topic_by_topn[1, 0])
     assert np.isnan(by_n.per_topic[0]) and by_n.model_mean == by_n.per_topic[1]
     assert [entry[2].split(";")[0] for entry in by_n.missing if entry[1] == "*"] == [
-        "keeps 1 word(s) found in the reference corpus at top-2"
+        "has only 1 word found in the reference corpus among its top 2"
     ]
     with pytest.raises(InputError, match="'gone'"):
         score(topics, index)
@@ -339,7 +339,7 @@ def test_a_word_that_never_occurs_is_missing_too():
     index = RefIndex.build(Corpus.from_documents([[0, 1, 0, 1, 1]], Vocabulary(["a", "b", "c"])))
     with pytest.raises(InputError, match="never occurs in the reference corpus"):
         score([["a", "b", "c"]], index)
-    with pytest.raises(EmptyResultError, match="topic 0 keeps 1 word"):
+    with pytest.raises(EmptyResultError, match="topic 0 has only 1 word"):
         score([["a", "c"]], index, on_missing="skip")
 
 
@@ -383,6 +383,8 @@ def test_bad_arguments_are_refused(index):
             score(topics_as_words(), index, **kwargs)
     with pytest.raises(InputError, match="fewer than the 7"):
         score(topics_as_words(), index, topn=7)
+    with pytest.raises(InputError, match="unknown coherence measure"):  # not "pass its index"
+        score(topics_as_words(), None, measure="coolness")
 
 
 def test_gensim_names_are_aliases():

@@ -294,7 +294,8 @@ class RefIndex:
 
     # ----------------------------------------------------------------- access
     def __repr__(self) -> str:
-        return f"RefIndex({self.n_docs} documents, {self.n_tokens} tokens, {len(self.vocab)} words)"
+        n = self.n_docs
+        return f"RefIndex({n} document{'' if n == 1 else 's'}, {self.n_tokens} tokens, {len(self.vocab)} words)"
 
     def _repr_html_(self) -> str:
         """The notebook display: documents, tokens, words, the corpus fingerprint and the most frequent words."""

@@ -231,9 +231,9 @@ def score(
         )
     if encoder is not None:
         raise InputError(f"encoder is for the embedding measures ({', '.join(EMBEDDING_MEASURES)}), not {measure}")
+    spec = get_measure(measure)  # an unknown name is refused as such, before what it would need
     if index is None:
         raise InputError(f"{measure} counts words in a reference corpus: pass its index (tealeaves index)")
-    spec = get_measure(measure)
     check_compat(compat)
     default_window, defaults = spec.settings(compat)
     conv = defaults.merged(conventions)
@@ -421,8 +421,9 @@ def _topic_counts(
 
 
 def _too_few(kept: int, n: int | None) -> str:
-    top = f"top-{n}" if n is not None else "all its words"
-    return f"keeps {kept} word(s) found in the reference corpus at {top}; coherence needs two (not scored)"
+    among = f"among its top {n}" if n is not None else "among all its words"
+    found = f"{kept} word" + ("" if kept == 1 else "s")
+    return f"has only {found} found in the reference corpus {among}; coherence needs two (not scored)"
 
 
 def _top_slots(words: Sequence[str], present: np.ndarray, n: int | None, on_missing: str, k: int) -> np.ndarray:

@@ -195,7 +195,8 @@ class Corpus:
         return len(self.offsets) - 1
 
     def __repr__(self) -> str:
-        return f"Corpus({len(self)} documents, {self.n_tokens} tokens, {len(self.vocab)} words)"
+        n = len(self)
+        return f"Corpus({n} document{'' if n == 1 else 's'}, {self.n_tokens} tokens, {len(self.vocab)} words)"
 
     def _repr_html_(self) -> str:
         """The notebook display: the statistics and the first documents' first words."""
