@@ -14,10 +14,12 @@ times, at moments drawn at random over the run, and each time restarted on the s
 and port. ``--db postgresql`` starts a throwaway durable PostgreSQL server on loopback.
 
 Each participant connects from an address of its own (127.0.3.x) and the server runs with its
-default per-address limits, a 15 s lease (the study's ``timeout_minutes`` and serve's
-``--answer-minutes`` 0.25) and ``--idle-minutes 1``. A squatter at 127.0.0.250 starts
-``--squatters`` sessions with made-up ``PROLIFIC_PID`` s, starting again whenever refused or
-expired, and reloads each question it gets every second without ever answering.
+default per-address and per-id-class limits, a 15 s lease (the study's ``timeout_minutes`` and
+serve's ``--answer-minutes`` 0.25) and ``--idle-minutes 1``. A squatter keeps ``--squatters``
+sessions, each from an address of its own (127.0.4.x, as from many addresses behind a proxy),
+with ``PROLIFIC_PID`` s made up by counting (``SQUAT00001``, ...), starting again whenever refused
+or expired, and reloads each question it gets every second without ever answering: the bound on
+live sessions per id class (``--live-per-pid-pattern``, 3) holds it, not the per-address bounds.
 
 Afterwards the store is opened by this script, not through the server, and every answer a
 participant had acknowledged (the server's redirect, which a resubmission of an answer an earlier
@@ -53,7 +55,7 @@ from study_load import PER_PARTICIPANT, StudyServer, make_study, store_url, tall
 from tealeaves.study import Store
 from tealeaves.study.testing import simulate
 
-SQUATTER = "127.0.0.250"
+SQUATTER = "127.0.4.{}"
 LEASE_MINUTES = 0.25
 
 
@@ -70,10 +72,12 @@ def killer(server: StudyServer, kills: int, rng: random.Random, running: threadi
 
 
 def squatter(base: str, sessions: int, running: threading.Event, seen: dict[str, int]) -> None:
-    """Keep ``sessions`` made-up participants on questions they never answer, from one address:
-    each one starts (again, when refused or expired) and reloads its question every second."""
-    transport = httpx.HTTPTransport(local_address=SQUATTER)
-    clients = [httpx.Client(base_url=base, transport=transport, timeout=10) for _ in range(sessions)]
+    """Keep ``sessions`` made-up participants on questions they never answer, each from an address of
+    its own: each one starts (again, when refused or expired) and reloads its question every second."""
+    clients = [
+        httpx.Client(base_url=base, transport=httpx.HTTPTransport(local_address=SQUATTER.format(n + 1)), timeout=10)
+        for n in range(sessions)
+    ]
     tokens: list[str | None] = [None] * sessions
     made = 0
     while running.is_set():
@@ -167,7 +171,7 @@ def main() -> None:
     print(f"# study: {len(study.items)} items x {result['target']} answers, {PER_PARTICIPANT} per participant")
     print(*log, sep="\n")
     print(
-        f"# squatter at {SQUATTER}: {seen['started']} sessions started, {seen['refused']} starts refused (429), "
+        f"# squatter at {SQUATTER.format('x')}: {seen['started']} sessions started, {seen['refused']} starts refused (429), "
         f"at most {seen['most_held']} on a question in one pass over its sessions, {squatted} answers"
     )
     print(
