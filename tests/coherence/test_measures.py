@@ -390,3 +390,11 @@ def test_bad_arguments_are_refused(index):
 def test_gensim_names_are_aliases():
     assert get_measure("c_npmi") is MEASURES["npmi"] and get_measure("C_V") is MEASURES["cv"]
     assert get_measure("u_mass").settings("gensim")[1] == Conventions(epsilon=1e-12)
+
+
+def test_a_model_over_fewer_words_than_topn_is_refused():
+    vocab = Vocabulary(["tax", "budget", "war", "peace"])
+    model = TopicModel(vocab, np.full((2, 4), 0.25), kind="uniform")
+    small = RefIndex.build(Corpus.from_documents([[0, 1, 2], [1, 2, 3]], vocab))
+    with pytest.raises(InputError, match="topic 0 has only 4 words, fewer than the 10 asked for"):
+        score(model, small, topn=10, window="document")

@@ -194,6 +194,8 @@ def _responses_table(path: Path) -> pd.DataFrame:
             wide = pd.read_csv(file, index_col=0, dtype=str)
             long = wide.stack().dropna().rename("cell").reset_index()
             long.columns = ["row", "item_id", "cell"]
+            if long.empty:
+                raise InputError(f"{file} holds no answers; the Hoyle 2021 response CSVs have one cell per answer")
             parts = long["cell"].str.split(",", expand=True)
             if parts.shape[1] != 2:
                 raise InputError(f"{file}: cells must read 'answer,familiarity', got {long['cell'].iloc[0]!r}")
