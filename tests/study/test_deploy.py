@@ -37,9 +37,10 @@ from tealeaves.study.app import (
     PROLIFIC_PID_PATTERN,
     PROXY_WARNING,
     TimedH11Protocol,
+    default_db,
     serve,
 )
-from tealeaves.study.store import pid_class
+from tealeaves.study.store import Store, pid_class
 from tealeaves.study.testing import LiveServer, TemporaryPostgres, free_port, parse_page, platform_id, unavailable
 
 TOKEN = "deploy-admin-token"
@@ -196,8 +197,17 @@ def test_1_without_the_proxy_setting_the_limits_hold_per_balancer_and_serve_warn
     lines = []
     monkeypatch.setattr("uvicorn.run", lambda app, **kwargs: lines.append(kwargs))
     folder = tmp_path / "served"
-    create_study(models, "word-intrusion", folder, seed=1, annotators=2, items_per_participant=3)
+    served_study = create_study(models, "word-intrusion", folder, seed=1, annotators=2, items_per_participant=3)
+    store = Store(default_db(folder))
+    store.ensure_study(served_study)
+
+    def attempt():
+        return store.admit_login(served_study, "client:x", limit=ADMIN_LOGIN_FAILURES, window_s=900, slow_lane_s=90)
+
+    assert all(attempt()[0] is not None for _ in range(ADMIN_LOGIN_FAILURES)) and attempt()[0] is None
     serve(folder, admin_token=TOKEN, announce=lines.append)
+    assert attempt()[0] is not None  # a restart lifts a lockout
+    store.close()
     assert PROXY_WARNING in lines and not lines[-1]["proxy_headers"]
     serve(folder, admin_token=TOKEN, announce=lines.append, forwarded_allow_ips="10.0.0.0/8", root_path="/s")
     assert lines[-1]["forwarded_allow_ips"] == ["10.0.0.0/8"] and lines[-1]["root_path"] == "/s"
