@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from tealeaves.analysis.hoyle2021 import Hoyle2021, load_hoyle2021
     from tealeaves.analysis.output import write_replication, write_study_analysis
     from tealeaves.analysis.power import (
+        StudySize,
         annotators_for_study,
         annotators_needed,
         equivalence_margin,
@@ -76,6 +77,7 @@ __all__ = [
     "RaggedScores",
     "RegressionResult",
     "StudyAnalysis",
+    "StudySize",
     "TestResult",
     "ValidationResult",
     "analyze_export",

@@ -347,6 +347,44 @@ def topic_level_power(
     (both models' scores constant) count as not rejected. The simulations draw from the
     ``"topic-level power"`` stream family under ``seed``; the topic scores come first, so every
     ``annotators`` (and the ceiling) sees the same topics (common random numbers).
+
+    Parameters
+    ----------
+    task : str
+        ``"rating"`` or ``"word-intrusion"`` (``"topic-intrusion"`` is sized as word intrusion):
+        which of :data:`HOYLE_SPREAD`'s spreads the topic scores and answers follow.
+    annotators : int or None
+        Answers per topic; None for the ceiling (the true per-topic scores, no answer noise).
+    k : int, default 50
+        Topics per model.
+    effect : int, default 4
+        Topics of model B at the incoherent level (Hoyle et al.'s 4 of 50).
+    alpha : float, default 0.05
+        Level of the test before dividing by ``pairs``.
+    n_sim : int, default :data:`POWER_SIMULATIONS`
+        Simulated studies; the Monte Carlo SE of the power is at most :math:`0.5/\\sqrt{n_{sim}}`.
+    seed : int or Generator, default 0
+        Seed of the ``"topic-level power"`` stream family.
+    share : float, default 0.25
+        Share of the items each annotator answers (annotator effects are crossed with topics).
+    pairs : int, default 1
+        Model pairs the level is divided among (Holm's first step over :math:`\\binom{M}{2}`).
+
+    Returns
+    -------
+    float
+        The share of simulated studies whose Welch p-value is below ``alpha / pairs``.
+
+    Examples
+    --------
+    Two rating models of 50 topics, one with 10 incoherent topics: 20 answers a topic come
+    close to the power of knowing every topic's true score.
+
+    >>> from tealeaves.analysis import topic_level_power
+    >>> topic_level_power("rating", 20, k=50, effect=10, n_sim=400, seed=0)
+    0.71
+    >>> topic_level_power("rating", None, k=50, effect=10, n_sim=400, seed=0)  # the ceiling
+    0.725
     """
     from tealeaves.rng import family_generator  # numba, which tealeaves.rng loads, only when drawing
 
@@ -371,11 +409,28 @@ def topic_level_power(
 class StudySize:
     """The answers per item :func:`annotators_for_study` chose, and what they buy.
 
-    ``annotators``: answers per item; ``fewer``: the incoherent items of the alternative;
-    ``power``: the simulated power at ``annotators``; ``ceiling``: the power with unlimited
-    answers; ``wanted``: the power asked for. When ``ceiling`` is below ``wanted`` no number of
-    annotators reaches it (:attr:`reachable` is false) and ``annotators`` is the fewest whose
-    power is within 0.01 of the ceiling.
+    When ``ceiling`` is below ``wanted`` no number of annotators reaches it (:attr:`reachable`
+    is false) and ``annotators`` is the fewest whose power is within 0.01 of the ceiling.
+
+    Attributes
+    ----------
+    annotators : int
+        Answers per item.
+    fewer : int
+        Incoherent items of the alternative the study is sized to find.
+    power : float
+        The simulated power at ``annotators``.
+    ceiling : float
+        The power with unlimited answers per item.
+    wanted : float
+        The power asked for.
+
+    Examples
+    --------
+    >>> from tealeaves.analysis import annotators_for_study
+    >>> size = annotators_for_study("word-intrusion", 50, n_sim=400)  # Hoyle's 4 of 50 topics
+    >>> size.reachable, size.fewer, size.ceiling  # no number of answers finds 4 of 50 reliably
+    (False, 4, 0.1325)
     """
 
     annotators: int
@@ -414,6 +469,42 @@ def annotators_for_study(
     over [1, ``max_annotators``] (power grows with the answers; the answers are doubled from 1 until
     the power suffices, then bisected); where even unlimited answers
     fall short of ``power``, the answers whose power is within 0.01 of that ceiling.
+
+    Parameters
+    ----------
+    task : str
+        ``"rating"``, ``"word-intrusion"`` or ``"topic-intrusion"``.
+    items_per_model : int
+        Items (topics) each model contributes to the study.
+    power : float, default 0.9
+        The power wanted.
+    alpha : float, default 0.05
+        Level of the study's tests, before Holm's division among the model pairs.
+    effect : int or float, default 0.08
+        More incoherent items in the worse model: a count, or a share of ``items_per_model``.
+    models : int, default 2
+        Models in the study.
+    share : float, default 0.25
+        Share of the items each annotator answers.
+    seed : int, default 0
+        Seed of the simulations.
+    n_sim : int, default :data:`POWER_SIMULATIONS`
+        Simulated studies per power estimate.
+    max_annotators : int, default 200
+        The most answers per item searched.
+
+    Returns
+    -------
+    StudySize
+        The answers per item, the power they give, and the ceiling.
+
+    Examples
+    --------
+    100 rating items per model, sized to find a model with a fifth of them incoherent:
+
+    >>> from tealeaves.analysis import annotators_for_study
+    >>> annotators_for_study("rating", 100, effect=0.2, n_sim=400)
+    StudySize(annotators=4, fewer=20, power=0.9175, ceiling=0.9725, wanted=0.9)
     """
     if items_per_model < 2:
         raise InputError(f"a study needs at least two items per model, got {items_per_model}")

@@ -164,7 +164,7 @@ def check_export(frame: pd.DataFrame, source: str = "export") -> pd.DataFrame:
             raise InputError(f"{source}: column {column!r} must be numeric, got {out[column][bad].iloc[0]!r}")
         out[column] = converted.astype(np.float64)
     out["correct"] = _as_bool(out["correct"], "correct")
-    out["is_check"] = _as_bool(out["is_check"], "is_check").fillna(False).astype(bool)
+    out["is_check"] = _as_bool(out["is_check"], "is_check").astype(object).fillna(False).astype(bool)
     unknown = sorted(set(out["task"]) - set(TASKS))
     if unknown:
         raise InputError(f"{source}: unknown task(s) {unknown}; expected {list(TASKS)}")
