@@ -29,7 +29,7 @@ expectation that multiplies the FDR by 1 − β = 0.9, which is what the weight 
 extra Monte Carlo noise of the thinning. The weight applies to the FDR only: applied to the FOR
 it moves that column away from the paper (see docs/reproducing.md).
 
-The FOR is steep in the metric's margin: on Hoyle et al.'s topics it moves 1.1-2.0 points per
+The FOR is steep in the metric's margin: on Hoyle et al.'s topics it moves 1.1-1.9 points per
 0.001 of it, while the FDR does not involve it. The margins A.5.1 prints (0.05, 0.06) are
 rounded results of a simulation; margins within that rounding (NPMI 0.047-0.050, C_v
 0.058-0.063 by dataset) reproduce the paper's FOR column within its Monte Carlo error, which

@@ -47,6 +47,16 @@ PAPER_MARGINS = {"word-intrusion": 0.05, "rating": 0.11}
 PAPER_ANNOTATORS = {"word-intrusion": 26, "rating": 15}
 # Table 4: the authors count a discovery as false with probability 1 - beta = 0.9 (discovery.py)
 AUTHORS_FDR_WEIGHT = 0.9
+# Table 4 as printed, (FDR, FOR) in percent: rows in TASK_LABELS x DATASET_GROUPS order, columns
+# the NYT, WIKI and Train references of NPMI, then of C_v
+PAPER_TABLE_4 = (
+    ((46, 53), (34, 48), (48, 50), (35, 38), (30, 29), (34, 35)),
+    ((44, 76), (33, 78), (33, 75), (45, 48), (38, 49), (37, 45)),
+    ((42, 67), (40, 66), (41, 64), (36, 46), (31, 44), (30, 45)),
+    ((45, 50), (45, 51), (41, 47), (27, 29), (26, 26), (21, 26)),
+    ((40, 73), (31, 73), (33, 71), (38, 40), (31, 40), (28, 34)),
+    ((39, 66), (36, 66), (37, 62), (31, 38), (28, 38), (19, 36)),
+)
 
 
 @dataclass(frozen=True)
@@ -215,6 +225,19 @@ def discovery_table(study, familiar_only, n_iter, seed, progress) -> pd.DataFram
     out = pd.concat(frames, ignore_index=True)
     counts = ["discoveries", "false_discoveries", "human_differences", "false_omissions"]
     return out[[*KEYS, "fdr", "for", *counts]]
+
+
+def paper_table_4() -> pd.DataFrame:
+    """Hoyle et al.'s Table 4 as printed: :data:`KEYS`, ``paper_fdr`` and ``paper_for`` (percent)."""
+    rows = [(task, dataset) for task in TASK_LABELS.values() for dataset in DATASET_GROUPS]
+    columns = [(metric, reference) for metric in METRICS for reference in ("NYT", "WIKI", "Train")]
+    return pd.DataFrame(
+        [
+            {"task": task, "dataset": dataset, "metric": metric, "reference": reference, "paper_fdr": f, "paper_for": o}
+            for (task, dataset), cells in zip(rows, PAPER_TABLE_4)
+            for (metric, reference), (f, o) in zip(columns, cells)
+        ]
+    )
 
 
 def _agreement(study, seed) -> pd.DataFrame:
