@@ -243,9 +243,9 @@ def score(
     if not isinstance(index, RefIndex):
         index = RefIndex.load(index)
     topns = _topns(topn, topics)
-    scored = as_topics(topics, max(topns) if topns[0] is not None else None)  # type: ignore[type-var]
-    if topns[0] is not None:
-        scored.top(max(topns))  # a model over fewer words than topn is refused as a short topic list is
+    largest = max(topns) if topns[0] is not None else None  # type: ignore[type-var]
+    scored = as_topics(topics, largest)
+    scored.top(largest)  # a model over fewer words than topn is refused as a short topic list is
     ids, present, missing = _lookup(scored, index, on_missing)
 
     notify(progress, "coherence", 0, 2)
