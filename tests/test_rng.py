@@ -148,6 +148,7 @@ FAMILIES = [
     ("paired bootstrap", "tealeaves.analysis.paired_bootstrap"),
     ("cluster bootstrap", "tealeaves.analysis.cluster_bootstrap_comparison"),
     ("topic bootstrap", "tealeaves.analysis.topic_bootstrap_correlations"),
+    ("bootstrap-t interval", "tealeaves.display.bootstrap_t_interval"),  # one fixed stream (seed 0)
     ("evaluate bootstrap lda-gibbs npmi", "tealeaves.evaluate.evaluate"),
     ("evaluate permutation wi-auto lda-gibbs lda-vb", "tealeaves.evaluate.evaluate"),
     ("evaluate randomisation topic_uniqueness lda-gibbs lda-vb", "tealeaves.evaluate.evaluate"),

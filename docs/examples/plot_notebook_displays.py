@@ -43,7 +43,7 @@ index = RefIndex.build(heldout, out=f"{workdir.name}/sotu-index")
 index
 
 # %%
-# NPMI of each model: the model mean with its 95% t interval over topics (as the
+# NPMI of each model: the model mean with its 95% bootstrap-t interval over topics (as the
 # evaluation report computes it), then one row per topic with its words.
 npmi_plsi = score(plsi, index, measure="npmi")
 npmi_plsi

@@ -47,7 +47,7 @@ class Result:
     per_topic : ndarray, optional
         A subclass's per-topic values: :meth:`summary` shows their number as ``topics``.
     model_mean : float, optional
-        Their mean, which :meth:`summary` shows with its 95% t interval over the topics.
+        Their mean, which :meth:`summary` shows with its 95% interval over the topics.
 
     Examples
     --------
@@ -87,8 +87,9 @@ class Result:
         """The values a display shows first, by name.
 
         By default the result's single-valued fields (text, numbers, flags, paths), the number
-        of topics of a ``per_topic`` field, a ``model_mean`` over them with its 95% t interval
-        (:func:`tealeaves.display.mean_interval`), and the size of each DataFrame field.
+        of topics of a ``per_topic`` field, a ``model_mean`` over them with its 95% interval
+        (:func:`tealeaves.display.mean_interval`: bootstrap-t, the t interval under five topics),
+        and the size of each DataFrame field.
         """
         values: dict[str, Any] = {}
         for f in dataclasses.fields(self):  # type: ignore[arg-type]

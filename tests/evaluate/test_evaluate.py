@@ -14,6 +14,7 @@ import pytest
 from scipy import stats
 
 import tealeaves
+from tealeaves import display
 from tealeaves.coherence import RefIndex, diversity, score
 from tealeaves.corpus import Corpus
 from tealeaves.errors import ArtifactError, InputError
@@ -101,11 +102,28 @@ def test_per_topic_table_is_tidy_and_matches_per_model(run):
         row = table.loc[(model, metric)]
         assert row["mean"] == pytest.approx(value) and row["n"] == K
         assert row["ci_low"] <= value <= row["ci_high"]
-        if row["plan"] == "independent":  # the t interval over topics
-            values = per_topic[(per_topic.model == model) & (per_topic.metric == metric)]["value"]
-            sem = stats.sem(values)  # 0 where every topic has the same value: the interval is that value
-            low, high = stats.t.interval(0.95, K - 1, loc=values.mean(), scale=sem) if sem > 0 else (value, value)
-            assert (row["ci_low"], row["ci_high"]) == pytest.approx((low, high))
+        if row["plan"] == "independent":  # the bootstrap-t interval over topics, the displays' own
+            values = per_topic[(per_topic.model == model) & (per_topic.metric == metric)]["value"].to_numpy()
+            low, high = display.bootstrap_t_interval(values)  # tested against its formula in test_display
+            if np.ptp(values) == 0:  # every topic has the same value (WI-Auto 1): the interval is that value
+                assert (low, high) == pytest.approx((value, value))
+            assert (row["ci_low"], row["ci_high"]) == pytest.approx((low, high), abs=1e-12)
+            assert display.mean_interval(values) == display.estimate(row["mean"], row["ci_low"], row["ci_high"])
+
+
+def test_the_npmi_interval_is_the_one_every_display_shows(run, planted):
+    """The evaluation's NPMI interval (the report's, the CLI's) is the notebook's for the library's per-topic
+    values: the bootstrap-t interval from its fixed stream, not the t interval."""
+    index = RefIndex.load(next((run.path / "cache").glob("index-*")))
+    table = run.per_model.set_index(["model", "metric"])
+    for name in ("lda", "lda2"):
+        npmi = score(TopicModel.load(planted / name), index, measure="npmi", on_missing="skip")
+        row = table.loc[(name, "npmi")]
+        assert (row["ci_low"], row["ci_high"]) == pytest.approx(display.bootstrap_t_interval(npmi.per_topic), abs=1e-12)
+        assert display.mean_interval(npmi.per_topic) == display.estimate(row["mean"], row["ci_low"], row["ci_high"])
+        finite = npmi.per_topic[np.isfinite(npmi.per_topic)]
+        t = stats.t.interval(0.95, len(finite) - 1, loc=finite.mean(), scale=stats.sem(finite))
+        assert (row["ci_low"], row["ci_high"]) != pytest.approx(t, abs=1e-6)
 
 
 def test_topic_metrics_are_welch_tests_with_holm_over_the_pairs(run):

@@ -216,7 +216,7 @@ def score(
     >>> result = score([["tax", "budget"], ["war", "peace"]], index, measure="npmi", window="document")
     >>> [round(float(v), 4) for v in result.per_topic]  # log(3/2) / -log(2/3) and / -log(1/3)
     [1.0, 0.3691]
-    >>> result.summary()["model mean"]  # with its 95% t interval over the topics
+    >>> result.summary()["model mean"]  # with its 95% interval over the topics (t: only two)
     '0.6845 [-3.324, 4.693]'
     """
     from tealeaves.coherence.embedding import EMBEDDING_MEASURES, embedding_coherence

@@ -11,8 +11,9 @@ of them of the target. The simulated data, one plan each:
   and C_V, whose skewness over topics lies between −0.84 and 1.42), ``"skewed"``, Gamma(2, 0.05)
   (the same sd, skewness 1.41: as skewed as the demo's lda-gibbs NPMI, and 7 of the 48
   model-metric cells of Hoyle et al.'s released NPMI and C_V reach 1.4 in absolute value;
-  ``benchmarks/calibration_skew.py``), or ``"discrete"``, WI-Auto's kind, the share of 8 intrusion
-  sets an SVM got right, ``Binomial(8, p_k) / 8`` with ``p_k ~ Beta(4, 2)``; plus a shift;
+  ``benchmarks/calibration_skew.py``), ``"very skewed"``, Gamma(1, 0.05·√2) (the same sd,
+  skewness 2), or ``"discrete"``, WI-Auto's kind, the share of 8 intrusion sets an SVM got
+  right, ``Binomial(8, p_k) / 8`` with ``p_k ~ Beta(4, 2)``; plus a shift;
 - documents (``"paired"``): ``n`` held-out documents of ``5 + Poisson(40)`` tokens, a document
   effect shared by both models, :math:`r_i \\sim N(-7, 0.5)` nats per token, and each model's own
   noise :math:`e_i \\sim N(0, 0.3)`: :math:`v_i = w_i (r_i + e_i + \\delta)`; the true ratio is
@@ -34,7 +35,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats as sps
 
-from tealeaves.display import t_interval
+from tealeaves.display import bootstrap_t_interval, t_interval
 from tealeaves.evaluate.metrics import Items, model_level_topics
 from tealeaves.evaluate.stats import (
     CONFIDENCE,
@@ -77,7 +78,12 @@ class Calibration:
         return abs(self.rate - self.target) <= 4 * self.mc_se
 
 
-TOPIC_KINDS = {"moderate": (6.0, 0.05 / np.sqrt(3)), "skewed": (2.0, 0.05), "discrete": None}  # Gamma shape, scale
+TOPIC_KINDS = {  # Gamma shape and scale (sd 0.05 √2 each), or WI-Auto's shares
+    "moderate": (6.0, 0.05 / np.sqrt(3)),
+    "skewed": (2.0, 0.05),
+    "very skewed": (1.0, 0.05 * np.sqrt(2)),
+    "discrete": None,
+}
 
 
 def topic_values(rng: np.random.Generator, k: int, shift: float = 0.0, kind: str = "moderate") -> np.ndarray:
@@ -162,7 +168,9 @@ def rejection(plan: str, k: int, replicates: int, seed: int, shift: float = 0.0,
 def coverage(plan: str, k: int, replicates: int, seed: int, *, boot: int = 500, **options) -> Calibration:
     """How often the plan's 95% interval of one model's value covers the true value.
 
-    ``"independent"``: the t interval of the mean over ``k`` topics; ``"paired"``: the bootstrap
+    ``"independent"``: the interval of the mean over ``k`` topics the evaluation uses, the
+    bootstrap-t interval (:func:`tealeaves.display.bootstrap_t_interval`, its fixed stream of 2,000
+    resamples), or with ``options["interval"] = "t"`` the t interval it replaced; ``"paired"``: the bootstrap
     percentile interval of the ratio over ``k`` documents (``boot`` resamples); ``"jackknife"``:
     the delete-d jackknife t interval of topic uniqueness at ``k`` topics (as
     :func:`tealeaves.evaluate.stats.per_model_table` computes it: ``options["subsets"]`` random
@@ -171,6 +179,7 @@ def coverage(plan: str, k: int, replicates: int, seed: int, *, boot: int = 500, 
     """
     rng = family_generator(seed, f"calibration coverage {plan} {k}")
     kind = str(options.get("kind", "moderate"))
+    replaced = options.get("interval") == "t"
     if plan == "jackknife":
         from tealeaves.coherence import topic_uniqueness
 
@@ -185,7 +194,10 @@ def coverage(plan: str, k: int, replicates: int, seed: int, *, boot: int = 500, 
             low, high = interval(paired_bootstrap({"a": a}, boot, seed + r, "coverage")[0]["a"])
         elif plan == "independent":
             x = topic_values(rng, k, 0.0, kind)
-            low, high = t_interval(float(x.mean()), float(x.std(ddof=1) / np.sqrt(k)), k - 1.0)
+            if replaced:
+                low, high = t_interval(float(x.mean()), float(x.std(ddof=1) / np.sqrt(k)), k - 1.0)
+            else:
+                low, high = bootstrap_t_interval(x)
         else:
             quantity = regrouped("topic_uniqueness", model_level_topics(zipf_topics(rng, k), 25, 10, 0.9))
             value = float(quantity(np.ones((1, k), dtype=bool))[0])
@@ -193,4 +205,5 @@ def coverage(plan: str, k: int, replicates: int, seed: int, *, boot: int = 500, 
             low, high = t_interval(value, se, k - 1.0)
         hits += low <= truth <= high
     name = f"{plan} ({kind})" if plan == "independent" else plan
+    name = f"REPLACED t interval, {name}" if replaced else name
     return Calibration(f"{CONFIDENCE:.0%} interval coverage", name, k, replicates, hits / replicates, CONFIDENCE)

@@ -13,9 +13,13 @@ inference, the interval and the test:
   difference is the difference of the ratios: value, interval and test are all of :math:`R`.
 - ``"independent"`` (NPMI, C_V, WI-Auto, human scores per topic): topics (or rated documents) are
   independent units within a model and unpaired across models. A model's value is the mean, its
-  interval the t interval :math:`\\bar x \\pm t_{0.975, n-1} s / \\sqrt n`; the test is Welch's
-  (1947) t-test, or a permutation test of the difference of means where either model has fewer
-  than :data:`MIN_WELCH` items or neither has any spread.
+  interval the studentised bootstrap's over its items (bootstrap-t, 2,000 resamples from a fixed
+  stream: :func:`tealeaves.display.bootstrap_t_interval`, the interval every display shows), which
+  covers 95% under the skew per-topic metrics have, where the t interval
+  :math:`\\bar x \\pm t_{0.975, n-1} s / \\sqrt n` falls to 92-94%; under five items, or without
+  spread, the t interval. The test is Welch's (1947) t-test (its level holds under that skew),
+  or a permutation test of the difference of means where either model has fewer than
+  :data:`MIN_WELCH` items or neither has any spread.
 - ``"jackknife"`` (topic uniqueness, topic diversity, inverted RBO): model-level quantities whose
   per-topic parts depend on the other topics. A model's interval is the delete-d jackknife's over
   its K topics (:func:`delete_d_se`, d = K/2, Shao and Wu 1989): the quantity is recomputed on
@@ -47,7 +51,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from scipy import stats as sps
 
-from tealeaves.display import p_value, t_interval
+from tealeaves.display import bootstrap_t_interval, p_value, t_interval
 from tealeaves.evaluate.metrics import JACKKNIFE, PAIRED, Items, Output, outputs
 from tealeaves.rng import family_generator
 
@@ -389,7 +393,9 @@ def per_model_table(
 ) -> tuple[pd.DataFrame, dict[tuple[str, str], np.ndarray]]:
     """One row per (model, metric): the value, its standard error and 95% interval by the metric's plan, and n.
 
-    A model-level quantity's interval is the delete-d jackknife's over the model's topics
+    A topic-level (``"independent"``) output's interval is the bootstrap-t interval of the mean of
+    its linearised items (:func:`tealeaves.display.bootstrap_t_interval`; for topics, the values
+    themselves). A model-level quantity's interval is the delete-d jackknife's over the model's topics
     (:func:`delete_d_se`; its subsets from the stream family ``"evaluate delete-d METRIC MODEL"``
     under ``seed``), n its number of topics.
 
@@ -417,7 +423,7 @@ def per_model_table(
         else:
             n = len(values.values)
             se = float(linearised(values).std(ddof=1) / np.sqrt(n)) if n > 1 else np.nan
-            low, high = t_interval(ratio(values), se, n - 1.0) if n > 1 else (np.nan, np.nan)
+            low, high = bootstrap_t_interval(linearised(values))  # NaN for one item
         rows.append((model, metric, out.label, out.unit, out.plan, ratio(values), se, low, high, len(values.values)))
     for (model, metric), value in estimates.scalars.items():
         out = known[metric]

@@ -245,7 +245,7 @@ class WordIntrusionComparison(Result):
         return dataframe(self._model_columns())
 
     def summary(self) -> dict[str, Any]:
-        """Each model's WI-Auto mean over its topics with its 95% t interval, by model name."""
+        """Each model's WI-Auto mean over its topics with its 95% interval (:func:`tealeaves.display.mean_interval`), by model name."""
         return {f"model mean ({name})": display.mean_interval(r.per_topic) for name, r in self.results.items()}
 
     def display_columns(self) -> Columns:

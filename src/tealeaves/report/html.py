@@ -321,7 +321,7 @@ def render(evaluation: Evaluation) -> str:
     intro = (
         f"<header><h1>Which model is best?</h1><p class='lead'>{len(models)} models "
         f"({escape(', '.join(models))}), evaluated by tealeaves {escape(str(manifest.get('tealeaves_version')))} "
-        f"on {when}. Intervals are 95% intervals: t intervals over topics for topic metrics, "
+        f"on {when}. Intervals are 95% intervals: bootstrap-t intervals over topics for topic metrics, "
         f"bootstrap intervals over the held-out documents (the same documents for every model) for "
         f"likelihoods, jackknife intervals over topics for model-level quantities. Differences are "
         f"tested two-sided (Welch's t over topics, paired t over documents, a randomisation test over "
