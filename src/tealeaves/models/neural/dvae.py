@@ -56,6 +56,7 @@ import numpy as np
 from tealeaves.corpus import Corpus
 from tealeaves.errors import InputError
 from tealeaves.models.neural._training import (
+    Batch,
     DocTerm,
     annealing_factor,
     check_count,
@@ -65,6 +66,7 @@ from tealeaves.models.neural._training import (
     normalise_rows,
     require_torch,
     resolve_device,
+    sparse_linear,
     torch_session,
     train_epochs,
     weights_to_extra,
@@ -100,6 +102,14 @@ def fit(
 
     Parameters
     ----------
+    corpus : Corpus
+        The training documents.
+    k : int
+        The number of topics (at least 2).
+    seed : int
+        The seed of the weights' initialisation, the minibatch order, dropout and the samples.
+    progress : callable, optional
+        Called with a progress update after each epoch (the loss per word in its ``info``).
     alpha : float
         α, the symmetric Dirichlet prior on θ (Table 8b: 0.001, 0.01, 0.1).
     learning_rate : float
@@ -121,6 +131,27 @@ def fit(
     threads : int
         PyTorch's CPU threads during training (restored afterwards); with the default 1 a seed gives
         the same model on any machine.
+
+    Returns
+    -------
+    TopicModel
+        Φ (softmax of the decoder's topic rows), α, θ (the encoder's posterior means), the
+        parameters, the network's weights in ``extra`` and the loss per epoch in
+        ``manifest["training"]["trace"]``.
+
+    Examples
+    --------
+    Two planted topics, words 0 to 3 and words 4 to 7, and two epochs:
+
+    >>> from tealeaves.corpus import Corpus, Vocabulary
+    >>> from tealeaves.models.neural import dvae
+    >>> docs = [[0, 1, 2, 3, 0, 1] * 3 if d % 2 else [4, 5, 6, 7, 4, 5] * 3 for d in range(40)]
+    >>> corpus = Corpus.from_documents(docs, Vocabulary([f"w{i}" for i in range(8)]))
+    >>> model = dvae.fit(corpus, k=2, epochs=2, gamma_bn=1, gamma_kl=1, batch_size=20, device="cpu")
+    >>> model.phi.shape, model.theta.shape
+    ((2, 8), (40, 2))
+    >>> model.manifest["training"]["trace"]  # [epoch, loss per word]
+    [[1, ...], [2, ...]]
     """
     check_positive(KIND, alpha=alpha, learning_rate=learning_rate)
     check_count(
@@ -156,16 +187,16 @@ def fit(
     }
     with torch_session(seed, "train dvae", threads):
         net = _network(len(corpus.vocab), params).to(resolved)
-        prior = torch.distributions.Dirichlet(torch.full((k,), float(alpha), device=resolved))
+        prior = torch.distributions.Dirichlet(torch.full((k,), float(alpha), device=resolved), validate_args=False)
 
         def loss(rows: np.ndarray, epoch: int, b: int, n_batches: int) -> tuple[Any, Any]:
             x = data.batch(rows)
-            posterior = torch.distributions.Dirichlet(net.encode(x))
+            posterior = torch.distributions.Dirichlet(net.encode(x), validate_args=False)  # a_d >= 10⁻⁵ by construction
             theta = posterior.rsample()
             bn_weight = annealing_factor(b, epoch, gamma_bn, n_batches)
-            log_p = net.decode_log(theta, bn_weight)
+            log_p = net.decode_log(theta, bn_weight, x)
             kl = torch.distributions.kl_divergence(posterior, prior)
-            per_doc = -(x * log_p).sum(dim=1) + annealing_factor(b, epoch, gamma_kl, n_batches) * kl
+            per_doc = -x.row_sums(x.counts * log_p) + annealing_factor(b, epoch, gamma_kl, n_batches) * kl
             penalty = None
             if beta_reg > 0:
                 penalty = beta_reg * (net.topics.weight.abs().sum() + net.topics.bias.abs().sum())
@@ -215,8 +246,36 @@ def infer(
 ) -> np.ndarray:
     """θ̂_d = a_d / Σ_k a_dk, the mean of the encoder's Dirichlet posterior, in evaluation mode.
 
-    Deterministic: ``seed`` is accepted for the common interface and not used; ``device`` and
-    ``threads`` as for training.
+    Parameters
+    ----------
+    model : TopicModel
+        A model trained by :func:`fit` (its network's weights are in ``extra``).
+    corpus : Corpus
+        Documents with the model's vocabulary.
+    seed : int or numpy.random.Generator
+        Accepted for the common interface and not used: the encoder is deterministic.
+    progress : callable, optional
+        Called with a progress update at the start and the end.
+    batch_size : int
+        Documents encoded at a time.
+    device, threads : str, int
+        As for :func:`fit` (``device="cpu"`` by default here).
+
+    Returns
+    -------
+    numpy.ndarray
+        θ̂, one row per document (float64, rows summing to 1).
+
+    Examples
+    --------
+    >>> from tealeaves.corpus import Corpus, Vocabulary
+    >>> from tealeaves.models.neural import dvae
+    >>> docs = [[0, 1, 2, 3, 0, 1] * 3 if d % 2 else [4, 5, 6, 7, 4, 5] * 3 for d in range(40)]
+    >>> corpus = Corpus.from_documents(docs, Vocabulary([f"w{i}" for i in range(8)]))
+    >>> model = dvae.fit(corpus, k=2, epochs=2, gamma_bn=1, gamma_kl=1, batch_size=20, device="cpu")
+    >>> theta = dvae.infer(model, corpus.subset([0, 1]))
+    >>> theta.shape, theta.sum(axis=1).round(6).tolist()
+    ((2, 2), [1.0, 1.0])
     """
     return infer_with_encoder(model, corpus, _network, _posterior_mean, progress, batch_size, device, threads)
 
@@ -237,24 +296,31 @@ def _network(n_words: int, params: dict[str, Any]) -> Any:
     class DirichletVAE(module):
         def __init__(self) -> None:
             super().__init__()
-            self.hidden = nn.Linear(n_words, hidden)
+            self.hidden = sparse_linear(n_words, hidden)
             self.dropout = nn.Dropout(float(params["dropout"]))
             self.concentration = nn.Linear(hidden, k)
             self.concentration_bn = batch_norm(k)
             self.topics = nn.Linear(k, n_words)
             self.topics_bn = batch_norm(n_words)
 
-        def pre_norm(self, x: Any) -> Any:
-            return self.concentration(self.dropout(functional.relu(self.hidden(x))))
+        def pre_norm(self, x: Batch) -> Any:
+            return self.concentration(self.dropout(functional.relu(self.hidden(x, x.counts))))
 
-        def encode(self, x: Any) -> Any:
+        def encode(self, x: Batch) -> Any:
             return functional.softplus(self.concentration_bn(self.pre_norm(x))).clamp_min(MIN_CONCENTRATION)
 
-        def decode_log(self, theta: Any, bn_weight: float) -> Any:
+        def decode_log(self, theta: Any, bn_weight: float, x: Batch) -> Any:
+            """log p_dv at the nonzero counts of ``x``: the softmax needs every word's logit, the
+            log of the (mixed) probabilities only those the loss multiplies by a nonzero count."""
             logits = self.topics(theta)
-            probs = bn_weight * functional.softmax(logits, dim=-1)
+            at = x.doc * n_words + x.word
+
+            def softmax_at(values: Any) -> Any:
+                return torch.exp(functional.log_softmax(values, dim=1).reshape(-1)[at])
+
+            probs = bn_weight * softmax_at(logits)
             if bn_weight < 1:
-                probs = probs + (1 - bn_weight) * functional.softmax(self.topics_bn(logits), dim=-1)
+                probs = probs + (1 - bn_weight) * softmax_at(self.topics_bn(logits))
             return torch.log(probs + LOG_EPS)
 
     return DirichletVAE()

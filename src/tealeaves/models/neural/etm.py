@@ -79,6 +79,7 @@ from tealeaves.artifacts import atomic_file, cache_root
 from tealeaves.corpus import Corpus
 from tealeaves.errors import InputError, MissingDependencyError
 from tealeaves.models.neural._training import (
+    Batch,
     DocTerm,
     check_count,
     check_positive,
@@ -87,6 +88,7 @@ from tealeaves.models.neural._training import (
     normalise_rows,
     require_torch,
     resolve_device,
+    sparse_linear,
     torch_session,
     train_epochs,
     weights_to_extra,
@@ -126,6 +128,16 @@ def fit(
 
     Parameters
     ----------
+    corpus : Corpus
+        The training documents (and the skip-gram embeddings' corpus).
+    k : int
+        The number of topics (at least 2).
+    seed : int
+        The seed of the weights' initialisation, the minibatch order, the samples and the
+        ``validation_share`` split (not of the embeddings: ``embedding_seed``).
+    progress : callable, optional
+        Called with a progress update after each epoch (loss per word, completion criterion and
+        learning rate in its ``info``).
     learning_rate : float
         η, Adam's learning rate (Table 8c: 0.001, 0.002, 0.01, 0.02).
     weight_decay : float
@@ -150,6 +162,31 @@ def fit(
     threads : int
         PyTorch's CPU threads during training (restored afterwards); with the default 1 a seed gives
         the same model on any machine.
+
+    Returns
+    -------
+    TopicModel
+        Φ, θ (softmax of the encoder's means) and the network's weights of the kept checkpoint,
+        the parameters, and in ``manifest["training"]`` the loss per epoch, the checkpoint's
+        criterion per epoch and the embeddings' cache file.
+
+    Examples
+    --------
+    Two planted topics, words 0 to 3 and words 4 to 7, small networks and two epochs (the
+    skip-gram embeddings are cached under ``$TEALEAVES_CACHE``, here a temporary folder):
+
+    >>> import os, tempfile
+    >>> from unittest import mock
+    >>> from tealeaves.corpus import Corpus, Vocabulary
+    >>> from tealeaves.models.neural import etm
+    >>> docs = [[0, 1, 2, 3, 0, 1] * 3 if d % 2 else [4, 5, 6, 7, 4, 5] * 3 for d in range(40)]
+    >>> corpus = Corpus.from_documents(docs, Vocabulary([f"w{i}" for i in range(8)]))
+    >>> with tempfile.TemporaryDirectory() as cache, mock.patch.dict(os.environ, {"TEALEAVES_CACHE": cache}):
+    ...     model = etm.fit(corpus, k=2, epochs=2, batch_size=20, encoder_dim=16, embedding_dim=8, device="cpu")
+    >>> model.phi.shape, model.theta.shape, model.alpha
+    ((2, 8), (40, 2), None)
+    >>> model.manifest["training"]["checkpoint"]["epoch"] in (1, 2)
+    True
     """
     check_positive(KIND, learning_rate=learning_rate)
     check_count(
@@ -203,7 +240,7 @@ def fit(
             x = data.batch(rows)
             mu, log_variance = net.encode(x)
             eta = mu + torch.exp(0.5 * log_variance) * torch.randn_like(mu)
-            reconstruction = -(x * net.log_word_probs(torch.softmax(eta, dim=-1))).sum(dim=1)
+            reconstruction = -x.row_sums(x.counts * net.log_word_probs(torch.softmax(eta, dim=-1), x))
             kl = -0.5 * (1 + log_variance - mu.pow(2) - log_variance.exp()).sum(dim=1)
             return reconstruction + kl, None
 
@@ -334,7 +371,7 @@ def completion_loss(net: Any, first: DocTerm, second: DocTerm, batch_size: int) 
             rows = np.arange(lo, min(lo + batch_size, first.n_docs))
             theta = torch.softmax(net.encode(first.batch(rows))[0], dim=-1)
             x = second.batch(rows)
-            total += float((-(x * net.log_word_probs(theta)).sum(dim=1) / x.sum(dim=1)).sum())
+            total += float((-x.row_sums(x.counts * net.log_word_probs(theta, x)) / x.lengths).sum())
     return total / first.n_docs
 
 
@@ -354,8 +391,39 @@ def infer(
 ) -> np.ndarray:
     """θ̂_d = softmax(μ_d), the encoder's θ at the mean of q(η_d).
 
-    Deterministic: ``seed`` is accepted for the common interface and not used; ``device`` and
-    ``threads`` as for training.
+    Parameters
+    ----------
+    model : TopicModel
+        A model trained by :func:`fit` (its network's weights are in ``extra``).
+    corpus : Corpus
+        Documents with the model's vocabulary.
+    seed : int or numpy.random.Generator
+        Accepted for the common interface and not used: the encoder is deterministic.
+    progress : callable, optional
+        Called with a progress update at the start and the end.
+    batch_size : int
+        Documents encoded at a time.
+    device, threads : str, int
+        As for :func:`fit` (``device="cpu"`` by default here).
+
+    Returns
+    -------
+    numpy.ndarray
+        θ̂, one row per document (float64, rows summing to 1).
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from unittest import mock
+    >>> from tealeaves.corpus import Corpus, Vocabulary
+    >>> from tealeaves.models.neural import etm
+    >>> docs = [[0, 1, 2, 3, 0, 1] * 3 if d % 2 else [4, 5, 6, 7, 4, 5] * 3 for d in range(40)]
+    >>> corpus = Corpus.from_documents(docs, Vocabulary([f"w{i}" for i in range(8)]))
+    >>> with tempfile.TemporaryDirectory() as cache, mock.patch.dict(os.environ, {"TEALEAVES_CACHE": cache}):
+    ...     model = etm.fit(corpus, k=2, epochs=2, batch_size=20, encoder_dim=16, embedding_dim=8, device="cpu")
+    >>> theta = etm.infer(model, corpus.subset([0, 1]))
+    >>> theta.shape, theta.sum(axis=1).round(6).tolist()
+    ((2, 2), [1.0, 1.0])
     """
     return infer_with_encoder(model, corpus, _network, _theta, progress, batch_size, device, threads)
 
@@ -409,8 +477,37 @@ def cached_skip_gram_embeddings(
 
 
 def skip_gram_embeddings(corpus: Corpus, dimensions: int, seed: int) -> np.ndarray:
-    """float32[V, ``dimensions``]: skip-gram vectors of the vocabulary learned on ``corpus`` (see the
-    module docstring); reproducible for a seed."""
+    """Skip-gram vectors of the vocabulary learned on ``corpus`` (see the module docstring):
+    gensim's ``Word2Vec`` with Dieng et al.'s settings, one worker; reproducible for a seed.
+
+    Parameters
+    ----------
+    corpus : Corpus
+        The documents the vectors are learned on (their tokens in order).
+    dimensions : int
+        The vectors' dimension (300 in Dieng et al.).
+    seed : int
+        The seed of the skip-gram training and of the vectors of words the corpus never uses.
+
+    Returns
+    -------
+    numpy.ndarray
+        float32, one row per vocabulary word, ``dimensions`` columns; a word the corpus never uses
+        gets a N(0, 0.6²) vector.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from tealeaves.corpus import Corpus, Vocabulary
+    >>> from tealeaves.models.neural.etm import skip_gram_embeddings
+    >>> docs = [[0, 1, 2, 3, 0, 1] * 3 if d % 2 else [4, 5, 6, 7, 4, 5] * 3 for d in range(40)]
+    >>> corpus = Corpus.from_documents(docs, Vocabulary([f"w{i}" for i in range(8)]))
+    >>> vectors = skip_gram_embeddings(corpus, 8, seed=0)
+    >>> vectors.shape, vectors.dtype
+    ((8, 8), dtype('float32'))
+    >>> np.array_equal(vectors, skip_gram_embeddings(corpus, 8, seed=0))
+    True
+    """
     try:
         from gensim.models import Word2Vec  # type: ignore[import-untyped]
     except ImportError as exc:
@@ -449,17 +546,23 @@ def _network(n_words: int, params: dict[str, Any]) -> Any:
             super().__init__()
             self.register_buffer("word_embeddings", torch.zeros(n_words, dims))
             self.topic_embeddings = nn.Linear(dims, k, bias=False)
-            self.encoder = nn.Sequential(nn.Linear(n_words, hidden), nn.ReLU(), nn.Linear(hidden, hidden), nn.ReLU())
+            self.encoder = nn.Sequential(
+                sparse_linear(n_words, hidden), nn.ReLU(), nn.Linear(hidden, hidden), nn.ReLU()
+            )
             self.mean = nn.Linear(hidden, k)
             self.log_variance = nn.Linear(hidden, k)
 
-        def encode(self, x: Any) -> tuple[Any, Any]:
-            h = self.encoder(x / x.sum(dim=1, keepdim=True).clamp_min(1.0))
+        def encode(self, x: Batch) -> tuple[Any, Any]:
+            """(μ, log σ²) of q(η_d | x_d) from the normalised counts x_d / N_d."""
+            h = self.encoder[1:](self.encoder[0](x, x.shares))
             return self.mean(h), self.log_variance(h)
 
-        def log_word_probs(self, theta: Any) -> Any:
-            beta = torch.softmax(self.topic_embeddings(self.word_embeddings), dim=0).T  # K x V
-            return torch.log(theta @ beta + LOG_EPS)
+        def log_word_probs(self, theta: Any, x: Batch) -> Any:
+            """log(Σ_k θ_dk φ_kv + 10⁻⁶) at the nonzero counts of ``x`` (all the loss needs): the
+            product θ φ sampled at those entries (SDDMM), never the dense documents x words."""
+            beta = torch.softmax(self.topic_embeddings(self.word_embeddings), dim=0)  # V x K
+            mixture = torch.sparse.sampled_addmm(x.matrix(x.counts), theta, beta.t(), beta=0.0)
+            return torch.log(mixture.values() + LOG_EPS)
 
     return EmbeddedTopicModel()
 
