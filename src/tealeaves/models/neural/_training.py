@@ -47,7 +47,7 @@ def require_torch() -> Any:
     spinning. On a machine whose cores are busy with other work, a spinning worker takes the time
     its own main thread needs, and each of the hundreds of small operations of a training step
     waits for a time slice: one elementwise product of 1,000 x 50 numbers took 12 ms with two
-    threads instead of 0.02 ms (20 Newsgroups, ETM, 2 busy cores: 10 s per epoch instead of 3.7 s).
+    threads instead of 0.02 ms (20 Newsgroups, ETM, 2 busy cores: about 11 s per epoch instead of 4 s).
     Set the variable yourself to choose otherwise.
 
     Returns
