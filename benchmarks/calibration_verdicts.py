@@ -114,6 +114,7 @@ def main() -> None:
         ("paired", "power", lambda: rejection("paired", 200, r(10000), seed + 1, paired_detectable(200), target=0.8)),
         (
             "jackknife",
+            "power",
             lambda: rejection("jackknife", 20, r(1000), seed + 1, 0.15, target=np.nan),
         ),  # no formula: the power found
         ("jackknife", "power", lambda: rejection("jackknife", 20, r(1000), seed + 1, 0.3, target=np.nan)),

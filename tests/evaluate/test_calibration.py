@@ -54,7 +54,7 @@ def test_the_model_level_randomisation_test_rejects_at_the_level_under_the_null(
     [
         # the bootstrap-t interval over topics (display.bootstrap_t_interval, as evaluate uses it)
         ("independent", 20, 4000, "moderate"),  # skewness 0.82, MC SE 0.0034 (band 0.936-0.964): 95.3%
-        ("independent", 50, 2000, "skewed"),  # skewness 1.41, MC SE 0.0049 (band 0.930-0.970)
+        ("independent", 50, 2000, "skewed"),  # skewness 1.41, MC SE 0.0049 (band 0.930-0.970): 95.4%
         ("independent", 20, 4000, "very skewed"),  # skewness 2, MC SE 0.0034: 95.1%, where t covers 91.9%
         ("paired", 200, 600, ""),  # the bootstrap interval of the token-weighted ratio, MC SE 0.0089
     ],
