@@ -60,7 +60,8 @@ class EpochClock:
     """A progress callback that notes when each epoch of the training task ends."""
 
     def __init__(self, task: str) -> None:
-        self.task, self.times, self.started = task, [], time.perf_counter()
+        self.task, self.started = task, time.perf_counter()
+        self.times: list[float] = []
         self.phases: dict[str, float] = {}
 
     def __call__(self, update: Any) -> None:

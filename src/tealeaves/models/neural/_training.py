@@ -218,7 +218,9 @@ def _sparse_product() -> Any:
     (PyTorch's own backward of a sparse product goes through a slower column-major path)."""
     torch = require_torch()
 
-    class SparseProduct(torch.autograd.Function):
+    function: Any = torch.autograd.Function
+
+    class SparseProduct(function):
         @staticmethod
         def forward(ctx: Any, weight_t: Any, bias: Any, batch: Batch, values: Any) -> Any:
             ctx.batch, ctx.values = batch, values
@@ -328,7 +330,8 @@ def train_epochs(
     notify(progress, task, 0, epochs)
     for epoch in range(epochs):
         batches = minibatches(len(docs), batch_size, rng)
-        total, tokens = 0.0, 0.0
+        total: Any = 0.0  # a tensor after the first batch: no wait for the device within the epoch
+        tokens = 0.0
         for b, positions in enumerate(batches):
             rows = docs[positions]
             per_doc, penalty = loss(rows, epoch, b, len(batches))
@@ -338,7 +341,7 @@ def train_epochs(
             optimizer.zero_grad()
             objective.backward()
             optimizer.step()
-            total = total + per_doc.detach().sum()  # a tensor: no wait for the device within the epoch
+            total = total + per_doc.detach().sum()
             tokens += float(lengths[rows].sum())
         per_word = float(total) / max(tokens, 1.0)
         if not np.isfinite(per_word):
