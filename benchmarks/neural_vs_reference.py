@@ -12,7 +12,8 @@ The reference implementations are checkouts passed as paths and run as they are,
 D-VAE needs ``pip install pyro-ppl`` (1.9 ran it beside torch 2.13; not a tealeaves requirement),
 the ETM matplotlib. Every run is a child process of this one (``_worker``), so the peak memory
 (its maximum resident set, from ``wait4``) and the threads (``torch.set_num_threads(--threads)``
-and ``OMP_NUM_THREADS``) are the same for both; the runs alternate ours / reference, seed by
+``OMP_NUM_THREADS`` and ``OMP_WAIT_POLICY=PASSIVE``, which tealeaves sets when it is the first to
+import torch) are the same for both; the runs alternate ours / reference, seed by
 seed, so that the load of the machine hits both alike. Small patches make the reference code run
 on today's libraries, applied in the child at run time, the checkout untouched:
 
@@ -349,7 +350,9 @@ def run_reference_dvae(spec: dict[str, Any]) -> dict[str, Any]:
     result: dict[str, Any] = {"per_epoch": clock.per_epoch(), "phi": softmax_rows(beta.astype(np.float64))}
     checkpoints = {}
     for epoch in spec["checkpoints"]:
-        path = out / "topics" / f"{epoch - 1}.txt"  # the file of (0-based) epoch e - 1, after e epochs
+        # the topics after e epochs are those of 0-based epoch e - 1; with eval_step 2 the files are
+        # of the even ones, so an odd one is read from the epoch before it
+        path = out / "topics" / f"{(epoch - 1) // 2 * 2}.txt"
         if path.exists():
             checkpoints[epoch] = [[vocab[w] for w in line.split()[:25]] for line in path.read_text().splitlines()]
     result["checkpoints"] = checkpoints
@@ -473,6 +476,7 @@ def launch(spec: dict[str, Any], args: argparse.Namespace) -> dict[str, Any]:
     spec_path = args.work / "runs" / f"{tag}.spec.json"
     spec_path.write_text(json.dumps(spec))
     env = dict(os.environ, OMP_NUM_THREADS=str(spec["threads"]), MKL_NUM_THREADS=str(spec["threads"]))
+    env.setdefault("OMP_WAIT_POLICY", "PASSIVE")  # what tealeaves sets when it imports torch first; here for both
     env["PYTHONPATH"] = os.pathsep.join([str(ROOT / "src"), env.get("PYTHONPATH", "")])
     with open(args.work / "runs" / f"{tag}.log", "w") as log:
         child = subprocess.Popen(
