@@ -3,15 +3,16 @@
 Dieng et al.'s ``main.py``), trained on the same data with the same settings, seeds and epochs.
 
     python benchmarks/neural_vs_reference.py --dvae-ref PATH --etm-ref PATH
-        [--parts planted news speed flops] [--sets etm ours] [--models dvae etm] [--seeds 0 1 2]
-        [--dvae-epochs 500] [--etm-epochs 500] [--setting best|drawn] [--threads 2]
-        [--device cpu|cuda] [--jobs 1] [--data DIR] [--work DIR]
+        [--parts prepare planted news speed flops collect] [--sets etm ours] [--models dvae etm]
+        [--seeds 0 1 2] [--dvae-epochs 500] [--etm-epochs 500] [--scale-annealing]
+        [--checkpoints 50 100 ...] [--speed-epochs 4] [--setting best|drawn] [--threads 2]
+        [--device cpu|auto|cuda] [--jobs 1] [--data DIR] [--work DIR]
 
 The reference implementations are checkouts passed as paths and run as they are, never copied:
 ``git --git-dir=<ahoho/dvae> archive 267cff1 | tar -x -C PATH`` and the same for ahoho/ETM. The
 D-VAE needs ``pip install pyro-ppl`` (1.9 ran it beside torch 2.13; not a tealeaves requirement),
 the ETM matplotlib. Every run is a child process of this one (``_worker``), so the peak memory
-(its maximum resident set, from ``wait4``) and the threads (``torch.set_num_threads(--threads)``
+(its maximum resident set, from ``wait4``) and the threads (``torch.set_num_threads(--threads)``,
 ``OMP_NUM_THREADS`` and ``OMP_WAIT_POLICY=PASSIVE``, which tealeaves sets when it is the first to
 import torch) are the same for both; the runs alternate ours / reference, seed by
 seed, so that the load of the machine hits both alike. Small patches make the reference code run
@@ -51,7 +52,11 @@ Parts:
   twice that), divided by the measured seconds per epoch, against a plain ``torch.matmul`` of
   the same shapes on the same threads.
 
-Writes ``--work``/results.json; prints the tables.
+``--scale-annealing`` cuts dvae's γ_BN and γ_KL in proportion to ``--dvae-epochs`` (200 of 500
+becomes 8 of 20), as ``benchmarks/neural.py`` does for short runs. ``--jobs N`` runs N at a time
+(for quality runs on a GPU; timings take 1). ``collect`` scores every finished run kept under
+``--work``/runs, also runs copied from another machine, and prints the tables. Writes
+``--work``/results-PARTS-TIME.json.
 """
 
 from __future__ import annotations
