@@ -74,6 +74,7 @@ from typing import Any
 
 import numpy as np
 
+from neural import matmul_gflops  # a plain matmul's GFLOP/s on the same threads
 from shared_data import ROOT, add_data_option, data_path
 
 HERE = Path(__file__).resolve()
@@ -823,18 +824,6 @@ def epoch_flops(model: str, n_docs: int, v: int, k: int, batch: int) -> float:
         batches = -(-n_docs // batch)
         forward = 2 * docs * (v * 800 + 800 * 800 + 800 * 2 * k + k * v) + batches * 2 * v * 300 * k
     return 3.0 * forward
-
-
-def matmul_gflops(threads: int, m: int, n: int, k: int, repeat: int = 20) -> float:
-    import torch
-
-    torch.set_num_threads(threads)
-    a, b = torch.randn(m, k), torch.randn(k, n)
-    torch.matmul(a, b)
-    started = time.perf_counter()
-    for _ in range(repeat):
-        torch.matmul(a, b)
-    return 2 * m * n * k * repeat / (time.perf_counter() - started) / 1e9
 
 
 def flops(args: argparse.Namespace, report: dict[str, Any]) -> None:
