@@ -3,7 +3,7 @@
 Dieng et al.'s ``main.py``), trained on the same data with the same settings, seeds and epochs.
 
     python benchmarks/neural_vs_reference.py --dvae-ref PATH --etm-ref PATH
-        [--parts prepare planted news speed flops collect] [--sets etm ours] [--models dvae etm]
+        [--parts prepare planted news speed flops collect] [--sets etm ours] [--models dvae etm] [--impls ours reference]
         [--seeds 0 1 2] [--dvae-epochs 500] [--etm-epochs 500] [--scale-annealing]
         [--checkpoints 50 100 ...] [--speed-epochs 4] [--setting best|drawn] [--threads 2]
         [--device cpu|auto|cuda] [--jobs 1] [--data DIR] [--work DIR]
@@ -656,7 +656,7 @@ def news(args: argparse.Namespace, report: dict[str, Any]) -> None:
                     g: max(1, round(params[g] * epochs / 500)) for g in ("gamma_bn", "gamma_kl") if params[g] > 1
                 }
             for seed in args.seeds:
-                for impl in ("ours", "reference"):
+                for impl in args.impls:
                     extra = {"target_metric": "npmi"} if model == "dvae" and impl == "reference" else {}
                     checkpoints = args.checkpoints if seed == args.seeds[0] else []
                     specs.append(
@@ -862,6 +862,10 @@ def main() -> None:
     parser.add_argument("--parts", nargs="+", default=["planted", "news", "speed", "flops"])
     parser.add_argument("--sets", nargs="+", default=["etm", "ours"], choices=["etm", "ours"])
     parser.add_argument("--models", nargs="+", default=["dvae", "etm"])
+    parser.add_argument(
+        "--impls", nargs="+", default=["ours", "reference"], choices=["ours", "reference"],
+        help="news: whose runs to train (collect then pairs them with runs kept from before)",
+    )  # fmt: skip
     parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
     parser.add_argument("--dvae-epochs", type=int, default=500)
     parser.add_argument("--etm-epochs", type=int, default=500)

@@ -307,9 +307,12 @@ def test_annealing_factor_and_minibatches():
     assert annealing_factor(0, 0, 0, 10) == 0.0
     assert annealing_factor(0, 0, 2, 10) == pytest.approx(0.01 + 0.99 / 20)
     assert annealing_factor(9, 1, 2, 10) == 1.0 and annealing_factor(0, 5, 2, 10) == 1.0
-    batches = minibatches(105, 20, np.random.default_rng(0))
+    batches = minibatches(105, 20, np.random.default_rng(0), drop_last=True)
     assert [len(b) for b in batches] == [20] * 5 and len(np.unique(np.concatenate(batches))) == 100
-    assert [len(b) for b in minibatches(7, 20, np.random.default_rng(0))] == [7]
+    assert [len(b) for b in minibatches(7, 20, np.random.default_rng(0), drop_last=True)] == [7]
+    kept = minibatches(105, 20, np.random.default_rng(0), drop_last=False)
+    assert [len(b) for b in kept] == [20] * 5 + [5] and sorted(np.concatenate(kept)) == list(range(105))
+    assert [list(b) for b in kept[:5]] == [list(b) for b in batches]  # the same order, cut alike
 
 
 def test_the_demo_trains_the_neural_models_with_its_flag(small, tmp_path, monkeypatch):

@@ -267,13 +267,16 @@ def sparse_linear(n_words: int, n_out: int) -> Any:
     return SparseLinear()
 
 
-def minibatches(n_docs: int, batch_size: int, rng: np.random.Generator) -> list[np.ndarray]:
-    """A random order of the documents cut into minibatches of ``batch_size``; the last, partial
-    batch is dropped (as Hoyle et al.'s D-VAE does), unless there is no full batch at all."""
+def minibatches(n_docs: int, batch_size: int, rng: np.random.Generator, *, drop_last: bool) -> list[np.ndarray]:
+    """A random order of the documents cut into minibatches of ``batch_size``. With ``drop_last``
+    the last, partial batch is dropped (as Hoyle et al.'s D-VAE does), unless there is no full batch
+    at all; without it the last batch is what remains (as Dieng et al.'s ETM, ``torch.split``)."""
     order = rng.permutation(n_docs)
     full = n_docs // batch_size
     if full == 0:
         return [order]
+    if not drop_last:
+        return [order[i : i + batch_size] for i in range(0, n_docs, batch_size)]
     return [order[i * batch_size : (i + 1) * batch_size] for i in range(full)]
 
 
@@ -301,6 +304,7 @@ def train_epochs(
     batch_size: int,
     learning_rate: float,
     reduction: str,
+    drop_last: bool,
     seed: int,
     task: str,
     progress: ProgressCallback | None,
@@ -312,7 +316,8 @@ def train_epochs(
     default) in shuffled minibatches; returns the trace, one row ``[epoch, loss per word]`` per epoch.
 
     Each step minimises the sum (``reduction="sum"``, Hoyle et al.'s D-VAE) or the mean
-    (``"mean"``, Dieng et al.'s ETM) of the minibatch's per-document losses, plus the penalty.
+    (``"mean"``, Dieng et al.'s ETM) of the minibatch's per-document losses, plus the penalty;
+    ``drop_last`` drops each epoch's last, partial minibatch (the D-VAE's, not the ETM's, convention).
     The traced loss is the epoch's per-document losses (with the annealing weights in force,
     without the penalty) summed and divided by the tokens of those documents. The minibatch
     order comes from the ``"<task> minibatches"`` stream family of ``seed``. ``after_epoch(epoch,
@@ -329,7 +334,7 @@ def train_epochs(
     trace: list[list[float]] = []
     notify(progress, task, 0, epochs)
     for epoch in range(epochs):
-        batches = minibatches(len(docs), batch_size, rng)
+        batches = minibatches(len(docs), batch_size, rng, drop_last=drop_last)
         total: Any = 0.0  # a tensor after the first batch: no wait for the device within the epoch
         tokens = 0.0
         for b, positions in enumerate(batches):

@@ -211,6 +211,7 @@ def fit(
             batch_size=batch_size,
             learning_rate=learning_rate,
             reduction="sum",
+            drop_last=True,
             seed=seed,
             task="train dvae",
             progress=progress,

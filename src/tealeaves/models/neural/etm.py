@@ -15,7 +15,8 @@ ELBO_d = E_q[Σ_v x_dv log(Σ_k θ_dk φ_kv + 10⁻⁶)] − KL(N(μ_d, σ²_d) 
 
 with one reparameterised sample per document (Kingma & Welling 2014) and the Gaussian KL in
 closed form; each minibatch minimises the mean over its documents of −ELBO_d, with Adam, its L2
-penalty ``weight_decay`` on every weight, as in Dieng et al.'s code (``main.py``).
+penalty ``weight_decay`` on every weight, as in Dieng et al.'s code (``main.py``). Every document is
+used in every epoch: the last minibatch is what remains after the full ones (their ``torch.split``).
 
 Word embeddings: ρ are skip-gram embeddings learned on the training corpus and kept fixed, as
 Hoyle et al. did following Dieng et al.: gensim's ``Word2Vec`` with Dieng et al.'s ``skipgram.py``
@@ -266,6 +267,7 @@ def fit(
             learning_rate=learning_rate,
             weight_decay=weight_decay,
             reduction="mean",
+            drop_last=False,
             seed=seed,
             task="train etm",
             progress=progress,
