@@ -6,8 +6,34 @@ import pytest
 
 from tealeaves.corpus import prepare
 
+from .planted import lda_corpus
+
+# dvae's and etm's settings on the K = 10, V = 500 planted corpus: test_neural.py's, and those the
+# reference implementations ran with in benchmarks/neural_vs_reference.py --parts planted
+PLANTED_NEURAL = {
+    "dvae": {"epochs": 100, "gamma_bn": 1, "gamma_kl": 20, "beta_reg": 0.0, "alpha": 0.01, "learning_rate": 0.01},
+    "etm": {"epochs": 60, "batch_size": 200, "encoder_dim": 100, "embedding_dim": 100, "learning_rate": 0.02},
+}
+
 
 @pytest.fixture(scope="session")
 def sotu():
     """The builtin State of the Union paragraphs, prepared once (about 20,000 documents)."""
     return prepare("builtin:sotu")
+
+
+@pytest.fixture(scope="session")
+def planted_neural(tmp_path_factory):
+    """The planted corpus (``lda_corpus()``: corpus, true Φ, θ) and dvae and etm trained on it once
+    with :data:`PLANTED_NEURAL`, seed 0 on the CPU, etm's embeddings cached in a folder of its own."""
+    pytest.importorskip("torch")
+    pytest.importorskip("gensim")
+    from tealeaves.models import train
+
+    corpus, true_phi, theta = lda_corpus()
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("TEALEAVES_CACHE", str(tmp_path_factory.mktemp("planted-cache")))
+        models = {
+            kind: train(corpus, kind, k=10, seed=0, device="cpu", **PLANTED_NEURAL[kind]) for kind in PLANTED_NEURAL
+        }
+    return corpus, true_phi, theta, models

@@ -50,8 +50,9 @@ def top_overlaps(true_phi, phi, order, n=10):
     return [len(set(np.argsort(-true_phi[i])[:n]) & set(np.argsort(-phi[j])[:n])) for i, j in enumerate(order)]
 
 
-def test_dvae_recovers_planted_topics():
-    """K = 10, V = 500, 2,000 documents (tests/models/planted.py); 100 epochs, annealing shortened to fit.
+def test_dvae_recovers_planted_topics(planted_neural):
+    """K = 10, V = 500, 2,000 documents (tests/models/planted.py); 100 epochs, annealing shortened to
+    fit (``PLANTED_NEURAL`` of conftest.py, the model trained once for this module and the reference's).
 
     D-VAE's topics are the rows B_k of its product-of-experts decoder, ranked without the background
     bias as Hoyle et al. rank them; Φ_k = softmax(B_k) is flatter than a planted topic, so matched
@@ -62,8 +63,8 @@ def test_dvae_recovers_planted_topics():
     the trajectory); the other nine planted topics are matched within 0.65 at every seed, and the
     median distance is 0.585 to 0.597.
     """
-    corpus, true_phi, _ = lda_corpus()
-    model = train(corpus, "dvae", k=10, seed=0, epochs=100, gamma_bn=1, gamma_kl=20, beta_reg=0.0)
+    _, true_phi, _, models = planted_neural
+    model = models["dvae"]
     order, distances = match_topics(true_phi, model.phi)
     print(f"dvae planted Hellinger distances: {np.round(np.sort(distances), 3)}")
     assert np.sort(distances)[-2] < 0.65 and distances.max() < 0.8 and np.median(distances) < 0.61
@@ -74,17 +75,17 @@ def test_dvae_recovers_planted_topics():
     assert len(trace) == 100 and trace[-1] < trace[0]
 
 
-def test_etm_recovers_planted_topics():
-    """The same corpus, 60 epochs with smaller networks than the defaults; skip-gram embeddings of the corpus.
+def test_etm_recovers_planted_topics(planted_neural):
+    """The same corpus, 60 epochs with smaller networks than the defaults (``PLANTED_NEURAL``);
+    skip-gram embeddings of the corpus.
 
     The weights kept are the checkpoint with the best in-sample document completion (epoch 27 of 60
     at seed 0). Seven planted topics are matched within 0.38 (Hellinger), one at 0.42, one at 0.51
     and the worst, whose words the model shares out between two topics, at 0.70; the median topic
     shares 8 of its 10 top words with its match.
     """
-    corpus, true_phi, _ = lda_corpus()
-    options = {"epochs": 60, "batch_size": 200, "encoder_dim": 100, "embedding_dim": 100}
-    model = train(corpus, "etm", k=10, seed=0, **options)
+    _, true_phi, _, models = planted_neural
+    model = models["etm"]
     order, distances = match_topics(true_phi, model.phi)
     print(f"etm planted Hellinger distances: {np.round(np.sort(distances), 3)}")
     assert distances.max() < 0.8

@@ -2,8 +2,8 @@
 
 The figures below were measured by ``benchmarks/neural_vs_reference.py`` beside Hoyle et al.'s
 D-VAE (ahoho/dvae at 267cff1, Pyro) and their ETM (ahoho/ETM, Dieng et al.'s ``main.py``), on the
-K = 10, V = 500 LDA corpus of ``planted.py``, with the settings of ``PLANTED`` (those of
-``test_neural.py``), seeds 0, 1, 2, two PyTorch threads, on the shared 2-core machine::
+K = 10, V = 500 LDA corpus of ``planted.py``, with the settings of ``PLANTED_NEURAL`` in
+``conftest.py`` (those of ``test_neural.py``), seeds 0, 1, 2, two PyTorch threads, on the shared 2-core machine::
 
     python benchmarks/neural_vs_reference.py --dvae-ref PATH --etm-ref PATH --parts planted --seeds 0 1 2
 
@@ -12,8 +12,9 @@ topic to its matched learned topic (Hungarian matching). The two implementations
 D-VAE's Φ_k = softmax(B_k) is flatter than a planted topic, so both sit near 0.59 at the median,
 and either sometimes merges two planted topics (worst 0.75 at seed 0 for both); ETM's worst topic
 moves between 0.54 and 0.93 from seed to seed in both. No defect of ours shows: the gap is a
-property of the models, not of the reimplementation. The test trains ours once (seed 0, one
-thread, so the same model on any machine) and holds it to what the reference reached.
+property of the models, not of the reimplementation. The test holds ours (seed 0, one thread, so
+the same model on any machine; trained once for this module and ``test_neural.py``) to what the
+reference reached.
 """
 
 from __future__ import annotations
@@ -21,18 +22,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from tealeaves.models import train
 from tealeaves.models.compare import match_topics
-
-from .planted import lda_corpus
 
 pytest.importorskip("torch")
 pytest.importorskip("gensim")
 
-PLANTED = {
-    "dvae": {"epochs": 100, "gamma_bn": 1, "gamma_kl": 20, "beta_reg": 0.0, "alpha": 0.01, "learning_rate": 0.01},
-    "etm": {"epochs": 60, "batch_size": 200, "encoder_dim": 100, "embedding_dim": 100, "learning_rate": 0.02},
-}
 # (worst, median) matched Hellinger distance at seeds 0, 1, 2, measured by the command in the docstring
 REFERENCE = {
     "dvae": {"worst": (0.750, 0.612, 0.609), "median": (0.595, 0.586, 0.586)},
@@ -43,14 +37,6 @@ OURS = {
     "etm": {"worst": (0.698, 0.743, 0.543), "median": (0.354, 0.401, 0.350)},
 }
 MARGIN = 0.02  # two threads in the benchmark, one here: the same seed gives a slightly different model
-
-
-@pytest.fixture(scope="module", autouse=True)
-def embeddings_cache(tmp_path_factory):
-    """etm's skip-gram embeddings are cached under $TEALEAVES_CACHE: a folder of this module's own."""
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setenv("TEALEAVES_CACHE", str(tmp_path_factory.mktemp("cache")))
-        yield
 
 
 def test_measured_figures_agree():
@@ -64,9 +50,9 @@ def test_measured_figures_agree():
 
 
 @pytest.mark.parametrize("kind", ["dvae", "etm"])
-def test_planted_recovery_as_good_as_the_reference(kind):
-    corpus, true_phi, _ = lda_corpus()
-    model = train(corpus, kind, k=10, seed=0, device="cpu", **PLANTED[kind])
+def test_planted_recovery_as_good_as_the_reference(planted_neural, kind):
+    _, true_phi, _, models = planted_neural
+    model = models[kind]
     _, distances = match_topics(true_phi, model.phi)
     print(f"{kind} planted Hellinger distances: {np.round(np.sort(distances), 3)}")
     assert distances.max() <= max(REFERENCE[kind]["worst"]) + MARGIN
