@@ -133,6 +133,7 @@ FAMILIES = [
     ("corpus halves", "tealeaves.corpus.Corpus.halves"),
     ("intruder sets", "tealeaves.intrusion.intruder_sets"),
     ("intrusion folds", "tealeaves.intrusion.compare_word_intrusion"),
+    ("train lda-gibbs", "tealeaves.models.lda_gibbs.fit"),
     ("train lda-vb", "tealeaves.models.lda_vb.fit"),
     ("train plsi", "tealeaves.models.plsi.fit"),
     ("split-half agreement", "tealeaves.analysis.split_half"),

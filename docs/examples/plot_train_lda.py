@@ -25,9 +25,9 @@ print(heldout)
 pd.Series(train_corpus.manifest["preprocessing"]["tokens"], name="tokens").to_frame()
 
 # %%
-# Train 20 topics. ``iterations`` are Gibbs sweeps; α is re-estimated MALLET-style every 10
-# sweeps after ``optimize_burn_in`` sweeps. This short run (100 sweeps, α from sweep 20) keeps
-# the example fast; the defaults are 1,000 sweeps and α from sweep 200, as MALLET.
+# Train 20 topics. ``iterations`` are Gibbs sweeps; α and β are re-estimated as MALLET does every
+# 10 sweeps after ``optimize_burn_in`` sweeps. This short run (100 sweeps, α and β from sweep 20)
+# keeps the example fast; the defaults are 1,000 sweeps and α and β from sweep 200, as MALLET.
 model = tealeaves.train(
     train_corpus, model="lda-gibbs", k=20, seed=0, iterations=100, optimize_burn_in=20
 )
@@ -44,8 +44,8 @@ topics = pd.DataFrame(
 topics.sort_values("alpha", ascending=False)
 
 # %%
-# Training stores its objective per iteration in the manifest (here tomotopy's log likelihood
-# per word of the sampler's state) beside the time it took.
+# Training stores its objective per iteration in the manifest (here MALLET's log-likelihood per
+# token of the sampler's state, log p(w, z | α, β) / N) beside the time it took.
 training = model.manifest["training"]
 trace = pd.DataFrame(training["trace"], columns=["sweep", training["objective"]])
 print(f"{training['seconds']:.1f} s of training")

@@ -1,15 +1,20 @@
-"""lda-gibbs: planted topics are recovered, runs are reproducible, estimates match the counts."""
+"""lda-gibbs: the sampler draws from the exact posterior, α and β reach their maximisers during sampling,
+planted topics are recovered, runs are reproducible, estimates match the counts."""
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 import pytest
-import tomotopy as tp
+from numba import njit
+from scipy.special import digamma, gammaln
 
 from tealeaves.corpus import Corpus, Vocabulary
 from tealeaves.errors import EmptyResultError, InputError
-from tealeaves.models import TopicModel, lda_gibbs, train
+from tealeaves.models import TopicModel, _gibbs, lda_gibbs, train
 from tealeaves.models.compare import match_topics
+from tealeaves.rng import family_seed, stream
 
 from .planted import lda_corpus
 
@@ -66,22 +71,8 @@ def test_estimates_follow_the_counts(fitted, planted):
     lengths = corpus.doc_lengths()
     n_dk = fitted.theta * (lengths[:, None] + fitted.alpha.sum()) - fitted.alpha
     assert np.allclose(n_dk * sweeps, np.round(n_dk * sweeps), atol=1e-6)
-    # the same sampler replayed directly (tomotopy, same seed, one thread): the document-topic counts
-    # averaged over the last 50 sweeps, with the final α, are the stored θ, to rounding
-    sampler = tp.LDAModel(k=4, alpha=0.25 / 4, eta=0.1, seed=1, min_cf=0, min_df=0, rm_top=0)
-    sampler.optim_interval, sampler.burn_in = 10, 50
-    for d in range(len(corpus)):
-        sampler.add_doc([corpus.vocab.words[t] for t in corpus.doc(d)])
-    sampler.train(250, workers=1)
-    replayed = np.zeros((len(corpus), 4))
-    for _ in range(sweeps):
-        sampler.train(1, workers=1)
-        replayed += [np.bincount(doc.topics, minlength=4) for doc in sampler.docs]
-    alpha = np.asarray(sampler.alpha)
-    assert np.allclose(fitted.alpha, alpha, rtol=1e-12)
-    assert np.allclose(fitted.theta, (replayed / sweeps + alpha) / (lengths[:, None] + alpha.sum()), rtol=1e-12)
     # φ_kw = (n̄_kw + β) / (n̄_k + Vβ): the implied counts add up to the corpus' tokens
-    beta = fitted.manifest["training"]["beta"]["optimised"]
+    beta = fitted.manifest["training"]["beta"]["final"]
     n_k = n_dk.sum(axis=0)
     n_kw = fitted.phi * (n_k[:, None] + 40 * beta) - beta
     assert np.allclose(n_kw * sweeps, np.round(n_kw * sweeps), atol=1e-5)
@@ -101,6 +92,40 @@ def test_same_seed_same_model_and_trace(planted):
     assert np.array_equal(a.phi, b.phi) and np.array_equal(a.theta, b.theta)
     assert a.manifest["training"]["trace"] == b.manifest["training"]["trace"]
     assert not np.array_equal(a.phi, c.phi)
+    # two shards sampled in parallel (MALLET's threads), α and β optimised: the same seed and
+    # number of workers give the same model; the merged counts still add up to the corpus
+    options = {"k": 4, "iterations": 60, "optimize_burn_in": 20, "workers": 2, "topics_from": "last"}
+    d = train(corpus, seed=5, **options)
+    e = train(corpus, seed=5, **options)
+    assert np.array_equal(d.phi, e.phi) and np.array_equal(d.alpha, e.alpha)
+    assert d.manifest["training"]["hyperparameters"] == e.manifest["training"]["hyperparameters"]
+    beta = d.manifest["training"]["beta"]["final"]
+    n_k = (d.theta * (corpus.doc_lengths()[:, None] + d.alpha.sum()) - d.alpha).sum(axis=0)
+    n_kw = d.phi * (n_k[:, None] + 40 * beta) - beta
+    assert np.allclose(n_kw, np.round(n_kw), atol=1e-6)
+    assert np.allclose(n_kw.sum(axis=0), np.bincount(corpus.tokens, minlength=40), atol=1e-6)
+
+
+def test_parallel_sweep_merges_the_shards_counts():
+    # after a sweep over 3 shards the shared counts are those of the new assignments
+    corpus, _, _ = lda_corpus(k=3, v=30, n_docs=40, length=20)
+    tokens, offsets = corpus.tokens, corpus.offsets
+    z = _gibbs.random_assignments(tokens, 3, 11)
+    before = z.copy()
+    n_wk, n_dk, n_k = np.zeros((30, 3), np.int32), np.zeros((40, 3), np.int32), np.zeros(3, np.int64)
+    _gibbs.assignment_counts(tokens, offsets, z, n_wk, n_dk, n_k)
+    bounds = lda_gibbs.shard_bounds(offsets, 3)
+    assert list(bounds) == [0, 14, 27, 40]  # equal documents here, so equal tokens too
+    states = np.concatenate([stream(1, s) for s in range(3)])
+    _gibbs.gibbs_sweep(
+        tokens, offsets, z, n_wk, n_dk, n_k, np.full(3, 0.1), 0.01, bounds, states,
+        np.zeros((3, 30, 3), np.int32), np.zeros((3, 3), np.int64),
+    )  # fmt: skip
+    assert not np.array_equal(z, before)
+    expected = [np.zeros((30, 3), np.int32), np.zeros((40, 3), np.int32), np.zeros(3, np.int64)]
+    _gibbs.assignment_counts(tokens, offsets, z, *expected)
+    for got, want in zip((n_wk, n_dk, n_k), expected):
+        assert np.array_equal(got, want)
 
 
 def test_progress_reports_log_likelihood_per_word(planted):
@@ -154,9 +179,133 @@ def test_recovers_topics_planted_by_lda():
     assert distances.max() < 0.2
 
 
+# --------------------------------------------------------------------------- the sampler is exact
+TINY_DOCS, TINY_V, TINY_ALPHA, TINY_BETA = [[0, 1, 0], [2, 1], [2]], 3, np.array([0.3, 0.7]), 0.4
+
+
+def tiny_log_joint(z):
+    """log p(w, z | α, β) of the tiny corpus by the Dirichlet-multinomial formula (K = 2)."""
+    n_dk, n_kw, at = np.zeros((3, 2)), np.zeros((2, TINY_V)), 0
+    for d, doc in enumerate(TINY_DOCS):
+        for w in doc:
+            n_dk[d, z[at]] += 1
+            n_kw[z[at], w] += 1
+            at += 1
+    a = TINY_ALPHA.sum()
+    docs = np.sum(gammaln(a) - gammaln(n_dk.sum(axis=1) + a)) + np.sum(gammaln(n_dk + TINY_ALPHA) - gammaln(TINY_ALPHA))
+    vb = TINY_V * TINY_BETA
+    topics = np.sum(gammaln(vb) - gammaln(n_kw.sum(axis=1) + vb)) + np.sum(
+        gammaln(n_kw + TINY_BETA) - gammaln(TINY_BETA)
+    )
+    return docs + topics, n_dk, n_kw
+
+
+@njit
+def tiny_chain(tokens, offsets, z, n_wk, n_dk, n_k, alpha, beta, state, burn_in, sweeps):
+    """Frequency of each joint assignment (z read as a binary number) over ``sweeps`` sweeps."""
+    tally = np.zeros((sweeps, 2 ** z.shape[0]), dtype=np.int8)
+    for sweep in range(burn_in + sweeps):
+        _gibbs._sample_documents(tokens, offsets, z, 0, offsets.shape[0] - 1, n_wk, n_dk, n_k, alpha, beta, state)
+        if sweep >= burn_in:
+            index = 0
+            for i in range(z.shape[0]):
+                index = 2 * index + z[i]
+            tally[sweep - burn_in, index] = 1
+    return tally
+
+
+def test_sampler_draws_from_the_exact_posterior():
+    # 3 documents, 6 tokens, K = 2, α = (0.3, 0.7), β = 0.4: p(z | w) by enumerating the 64
+    # assignments against the frequencies of 400,000 sweeps of the kernel. The Monte Carlo SE of
+    # each frequency is estimated by batch means (100 batches of 4,000 sweeps): the probabilities
+    # run from 0.0003 to 0.129 and their SEs from 0.00003 to 0.0009; the largest deviation is
+    # 0.0014, 3.4 SE (about 3.7 SE is the 5% point of the largest of 64 normal deviations)
+    states = list(itertools.product((0, 1), repeat=6))
+    log_p = np.array([tiny_log_joint(z)[0] for z in states])
+    exact = np.exp(log_p - log_p.max())
+    exact /= exact.sum()
+    corpus = Corpus.from_documents(TINY_DOCS, Vocabulary(["a", "b", "c"]))
+    tokens, offsets = corpus.tokens, corpus.offsets
+    z = _gibbs.random_assignments(tokens, 2, 0)
+    n_wk, n_dk, n_k = np.zeros((3, 2), np.int32), np.zeros((3, 2), np.int32), np.zeros(2, np.int64)
+    _gibbs.assignment_counts(tokens, offsets, z, n_wk, n_dk, n_k)
+    tally = tiny_chain(tokens, offsets, z, n_wk, n_dk, n_k, TINY_ALPHA, TINY_BETA, stream(0, 1), 100, 400_000)
+    batches = tally.reshape(100, 4000, 64).mean(axis=1)
+    frequency, se = batches.mean(axis=0), batches.std(axis=0, ddof=1) / np.sqrt(100)
+    z_scores = np.abs(frequency - exact) / se
+    print(
+        f"max |f - p| = {np.abs(frequency - exact).max():.5f}, max z = {z_scores.max():.2f}, SE {se.min():.5f}-{se.max():.5f}"
+    )
+    assert z_scores.max() < 5
+    assert np.abs(frequency - exact).max() < 0.004  # 4.5 times the largest SE
+    # the collapsed log-likelihood of the trace is the same formula
+    for z in states[::7]:
+        value, counts_dk, counts_kw = tiny_log_joint(z)
+        got = _gibbs.log_joint(
+            counts_kw.T.astype(np.int32),
+            counts_dk.astype(np.int32),
+            counts_kw.sum(axis=1).astype(np.int64),
+            TINY_ALPHA,
+            TINY_BETA,
+        )
+        assert got == pytest.approx(value, rel=1e-12)
+
+
+# --------------------------------------------------------------------------- α and β as MALLET
+def document_topic_counts(seed=4):
+    """Document-topic counts of 400 documents of 20-200 tokens from θ_d ~ Dir(0.1, 0.3, 0.6, 1.2)."""
+    rng = np.random.default_rng(seed)
+    true_alpha = np.array([0.1, 0.3, 0.6, 1.2])
+    lengths = rng.integers(20, 200, size=400)
+    n_dk = np.stack([rng.multinomial(n, rng.dirichlet(true_alpha)) for n in lengths])
+    histogram = np.zeros((4, lengths.max() + 1), dtype=np.int64)
+    for k in range(4):
+        histogram[k] = np.bincount(n_dk[:, k], minlength=lengths.max() + 1)
+    return n_dk, true_alpha, histogram, np.bincount(lengths, minlength=lengths.max() + 1)
+
+
+def test_alpha_step_is_mallets_learn_parameters():
+    # one step on the histograms is Minka's fixed point with MALLET's shape 1.001 and scale 1,
+    # computed here from the document-topic counts themselves
+    n_dk, _, histogram, lengths = document_topic_counts()
+    alpha = np.array([0.2, 0.1, 0.4, 0.3])
+    direct = alpha * (np.sum(digamma(n_dk + alpha) - digamma(alpha), axis=0) + 1.001)
+    direct /= np.sum(digamma(n_dk.sum(axis=1) + alpha.sum()) - digamma(alpha.sum())) - 1.0
+    assert np.allclose(lda_gibbs.alpha_step(alpha, histogram, lengths), direct, rtol=1e-12)
+
+
+def test_alpha_step_iterates_to_the_maximiser_of_its_objective():
+    # MALLET takes one step per optimisation; iterated, the step reaches the local maximum of
+    # F(α) = log p(n | α) + (shape + 1/scale) Σα, found here by scipy (BFGS over log α, with the
+    # gradient of F: α_k (Σ_c h_k(c)[ψ(c + α_k) − ψ(α_k)] − Σ_n L(n)[ψ(n + Σα) − ψ(Σα)] + 2.001))
+    from scipy.optimize import minimize
+
+    _, true_alpha, histogram, lengths = document_topic_counts()
+    counts, sizes = np.arange(histogram.shape[1]), np.arange(lengths.shape[0])
+
+    def gradient(x):
+        a = np.exp(x)
+        per_topic = np.sum(histogram * (digamma(counts + a[:, None]) - digamma(a)[:, None]), axis=1)
+        return -a * (per_topic - np.sum(lengths * (digamma(sizes + a.sum()) - digamma(a.sum()))) + 2.001)
+
+    alpha = np.full(4, 0.1)
+    for _ in range(1000):
+        alpha = lda_gibbs.alpha_step(alpha, histogram, lengths)
+    numeric = minimize(
+        lambda x: -lda_gibbs.alpha_objective(np.exp(x), histogram, lengths),
+        np.log(np.full(4, 0.5)),
+        jac=gradient,
+        method="BFGS",
+        options={"gtol": 1e-9},
+    )
+    assert np.allclose(alpha, np.exp(numeric.x), rtol=1e-6)
+    assert lda_gibbs.alpha_objective(alpha, histogram, lengths) >= -numeric.fun - 1e-9
+    assert np.allclose(alpha, true_alpha, rtol=0.3)  # and the counts' prior is recovered
+
+
 def test_optimised_beta_maximises_the_dirichlet_multinomial_likelihood():
-    # counts drawn from topics with a known symmetric prior: the fixed point agrees with a numeric
-    # maximiser (scipy's bounded Brent search over log β) of the same objective, and it is a maximum
+    # counts drawn from topics with a known symmetric prior: MALLET's 200 fixed-point steps agree
+    # with a numeric maximiser (scipy's bounded Brent search over log β) of the same objective
     from scipy.optimize import minimize_scalar
 
     rng = np.random.default_rng(3)
@@ -177,28 +326,53 @@ def test_optimised_beta_maximises_the_dirichlet_multinomial_likelihood():
         assert found == pytest.approx(true_beta, rel=0.3)  # and it estimates the prior the topics came from
 
 
-def test_beta_is_optimised_after_sampling(fitted):
-    # Φ uses β̂ (test_estimates_follow_the_counts checks Φ against the counts with it); β̂ is the
-    # maximiser for the last sweep's counts, which the planted topics (sparse blocks) put below the start
-    record = fitted.manifest["training"]["beta"]
-    assert record["start"] == 0.1 and 0 < record["optimised"] < 0.09
-    assert record["method"].startswith("Minka's fixed point")
+def test_beta_and_alpha_are_optimised_during_sampling(planted, fitted, monkeypatch):
+    # burn-in 50, interval 10: α and β after sweeps 60, 70, ..., 300; the planted topics (sparse
+    # blocks) pull β below its start
+    training = fitted.manifest["training"]
+    rows = training["hyperparameters"]
+    assert [row[0] for row in rows] == list(range(60, 301, 10))
+    betas = [row[1] for row in rows]
+    assert len(set(betas)) == len(betas) and training["beta"] == {"start": 0.1, "final": betas[-1]}
+    assert 0 < betas[-1] < 0.09 and rows[-1][2] == pytest.approx(fitted.alpha.sum(), rel=1e-12)
+    # the new β enters the following sweeps: with β kept at its start (α still optimised) the
+    # chain is the same up to sweep 60 (same Σα then) and differs after it
+    monkeypatch.setattr(lda_gibbs, "optimise_beta", lambda n_kw, start: start)
+    corpus, _ = planted
+    fixed = train(corpus, "lda-gibbs", k=4, seed=1, iterations=80, optimize_burn_in=50)
+    fixed_rows = fixed.manifest["training"]["hyperparameters"]
+    assert fixed_rows[0] == [60, 0.1, rows[0][2]] and fixed_rows[1][2] != rows[1][2]
+
+
+def test_statistics_follow_mallets_save_sample_interval(planted):
+    # burn-in 21, interval 25: MALLET collects α's statistics after sweeps that are multiples of
+    # 10 (30, 50, ...), so the optimisation after sweep 25 has none: α stays, β is optimised
+    corpus, _ = planted
+    model = train(corpus, k=4, seed=0, iterations=50, optimize_burn_in=21, optimize_interval=25, topics_from="last")
+    (first, beta_first, alpha_first), (second, _, alpha_second) = model.manifest["training"]["hyperparameters"]
+    assert (first, second) == (25, 50) and alpha_first == pytest.approx(0.25, rel=1e-12) and beta_first != 0.1
+    assert alpha_second != alpha_first and alpha_second == pytest.approx(model.alpha.sum(), rel=1e-12)
 
 
 def test_topics_from_the_last_sweep(planted):
     corpus, _ = planted
     last = train(corpus, "lda-gibbs", k=4, seed=2, iterations=60, optimize_interval=0, topics_from="last")
     assert last.params["topics_from"] == "last" and last.params["average_last"] == 1
-    assert last.manifest["training"]["beta"] == {"start": 0.1, "optimised": None}
-    # θ from the counts of one sample, the sampler's final state replayed directly
+    training = last.manifest["training"]
+    assert training["beta"] == {"start": 0.1, "final": 0.1} and training["hyperparameters"] == []
+    # θ from the counts of one sample: the sampler's final state, the chain replayed from its
+    # streams (stream 0 of the family for the start, stream 1 for the sweeps)
     lengths = corpus.doc_lengths()
     n_dk = last.theta * (lengths[:, None] + last.alpha.sum()) - last.alpha
-    sampler = tp.LDAModel(k=4, alpha=0.25 / 4, eta=0.1, seed=2, min_cf=0, min_df=0, rm_top=0)
-    sampler.optim_interval, sampler.burn_in = 0, 200
-    for d in range(len(corpus)):
-        sampler.add_doc([corpus.vocab.words[t] for t in corpus.doc(d)])
-    sampler.train(60, workers=1)
-    counts = np.array([np.bincount(doc.topics, minlength=4) for doc in sampler.docs])
-    assert np.allclose(n_dk, counts, atol=1e-8)
+    seed = family_seed(2, "train lda-gibbs")
+    tokens, offsets = corpus.tokens, corpus.offsets
+    z = _gibbs.random_assignments(tokens, 4, seed)
+    counts = [np.zeros((40, 4), np.int32), np.zeros((len(corpus), 4), np.int32), np.zeros(4, np.int64)]
+    _gibbs.assignment_counts(tokens, offsets, z, *counts)
+    state, bounds = stream(seed, 1), np.array([0, len(corpus)])
+    no_copies = (np.zeros((0, 40, 4), np.int32), np.zeros((0, 4), np.int64))
+    for _ in range(60):
+        _gibbs.gibbs_sweep(tokens, offsets, z, *counts, np.full(4, 0.25 / 4), 0.1, bounds, state, *no_copies)
+    assert np.allclose(n_dk, counts[1], atol=1e-8)
     with pytest.raises(InputError, match="topics_from"):
         train(corpus, "lda-gibbs", k=4, iterations=5, topics_from="first")

@@ -241,7 +241,7 @@ def test_selection_after_the_filters_equals_a_direct_computation(inputs, tmp_pat
             "models": ["planted", "planted-too"],
             "settings": 10,
             "k": 6,
-            "seed": 3,
+            "seed": 1,
             "max_steps": {"planted": 40, "planted-too": 40},
             "space": {"planted": space, "planted-too": space},
             "score": {"uniqueness_filter": ["planted"]},

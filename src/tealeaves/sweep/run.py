@@ -284,7 +284,7 @@ def run_trial(trial: Trial) -> dict[str, Any]:
     >>> round(outcome["scores"]["npmi"], 4), outcome["scores"]["passes"]
     (-0.2027, True)
     >>> [words[:4] for words in outcome["top_words"]]
-    [['budget', 'deficit', 'tax', 'debt'], ['army', 'peace', 'troops', 'war']]
+    [['army', 'peace', 'troops', 'war'], ['budget', 'deficit', 'tax', 'debt']]
     >>> folder.cleanup()
     """
     from tealeaves.coherence import RefIndex, diversity, score
@@ -486,7 +486,7 @@ def results_frame(
                 trial  p.alpha_sum  p.beta    npmi  passes  selected
     0  lda-gibbs-0000         0.25    0.05 -0.2027    True      True
     1  lda-gibbs-0001         0.01    0.05 -0.2027    True     False
-    2  lda-gibbs-0002         0.01    0.01 -0.2287    True     False
+    2  lda-gibbs-0002         0.01    0.01 -0.2027    True     False
     >>> folder.cleanup()
     """
     import pandas as pd

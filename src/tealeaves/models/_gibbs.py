@@ -1,0 +1,163 @@
+"""Numba kernels of ``lda-gibbs``: the collapsed Gibbs sweep and the collapsed log-likelihood.
+
+The state is the topic assignment ``z`` of every token and its counts: ``n_wk`` (V x K, word
+major, so that a token reads one contiguous row), ``n_dk`` (D x K) and ``n_k`` (K). A token's
+topic is drawn from p(z = k | z_-n, w) ∝ (n_dk + α_k)(n_kw + β)/(n_k + Vβ), the counts without
+the token (Griffiths & Steyvers 2004), by a scan over the K topics (the cumulative weights, then
+the first topic whose cumulative weight passes u · total).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit, prange
+
+from tealeaves.rng import stream, uniform
+
+
+@njit(cache=True)
+def random_assignments(tokens: np.ndarray, k_topics: int, seed: int) -> np.ndarray:
+    """A topic drawn uniformly from the K for every token (MALLET's start), from stream 0 of ``seed``."""
+    state = stream(seed, 0)
+    z = np.empty(tokens.shape[0], dtype=np.int32)
+    for i in range(tokens.shape[0]):
+        z[i] = min(int(uniform(state) * k_topics), k_topics - 1)
+    return z
+
+
+@njit(cache=True)
+def assignment_counts(
+    tokens: np.ndarray, offsets: np.ndarray, z: np.ndarray, n_wk: np.ndarray, n_dk: np.ndarray, n_k: np.ndarray
+) -> None:
+    """Fill ``n_wk``, ``n_dk`` and ``n_k`` with the counts of the assignments ``z``."""
+    n_wk[:] = 0
+    n_dk[:] = 0
+    n_k[:] = 0
+    for d in range(offsets.shape[0] - 1):
+        for i in range(offsets[d], offsets[d + 1]):
+            n_wk[tokens[i], z[i]] += 1
+            n_dk[d, z[i]] += 1
+            n_k[z[i]] += 1
+
+
+@njit(cache=True)
+def _sample_documents(
+    tokens: np.ndarray,
+    offsets: np.ndarray,
+    z: np.ndarray,
+    first: int,
+    last: int,
+    n_wk: np.ndarray,
+    n_dk: np.ndarray,
+    n_k: np.ndarray,
+    alpha: np.ndarray,
+    beta: float,
+    state: np.ndarray,
+) -> None:
+    """One sequential collapsed Gibbs pass over the tokens of documents ``first`` to ``last - 1``."""
+    k_topics = alpha.shape[0]
+    v_beta = beta * n_wk.shape[0]
+    inverse = np.empty(k_topics)  # 1 / (n_k + Vβ), kept up to date as n_k changes
+    for k in range(k_topics):
+        inverse[k] = 1.0 / (n_k[k] + v_beta)
+    cumulative = np.empty(k_topics)
+    for d in range(first, last):
+        doc = n_dk[d]
+        for i in range(offsets[d], offsets[d + 1]):
+            word = n_wk[tokens[i]]
+            topic = z[i]
+            doc[topic] -= 1
+            word[topic] -= 1
+            n_k[topic] -= 1
+            inverse[topic] = 1.0 / (n_k[topic] + v_beta)
+            total = 0.0
+            for k in range(k_topics):
+                total += (doc[k] + alpha[k]) * (word[k] + beta) * inverse[k]
+                cumulative[k] = total
+            target = uniform(state) * total
+            topic = 0
+            while topic < k_topics - 1 and cumulative[topic] <= target:
+                topic += 1
+            z[i] = topic
+            doc[topic] += 1
+            word[topic] += 1
+            n_k[topic] += 1
+            inverse[topic] = 1.0 / (n_k[topic] + v_beta)
+
+
+@njit(parallel=True, cache=True)
+def gibbs_sweep(
+    tokens: np.ndarray,
+    offsets: np.ndarray,
+    z: np.ndarray,
+    n_wk: np.ndarray,
+    n_dk: np.ndarray,
+    n_k: np.ndarray,
+    alpha: np.ndarray,
+    beta: float,
+    bounds: np.ndarray,
+    states: np.ndarray,
+    local_wk: np.ndarray,
+    local_k: np.ndarray,
+) -> None:
+    """One Gibbs sweep over every token, the documents split into the shards of ``bounds``.
+
+    Shard ``s`` holds documents ``bounds[s]`` to ``bounds[s + 1] - 1`` and draws from its own
+    stream ``states[s]`` (uint64, advanced in place). With one shard the sweep is exact and
+    sequential. With several (MALLET's ``--num-threads`` scheme), each shard samples in parallel
+    against its own copy of the topic-word counts (``local_wk[s]``, ``local_k[s]``, copied from
+    the shared counts at the start of the sweep; the document-topic counts are its own), and the
+    shared counts are the sum of the shards' changes after it: the same assignments for a given
+    seed and number of shards, whatever the threads.
+    """
+    n_shards = bounds.shape[0] - 1
+    if n_shards == 1:
+        _sample_documents(tokens, offsets, z, bounds[0], bounds[1], n_wk, n_dk, n_k, alpha, beta, states[0:1])
+        return
+    for s in prange(n_shards):
+        local_wk[s, :, :] = n_wk
+        local_k[s, :] = n_k
+        _sample_documents(
+            tokens, offsets, z, bounds[s], bounds[s + 1], local_wk[s], n_dk, local_k[s], alpha, beta, states[s : s + 1]
+        )
+    for w in prange(n_wk.shape[0]):
+        for k in range(n_wk.shape[1]):
+            merged = n_wk[w, k]
+            for s in range(n_shards):
+                merged += local_wk[s, w, k] - n_wk[w, k]
+            n_wk[w, k] = merged
+    for k in range(n_k.shape[0]):
+        merged = n_k[k]
+        for s in range(n_shards):
+            merged += local_k[s, k] - n_k[k]
+        n_k[k] = merged
+
+
+@njit(cache=True)
+def log_joint(n_wk: np.ndarray, n_dk: np.ndarray, n_k: np.ndarray, alpha: np.ndarray, beta: float) -> float:
+    """log p(w, z | α, β), Θ and Φ integrated out (MALLET's ``modelLogLikelihood``, exact log Γ):
+
+    Σ_d [log Γ(Σα) − log Γ(N_d + Σα) + Σ_k (log Γ(n_dk + α_k) − log Γ(α_k))]
+    + Σ_k [log Γ(Vβ) − log Γ(n_k + Vβ) + Σ_w (log Γ(n_kw + β) − log Γ(β))].
+    """
+    n_docs, k_topics = n_dk.shape
+    v = n_wk.shape[0]
+    alpha_sum = alpha.sum()
+    total = 0.0
+    for d in range(n_docs):
+        length = 0
+        for k in range(k_topics):
+            if n_dk[d, k] > 0:
+                total += math.lgamma(n_dk[d, k] + alpha[k]) - math.lgamma(alpha[k])
+                length += n_dk[d, k]
+        total += math.lgamma(alpha_sum) - math.lgamma(length + alpha_sum)
+    lgamma_beta = math.lgamma(beta)
+    for w in range(v):
+        for k in range(k_topics):
+            if n_wk[w, k] > 0:
+                total += math.lgamma(n_wk[w, k] + beta) - lgamma_beta
+    for k in range(k_topics):
+        total += math.lgamma(v * beta) - math.lgamma(n_k[k] + v * beta)
+    return total
