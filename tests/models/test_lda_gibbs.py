@@ -354,6 +354,15 @@ def test_statistics_follow_mallets_save_sample_interval(planted):
     assert alpha_second != alpha_first and alpha_second == pytest.approx(model.alpha.sum(), rel=1e-12)
 
 
+def test_a_failed_alpha_step_resets_alpha_as_mallet():
+    # two documents of four tokens: the step's denominator falls below 1/scale and MALLET resets
+    # every α_k to 1 (Σα = K after that optimisation); the model stays finite
+    tiny = Corpus.from_documents([[0, 1, 2, 0], [1, 3, 3, 2]], Vocabulary(["apple", "pear", "plum", "iron"]))
+    model = train(tiny, k=2, seed=0)
+    rows = model.manifest["training"]["hyperparameters"]
+    assert any(row[2] == 2.0 for row in rows) and np.all(np.isfinite(model.phi)) and np.all(model.alpha > 0)
+
+
 def test_topics_from_the_last_sweep(planted):
     corpus, _ = planted
     last = train(corpus, "lda-gibbs", k=4, seed=2, iterations=60, optimize_interval=0, topics_from="last")

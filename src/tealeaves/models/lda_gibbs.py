@@ -41,7 +41,11 @@ Differences from MALLET, none of which changes the sampled distribution: (1) the
 updates its start, which overcounts for topics of 20 tokens or fewer after another such topic;
 tealeaves computes ψ directly; (3) where no statistics were collected since the last optimisation
 (an ``optimize_burn_in`` not a multiple of 10 with an interval above 10), MALLET's α step divides
-by −1/scale, fails and resets every α_k to 1; tealeaves keeps α then (β is optimised in both). The fixed point of MALLET's
+by −1/scale, fails and resets every α_k to 1; tealeaves keeps α then (β is optimised in both).
+Where the step itself fails, as it can on a corpus of a few documents (Σ_n L(n)[ψ(n + Σα) − ψ(Σα)]
+below 1/scale), both reset every α_k to 1, as MALLET's ``optimizeAlpha`` does when
+``learnParameters`` returns a negative sum (tealeaves also when an α_k is not a positive finite
+number). The fixed point of MALLET's
 α step is not a maximum a posteriori under a Gamma(shape, scale) prior: it is where
 ∂ log p(z | α)/∂α_k = −(shape + 1/scale), the local maximum of log p(z | α) + (shape + 1/scale) Σα
 next to the likelihood's maximum (with thousands of documents, a small shift); MALLET takes one
@@ -151,6 +155,8 @@ def fit(
             if done % optimize_interval == 0:
                 if doc_length_counts.any():
                     alpha = alpha_step(alpha, topic_doc_counts, doc_length_counts)
+                    if not np.all(np.isfinite(alpha) & (alpha > 0)):
+                        alpha = np.ones(k)  # MALLET's reset when the step fails (very small corpora)
                 beta_now = optimise_beta(n_wk.T, beta_now)
                 optimised.append([done, beta_now, float(alpha.sum())])
                 topic_doc_counts[:] = 0
@@ -263,7 +269,8 @@ def optimise_beta(n_kw: np.ndarray, start: float, iterations: int = BETA_ITERATI
     fixed point for a symmetric Dirichlet from ``start``,
     β ← β Σ_{k,w} [ψ(n_{k,w} + β) − ψ(β)] / (V Σ_k [ψ(n_k + Vβ) − ψ(Vβ)]),
     on the histograms of the counts ``n_kw`` (K x V; each distinct count once, with its number of
-    topic-word pairs). Its fixed point maximises :func:`beta_log_likelihood`.
+    topic-word pairs). Its fixed point maximises :func:`beta_log_likelihood`. Where the counts
+    have no finite maximiser (a few documents that look alike), β grows; the last finite value is kept.
     """
     v = n_kw.shape[1]
     n_k = np.asarray(n_kw.sum(axis=1), dtype=np.float64)
@@ -276,5 +283,8 @@ def optimise_beta(n_kw: np.ndarray, start: float, iterations: int = BETA_ITERATI
     for _ in range(iterations):
         numerator = float(np.sum(pairs * (digamma(values + beta) - digamma(beta))))
         denominator = v * float(np.sum(topics * (digamma(sizes + v * beta) - digamma(v * beta))))
-        beta *= numerator / denominator
+        updated = beta * numerator / denominator
+        if not (np.isfinite(updated) and updated > 0):  # counts without a finite maximiser: stop there
+            break
+        beta = updated
     return beta
