@@ -4,7 +4,7 @@ The model is w_n | z_n ~ Categorical(φ_{z_n}), z_n | θ_d ~ Categorical(θ_d),
 θ_d ~ Dirichlet(α), φ_k ~ Dirichlet(β, ..., β). Every sweep resamples each token's topic, one
 token after another, from p(z_n = k | z_-n, w) ∝ (n_{d,k} + α_k)(n_{k,w_n} + β)/(n_k + Vβ), the
 counts without the token (the kernels are in ``models/_gibbs.py``: a scan over the K topics,
-which numba runs as fast as tomotopy's sampler on 20 Newsgroups at K = 50, see
+which numba runs about as fast as tomotopy's sampler on 20 Newsgroups at K = 50, see
 ``benchmarks/lda_gibbs.py``). The assignments start uniformly at random, as MALLET's.
 
 Hyperparameters follow MALLET (``ParallelTopicModel``), as Hoyle et al. 2021 ran it through
