@@ -140,3 +140,21 @@ def test_console_script_is_installed():
         [sys.executable, "-m", "tealeaves.cli", "--help"], capture_output=True, text=True, check=False
     )
     assert result.returncode == 0 and "prepare" in result.stdout
+
+
+@pytest.mark.parametrize(
+    ("command", "shown"),
+    [
+        (["prepare"], ["[spacy]", "[auto]", "[lowercase]"]),
+        (["train"], ["tealeaves[neural]"]),
+        (["demo"], ["tealeaves[neural]"]),
+        (["study", "create"], ["[a power analysis"]),
+    ],
+)
+def test_help_prints_bracketed_text_as_written(command, shown):
+    """Help texts are not rich markup: a default in brackets or an extra's name stays in the help."""
+    result = runner.invoke(app, [*command, "--help"])
+    assert result.exit_code == 0, result.output
+    joined = "".join(result.output.replace("│", " ").split())  # the help is wrapped inside boxes
+    for text in shown:
+        assert "".join(text.split()) in joined, (command, text)

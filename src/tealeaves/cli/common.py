@@ -26,6 +26,7 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    rich_markup_mode="markdown",  # help texts are not rich markup: "[auto]", "tealeaves[neural]" print as written
 )
 
 F = TypeVar("F", bound=Callable[..., Any])

@@ -15,6 +15,7 @@ from tealeaves.extras import require
 study_app = typer.Typer(
     help="Human evaluation studies: create the items, serve them to annotators, export the responses.",
     no_args_is_help=True,
+    rich_markup_mode="markdown",
 )
 app.add_typer(study_app, name="study")
 
