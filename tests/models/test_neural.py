@@ -11,7 +11,7 @@ from tealeaves.errors import ArtifactError, InputError
 from tealeaves.likelihood import NotAMixtureError, complete, estimate, predictive
 from tealeaves.models import TopicModel, train, trainer_params
 from tealeaves.models.compare import match_topics
-from tealeaves.models.neural import etm
+from tealeaves.models.neural import dvae, etm
 from tealeaves.models.neural._training import annealing_factor, minibatches
 from tealeaves.models.neural.etm import annealed_learning_rate
 
@@ -195,6 +195,8 @@ def test_cli_train(small, tmp_path):
         ("dvae", {"device": "tpu"}, "device"),
         ("dvae", {"threads": 0}, "threads"),
         ("dvae", {"gamma": 1}, "no parameter gamma"),
+        ("dvae", {"checkpoint": "best"}, "checkpoint 'npmi'"),
+        ("dvae", {"checkpoint_every": 0}, "checkpoint_every"),
         ("etm", {"weight_decay": -1e-6}, "weight_decay"),
         ("etm", {"anneal_lr": 2}, "anneal_lr"),
         ("etm", {"anneal_lr": True, "validation_share": 1.0}, "validation_share"),
@@ -276,6 +278,51 @@ def test_etm_keeps_the_best_checkpoint_by_document_completion(small):
     assert len(model.manifest["training"]["trace"]) == 12
     with pytest.raises(InputError, match="training vocabulary"):
         train(small, "etm", k=4, validation=lda_corpus(k=4, v=50, n_docs=10, length=10, seed=4)[0], **options)
+
+
+def test_training_npmi_is_hoyle_et_al_document_npmi():
+    """dvae's checkpoint criterion against a direct count over random binary matrices and topics:
+    NPMI = log(D D_ij / (D_i D_j)) / (log D − log D_ij) from document co-occurrence, 0 for a pair
+    in no document, the mean over each topic's pairs i < j, then over topics (ahoho/dvae utils.NPMI)."""
+    import scipy.sparse as sp
+
+    rng = np.random.default_rng(0)
+    for density in (0.05, 0.15, 0.4):
+        present = (rng.random((40, 30)) < density).astype(np.float64)
+        top = np.array([rng.choice(30, 10, replace=False) for _ in range(4)])
+        expected = []
+        for words in top:
+            values = []
+            for i in range(10):
+                for j in range(i + 1, 10):
+                    a, b = present[:, words[i]] > 0, present[:, words[j]] > 0
+                    d, d_i, d_j, d_ij = len(present), a.sum(), b.sum(), (a & b).sum()
+                    pmi = np.log(d) + np.log(max(d_ij, 1)) - np.log(max(d_i, 1)) - np.log(max(d_j, 1))
+                    values.append(0.0 if d_ij == 0 else pmi / (np.log(d) - np.log(d_ij)))
+            expected.append(np.mean(values))
+        assert dvae.training_npmi(sp.csc_matrix(present), top) == pytest.approx(np.mean(expected), abs=1e-12)
+
+
+def test_dvae_keeps_the_epoch_with_the_best_training_npmi(small, models):
+    """Scored after epochs 1, 3, 5, ... (Hoyle et al.'s eval_step 2, counted from epoch 0), the kept
+    model is the best-scoring epoch's (an earlier one than the last here): trained again for just
+    that many epochs with ``checkpoint="last"`` it is the same model, and its topics score the
+    recorded NPMI on the training documents."""
+    import scipy.sparse as sp
+
+    options = {**SMALL["dvae"], "epochs": 15, "learning_rate": 0.05}
+    model = train(small, "dvae", k=4, seed=0, **options)
+    checkpoint = model.manifest["training"]["checkpoint"]
+    scores = dict(checkpoint["trace"])
+    assert list(scores) == list(range(1, 16, 2))
+    best = max(scores.values())
+    assert checkpoint["npmi"] == best and checkpoint["epoch"] == max(e for e, v in scores.items() if v == best)
+    assert checkpoint["epoch"] < 15, scores  # a middle epoch is the best here (11)
+    present = sp.csc_matrix((small.doc_term_matrix() > 0).astype(np.float64))
+    assert dvae.training_npmi(present, np.argsort(-model.phi, axis=1)[:, :10]) == pytest.approx(best, abs=1e-12)
+    again = train(small, "dvae", k=4, seed=0, **{**options, "epochs": checkpoint["epoch"], "checkpoint": "last"})
+    assert np.array_equal(again.phi, model.phi) and np.array_equal(again.theta, model.theta)
+    assert again.manifest["training"]["checkpoint"]["trace"] == [] and len(model.manifest["training"]["trace"]) == 15
 
 
 def test_etm_embeddings_are_learned_once_per_corpus_and_settings(small, monkeypatch, tmp_path):

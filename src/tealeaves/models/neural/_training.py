@@ -396,6 +396,11 @@ def infer_with_encoder(
     return theta if len(corpus) else np.zeros((0, model.k))
 
 
+def copy_state(net: Any) -> dict[str, Any]:
+    """A copy of the network's weights (a checkpoint in memory)."""
+    return {name: value.detach().clone() for name, value in net.state_dict().items()}
+
+
 def normalise_rows(values: np.ndarray) -> np.ndarray:
     """Rows divided by their sums in float64, so they sum to 1 within rounding."""
     values = np.asarray(values, dtype=np.float64)

@@ -41,7 +41,18 @@ alone, without the background b); Φ_k = softmax(B_k), strictly positive. The pr
 ``alpha``; the network's weights are in ``extra`` (``net.*``). θ of a document is the posterior
 mean a_d / Σ_k a_dk of the encoder in evaluation mode (no dropout; the encoder's batch norm uses
 the mean and variance of its inputs over all training documents, computed after training), both
-for the stored θ and for :func:`infer`. Since the decoder is not a mixture of the topics, the
+for the stored θ and for :func:`infer`.
+
+Checkpoint, as Hoyle et al. ran the D-VAE (``runs/dvae-sweep.yml`` of ahoho/topics:
+``target_metric: npmi``, ``eval_step: 2``, ``eval_path: train.dtm.npz``, ``eval_words: 10``):
+with ``checkpoint="npmi"`` (the default) the model is scored after epochs 1, 1 + s, 1 + 2s, ...
+(s = ``checkpoint_every``, 2; their ``epoch % eval_step == 0`` on epochs counted from 0) by the
+mean over topics of the training NPMI of its top 10 words (:func:`training_npmi`), and the
+weights of the best-scoring epoch (the later one of a tie) are kept: the topics, θ and
+``extra`` are those of that epoch. ``checkpoint="last"`` keeps the last epoch (their code
+without a ``target_metric``). The scores per epoch and the kept epoch are in
+``manifest["training"]["checkpoint"]``. Departure: their best starts at 0, so a run whose
+training NPMI never rises above 0 saves nothing; here the best epoch is always kept. Since the decoder is not a mixture of the topics, the
 held-out likelihood estimators of Wallach et al. (2009) do not apply and refuse the model
 (:class:`tealeaves.likelihood.NotAMixtureError`); Chang et al.'s predictive metrics (the mixture
 Σ_k θ̂_dk φ_k of the topics with the encoder's θ̂) and the coherence measures do.
@@ -52,7 +63,9 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+import scipy.sparse as sp
 
+from tealeaves.coherence.confirmation import Conventions, normalized_log_ratio
 from tealeaves.corpus import Corpus
 from tealeaves.errors import InputError
 from tealeaves.models.neural._training import (
@@ -61,6 +74,7 @@ from tealeaves.models.neural._training import (
     annealing_factor,
     check_count,
     check_positive,
+    copy_state,
     encode_all,
     infer_with_encoder,
     normalise_rows,
@@ -78,6 +92,7 @@ KIND = "dvae"
 BN_EPS = 1e-3
 MIN_CONCENTRATION = 1e-5
 LOG_EPS = 1e-10
+CHECKPOINT_WORDS = 10  # Hoyle et al.'s eval_words
 
 
 def fit(
@@ -95,6 +110,8 @@ def fit(
     batch_size: int = 200,
     encoder_dim: int = 100,
     dropout: float = 0.25,
+    checkpoint: str = "npmi",
+    checkpoint_every: int = 2,
     device: str = "auto",
     threads: int = 1,
 ) -> TopicModel:
@@ -125,6 +142,11 @@ def fit(
         #Steps, training epochs (200, 500).
     batch_size, encoder_dim, dropout : int, int, float
         Minibatch size, hidden units of the encoder and its dropout rate.
+    checkpoint : str
+        ``"npmi"``: keep the epoch whose top 10 words have the best training NPMI, as Hoyle et al.
+        ran the model; ``"last"``: keep the last epoch.
+    checkpoint_every : int
+        With ``checkpoint="npmi"``, score every this many epochs, from the first (2).
     device : str
         ``"auto"`` (CUDA when available), ``"cpu"``, ``"cuda"``. On the CPU a seed gives the same
         model every time.
@@ -152,12 +174,17 @@ def fit(
     ((2, 8), (40, 2))
     >>> model.manifest["training"]["trace"]  # [epoch, loss per word]
     [[1, ...], [2, ...]]
+    >>> model.manifest["training"]["checkpoint"]["epoch"]  # scored after epoch 1 only
+    1
     """
     check_positive(KIND, alpha=alpha, learning_rate=learning_rate)
     check_count(
         KIND, 1, epochs=epochs, gamma_kl=gamma_kl, batch_size=batch_size, encoder_dim=encoder_dim, threads=threads
     )
     check_count(KIND, 0, gamma_bn=gamma_bn)
+    check_count(KIND, 1, checkpoint_every=checkpoint_every)
+    if checkpoint not in ("npmi", "last"):
+        raise InputError(f"dvae needs checkpoint 'npmi' (Hoyle et al.'s) or 'last', got {checkpoint!r}")
     if isinstance(beta_reg, bool) or not isinstance(beta_reg, (int, float)) or not beta_reg >= 0:
         raise InputError(f"dvae needs beta_reg >= 0, got {beta_reg!r}")
     if isinstance(dropout, bool) or not isinstance(dropout, (int, float)) or not 0 <= dropout < 1:
@@ -180,6 +207,8 @@ def fit(
         "batch_size": int(batch_size),
         "encoder_dim": int(encoder_dim),
         "dropout": float(dropout),
+        "checkpoint": checkpoint,
+        "checkpoint_every": int(checkpoint_every),
         "device": device,
         "threads": threads,
         "seed": seed,
@@ -202,6 +231,22 @@ def fit(
                 penalty = beta_reg * (net.topics.weight.abs().sum() + net.topics.bias.abs().sum())
             return per_doc, penalty
 
+        present = data.counts.tocsc()
+        present.data[:] = 1.0
+        kept: dict[str, Any] = {"npmi": -np.inf, "epoch": epochs, "state": None}
+        scores: list[list[float]] = []
+
+        def keep_best(epoch: int, _loss: float, _optimizer: Any) -> dict[str, float]:
+            if checkpoint == "last" or epoch % checkpoint_every:
+                return {}
+            with torch.no_grad():
+                top = np.argsort(-net.topics.weight.t().cpu().numpy(), axis=1, kind="stable")[:, :CHECKPOINT_WORDS]
+            value = training_npmi(present, top)
+            scores.append([epoch + 1, value])
+            if value >= kept["npmi"]:
+                kept.update(npmi=value, epoch=epoch + 1, state=copy_state(net))
+            return {"training_npmi": value}
+
         net.train()
         trace = train_epochs(
             net.parameters(),
@@ -215,7 +260,10 @@ def fit(
             seed=seed,
             task="train dvae",
             progress=progress,
+            after_epoch=keep_best,
         )
+        if kept["state"] is not None:
+            net.load_state_dict(kept["state"])
         _set_population_statistics(net, data, batch_size)
         theta = _posterior_mean(net, data, batch_size)
     weights = net.topics.weight.detach().double().cpu().numpy().T  # K x V
@@ -232,8 +280,61 @@ def fit(
         "objective": "training loss per word: -E_q log p(x | θ) + annealed KL (the L1 penalty excluded)",
         "trace": trace,
         "device": str(resolved),
+        "checkpoint": {
+            "criterion": (
+                "last epoch"
+                if checkpoint == "last"
+                else f"training NPMI of the top {CHECKPOINT_WORDS} words (document co-occurrence), every {checkpoint_every} epochs"
+            ),
+            "epoch": kept["epoch"],
+            "npmi": float(kept["npmi"]) if scores else None,
+            "trace": scores,
+            "columns": ["epoch", "training NPMI"],
+        },
     }
     return model
+
+
+def training_npmi(present: sp.spmatrix, top: np.ndarray) -> float:
+    """Hoyle et al.'s checkpoint criterion (ahoho/dvae ``utils.NPMI``): the mean over topics of the
+    mean over the pairs i < j of a topic's top words of
+
+    NPMI(w_i, w_j) = log(D D_ij / (D_i D_j)) / (log D − log D_ij),
+
+    with D the documents of ``present`` (a binary documents × words matrix: the training
+    documents), D_i those holding w_i and D_ij those holding both; a pair in no document scores 0
+    (their convention, not NPMI's limit −1), a pair in every document 1.
+
+    Parameters
+    ----------
+    present : scipy.sparse matrix
+        1 where a document holds a word (CSC is fastest: columns are read).
+    top : numpy.ndarray
+        Each topic's top words, one row per topic, as column indices of ``present``.
+
+    Returns
+    -------
+    float
+        The mean NPMI.
+
+    Examples
+    --------
+    Words 0 and 1 always together, word 2 in half the documents and never with word 0:
+
+    >>> import numpy as np, scipy.sparse as sp
+    >>> present = sp.csc_matrix(np.array([[1, 1, 0], [1, 1, 0], [0, 0, 1], [0, 0, 1]]))
+    >>> training_npmi(present, np.array([[0, 1]])), training_npmi(present, np.array([[0, 2]]))
+    (1.0, 0.0)
+    """
+    words, position = np.unique(top, return_inverse=True)
+    position = position.reshape(top.shape)
+    columns = present[:, words]
+    joint = (columns.T @ columns).toarray()
+    marginal = np.diag(joint)
+    first, second = np.triu_indices(top.shape[1], 1)
+    a, b = position[:, first], position[:, second]
+    values = normalized_log_ratio(joint[a, b], marginal[a], marginal[b], present.shape[0], Conventions(zero_pair=0.0))
+    return float(values.mean())
 
 
 def infer(

@@ -84,6 +84,7 @@ from tealeaves.models.neural._training import (
     DocTerm,
     check_count,
     check_positive,
+    copy_state,
     encode_all,
     infer_with_encoder,
     normalise_rows,
@@ -375,11 +376,6 @@ def completion_loss(net: Any, first: DocTerm, second: DocTerm, batch_size: int) 
             x = second.batch(rows)
             total += float((-x.row_sums(x.counts * net.log_word_probs(theta, x)) / x.lengths).sum())
     return total / first.n_docs
-
-
-def copy_state(net: Any) -> dict[str, Any]:
-    """A copy of the network's weights (a checkpoint in memory)."""
-    return {name: value.detach().clone() for name, value in net.state_dict().items()}
 
 
 def infer(
