@@ -12,7 +12,12 @@ from .planted import lda_corpus
 # reference implementations ran with in benchmarks/neural_vs_reference.py --parts planted
 PLANTED_NEURAL = {
     "dvae": {  # the last epoch, as the reference ran here (no target_metric)
-        "epochs": 100, "gamma_bn": 1, "gamma_kl": 20, "beta_reg": 0.0, "alpha": 0.01, "learning_rate": 0.01,
+        "epochs": 100,
+        "gamma_bn": 1,
+        "gamma_kl": 20,
+        "beta_reg": 0.0,
+        "alpha": 0.01,
+        "learning_rate": 0.01,
         "checkpoint": "last",
     },
     "etm": {"epochs": 60, "batch_size": 200, "encoder_dim": 100, "embedding_dim": 100, "learning_rate": 0.02},
