@@ -6,7 +6,7 @@ Dieng et al.'s ``main.py``), trained on the same data with the same settings, se
         [--parts prepare planted news speed flops collect] [--sets etm ours] [--models dvae etm] [--impls ours reference]
         [--seeds 0 1 2] [--dvae-epochs 500] [--etm-epochs 500] [--scale-annealing]
         [--checkpoints 50 100 ...] [--speed-epochs 4] [--setting best|drawn] [--threads 2]
-        [--device cpu|auto|cuda] [--jobs 1] [--data DIR] [--work DIR]
+        [--device cpu|auto|cuda] [--jobs 1] [--reference-ftz] [--data DIR] [--work DIR]
 
 The reference implementations are checkouts passed as paths and run as they are, never copied:
 ``git --git-dir=<ahoho/dvae> archive 267cff1 | tar -x -C PATH`` and the same for ahoho/ETM. The
@@ -43,8 +43,9 @@ Parts:
   perplexity of the held-out posts' second halves (θ from the first halves), which is also the
   checkpoint criterion of both ETMs. The reference D-VAE, as configured in ``dvae-sweep.yml``
   (``target_metric: npmi``, ``eval_step: 2``), also saves the topics of the epoch with the best
-  NPMI on its training posts: scored too, as "ref@best". NPMI of one seed at a few epochs shows
-  whether it has stopped rising.
+  NPMI on its training posts: scored too, as "ref@best"; our dvae keeps that epoch itself
+  (``checkpoint="npmi"``), and its last epoch is scored too, as "ours@last". NPMI of one seed at
+  a few epochs shows whether it has stopped rising.
 - ``speed``: seconds per epoch (wall time between epochs, in the child, its evaluation
   included: the reference D-VAE's NPMI every 2 epochs, both ETMs' document completion) and peak
   memory, a few epochs per run, interleaved.
@@ -56,7 +57,11 @@ Parts:
 becomes 8 of 20), as ``benchmarks/neural.py`` does for short runs. ``--jobs N`` runs N at a time
 (for quality runs on a GPU; timings take 1). ``collect`` scores every finished run kept under
 ``--work``/runs, also runs copied from another machine, and prints the tables. Writes
-``--work``/results-PARTS-TIME.json.
+``--work``/results-PARTS-TIME.json. ``--reference-ftz`` runs the reference code with subnormal
+floats flushed to zero (``torch.set_flush_denormal(True)`` in its child before any thread
+starts), as tealeaves' trainers run: not the code as shipped, so its seconds per epoch then say
+what that one setting is worth, and its scores are those of the same arithmetic but for numbers
+below 1.2e-38 (rows labelled "(FTZ)").
 """
 
 from __future__ import annotations
@@ -470,6 +475,8 @@ def worker(spec_path: str) -> None:
     os.environ["OMP_NUM_THREADS"] = str(spec["threads"])
     import torch
 
+    if spec["impl"] == "reference" and spec.get("reference_ftz"):
+        torch.set_flush_denormal(True)  # a CPU mode, as tealeaves sets it; set before any worker thread starts
     torch.set_num_threads(spec["threads"])
     started = time.perf_counter()
     if spec["impl"] == "ours":
@@ -581,6 +588,7 @@ def spec_for(args: argparse.Namespace, data: dict[str, Any], model: str, impl: s
         "checkpoints": extra.pop("checkpoints", []),
         "keep_phi": extra.pop("keep_phi", False),
         "setting": extra.pop("setting", "best"),
+        "reference_ftz": args.reference_ftz and impl == "reference",
         **extra,
     }
 
@@ -694,6 +702,7 @@ def news_row(spec: dict[str, Any], result: dict[str, Any], data: dict[str, Any])
         "setting": spec["setting"],
         "params": spec["params"],
         "device": result.get("device", spec["device"]),
+        "ftz": bool(spec.get("reference_ftz")),
         **scores(np.asarray(result["phi"]).tolist(), data),
         "perplexity": result.get("completion_perplexity"),
         "s_per_epoch": float(np.median(result["per_epoch"][1:] or result["per_epoch"])),
@@ -703,7 +712,7 @@ def news_row(spec: dict[str, Any], result: dict[str, Any], data: dict[str, Any])
     }
     if "best_npmi_topics" in result:
         row["at_best"] = scores(result["best_npmi_topics"], data)
-    if "kept_epoch" in result:  # our dvae with Hoyle et al.'s NPMI checkpoint: its last epoch scored too
+    if spec["model"] == "dvae" and "kept_epoch" in result:  # ours with the NPMI checkpoint: its last epoch too
         row["kept_epoch"], row["at_last"] = result["kept_epoch"], scores(result["last_topics"], data)
     print(
         f"{row['set']} {row['model']} {row['impl']:9s} seed {row['seed']}: NPMI {row['npmi']:.3f} C_V {row['c_v']:.3f} "
@@ -777,6 +786,8 @@ def print_news(rows: list[dict[str, Any]]) -> None:
                 else ("", "")
             )
             ppl = fmt([r["perplexity"] for r in sel], 0) if model == "etm" and at is None else "—"
+            if any(r.get("ftz") for r in sel):
+                label += " (FTZ)"
             print(
                 f"| {name} | {model} | {setting} | {epochs} | {label} | {len(sel)} | {fmt(npmi)} | "
                 f"{fmt([scored(r, at)['c_v'] for r in sel])} | {fmt(tu)} | {ppl} | {timing[0]} | {timing[1]} | {near[0]} | {near[1]} |"
@@ -901,6 +912,11 @@ def main() -> None:
         "--scale-annealing", action="store_true", help="dvae's γ_BN and γ_KL scaled by --dvae-epochs / 500"
     )
     parser.add_argument("--setting", choices=["best", "drawn"], default="best")
+    parser.add_argument(
+        "--reference-ftz",
+        action="store_true",
+        help="run the reference implementations with subnormals flushed to zero, as tealeaves trains (not as shipped)",
+    )
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--device", default="cpu")
     parser.add_argument("--jobs", type=int, default=1, help="runs at a time (1 for timings)")

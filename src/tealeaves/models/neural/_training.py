@@ -92,15 +92,27 @@ def resolve_device(device: str) -> torch.device:
 @contextmanager
 def torch_session(seed: int, purpose: str, threads: int) -> Iterator[None]:
     """Run the block with PyTorch's global generators seeded from the ``purpose`` stream family of
-    ``seed`` (weight initialisation, dropout and the reparameterised samples draw from them) and
-    ``threads`` CPU threads; both are restored afterwards.
+    ``seed`` (weight initialisation, dropout and the reparameterised samples draw from them),
+    ``threads`` CPU threads and subnormal numbers flushed to zero; all three are restored afterwards.
 
     One thread by default: the sums of a matrix product are then added in one order on every
     machine, so a seed gives the same model anywhere (more threads can change the last bits), and
     PyTorch's spinning worker threads do not stall on a machine whose cores are busy.
+
+    Subnormal floats (below 1.2e-38 in float32) are flushed to zero (``torch.set_flush_denormal``,
+    the CPU's FTZ and DAZ modes, TensorFlow's default). As training sharpens the topics, softmax
+    outputs (θ, etm's β) underflow into that range, and every arithmetic operation on such a
+    number takes a slow path on x86 CPUs: an etm epoch on 20 Newsgroups rose from 1.5 s to 13 s
+    between epochs 80 and 120 (one thread), and one 1,000 × 50 × 7,316 product with sharp
+    softmax rows took 0.31 s instead of 0.014 s. Numbers that small change no loss here (the
+    likelihoods add 10⁻⁶ or 10⁻¹⁰ before the log). The mode is per thread: set first in a new
+    process, it is inherited by PyTorch's worker threads, started later; in a process whose
+    worker threads already exist, only the main thread's work is flushed.
     """
     torch = require_torch()
     devices = list(range(torch.cuda.device_count())) if torch.cuda.is_available() else []
+    flushing = _flushes_subnormals(torch)
+    torch.set_flush_denormal(True)
     before = torch.get_num_threads()
     torch.set_num_threads(threads)
     try:
@@ -109,6 +121,13 @@ def torch_session(seed: int, purpose: str, threads: int) -> Iterator[None]:
             yield
     finally:
         torch.set_num_threads(before)
+        torch.set_flush_denormal(flushing)
+
+
+def _flushes_subnormals(torch: Any) -> bool:
+    """Whether this thread flushes subnormal floats to zero now (PyTorch can set the mode, not read it)."""
+    tiny = torch.tensor([1e-39], dtype=torch.float32)  # subnormal: 0 once converted under FTZ
+    return bool((tiny * 1.0).item() == 0.0)
 
 
 @dataclass(frozen=True)
