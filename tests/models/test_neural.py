@@ -351,6 +351,34 @@ def test_etm_embeddings_are_learned_once_per_corpus_and_settings(small, monkeypa
     assert len(list((tmp_path / "etm-embeddings").glob("*.npy"))) == 4
 
 
+def test_training_flushes_subnormals_and_restores_the_mode():
+    """Inside a training session a subnormal float32 (1e-39) reads as 0 (FTZ/DAZ); the caller's
+    mode, off or on, is back afterwards."""
+    import torch
+
+    from tealeaves.models.neural._training import torch_session
+
+    supported = torch.set_flush_denormal(True)
+    torch.set_flush_denormal(False)
+    if not supported:
+        pytest.skip("this CPU cannot flush subnormals to zero")
+
+    def tiny() -> float:
+        return (torch.tensor([1e-39], dtype=torch.float32) * 1.0).item()
+
+    assert tiny() > 0
+    with torch_session(0, "test", 1):
+        assert tiny() == 0.0
+    assert tiny() > 0
+    torch.set_flush_denormal(True)
+    try:
+        with torch_session(0, "test", 1):
+            assert tiny() == 0.0
+        assert tiny() == 0.0
+    finally:
+        torch.set_flush_denormal(False)
+
+
 def test_annealing_factor_and_minibatches():
     assert annealing_factor(0, 0, 0, 10) == 0.0
     assert annealing_factor(0, 0, 2, 10) == pytest.approx(0.01 + 0.99 / 20)
