@@ -82,6 +82,9 @@ import numpy as np
 from neural import matmul_gflops  # a plain matmul's GFLOP/s on the same threads
 from shared_data import ROOT, add_data_option, data_path
 
+sys.path.insert(0, str(ROOT / "tests" / "models"))
+from planted import PLANTED_NEURAL as PLANTED  # the tests' settings, run by both implementations
+
 HERE = Path(__file__).resolve()
 # Table 8 of Hoyle et al. 2021: the best NYT setting (†) and the grid a second setting is drawn from
 BEST = {
@@ -97,18 +100,6 @@ GRID = {
         "gamma_kl": [100, 200],
     },
     "etm": {"learning_rate": [0.001, 0.002, 0.01, 0.02], "weight_decay": [1.2e-5, 1.2e-6, 1.2e-7], "anneal_lr": [0, 1]},
-}
-PLANTED = {  # the reference D-VAE runs here without a target_metric: both keep the last epoch
-    "dvae": {
-        "epochs": 100,
-        "gamma_bn": 1,
-        "gamma_kl": 20,
-        "beta_reg": 0.0,
-        "alpha": 0.01,
-        "learning_rate": 0.01,
-        "checkpoint": "last",
-    },
-    "etm": {"epochs": 60, "batch_size": 200, "encoder_dim": 100, "embedding_dim": 100, "learning_rate": 0.02},
 }
 
 

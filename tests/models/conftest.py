@@ -6,22 +6,7 @@ import pytest
 
 from tealeaves.corpus import prepare
 
-from .planted import lda_corpus
-
-# dvae's and etm's settings on the K = 10, V = 500 planted corpus: test_neural.py's, and those the
-# reference implementations ran with in benchmarks/neural_vs_reference.py --parts planted
-PLANTED_NEURAL = {
-    "dvae": {  # the last epoch, as the reference ran here (no target_metric)
-        "epochs": 100,
-        "gamma_bn": 1,
-        "gamma_kl": 20,
-        "beta_reg": 0.0,
-        "alpha": 0.01,
-        "learning_rate": 0.01,
-        "checkpoint": "last",
-    },
-    "etm": {"epochs": 60, "batch_size": 200, "encoder_dim": 100, "embedding_dim": 100, "learning_rate": 0.02},
-}
+from .planted import PLANTED_NEURAL, lda_corpus
 
 
 @pytest.fixture(scope="session")

@@ -52,7 +52,7 @@ def top_overlaps(true_phi, phi, order, n=10):
 
 def test_dvae_recovers_planted_topics(planted_neural):
     """K = 10, V = 500, 2,000 documents (tests/models/planted.py); 100 epochs, annealing shortened to
-    fit (``PLANTED_NEURAL`` of conftest.py, the model trained once for this module and the reference's).
+    fit (``PLANTED_NEURAL`` of planted.py, the model trained once for this module and the reference's).
 
     D-VAE's topics are the rows B_k of its product-of-experts decoder, ranked without the background
     bias as Hoyle et al. rank them; Φ_k = softmax(B_k) is flatter than a planted topic, so matched

@@ -3,7 +3,7 @@
 The figures below were measured by ``benchmarks/neural_vs_reference.py`` beside Hoyle et al.'s
 D-VAE (ahoho/dvae at 267cff1, Pyro) and their ETM (ahoho/ETM, Dieng et al.'s ``main.py``), on the
 K = 10, V = 500 LDA corpus of ``planted.py``, with the settings of ``PLANTED_NEURAL`` in
-``conftest.py`` (those of ``test_neural.py``), seeds 0, 1, 2, two PyTorch threads, on the shared 2-core machine::
+``planted.py`` (those of ``test_neural.py``), seeds 0, 1, 2, two PyTorch threads, on the shared 2-core machine::
 
     python benchmarks/neural_vs_reference.py --dvae-ref PATH --etm-ref PATH --parts planted --seeds 0 1 2
 
