@@ -322,6 +322,7 @@ def training_npmi(present: sp.spmatrix, top: np.ndarray) -> float:
     Words 0 and 1 always together, word 2 in half the documents and never with word 0:
 
     >>> import numpy as np, scipy.sparse as sp
+    >>> from tealeaves.models.neural.dvae import training_npmi
     >>> present = sp.csc_matrix(np.array([[1, 1, 0], [1, 1, 0], [0, 0, 1], [0, 0, 1]]))
     >>> training_npmi(present, np.array([[0, 1]])), training_npmi(present, np.array([[0, 2]]))
     (1.0, 0.0)
