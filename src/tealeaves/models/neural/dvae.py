@@ -52,10 +52,12 @@ weights of the best-scoring epoch (the later one of a tie) are kept: the topics,
 ``extra`` are those of that epoch. ``checkpoint="last"`` keeps the last epoch (their code
 without a ``target_metric``). The scores per epoch and the kept epoch are in
 ``manifest["training"]["checkpoint"]``. Departure: their best starts at 0, so a run whose
-training NPMI never rises above 0 saves nothing; here the best epoch is always kept. Since the decoder is not a mixture of the topics, the
-held-out likelihood estimators of Wallach et al. (2009) do not apply and refuse the model
-(:class:`tealeaves.likelihood.NotAMixtureError`); Chang et al.'s predictive metrics (the mixture
-Σ_k θ̂_dk φ_k of the topics with the encoder's θ̂) and the coherence measures do.
+training NPMI never rises above 0 saves nothing; here the best epoch is always kept.
+
+Since the decoder is not a mixture of the topics, the held-out likelihood estimators of Wallach
+et al. (2009) do not apply and refuse the model (:class:`tealeaves.likelihood.NotAMixtureError`);
+Chang et al.'s predictive metrics (the mixture Σ_k θ̂_dk φ_k of the topics with the encoder's θ̂)
+and the coherence measures do.
 """
 
 from __future__ import annotations
