@@ -14,7 +14,8 @@ by NPMI among those that pass the redundancy filters as the authors' notebook ap
 ((a) no duplicate top-5 sets, (b) uniqueness of the top 5 above 0.7 for ETM, or for every type
 with ``--uniqueness-filter-all``). ``--iterations`` caps G-LDA's sweeps and ``--epochs`` the
 neural models' epochs (Table 8 draws 1,000-2,000 sweeps and 200-1,000 epochs, hours on two
-cores); a capped D-VAE has γ_BN and γ_KL scaled with its epochs. Prints the wall time, each
+cores); a capped D-VAE has γ_BN and γ_KL scaled with its epochs, a capped G-LDA MALLET's burn-in
+and optimisation interval with its sweeps. Prints the wall time, each
 model's trials (failed, passing filter (a), filter (b), both as applied), the selected model's
 NPMI, C_V and topic uniqueness, the order of the types by selected NPMI (and by best NPMI
 before the filters) and whether D-VAE comes first, as in Hoyle et al.'s automated scores. Run

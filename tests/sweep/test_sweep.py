@@ -379,11 +379,54 @@ def test_d_vae_settings_meet_the_authors_constraints():
 def test_a_step_cap_scales_the_annealing_with_the_epochs(drawn, cap, expected):
     defaults = {"epochs": 500, "gamma_bn": 200, "gamma_kl": 200, "alpha": 0.01}
     assert cap_steps(drawn, "epochs", cap, defaults) == expected
-    # lda-gibbs has no annealing: only its iterations are capped
-    assert cap_steps({"iterations": 2000, "beta": 0.1}, "iterations", 40, {"iterations": 1000}) == {
-        "iterations": 40,
+    # lda-gibbs: MALLET's burn-in and optimisation interval are counted in sweeps and scale alike,
+    # so that α and β are first re-estimated after the same share of the sweeps, as often
+    gibbs = {"iterations": 1000, "optimize_burn_in": 200, "beta": 0.1}
+    assert cap_steps({"iterations": 2000, "beta": 0.1, "optimize_interval": 500}, "iterations", 200, gibbs) == {
+        "iterations": 200,
         "beta": 0.1,
+        "optimize_interval": 50,
+        "optimize_burn_in": 20,
     }
+    assert cap_steps({"iterations": 1000, "optimize_interval": 0}, "iterations", 200, gibbs) == {
+        "iterations": 200,
+        "optimize_interval": 0,  # no optimisation stays none
+        "optimize_burn_in": 40,
+    }
+
+
+def test_a_capped_g_lda_trial_reestimates_its_hyperparameters(inputs):
+    """A capped sweep's G-LDA trials optimise α and β after the scaled burn-in, as often as drawn."""
+    config = SweepConfig.from_mapping(
+        {
+            "corpus": "corpus",
+            "reference": "index",
+            "models": ["lda-gibbs"],
+            "settings": 8,
+            "max_steps": {"lda-gibbs": 100},
+        },
+        base=inputs,
+    )
+    trials = plan(config)
+    for trial in trials:
+        drawn, params = trial.drawn, trial.params
+        factor = 100 / drawn["iterations"]
+        assert params["iterations"] == 100 and params["optimize_burn_in"] == round(200 * factor)
+        assert params["optimize_interval"] == max(1, round(drawn["optimize_interval"] * factor)) * (
+            drawn["optimize_interval"] > 0
+        )
+    corpus = Corpus.load(inputs / "corpus")
+    optimising = [t for t in trials if t.params["optimize_interval"] > 0]
+    assert len({t.params["optimize_interval"] for t in optimising}) >= 2
+    for trial in optimising:
+        drawn, params = trial.drawn, trial.params
+        model = lda_gibbs.fit(corpus, 4, 0, **{n: v for n, v in params.items() if n != "topics_from"})
+        optimised = [sweep for sweep, _, _ in model.manifest["training"]["hyperparameters"]]
+        burn_in, interval = params["optimize_burn_in"], params["optimize_interval"]
+        assert optimised == [s for s in range(burn_in + 1, 101) if s % interval == 0] != []
+        # as many re-estimations as the uncapped run would make, up to rounding
+        uncapped = len([s for s in range(201, drawn["iterations"] + 1) if s % drawn["optimize_interval"] == 0])
+        assert abs(len(optimised) - uncapped) <= max(2, 0.1 * uncapped), (drawn, params)
 
 
 def test_g_lda_topics_come_from_the_last_sweep_unless_configured(inputs):

@@ -58,7 +58,8 @@ class SweepConfig:
         Root of every draw and every training seed.
     max_steps : dict of str to int
         Per model, a cap on its ``iterations`` or ``epochs``: a setting drawn with more is
-        trained with the cap, and γ_BN and γ_KL are scaled with it
+        trained with the cap, and the parameters counted in its steps (D-VAE's γ_BN and γ_KL,
+        G-LDA's burn-in and optimisation interval) are scaled with it
         (:func:`~tealeaves.sweep.cap_steps`); the record and the manifest keep both the
         drawn and the trained values. None by default.
     spaces : dict of str to dict

@@ -187,9 +187,9 @@ def plan(config: SweepConfig) -> list[Trial]:
     >>> from tealeaves.sweep import plan
     >>> for trial in plan(config):
     ...     print(trial.trial, trial.params)
-    lda-gibbs-0000 {'topics_from': 'last', 'alpha_sum': 0.25, 'beta': 0.05, 'optimize_interval': 100, 'iterations': 50}
-    lda-gibbs-0001 {'topics_from': 'last', 'alpha_sum': 0.01, 'beta': 0.05, 'optimize_interval': 500, 'iterations': 50}
-    lda-gibbs-0002 {'topics_from': 'last', 'alpha_sum': 0.01, 'beta': 0.01, 'optimize_interval': 500, 'iterations': 50}
+    lda-gibbs-0000 {'topics_from': 'last', 'alpha_sum': 0.25, 'beta': 0.05, 'optimize_interval': 5, 'iterations': 50, 'optimize_burn_in': 10}
+    lda-gibbs-0001 {'topics_from': 'last', 'alpha_sum': 0.01, 'beta': 0.05, 'optimize_interval': 25, 'iterations': 50, 'optimize_burn_in': 10}
+    lda-gibbs-0002 {'topics_from': 'last', 'alpha_sum': 0.01, 'beta': 0.01, 'optimize_interval': 25, 'iterations': 50, 'optimize_burn_in': 10}
     >>> folder.cleanup()
     """
     from tealeaves.coherence import RefIndex

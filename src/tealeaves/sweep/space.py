@@ -183,8 +183,9 @@ OPERATORS: dict[str, Callable[[Any, Any], bool]] = {
     "!=": operator.ne,
 }
 
-SCALED_WITH_STEPS = ("gamma_bn", "gamma_kl")
-"""Parameters counted in a trainer's epochs: a cap on the epochs scales them by the same factor."""
+SCALED_WITH_STEPS = ("gamma_bn", "gamma_kl", "optimize_burn_in", "optimize_interval")
+"""Parameters counted in a trainer's steps (D-VAE's annealing epochs, G-LDA's burn-in and
+optimisation interval in sweeps): a cap on the steps scales them by the same factor."""
 
 GRID_LIMIT = 1_000_000  # a finite space with more settings than this is refused (use continuous ranges)
 REJECTIONS = 1000  # draws of a continuous space that may break the constraints before giving up
@@ -412,8 +413,9 @@ def cap_steps(drawn: Mapping[str, Any], steps: str, cap: int, defaults: Mapping[
 
     A setting drawn with ``S > cap`` steps is trained for ``cap``, and every parameter of
     :data:`SCALED_WITH_STEPS` the trainer has (drawn, or its default) is scaled by ``cap / S``,
-    so that the annealing schedules end at the same share of training as drawn: a value of 0
-    stays 0 (no annealing), any other becomes ``round(value * cap / S)``, at least 1, and at
+    so that D-VAE's annealing ends, and G-LDA's optimisation of α and β starts, at the same share
+    of training as drawn, and G-LDA re-estimates them as many times: a value of 0 stays 0 (no
+    annealing, no optimisation), any other becomes ``round(value * cap / S)``, at least 1, and at
     most ``cap - 1`` when the drawn value was below ``S`` (the constraint γ < epochs holds after
     the cap too, for ``cap >= 2``). A setting within the cap is trained as drawn.
 
@@ -444,6 +446,11 @@ def cap_steps(drawn: Mapping[str, Any], steps: str, cap: int, defaults: Mapping[
     {'epochs': 50, 'gamma_bn': 0, 'gamma_kl': 25}
     >>> cap_steps({"epochs": 40}, "epochs", 50, {})  # within the cap: as drawn
     {'epochs': 40}
+
+    G-LDA's 1,000 sweeps capped at 200: MALLET's burn-in (200 sweeps) and interval scale by 1/5.
+
+    >>> cap_steps({"iterations": 1000, "optimize_interval": 10}, "iterations", 200, {"optimize_burn_in": 200})
+    {'iterations': 200, 'optimize_interval': 2, 'optimize_burn_in': 40}
     """
     params = dict(drawn)
     total = params.get(steps, defaults.get(steps))
