@@ -3,7 +3,7 @@
 Dieng et al.'s ``main.py``), trained on the same data with the same settings, seeds and epochs.
 
     python benchmarks/neural_vs_reference.py --dvae-ref PATH --etm-ref PATH
-        [--parts prepare planted news speed flops collect] [--sets etm ours] [--models dvae etm] [--impls ours reference]
+        [--parts prepare planted news speed flops step collect] [--sets etm ours] [--models dvae etm] [--impls ours reference]
         [--seeds 0 1 2] [--dvae-epochs 500] [--etm-epochs 500] [--scale-annealing]
         [--checkpoints 50 100 ...] [--speed-epochs 4] [--setting best|drawn] [--threads 2]
         [--device cpu|auto|cuda] [--jobs 1] [--reference-ftz] [--data DIR] [--work DIR]
@@ -49,6 +49,10 @@ Parts:
 - ``speed``: seconds per epoch (wall time between epochs, in the child, its evaluation
   included: the reference D-VAE's NPMI every 2 epochs, both ETMs' document completion) and peak
   memory, a few epochs per run, interleaved.
+- ``step``: one minibatch of 200 training posts, the D-VAE's loss and its gradients, ours
+  (``dvae.minibatch_loss``, what ``dvae.fit`` minimises) and the authors' (their SVI loss with
+  the L1 penalty), with the same weights and the same random draws: they agree to float32
+  rounding, or the implementations differ.
 - ``flops``: the multiply-adds of one epoch's encoder and decoder products (forward 2mnk, backward
   twice that), divided by the measured seconds per epoch, against a plain ``torch.matmul`` of
   the same shapes on the same threads.
@@ -842,6 +846,97 @@ def speed(args: argparse.Namespace, report: dict[str, Any]) -> None:
             )
 
 
+def step(args: argparse.Namespace, report: dict[str, Any]) -> None:
+    """One minibatch's D-VAE loss and gradients, ours (``dvae.minibatch_loss``) against the authors'
+    (their ``L1RegularizedTraceMeanField_ELBO`` over their model and guide): the same weights (our
+    network's, moved off their initial values, copied into their modules), the same 200 training
+    documents, the same random draws (dropout, θ ~ q) from one seed. The gradient of the bias
+    before the encoder's batch norm, 0 in exact arithmetic, is left out (rounding only)."""
+    import warnings
+
+    import pyro
+    import torch
+
+    from tealeaves.models.neural import dvae
+    from tealeaves.models.neural._training import DocTerm
+
+    sys.path.insert(0, str(args.dvae_ref))
+    warnings.filterwarnings("ignore", message=".*was not registered in the param store.*")
+    import dvae as reference  # the reference checkout's module
+
+    rows = report.setdefault("step", [])
+    print("\n## One D-VAE minibatch: loss and gradients, tealeaves against the authors' code")
+    print(
+        "| data | setting | λ_BN, w_KL | loss, tealeaves | loss, authors' | relative difference | largest relative gradient difference (parameter) |"
+    )
+    print("|---|---|---|---|---|---|---|")
+    for name in args.sets:
+        corpus = prepare_set(name, args, 300)["train"]
+        v, k, batch_rows = len(corpus.vocab), 50, np.arange(200)
+        x_dense = torch.tensor(corpus.doc_term_matrix()[batch_rows].toarray(), dtype=torch.float32)
+        for setting in ("best", "drawn"):
+            p = BEST["dvae"] if setting == "best" else drawn_setting("dvae")
+            for bn_weight, kl_weight in ((0.3, 0.5), (1.0, 1.0)):
+                torch.manual_seed(0)
+                net = dvae._network(v, {"k": k, "encoder_dim": 100, "dropout": 0.25})
+                with torch.no_grad():
+                    for weight in net.parameters():
+                        if weight.requires_grad:
+                            weight.add_(0.05 * torch.randn_like(weight))
+                theirs = reference.DVAE(v, k, p["alpha"], 100, 0, 0.25, cuda=False)
+                encoder, decoder, state = theirs.encoder, theirs.decoder, net.state_dict()
+                pairs = {  # our parameter: theirs
+                    "hidden.weight": encoder.embedding_layer.weight, "hidden.bias": encoder.embedding_layer.bias,
+                    "concentration.weight": encoder.alpha_layer.weight, "concentration.bias": encoder.alpha_layer.bias,
+                    "concentration_bn.bias": encoder.alpha_bn_layer.bias,
+                    "topics.weight": decoder.eta_layer.weight, "topics.bias": decoder.eta_layer.bias,
+                    "topics_bn.bias": decoder.eta_bn_layer.bias,
+                }  # fmt: skip
+                with torch.no_grad():
+                    for ours_name, param in pairs.items():
+                        param.copy_(state[ours_name])
+                torch.manual_seed(1)
+                prior = torch.distributions.Dirichlet(torch.full((k,), float(p["alpha"])))
+                per_doc, penalty = dvae.minibatch_loss(
+                    net,
+                    prior,
+                    DocTerm.of(corpus, torch.device("cpu")).batch(batch_rows),
+                    bn_weight,
+                    kl_weight,
+                    p["beta_reg"],
+                )
+                ours = per_doc.sum() + (penalty if penalty is not None else 0.0)
+                ours.backward()
+                ours = float(ours.detach())
+                pyro.clear_param_store()
+                elbo = reference.L1RegularizedTraceMeanField_ELBO(
+                    l1_params=["decoder$$$eta_layer.weight", "decoder$$$eta_layer.bias"], l1_weight=p["beta_reg"]
+                )
+                torch.manual_seed(1)
+                weights = torch.tensor(bn_weight), torch.tensor(kl_weight)
+                loss = elbo.differentiable_loss(theirs.model, theirs.guide, x_dense, *weights)
+                loss = loss + elbo.l1_regularize(elbo.l1_params, elbo.l1_weight)
+                loss.backward()
+                grads = {n: w.grad for n, w in net.named_parameters() if w.grad is not None}
+                grads["hidden.weight"] = grads.pop("hidden.weight_t").t()
+                # (with λ_BN = 1 ours skips the batch-normed branch, whose gradients are then 0 in theirs;
+                # the bias before the encoder's batch norm has gradient 0 in exact arithmetic: rounding only)
+                worst = max(
+                    (float((grads.get(n, torch.zeros_like(w.grad)) - w.grad).abs().max() / w.grad.abs().max()), n)
+                    for n, w in pairs.items()
+                    if n != "concentration.bias" and float(w.grad.abs().max()) > 0
+                )
+                loss = float(loss.detach())
+                relative = abs(ours - loss) / abs(loss)
+                rows.append({"data": name, "setting": setting, "bn_weight": bn_weight, "kl_weight": kl_weight,
+                             "ours": ours, "reference": loss, "relative": relative, "gradient": worst[0],
+                             "parameter": worst[1]})  # fmt: skip
+                print(
+                    f"| {name} | {setting} | {bn_weight}, {kl_weight} | {ours:,.3f} | {loss:,.3f} | "
+                    f"{relative:.1e} | {worst[0]:.1e} ({worst[1]}) |"
+                )
+
+
 def epoch_flops(model: str, n_docs: int, v: int, k: int, batch: int) -> float:
     """Multiply-add FLOPs (2mnk per product, forward; backward twice the forward) of one epoch's
     encoder and decoder matrix products, with the dense count matrix as the encoder's input."""
@@ -922,6 +1017,7 @@ def main() -> None:
             "news": news,
             "speed": speed,
             "flops": flops,
+            "step": step,
             "collect": collect,
         }
         parts[part](args, report)

@@ -221,17 +221,8 @@ def fit(
         prior = torch.distributions.Dirichlet(torch.full((k,), float(alpha), device=resolved), validate_args=False)
 
         def loss(rows: np.ndarray, epoch: int, b: int, n_batches: int) -> tuple[Any, Any]:
-            x = data.batch(rows)
-            posterior = torch.distributions.Dirichlet(net.encode(x), validate_args=False)  # a_d >= 10⁻⁵ by construction
-            theta = posterior.rsample()
-            bn_weight = annealing_factor(b, epoch, gamma_bn, n_batches)
-            log_p = net.decode_log(theta, bn_weight, x)
-            kl = torch.distributions.kl_divergence(posterior, prior)
-            per_doc = -x.row_sums(x.counts * log_p) + annealing_factor(b, epoch, gamma_kl, n_batches) * kl
-            penalty = None
-            if beta_reg > 0:
-                penalty = beta_reg * (net.topics.weight.abs().sum() + net.topics.bias.abs().sum())
-            return per_doc, penalty
+            weights = annealing_factor(b, epoch, gamma_bn, n_batches), annealing_factor(b, epoch, gamma_kl, n_batches)
+            return minibatch_loss(net, prior, data.batch(rows), *weights, beta_reg)
 
         present = data.counts.tocsc()
         present.data[:] = 1.0
@@ -295,6 +286,31 @@ def fit(
         },
     }
     return model
+
+
+def minibatch_loss(
+    net: Any, prior: Any, x: Batch, bn_weight: float, kl_weight: float, beta_reg: float
+) -> tuple[Any, Any]:
+    """The loss of minibatch ``x`` (module docstring): per document
+
+    −Σ_v x_dv log(p_dv + 10⁻¹⁰) + w_KL KL(Dirichlet(a_d) ‖ prior),
+
+    with θ_d ~ Dirichlet(a_d) drawn once by ``rsample`` and p_d = λ softmax(Bθ_d + b) + (1 − λ)
+    softmax(BN(Bθ_d + b)), λ = ``bn_weight``, w_KL = ``kl_weight``; and the penalty
+    β_reg (‖B‖₁ + ‖b‖₁), None when ``beta_reg`` is 0. Hoyle et al.'s SVI step minimises the sum of
+    the first over the minibatch plus the second (their ``L1RegularizedTraceMeanField_ELBO``);
+    ``benchmarks/neural_vs_reference.py --parts step`` checks both and their gradients against
+    their code, with the same weights and random draws."""
+    torch = require_torch()
+    posterior = torch.distributions.Dirichlet(net.encode(x), validate_args=False)  # a_d >= 10⁻⁵ by construction
+    theta = posterior.rsample()
+    log_p = net.decode_log(theta, bn_weight, x)
+    kl = torch.distributions.kl_divergence(posterior, prior)
+    per_doc = -x.row_sums(x.counts * log_p) + kl_weight * kl
+    penalty = None
+    if beta_reg > 0:
+        penalty = beta_reg * (net.topics.weight.abs().sum() + net.topics.bias.abs().sum())
+    return per_doc, penalty
 
 
 def training_npmi(present: sp.spmatrix, top: np.ndarray) -> float:
