@@ -49,10 +49,10 @@ Parts:
 - ``speed``: seconds per epoch (wall time between epochs, in the child, its evaluation
   included: the reference D-VAE's NPMI every 2 epochs, both ETMs' document completion) and peak
   memory, a few epochs per run, interleaved.
-- ``step``: one minibatch of 200 training posts, the D-VAE's loss and its gradients, ours
-  (``dvae.minibatch_loss``, what ``dvae.fit`` minimises) and the authors' (their SVI loss with
-  the L1 penalty), with the same weights and the same random draws: they agree to float32
-  rounding, or the implementations differ.
+- ``step``: one minibatch of training posts, the loss and its gradients, ours
+  (``dvae.minibatch_loss``, ``etm.minibatch_loss``: what ``fit`` minimises) and the authors'
+  (the D-VAE's SVI loss with its L1 penalty, the ETM's ``forward``), with the same weights and
+  the same random draws: they agree to float32 rounding, or the implementations differ.
 - ``flops``: the multiply-adds of one epoch's encoder and decoder products (forward 2mnk, backward
   twice that), divided by the measured seconds per epoch, against a plain ``torch.matmul`` of
   the same shapes on the same threads.
@@ -847,44 +847,71 @@ def speed(args: argparse.Namespace, report: dict[str, Any]) -> None:
 
 
 def step(args: argparse.Namespace, report: dict[str, Any]) -> None:
-    """One minibatch's D-VAE loss and gradients, ours (``dvae.minibatch_loss``) against the authors'
-    (their ``L1RegularizedTraceMeanField_ELBO`` over their model and guide): the same weights (our
-    network's, moved off their initial values, copied into their modules), the same 200 training
-    documents, the same random draws (dropout, θ ~ q) from one seed. The gradient of the bias
-    before the encoder's batch norm, 0 in exact arithmetic, is left out (rounding only)."""
+    """One minibatch's loss and gradients, ours against the authors' code: the same weights (our
+    network's, moved off their initial values, copied into their modules), the same training
+    documents (200 for the D-VAE, 1,000 for the ETM, their batch sizes), the same random draws
+    (dropout, θ ~ q or η ~ q) from one seed. Ours is ``dvae.minibatch_loss`` and ``etm.minibatch_loss``
+    (what ``fit`` minimises); theirs the D-VAE's ``L1RegularizedTraceMeanField_ELBO`` over its
+    model and guide, and the ETM's ``forward`` (reconstruction and KL, means over the batch), as
+    their training loops sum them. Gradients are compared where they are not 0 in exact
+    arithmetic (the bias before the D-VAE encoder's batch norm is rounding only; with λ_BN = 1
+    ours skips the batch-normed branch, whose gradients are then 0 in theirs)."""
     import warnings
 
     import pyro
     import torch
 
-    from tealeaves.models.neural import dvae
+    from tealeaves.models.neural import dvae, etm
     from tealeaves.models.neural._training import DocTerm
 
-    sys.path.insert(0, str(args.dvae_ref))
+    sys.path[:0] = [str(args.dvae_ref), str(args.etm_ref)]
     warnings.filterwarnings("ignore", message=".*was not registered in the param store.*")
-    import dvae as reference  # the reference checkout's module
+    import dvae as reference_dvae  # the reference checkouts' modules
+    import etm as reference_etm
+
+    def moved(net: Any) -> dict[str, Any]:
+        with torch.no_grad():
+            for weight in net.parameters():
+                if weight.requires_grad:
+                    weight.add_(0.05 * torch.randn_like(weight))
+        return net.state_dict()
+
+    def worst_gradient(net: Any, pairs: dict[str, Any]) -> tuple[float, str]:
+        grads = {n.replace("weight_t", "weight"): w.grad for n, w in net.named_parameters() if w.grad is not None}
+        grads = {n: g.t() if n.endswith("0.weight") or n == "hidden.weight" else g for n, g in grads.items()}
+        return max(
+            (float(torch.linalg.norm(grads.get(n, torch.zeros_like(w.grad)) - w.grad) / torch.linalg.norm(w.grad)), n)
+            for n, w in pairs.items()
+            if n != "concentration.bias" and float(w.grad.abs().max()) > 0
+        )
+
+    def row(name: str, model: str, setting: str, weights: str, ours: Any, theirs: Any, net: Any, pairs: dict) -> None:
+        ours, theirs = float(ours.detach()), float(theirs.detach())
+        relative, (gradient, parameter) = abs(ours - theirs) / abs(theirs), worst_gradient(net, pairs)
+        rows.append({"data": name, "model": model, "setting": setting, "annealing": weights, "ours": ours,
+                     "reference": theirs, "relative": relative, "gradient": gradient, "parameter": parameter})  # fmt: skip
+        print(
+            f"| {name} | {model} | {setting} | {weights} | {ours:,.3f} | {theirs:,.3f} | {relative:.1e} | "
+            f"{gradient:.1e} ({parameter}) |"
+        )
 
     rows = report.setdefault("step", [])
-    print("\n## One D-VAE minibatch: loss and gradients, tealeaves against the authors' code")
+    print("\n## One minibatch: loss and gradients, tealeaves against the authors' code")
     print(
-        "| data | setting | λ_BN, w_KL | loss, tealeaves | loss, authors' | relative difference | largest relative gradient difference (parameter) |"
+        "| data | model | setting | λ_BN, w_KL | loss, tealeaves | loss, authors' | relative difference | gradients: largest ‖ours − theirs‖ / ‖theirs‖ (parameter) |"
     )
-    print("|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|")
     for name in args.sets:
         corpus = prepare_set(name, args, 300)["train"]
-        v, k, batch_rows = len(corpus.vocab), 50, np.arange(200)
-        x_dense = torch.tensor(corpus.doc_term_matrix()[batch_rows].toarray(), dtype=torch.float32)
+        v, k, cpu = len(corpus.vocab), 50, torch.device("cpu")
         for setting in ("best", "drawn"):
             p = BEST["dvae"] if setting == "best" else drawn_setting("dvae")
             for bn_weight, kl_weight in ((0.3, 0.5), (1.0, 1.0)):
                 torch.manual_seed(0)
                 net = dvae._network(v, {"k": k, "encoder_dim": 100, "dropout": 0.25})
-                with torch.no_grad():
-                    for weight in net.parameters():
-                        if weight.requires_grad:
-                            weight.add_(0.05 * torch.randn_like(weight))
-                theirs = reference.DVAE(v, k, p["alpha"], 100, 0, 0.25, cuda=False)
-                encoder, decoder, state = theirs.encoder, theirs.decoder, net.state_dict()
+                state = moved(net)
+                theirs = reference_dvae.DVAE(v, k, p["alpha"], 100, 0, 0.25, cuda=False)
+                encoder, decoder = theirs.encoder, theirs.decoder
                 pairs = {  # our parameter: theirs
                     "hidden.weight": encoder.embedding_layer.weight, "hidden.bias": encoder.embedding_layer.bias,
                     "concentration.weight": encoder.alpha_layer.weight, "concentration.bias": encoder.alpha_layer.bias,
@@ -895,46 +922,52 @@ def step(args: argparse.Namespace, report: dict[str, Any]) -> None:
                 with torch.no_grad():
                     for ours_name, param in pairs.items():
                         param.copy_(state[ours_name])
+                rows_ = np.arange(200)
                 torch.manual_seed(1)
                 prior = torch.distributions.Dirichlet(torch.full((k,), float(p["alpha"])))
-                per_doc, penalty = dvae.minibatch_loss(
-                    net,
-                    prior,
-                    DocTerm.of(corpus, torch.device("cpu")).batch(batch_rows),
-                    bn_weight,
-                    kl_weight,
-                    p["beta_reg"],
-                )
+                batch = DocTerm.of(corpus, cpu).batch(rows_)
+                per_doc, penalty = dvae.minibatch_loss(net, prior, batch, bn_weight, kl_weight, p["beta_reg"])
                 ours = per_doc.sum() + (penalty if penalty is not None else 0.0)
                 ours.backward()
-                ours = float(ours.detach())
                 pyro.clear_param_store()
-                elbo = reference.L1RegularizedTraceMeanField_ELBO(
+                elbo = reference_dvae.L1RegularizedTraceMeanField_ELBO(
                     l1_params=["decoder$$$eta_layer.weight", "decoder$$$eta_layer.bias"], l1_weight=p["beta_reg"]
                 )
+                x = torch.tensor(corpus.doc_term_matrix()[rows_].toarray(), dtype=torch.float32)
                 torch.manual_seed(1)
-                weights = torch.tensor(bn_weight), torch.tensor(kl_weight)
-                loss = elbo.differentiable_loss(theirs.model, theirs.guide, x_dense, *weights)
+                loss = elbo.differentiable_loss(
+                    theirs.model, theirs.guide, x, torch.tensor(bn_weight), torch.tensor(kl_weight)
+                )
                 loss = loss + elbo.l1_regularize(elbo.l1_params, elbo.l1_weight)
                 loss.backward()
-                grads = {n: w.grad for n, w in net.named_parameters() if w.grad is not None}
-                grads["hidden.weight"] = grads.pop("hidden.weight_t").t()
-                # (with λ_BN = 1 ours skips the batch-normed branch, whose gradients are then 0 in theirs;
-                # the bias before the encoder's batch norm has gradient 0 in exact arithmetic: rounding only)
-                worst = max(
-                    (float((grads.get(n, torch.zeros_like(w.grad)) - w.grad).abs().max() / w.grad.abs().max()), n)
-                    for n, w in pairs.items()
-                    if n != "concentration.bias" and float(w.grad.abs().max()) > 0
-                )
-                loss = float(loss.detach())
-                relative = abs(ours - loss) / abs(loss)
-                rows.append({"data": name, "setting": setting, "bn_weight": bn_weight, "kl_weight": kl_weight,
-                             "ours": ours, "reference": loss, "relative": relative, "gradient": worst[0],
-                             "parameter": worst[1]})  # fmt: skip
-                print(
-                    f"| {name} | {setting} | {bn_weight}, {kl_weight} | {ours:,.3f} | {loss:,.3f} | "
-                    f"{relative:.1e} | {worst[0]:.1e} ({worst[1]}) |"
-                )
+                row(name, "dvae", setting, f"{bn_weight}, {kl_weight}", ours, loss, net, pairs)
+        # the ETM's loss does not depend on the setting (learning rate, weight decay, annealing)
+        for draw in (0, 1, 2):  # three sets of weights
+            torch.manual_seed(draw)
+            net = etm._network(v, {"k": k, "encoder_dim": 800, "embedding_dim": 300})
+            net.word_embeddings.copy_(torch.randn(v, 300))
+            state = moved(net)
+            theirs = reference_etm.ETM(k, v, 800, 300, 300, "relu", net.word_embeddings.clone(), False, 0.0)
+            pairs = {
+                "encoder.0.weight": theirs.q_theta[0].weight, "encoder.0.bias": theirs.q_theta[0].bias,
+                "encoder.2.weight": theirs.q_theta[2].weight, "encoder.2.bias": theirs.q_theta[2].bias,
+                "mean.weight": theirs.mu_q_theta.weight, "mean.bias": theirs.mu_q_theta.bias,
+                "log_variance.weight": theirs.logsigma_q_theta.weight, "log_variance.bias": theirs.logsigma_q_theta.bias,
+                "topic_embeddings.weight": theirs.alphas.weight,
+            }  # fmt: skip
+            with torch.no_grad():
+                for ours_name, param in pairs.items():
+                    param.copy_(state[ours_name])
+            rows_ = np.arange(1000)
+            torch.manual_seed(1)
+            ours = etm.minibatch_loss(net, DocTerm.of(corpus, cpu).batch(rows_)).mean()
+            ours.backward()
+            x = torch.tensor(corpus.doc_term_matrix()[rows_].toarray(), dtype=torch.float32)
+            torch.manual_seed(1)
+            reconstruction, kl = theirs(x, x / x.sum(1, keepdim=True))
+            loss = reconstruction + kl
+            loss.backward()
+            row(name, "etm", f"any (weights {draw})", "—", ours, loss, net, pairs)
 
 
 def epoch_flops(model: str, n_docs: int, v: int, k: int, batch: int) -> float:

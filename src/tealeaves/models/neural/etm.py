@@ -239,12 +239,7 @@ def fit(
         net.word_embeddings.copy_(torch.from_numpy(embeddings))
 
         def loss(rows: np.ndarray, epoch: int, b: int, n_batches: int) -> tuple[Any, None]:
-            x = data.batch(rows)
-            mu, log_variance = net.encode(x)
-            eta = mu + torch.exp(0.5 * log_variance) * torch.randn_like(mu)
-            reconstruction = -x.row_sums(x.counts * net.log_word_probs(torch.softmax(eta, dim=-1), x))
-            kl = -0.5 * (1 + log_variance - mu.pow(2) - log_variance.exp()).sum(dim=1)
-            return reconstruction + kl, None
+            return minibatch_loss(net, data.batch(rows)), None
 
         def checkpoint(epoch: int, _loss: float, optimizer: Any) -> dict[str, float]:
             net.eval()
@@ -334,6 +329,22 @@ def _validation_split(
     order = family_generator(seed, "train etm validation").permutation(len(corpus))
     held = np.sort(order[:n_valid])
     return np.sort(order[n_valid:]), corpus.subset(held), f"{n_valid} training documents held out of training"
+
+
+def minibatch_loss(net: Any, x: Batch) -> Any:
+    """−ELBO_d of each document of minibatch ``x`` (module docstring):
+
+    −Σ_v x_dv log(Σ_k θ_dk φ_kv + 10⁻⁶) − ½ Σ_k (1 + log σ²_dk − μ²_dk − σ²_dk),
+
+    with θ_d = softmax(μ_d + σ_d ε), ε ~ N(0, I) drawn once. Dieng et al.'s training loop minimises
+    the mean over the minibatch (their ``forward``: reconstruction and KL, each a batch mean);
+    ``benchmarks/neural_vs_reference.py --parts step`` checks it and its gradients against their
+    code, with the same weights and random draws."""
+    torch = require_torch()
+    mu, log_variance = net.encode(x)
+    eta = mu + torch.exp(0.5 * log_variance) * torch.randn_like(mu)
+    reconstruction = -x.row_sums(x.counts * net.log_word_probs(torch.softmax(eta, dim=-1), x))
+    return reconstruction - 0.5 * (1 + log_variance - mu.pow(2) - log_variance.exp()).sum(dim=1)
 
 
 def completion_halves(corpus: Corpus) -> tuple[sp.csr_matrix, sp.csr_matrix]:
