@@ -876,6 +876,13 @@ def step(args: argparse.Namespace, report: dict[str, Any]) -> None:
                     weight.add_(0.05 * torch.randn_like(weight))
         return net.state_dict()
 
+    def copied(state: dict[str, Any], pairs: dict[str, Any]) -> dict[str, Any]:
+        """Our weights into their parameters (``pairs``: our name -> their parameter)."""
+        with torch.no_grad():
+            for ours_name, param in pairs.items():
+                param.copy_(state[ours_name])
+        return pairs
+
     def worst_gradient(net: Any, pairs: dict[str, Any]) -> tuple[float, str]:
         grads = {n.replace("weight_t", "weight"): w.grad for n, w in net.named_parameters() if w.grad is not None}
         grads = {n: g.t() if n.endswith("0.weight") or n == "hidden.weight" else g for n, g in grads.items()}
@@ -912,16 +919,13 @@ def step(args: argparse.Namespace, report: dict[str, Any]) -> None:
                 state = moved(net)
                 theirs = reference_dvae.DVAE(v, k, p["alpha"], 100, 0, 0.25, cuda=False)
                 encoder, decoder = theirs.encoder, theirs.decoder
-                pairs = {  # our parameter: theirs
+                pairs = copied(state, {  # our parameter: theirs
                     "hidden.weight": encoder.embedding_layer.weight, "hidden.bias": encoder.embedding_layer.bias,
                     "concentration.weight": encoder.alpha_layer.weight, "concentration.bias": encoder.alpha_layer.bias,
                     "concentration_bn.bias": encoder.alpha_bn_layer.bias,
                     "topics.weight": decoder.eta_layer.weight, "topics.bias": decoder.eta_layer.bias,
                     "topics_bn.bias": decoder.eta_bn_layer.bias,
-                }  # fmt: skip
-                with torch.no_grad():
-                    for ours_name, param in pairs.items():
-                        param.copy_(state[ours_name])
+                })  # fmt: skip
                 rows_ = np.arange(200)
                 torch.manual_seed(1)
                 prior = torch.distributions.Dirichlet(torch.full((k,), float(p["alpha"])))
@@ -948,16 +952,13 @@ def step(args: argparse.Namespace, report: dict[str, Any]) -> None:
             net.word_embeddings.copy_(torch.randn(v, 300))
             state = moved(net)
             theirs = reference_etm.ETM(k, v, 800, 300, 300, "relu", net.word_embeddings.clone(), False, 0.0)
-            pairs = {
+            pairs = copied(state, {
                 "encoder.0.weight": theirs.q_theta[0].weight, "encoder.0.bias": theirs.q_theta[0].bias,
                 "encoder.2.weight": theirs.q_theta[2].weight, "encoder.2.bias": theirs.q_theta[2].bias,
                 "mean.weight": theirs.mu_q_theta.weight, "mean.bias": theirs.mu_q_theta.bias,
                 "log_variance.weight": theirs.logsigma_q_theta.weight, "log_variance.bias": theirs.logsigma_q_theta.bias,
                 "topic_embeddings.weight": theirs.alphas.weight,
-            }  # fmt: skip
-            with torch.no_grad():
-                for ours_name, param in pairs.items():
-                    param.copy_(state[ours_name])
+            })  # fmt: skip
             rows_ = np.arange(1000)
             torch.manual_seed(1)
             ours = etm.minibatch_loss(net, DocTerm.of(corpus, cpu).batch(rows_)).mean()
