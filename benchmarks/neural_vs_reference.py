@@ -884,8 +884,11 @@ def step(args: argparse.Namespace, report: dict[str, Any]) -> None:
         return pairs
 
     def worst_gradient(net: Any, pairs: dict[str, Any]) -> tuple[float, str]:
-        grads = {n.replace("weight_t", "weight"): w.grad for n, w in net.named_parameters() if w.grad is not None}
-        grads = {n: g.t() if n.endswith("0.weight") or n == "hidden.weight" else g for n, g in grads.items()}
+        grads = {  # our sparse layers hold W transposed, as "weight_t"
+            n.replace("weight_t", "weight"): w.grad.t() if n.endswith("weight_t") else w.grad
+            for n, w in net.named_parameters()
+            if w.grad is not None
+        }
         return max(
             (float(torch.linalg.norm(grads.get(n, torch.zeros_like(w.grad)) - w.grad) / torch.linalg.norm(w.grad)), n)
             for n, w in pairs.items()
@@ -910,7 +913,8 @@ def step(args: argparse.Namespace, report: dict[str, Any]) -> None:
     print("|---|---|---|---|---|---|---|---|")
     for name in args.sets:
         corpus = prepare_set(name, args, 300)["train"]
-        v, k, cpu = len(corpus.vocab), 50, torch.device("cpu")
+        v, k, data = len(corpus.vocab), 50, DocTerm.of(corpus, torch.device("cpu"))
+        dense = torch.tensor(corpus.doc_term_matrix()[:1000].toarray(), dtype=torch.float32)
         for setting in ("best", "drawn"):
             p = BEST["dvae"] if setting == "best" else drawn_setting("dvae")
             for bn_weight, kl_weight in ((0.3, 0.5), (1.0, 1.0)):
@@ -926,10 +930,9 @@ def step(args: argparse.Namespace, report: dict[str, Any]) -> None:
                     "topics.weight": decoder.eta_layer.weight, "topics.bias": decoder.eta_layer.bias,
                     "topics_bn.bias": decoder.eta_bn_layer.bias,
                 })  # fmt: skip
-                rows_ = np.arange(200)
                 torch.manual_seed(1)
                 prior = torch.distributions.Dirichlet(torch.full((k,), float(p["alpha"])))
-                batch = DocTerm.of(corpus, cpu).batch(rows_)
+                batch = data.batch(np.arange(200))
                 per_doc, penalty = dvae.minibatch_loss(net, prior, batch, bn_weight, kl_weight, p["beta_reg"])
                 ours = per_doc.sum() + (penalty if penalty is not None else 0.0)
                 ours.backward()
@@ -937,7 +940,7 @@ def step(args: argparse.Namespace, report: dict[str, Any]) -> None:
                 elbo = reference_dvae.L1RegularizedTraceMeanField_ELBO(
                     l1_params=["decoder$$$eta_layer.weight", "decoder$$$eta_layer.bias"], l1_weight=p["beta_reg"]
                 )
-                x = torch.tensor(corpus.doc_term_matrix()[rows_].toarray(), dtype=torch.float32)
+                x = dense[:200]
                 torch.manual_seed(1)
                 loss = elbo.differentiable_loss(
                     theirs.model, theirs.guide, x, torch.tensor(bn_weight), torch.tensor(kl_weight)
@@ -959,13 +962,11 @@ def step(args: argparse.Namespace, report: dict[str, Any]) -> None:
                 "log_variance.weight": theirs.logsigma_q_theta.weight, "log_variance.bias": theirs.logsigma_q_theta.bias,
                 "topic_embeddings.weight": theirs.alphas.weight,
             })  # fmt: skip
-            rows_ = np.arange(1000)
             torch.manual_seed(1)
-            ours = etm.minibatch_loss(net, DocTerm.of(corpus, cpu).batch(rows_)).mean()
+            ours = etm.minibatch_loss(net, data.batch(np.arange(1000))).mean()
             ours.backward()
-            x = torch.tensor(corpus.doc_term_matrix()[rows_].toarray(), dtype=torch.float32)
             torch.manual_seed(1)
-            reconstruction, kl = theirs(x, x / x.sum(1, keepdim=True))
+            reconstruction, kl = theirs(dense, dense / dense.sum(1, keepdim=True))
             loss = reconstruction + kl
             loss.backward()
             row(name, "etm", f"any (weights {draw})", "—", ours, loss, net, pairs)
