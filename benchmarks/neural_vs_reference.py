@@ -721,7 +721,10 @@ def news_row(spec: dict[str, Any], result: dict[str, Any], data: dict[str, Any])
         f"{row['peak_mib']:.0f} MiB; NPMI by epoch {row['checkpoints']}",
         flush=True,
     )
-    unseen = {name: part["missing"] for name, part in [("kept", row), *[(k, row[k]) for k in ("at_best", "at_last") if k in row]]}
+    unseen = {
+        name: part["missing"]
+        for name, part in [("kept", row), *[(k, row[k]) for k in ("at_best", "at_last") if k in row]]
+    }
     if any(unseen.values()):
         print(f"  top words never in the held-out posts, left out of their topics: {unseen}", flush=True)
     return row
