@@ -721,10 +721,8 @@ def news_row(spec: dict[str, Any], result: dict[str, Any], data: dict[str, Any])
         f"{row['peak_mib']:.0f} MiB; NPMI by epoch {row['checkpoints']}",
         flush=True,
     )
-    unseen = {
-        name: part["missing"]
-        for name, part in [("kept", row), *[(k, row[k]) for k in ("at_best", "at_last") if k in row]]
-    }
+    parts = {"kept": row, "at_best": row.get("at_best"), "at_last": row.get("at_last")}
+    unseen = {name: part["missing"] for name, part in parts.items() if part is not None}
     if any(unseen.values()):
         print(f"  top words never in the held-out posts, left out of their topics: {unseen}", flush=True)
     return row
