@@ -2,7 +2,7 @@
 
     python benchmarks/calibration_verdicts.py [--scale 1.0] [--plan jackknife] [--check coverage]
 
-Prints one row per check (tealeaves.evaluate.calibration): the rate over R simulated pairs of
+Prints one row per check (tealeaves.evaluation.calibration): the rate over R simulated pairs of
 models, its target, the Monte Carlo standard error sqrt(p (1 - p) / R) at the target and whether
 the rate lies within four of them. Under the null every test should reject 5% at level 0.05;
 every 95% interval should cover 95% at K = 20 and K = 50; at the minimal detectable difference
@@ -26,7 +26,7 @@ import time
 import numpy as np
 
 from tealeaves.coherence import topic_uniqueness
-from tealeaves.evaluate.calibration import (
+from tealeaves.evaluation.calibration import (
     LEVEL,
     Calibration,
     coverage,
@@ -36,7 +36,7 @@ from tealeaves.evaluate.calibration import (
     welch_detectable,
     zipf_topics,
 )
-from tealeaves.evaluate.stats import welch
+from tealeaves.evaluation.stats import welch
 from tealeaves.rng import family_generator
 
 

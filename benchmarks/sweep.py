@@ -63,7 +63,7 @@ def main() -> None:
     args = parser.parse_args()
 
     from tealeaves.corpus import Corpus
-    from tealeaves.sweep import SweepConfig, sweep
+    from tealeaves.model_selection import SweepConfig, sweep
 
     news = data_path(args.data, "20news")
     work = args.work or Path(tempfile.mkdtemp(prefix="tealeaves-sweep-"))

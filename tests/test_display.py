@@ -21,12 +21,12 @@ from scipy import stats
 import tealeaves
 from tealeaves import display
 from tealeaves.analysis.correlation import Correlations
-from tealeaves.analysis.validate import PairedTest, ValidationResult
+from tealeaves.analysis.validation import PairedTest, ValidationResult
 from tealeaves.coherence import RefIndex, diversity, score
 from tealeaves.corpus import Corpus, Vocabulary
 from tealeaves.intrusion import auto_word_intrusion, compare_word_intrusion
 from tealeaves.likelihood import estimate, perturbation_study
-from tealeaves.likelihood.predictive import predictive
+from tealeaves.likelihood.prediction import predictive
 from tealeaves.models import TopicModel, Topics
 from tealeaves.progress import ProgressUpdate
 from tealeaves.rng import family_generator
@@ -280,7 +280,7 @@ FIGURE_TAGS |= {"span", "line", "rect", "circle"}
 
 
 def test_evaluation_displays_the_reports_summary_and_figures(evaluation, tmp_path):
-    from tealeaves.evaluate import Evaluation
+    from tealeaves.evaluation import Evaluation
 
     page = tealeaves.report(evaluation, tmp_path / "report.html").read_text(encoding="utf-8")
     data, _ = formatters.DisplayFormatter().format(evaluation)

@@ -201,7 +201,13 @@ def test_parquet_exports_need_parquet_and_csv_ones_do_not(monkeypatch, tmp_path)
 
 @pytest.mark.parametrize(
     ("package", "extra"),
-    [("analysis", "report"), ("evaluate", "report"), ("report", "report"), ("study", "study"), ("sweep", "sweep")],
+    [
+        ("analysis", "report"),
+        ("evaluation", "report"),
+        ("reporting", "report"),
+        ("study", "study"),
+        ("model_selection", "sweep"),
+    ],
 )
 def test_the_python_api_of_an_extra_names_it(package, extra):
     module = importlib.import_module(f"tealeaves.{package}")
@@ -212,6 +218,6 @@ def test_the_python_api_of_an_extra_names_it(package, extra):
         f"try:\n    from tealeaves.{package} import {name}\nexcept MissingDependencyError as exc:\n    print(exc)"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    # the first name resolved may be the package's own function (``tealeaves.evaluate.evaluate``), bound on import
+    # the first name resolved may be the package's own function (``tealeaves.evaluation.evaluate``), bound on import
     pattern = rf"tealeaves\.{package}\.\w+ needs {hidden}, which is not installed: pip install 'tealeaves\[{extra}\]'"
     assert re.fullmatch(pattern, done.stdout.strip()), done.stdout + done.stderr

@@ -15,7 +15,18 @@ from tealeaves.lazy import _type_checking_imports
 
 PACKAGES = ["tealeaves"] + [
     f"tealeaves.{name}"
-    for name in ("analysis", "coherence", "corpus", "intrusion", "likelihood", "models", "study", "sweep")
+    for name in (
+        "analysis",
+        "coherence",
+        "corpus",
+        "evaluation",
+        "intrusion",
+        "likelihood",
+        "model_selection",
+        "models",
+        "reporting",
+        "study",
+    )
 ]
 HEAVY = ["pandas", "fastapi", "spacy", "matplotlib", "scipy.stats", "sqlalchemy", "numba", "tomotopy"]
 
@@ -60,18 +71,6 @@ def test_every_public_name_resolves_to_its_source(package):
         if expected is None:
             expected = getattr(importlib.import_module(source), attribute)
         assert getattr(module, name) is expected, name
-
-
-def test_a_function_keeps_its_name_after_its_module_is_imported():
-    # coherence.score is a function defined in coherence/score.py: importing the submodule
-    # (which binds it on the package) must not replace the function with the module
-    code = (
-        "import tealeaves.coherence.score, tealeaves.likelihood.predictive, tealeaves.models.train\n"
-        "from tealeaves.coherence import score\nfrom tealeaves.likelihood import predictive\n"
-        "import tealeaves\nassert callable(score) and callable(predictive) and callable(tealeaves.train)\n"
-        "assert score.__module__ == 'tealeaves.coherence.score'"
-    )
-    modules_after(code)
 
 
 def test_unknown_name_is_an_attribute_error():

@@ -10,23 +10,24 @@ The public API::
 
 from typing import TYPE_CHECKING
 
-from tealeaves.lazy import attach
+from tealeaves.lazy import attach, install_moved_module_finder
 
 if TYPE_CHECKING:
     from tealeaves import likelihood
     from tealeaves.coherence import RefIndex
     from tealeaves.corpus import Corpus, PreprocessConfig, Vocabulary, prepare
     from tealeaves.errors import TealeavesError
-    from tealeaves.evaluate import evaluate
+    from tealeaves.evaluation import evaluate
     from tealeaves.intrusion import auto_word_intrusion
+    from tealeaves.model_selection import sweep
     from tealeaves.models import TopicModel, Topics, as_topics, import_model, train
-    from tealeaves.report import report
+    from tealeaves.reporting import report
     from tealeaves.study import Study, create_study
-    from tealeaves.sweep import sweep
 
 __version__ = "0.2.0.dev0"  # the one version source: pyproject.toml reads it, manifests record it
 
 __getattr__, __dir__ = attach(__name__, __file__)
+install_moved_module_finder()
 
 __all__ = [
     "Corpus",

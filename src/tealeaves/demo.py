@@ -23,7 +23,7 @@ from tealeaves.models import TopicModel, train
 from tealeaves.progress import ProgressCallback
 
 if TYPE_CHECKING:
-    from tealeaves.evaluate import Evaluation
+    from tealeaves.evaluation import Evaluation
 
 CORPUS = "builtin:sotu"
 
@@ -117,8 +117,8 @@ def evaluate_config(models: list[str], seed: int = 0) -> str:
 def step_evaluate(run: DemoRun) -> None:
     """Evaluate every model with the default metrics (tealeaves.evaluate) and print the summary."""
     from tealeaves.cli.evaluate import summary_table
-    from tealeaves.evaluate import evaluate, verdicts
-    from tealeaves.evaluate.stats import scope
+    from tealeaves.evaluation import evaluate, verdicts
+    from tealeaves.evaluation.stats import scope
 
     config = run.out / "evaluate.toml"
     config.write_text(evaluate_config(list(run.models), run.seed), encoding="utf-8")
@@ -133,7 +133,7 @@ def step_evaluate(run: DemoRun) -> None:
 
 def step_report(run: DemoRun) -> None:
     """Write the HTML report of the evaluation (tealeaves.report)."""
-    from tealeaves.report import report
+    from tealeaves.reporting import report
 
     assert run.evaluation is not None
     run.report = report(run.evaluation, run.out / "report.html")

@@ -13,7 +13,7 @@ The terminal (:mod:`tealeaves.console`), the notebook (``_repr_html_`` of every 
 - a p-value as ``p = 0.0123`` or ``p < 0.001`` (:func:`p_value`).
 
 Only NumPy and SciPy's special functions are needed (no extra), so the core install displays
-results too; :mod:`tealeaves.evaluate.stats` words its p-values and intervals the same way, and
+results too; :mod:`tealeaves.evaluation.stats` words its p-values and intervals the same way, and
 its topic-level intervals are :func:`bootstrap_t_interval`'s (a test checks).
 
 A display is a compact summary: a few named values and the first :data:`MAX_ROWS` rows of one

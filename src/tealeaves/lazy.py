@@ -14,10 +14,10 @@ from __future__ import annotations
 
 import ast
 import importlib
+import importlib.abc
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 from tealeaves.extras import require
@@ -44,19 +44,12 @@ def attach(
     With ``extra``, a name is refused (``MissingDependencyError``) before its submodule is
     imported when a module of that extra is missing.
 
-    A public function may share its name with the submodule defining it (``coherence.score``,
-    ``likelihood.estimate``): the import system binds a submodule on its package whenever the
-    submodule is first imported, from anywhere, which would replace the function. The package's
-    module class is therefore swapped for one that binds the exported function instead.
+    No public name shares its name with a submodule of its package (``coherence.score`` is
+    defined in ``coherence/scoring.py``): the import system binds a submodule on its package
+    when it is first imported, so a shared name would flip between the function and the module.
+    ``tests/test_import_forms.py`` checks it for every package and every import form.
     """
     table = _type_checking_imports(Path(init_file).read_text(encoding="utf-8"))
-
-    class LazyPackage(ModuleType):
-        def __setattr__(self, name: str, value: Any) -> None:
-            source = table.get(name)
-            if isinstance(value, ModuleType) and source is not None and source[0] == value.__name__:
-                value = getattr(value, source[1])
-            super().__setattr__(name, value)
 
     def __getattr__(name: str) -> Any:
         if name not in table:
@@ -74,5 +67,42 @@ def attach(
     def __dir__() -> list[str]:
         return sorted(set(table) | set(sys.modules[package].__dict__))
 
-    sys.modules[package].__class__ = LazyPackage
     return __getattr__, __dir__
+
+
+MOVED = {
+    "tealeaves.evaluate": "tealeaves.evaluation",
+    "tealeaves.sweep": "tealeaves.model_selection",
+    "tealeaves.report": "tealeaves.reporting",
+    "tealeaves.corpus.prepare": "tealeaves.corpus.preparation",
+    "tealeaves.models.train": "tealeaves.models.training",
+    "tealeaves.coherence.score": "tealeaves.coherence.scoring",
+    "tealeaves.coherence.diversity": "tealeaves.coherence.redundancy",
+    "tealeaves.likelihood.estimate": "tealeaves.likelihood.estimation",
+    "tealeaves.likelihood.exact": "tealeaves.likelihood.enumeration",
+    "tealeaves.likelihood.predictive": "tealeaves.likelihood.prediction",
+    "tealeaves.analysis.validate": "tealeaves.analysis.validation",
+}
+"""Modules renamed in 0.2 so that no function shadows its module: old name -> new name."""
+
+
+class MovedModuleFinder(importlib.abc.MetaPathFinder):
+    """The last finder on ``sys.meta_path``: an import of a module :data:`MOVED` away, which no other
+    finder found, fails with the module's new name instead of a bare ``No module named``."""
+
+    def find_spec(self, fullname: str, path: Any = None, target: Any = None) -> None:
+        for old, new in MOVED.items():
+            if fullname == old or fullname.startswith(old + "."):
+                function = old.rsplit(".", 1)
+                raise ModuleNotFoundError(
+                    f"No module named {fullname!r}: since tealeaves 0.2 {function[0]}.{function[1]} is a function "
+                    f"and its module is {new!r}; import {new + fullname[len(old) :]!r} instead",
+                    name=fullname,
+                )
+        return None
+
+
+def install_moved_module_finder() -> None:
+    """Put :class:`MovedModuleFinder` last on ``sys.meta_path`` (once)."""
+    if not any(isinstance(finder, MovedModuleFinder) for finder in sys.meta_path):
+        sys.meta_path.append(MovedModuleFinder())

@@ -9,7 +9,7 @@ from scipy import stats
 from typer.testing import CliRunner
 
 from tealeaves.analysis.correlation import RaggedScores
-from tealeaves.analysis.validate import (
+from tealeaves.analysis.validation import (
     HumanJudgments,
     Metric,
     _Sources,
@@ -282,7 +282,7 @@ def test_crossed_resampling_needs_annotators(small, export_frame, tmp_path):
     with pytest.raises(InputError, match="annotator"):
         validate([judgments], [f"csv:{path}"], n_boot=20, resample="topics+annotators")
     study = export_judgments(export_frame, name="s")
-    from tealeaves.analysis.validate import resampled_means
+    from tealeaves.analysis.validation import resampled_means
 
     drawn, means = resampled_means(study[0], 50, 0, "topics+annotators")
     assert means.shape == (50, 12) and np.nanmax(means) <= 3 and np.nanmin(means) >= 1

@@ -74,7 +74,7 @@ def test_every_module_imports_or_names_an_extra():
     extra_modules = {m for _, modules in EXTRAS.values() for m in modules} | EXTRA_DEPENDENCIES
     done = subprocess.run([sys.executable, "-c", IMPORT_ALL], capture_output=True, text=True, check=True)
     outcome = json.loads(done.stdout)
-    assert len(outcome) > 100 and outcome["tealeaves.coherence.score"] == ["ok"]
+    assert len(outcome) > 100 and outcome["tealeaves.coherence.scoring"] == ["ok"]
     for name, (status, *detail) in outcome.items():
         if status == "extra":  # a package of an extra refusing, in one line
             assert re.fullmatch(r".* needs .*: pip install 'tealeaves\[\w+\]'", detail[0]), detail

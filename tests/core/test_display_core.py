@@ -25,4 +25,4 @@ def test_displays_in_the_core():
     assert "0.6845 [-3.324, 4.693]" in pages[0] and "tax budget" in pages[0]
     assert "flat" in pages[1] and "budget" in pages[2]
     if "pandas" not in sys.modules:  # the core: nothing of the frames or report extras was needed
-        assert "tealeaves.evaluate.stats" not in sys.modules
+        assert "tealeaves.evaluation.stats" not in sys.modules

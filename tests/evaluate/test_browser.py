@@ -18,7 +18,7 @@ import pytest
 
 from tealeaves.corpus import Corpus
 from tealeaves.demo import DemoRun, step_evaluate, step_models, step_report, step_train
-from tealeaves.report.html import fmt
+from tealeaves.reporting.html import fmt
 from tests.chromium import chromium
 
 from .conftest import K

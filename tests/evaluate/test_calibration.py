@@ -1,4 +1,4 @@
-"""The evaluation's tests and intervals are calibrated, by simulation (tealeaves.evaluate.calibration).
+"""The evaluation's tests and intervals are calibrated, by simulation (tealeaves.evaluation.calibration).
 
 Small versions of ``benchmarks/calibration_verdicts.py``. A rate over R replicates has the Monte
 Carlo standard error sqrt(p (1 - p) / R) at its target p; each check passes within four of them
@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from tealeaves.evaluate.calibration import (
+from tealeaves.evaluation.calibration import (
     coverage,
     documents,
     paired_detectable,
@@ -22,7 +22,7 @@ from tealeaves.evaluate.calibration import (
     welch_detectable,
     zipf_topics,
 )
-from tealeaves.evaluate.stats import welch
+from tealeaves.evaluation.stats import welch
 from tealeaves.rng import family_generator
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from tealeaves.evaluate import METRICS, read_config
+from tealeaves.evaluation import METRICS, read_config
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "examples" / "evaluate.toml"

@@ -1,4 +1,4 @@
-"""tealeaves.evaluate: the library's numbers, each metric's test by its plan with Holm, the step cache, bad configs."""
+"""tealeaves.evaluation: the library's numbers, each metric's test by its plan with Holm, the step cache, bad configs."""
 
 from __future__ import annotations
 
@@ -18,9 +18,9 @@ from tealeaves import display
 from tealeaves.coherence import RefIndex, diversity, score
 from tealeaves.corpus import Corpus
 from tealeaves.errors import ArtifactError, InputError
-from tealeaves.evaluate import METRICS, Evaluation, Metric, Output, register
-from tealeaves.evaluate.metrics import model_level_topics
-from tealeaves.evaluate.stats import SUBSETS, holm, jackknife_se, randomisation
+from tealeaves.evaluation import METRICS, Evaluation, Metric, Output, register
+from tealeaves.evaluation.metrics import model_level_topics
+from tealeaves.evaluation.stats import SUBSETS, holm, jackknife_se, randomisation
 from tealeaves.intrusion import compare_word_intrusion
 from tealeaves.likelihood import estimate, predictive
 from tealeaves.models import TopicModel, Topics
@@ -297,7 +297,7 @@ def test_worker_processes_print_nothing_into_the_output(planted, tmp_path):
 
 def test_a_registered_metric_runs_when_configured(planted, tmp_path, monkeypatch):
     """A new metric needs only its function and a registration (e.g. an embedding coherence)."""
-    from tealeaves.evaluate.metrics import Measured
+    from tealeaves.evaluation.metrics import Measured
 
     def first_word_length(model, inputs, seed, **options):
         measured = Measured()
@@ -392,7 +392,7 @@ def test_a_decoder_that_is_not_a_mixture_skips_the_likelihood_and_keeps_the_pred
 
 
 def test_step_keys_follow_the_code_of_a_development_version(monkeypatch):
-    from tealeaves.evaluate import run
+    from tealeaves.evaluation import run
 
     def key_under(version: str) -> tuple[str, str]:
         monkeypatch.setattr(run, "tealeaves_version", lambda: version)

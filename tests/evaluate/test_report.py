@@ -12,8 +12,8 @@ import pytest
 
 import tealeaves
 from tealeaves.errors import InputError
-from tealeaves.evaluate import Evaluation, verdicts
-from tealeaves.report.html import fmt
+from tealeaves.evaluation import Evaluation, verdicts
+from tealeaves.reporting.html import fmt
 
 from .conftest import config
 

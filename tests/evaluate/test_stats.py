@@ -9,8 +9,8 @@ from scipy import stats
 from statsmodels.stats.weightstats import ttost_ind
 
 from tealeaves.coherence import diversity
-from tealeaves.evaluate.metrics import Items, model_level_topics
-from tealeaves.evaluate.stats import (
+from tealeaves.evaluation.metrics import Items, model_level_topics
+from tealeaves.evaluation.stats import (
     COMPARISON_COLUMNS,
     PERMUTATIONS,
     delete_d_se,

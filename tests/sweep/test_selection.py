@@ -10,8 +10,8 @@ import pytest
 import tealeaves
 from tealeaves.coherence import RefIndex, diversity
 from tealeaves.demo import DEMO_MODELS
+from tealeaves.model_selection import SweepConfig, sweep
 from tealeaves.models import TRAINERS, TopicModel
-from tealeaves.sweep import SweepConfig, sweep
 
 DOCUMENTS = 2000  # the first paragraphs of the demo's training split keep the models quick to train
 

@@ -22,10 +22,19 @@ from tealeaves.cli import app
 from tealeaves.coherence import RefIndex, score
 from tealeaves.corpus import Corpus, Vocabulary
 from tealeaves.errors import ArtifactError, InputError
+from tealeaves.model_selection import (
+    CONSTRAINTS,
+    SPACES,
+    SweepConfig,
+    cap_steps,
+    draw_settings,
+    plan,
+    select_best,
+    sweep,
+)
+from tealeaves.model_selection.space import Choice, LogUniform
 from tealeaves.models import TRAINERS, TopicModel, lda_gibbs, trainer_params
-from tealeaves.models.train import TrainerSpec
-from tealeaves.sweep import CONSTRAINTS, SPACES, SweepConfig, cap_steps, draw_settings, plan, select_best, sweep
-from tealeaves.sweep.space import Choice, LogUniform
+from tealeaves.models.training import TrainerSpec
 
 ROOT = Path(__file__).resolve().parents[2]
 LOG = "TEALEAVES_TEST_SWEEP_LOG"

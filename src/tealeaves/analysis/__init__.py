@@ -46,7 +46,7 @@ if TYPE_CHECKING:
         welch_test,
     )
     from tealeaves.analysis.study_analysis import StudyAnalysis, analyze_export, read_metrics
-    from tealeaves.analysis.validate import (
+    from tealeaves.analysis.validation import (
         HumanJudgments,
         Metric,
         PairedTest,

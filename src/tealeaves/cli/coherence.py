@@ -11,7 +11,7 @@ from tealeaves.cli.common import JsonOption, app, check_result_path, load_topics
 from tealeaves.console import console, err_console, mapping_table, progress_bar
 
 if TYPE_CHECKING:
-    from tealeaves.coherence.score import CoherenceResult
+    from tealeaves.coherence.scoring import CoherenceResult
 
 
 @app.command()
@@ -35,9 +35,9 @@ def index(
     show(as_json, lambda: {"index": out, **rows}, mapping_table(f"reference index -> {out}", rows))
 
 
-@app.command()
+@app.command("coherence")
 @reports_errors
-def coherence(
+def coherence_command(
     topics: Annotated[Path, typer.Argument(help="A model folder, or a text file with one topic per line.")],
     index: Annotated[
         Path | None,
@@ -103,7 +103,7 @@ def coherence(
 def _report_missing(result: CoherenceResult) -> None:
     """On stderr: the missing topic words and the topics left unscored, each counted and listed."""
     from tealeaves.coherence.embedding import EMBEDDING_MEASURES
-    from tealeaves.coherence.score import WHOLE_TOPIC
+    from tealeaves.coherence.scoring import WHOLE_TOPIC
 
     words = [(k, word, why) for k, word, why in result.missing if word != WHOLE_TOPIC]
     holder = "the encoder" if result.measure in EMBEDDING_MEASURES else "the index"

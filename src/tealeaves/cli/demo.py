@@ -11,9 +11,9 @@ from tealeaves.cli.common import JsonOption, app, print_json, reports_errors
 from tealeaves.extras import DEMO_MODULES, require
 
 
-@app.command()
+@app.command("demo")
 @reports_errors
-def demo(
+def demo_command(
     out: Annotated[Path, typer.Option("--out", "-o", help="Folder for everything the demo writes (replaced).")] = Path(
         "tealeaves-demo"
     ),

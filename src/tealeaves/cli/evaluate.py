@@ -15,9 +15,9 @@ if TYPE_CHECKING:
     from rich.table import Table
 
 
-@app.command()
+@app.command("evaluate")
 @reports_errors
-def evaluate(
+def evaluate_command(
     config: Annotated[Path, typer.Argument(help="The TOML configuration: models, corpora, metrics, study export.")],
     out: Annotated[
         Path, typer.Option("--out", "-o", help="Run folder (an earlier run there is updated from its cache).")
@@ -31,9 +31,9 @@ def evaluate(
     """Evaluate every model of CONFIG with every metric; write per_topic, per_model and comparisons tables."""
     require("report", what="tealeaves evaluate")
     from tealeaves.console import console, progress_bar
-    from tealeaves.evaluate import evaluate as run_evaluation
-    from tealeaves.evaluate import verdicts
-    from tealeaves.evaluate.stats import scope
+    from tealeaves.evaluation import evaluate as run_evaluation
+    from tealeaves.evaluation import verdicts
+    from tealeaves.evaluation.stats import scope
 
     with progress_bar(transient=True) as progress:
         result = run_evaluation(config, out, workers=workers, scheduler=scheduler, progress=progress)
@@ -61,7 +61,7 @@ def report(
 ) -> None:
     """Write the self-contained HTML report of an evaluation run."""
     require("report", what="tealeaves report")
-    from tealeaves.report import report as write_report
+    from tealeaves.reporting import report as write_report
 
     path = write_report(run, out)
     show(as_json, lambda: {"report": str(path)}, str(path))
@@ -75,7 +75,7 @@ def summary_table(per_model: pd.DataFrame, title: str, comparisons: pd.DataFrame
     """
     from rich.table import Table
 
-    from tealeaves.evaluate.stats import row_label, winners
+    from tealeaves.evaluation.stats import row_label, winners
 
     models = list(dict.fromkeys(per_model["model"]))
     best = winners(comparisons) if comparisons is not None else {}

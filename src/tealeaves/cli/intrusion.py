@@ -11,9 +11,9 @@ from tealeaves.cli.common import JsonOption, app, check_result_path, load_topics
 from tealeaves.console import console, err_console, progress_bar
 
 
-@app.command()
+@app.command("intrusion")
 @reports_errors
-def intrusion(
+def intrusion_command(
     topics: Annotated[
         list[Path], typer.Argument(help="Model folders or topic files (one topic per line); several are compared.")
     ],

@@ -26,9 +26,9 @@ def report(result: Any, model: Path, corpus: Path, out: Path | None, as_json: bo
     show(as_json, result.summary, mapping_table(title, result.summary()))
 
 
-@app.command()
+@app.command("likelihood")
 @reports_errors
-def likelihood(
+def likelihood_command(
     model: Annotated[Path, typer.Argument(help="A model folder (with a Dirichlet prior alpha).")],
     corpus: HeldoutCorpus,
     method: Annotated[

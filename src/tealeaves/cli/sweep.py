@@ -14,12 +14,12 @@ from tealeaves.extras import require
 if TYPE_CHECKING:
     from rich.table import Table
 
-    from tealeaves.sweep import SweepResult
+    from tealeaves.model_selection import SweepResult
 
 
-@app.command()
+@app.command("sweep")
 @reports_errors
-def sweep(
+def sweep_command(
     config: Annotated[
         Path, typer.Argument(help="The sweep's TOML file (corpus, reference, models, settings, k, seed).")
     ],
@@ -35,7 +35,7 @@ def sweep(
 ) -> None:
     """Train and score random settings of each model (Hoyle et al. 2021, §4.2); select the best by NPMI after the filters."""
     require("sweep", "torch", "gensim", "pandas", "pyarrow", what="tealeaves sweep")
-    from tealeaves.sweep import sweep as run_sweep
+    from tealeaves.model_selection import sweep as run_sweep
 
     with progress_bar() as progress:
         result = run_sweep(config, out, scheduler=scheduler, workers=workers, force=force, progress=progress)

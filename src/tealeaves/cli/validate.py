@@ -13,9 +13,9 @@ from tealeaves.errors import InputError
 from tealeaves.extras import require
 
 
-@app.command()
+@app.command("validate")
 @reports_errors
-def validate(
+def validate_command(
     out: Annotated[
         Path, typer.Option("--out", "-o", help="Output folder: leaderboard and tables (CSV, Parquet), figure.")
     ],
@@ -79,7 +79,7 @@ def validate(
 ) -> None:
     """Correlate automated metrics with human judgments (Spearman, Pearson, Kendall; bootstrap CIs) and rank them."""
     require("report", what="tealeaves validate")
-    from tealeaves.analysis.validate import (
+    from tealeaves.analysis.validation import (
         csv_judgments,
         default_metrics,
         export_judgments,
@@ -87,7 +87,7 @@ def validate(
         parse_metric,
         write_validation,
     )
-    from tealeaves.analysis.validate import (
+    from tealeaves.analysis.validation import (
         validate as run_validate,
     )
     from tealeaves.artifacts import check_writable

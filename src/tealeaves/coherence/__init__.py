@@ -15,17 +15,6 @@ from tealeaves.lazy import attach
 
 if TYPE_CHECKING:
     from tealeaves.coherence.confirmation import Conventions
-    from tealeaves.coherence.diversity import (
-        UNIQUENESS_FILTER_MODELS,
-        DiversityResult,
-        diversity,
-        duplicate_topics,
-        inverted_rbo,
-        rank_biased_overlap,
-        shared_top_words,
-        topic_diversity,
-        topic_uniqueness,
-    )
     from tealeaves.coherence.embedding import EMBEDDING_MEASURES, EmbeddingMeasure, embedding_coherence
     from tealeaves.coherence.encoders import (
         DEFAULT_ENCODER,
@@ -40,7 +29,18 @@ if TYPE_CHECKING:
     )
     from tealeaves.coherence.index import RefIndex, WindowCounts
     from tealeaves.coherence.measures import MEASURES, Measure, get_measure
-    from tealeaves.coherence.score import CoherenceResult, score
+    from tealeaves.coherence.redundancy import (
+        UNIQUENESS_FILTER_MODELS,
+        DiversityResult,
+        diversity,
+        duplicate_topics,
+        inverted_rbo,
+        rank_biased_overlap,
+        shared_top_words,
+        topic_diversity,
+        topic_uniqueness,
+    )
+    from tealeaves.coherence.scoring import CoherenceResult, score
     from tealeaves.coherence.windows import Window
 
 __getattr__, __dir__ = attach(__name__, __file__)

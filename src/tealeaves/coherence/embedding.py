@@ -32,7 +32,7 @@ from typing import Any
 import numpy as np
 
 from tealeaves.coherence.encoders import Encoder, WordVectors, get_encoder
-from tealeaves.coherence.score import (
+from tealeaves.coherence.scoring import (
     ON_MISSING,
     CoherenceResult,
     OnMissing,

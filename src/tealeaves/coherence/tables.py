@@ -7,8 +7,8 @@ from collections.abc import Mapping
 import numpy as np
 from rich.table import Table
 
-from tealeaves.coherence.diversity import DiversityResult
-from tealeaves.coherence.score import CoherenceResult
+from tealeaves.coherence.redundancy import DiversityResult
+from tealeaves.coherence.scoring import CoherenceResult
 
 
 def _label(result: CoherenceResult) -> str:

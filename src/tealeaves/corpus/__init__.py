@@ -6,7 +6,7 @@ from tealeaves.lazy import attach
 
 if TYPE_CHECKING:
     from tealeaves.corpus.corpus import HALVES_MODES, Corpus
-    from tealeaves.corpus.prepare import prepare
+    from tealeaves.corpus.preparation import prepare
     from tealeaves.corpus.preprocess import PreprocessConfig, min_df_threshold
     from tealeaves.corpus.readers import FORMATS, RawDocument, read_inputs
     from tealeaves.corpus.vocabulary import Vocabulary

@@ -52,7 +52,7 @@ import numpy as np
 
 from tealeaves.artifacts import atomic_folder, check_writable, new_manifest, write_json
 from tealeaves.corpus.corpus import Corpus
-from tealeaves.corpus.prepare import (
+from tealeaves.corpus.preparation import (
     TOKEN_RULES,
     describe_input,
     document_frequency,

@@ -40,7 +40,7 @@ from typing import Literal
 import numpy as np
 
 from tealeaves.coherence import RefIndex, Window
-from tealeaves.coherence.score import NEVER_OCCURS, NOT_IN_VOCABULARY
+from tealeaves.coherence.scoring import NEVER_OCCURS, NOT_IN_VOCABULARY
 from tealeaves.errors import InputError
 from tealeaves.intrusion.intruders import IntruderSets
 

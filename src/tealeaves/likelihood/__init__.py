@@ -21,10 +21,10 @@ from tealeaves.lazy import attach
 if TYPE_CHECKING:
     from tealeaves.likelihood.completion import COMPLETION_METHODS, complete
     from tealeaves.likelihood.documents import NotAMixtureError
-    from tealeaves.likelihood.estimate import estimate
+    from tealeaves.likelihood.enumeration import exact
+    from tealeaves.likelihood.estimation import estimate
     from tealeaves.likelihood.estimators import METHODS
-    from tealeaves.likelihood.exact import exact
-    from tealeaves.likelihood.predictive import PredictiveResult, predictive
+    from tealeaves.likelihood.prediction import PredictiveResult, predictive
     from tealeaves.likelihood.result import LikelihoodResult
     from tealeaves.likelihood.schedules import SCHEDULES, temperatures_schedule
     from tealeaves.likelihood.synthetic import (

@@ -20,7 +20,7 @@ from tealeaves.corpus import HALVES_MODES, Corpus, Vocabulary
 from tealeaves.errors import InputError
 from tealeaves.likelihood import _kernels
 from tealeaves.likelihood.documents import Docs, Documents, OnMissing, as_documents, model_arrays
-from tealeaves.likelihood.estimate import run
+from tealeaves.likelihood.estimation import run
 from tealeaves.likelihood.estimators import (
     Estimates,
     Method,

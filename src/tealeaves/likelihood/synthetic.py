@@ -28,7 +28,7 @@ from tealeaves.errors import InputError
 from tealeaves.likelihood import _kernels
 from tealeaves.likelihood.completion import complete
 from tealeaves.likelihood.documents import Docs, check_alpha, check_phi, model_arrays
-from tealeaves.likelihood.estimate import estimate
+from tealeaves.likelihood.estimation import estimate
 from tealeaves.likelihood.result import LikelihoodResult
 from tealeaves.models import TopicModel
 from tealeaves.results import Columns, Result

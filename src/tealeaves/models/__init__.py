@@ -8,7 +8,7 @@ if TYPE_CHECKING:
     from tealeaves.models.importers import IMPORTERS, import_model
     from tealeaves.models.topic_model import TopicModel
     from tealeaves.models.topics import Topics, as_topics
-    from tealeaves.models.train import TRAINERS, train, trainer_params
+    from tealeaves.models.training import TRAINERS, train, trainer_params
 
 __getattr__, __dir__ = attach(__name__, __file__)
 

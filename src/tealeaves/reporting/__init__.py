@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 from tealeaves.lazy import attach
 
 if TYPE_CHECKING:
-    from tealeaves.report.html import Report, render, report
+    from tealeaves.reporting.html import Report, render, report
 
 __getattr__, __dir__ = attach(__name__, __file__, extra="report")
 

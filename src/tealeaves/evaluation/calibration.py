@@ -1,4 +1,4 @@
-"""Calibration of the evaluation's tests and intervals by simulation (:mod:`tealeaves.evaluate.stats`).
+"""Calibration of the evaluation's tests and intervals by simulation (:mod:`tealeaves.evaluation.stats`).
 
 Each check draws ``replicates`` pairs of simulated models and counts how often a test rejects at
 5% (under the null: it should be 5%; under a stated alternative: the power) or a 95% interval
@@ -21,8 +21,8 @@ of them of the target. The simulated data, one plan each:
 - model-level (``"jackknife"``): a model's K topics are each 25 words drawn without replacement
   from a Zipf(``exponent``) vocabulary of 1,000 words, so popular words recur across topics;
   the quantity is topic uniqueness over the top 10 words, tested by the randomisation test
-  (:func:`tealeaves.evaluate.stats.randomisation`), its interval the delete-d jackknife's
-  (:func:`tealeaves.evaluate.stats.delete_d_se`); its true value at K topics is estimated by the
+  (:func:`tealeaves.evaluation.stats.randomisation`), its interval the delete-d jackknife's
+  (:func:`tealeaves.evaluation.stats.delete_d_se`); its true value at K topics is estimated by the
   mean over ``truth_replicates`` further models.
 
 Used by ``tests/evaluate/test_calibration.py`` (small) and ``benchmarks/calibration_verdicts.py`` (large).
@@ -36,8 +36,8 @@ import numpy as np
 from scipy import stats as sps
 
 from tealeaves.display import bootstrap_t_interval, t_interval
-from tealeaves.evaluate.metrics import Items, model_level_topics
-from tealeaves.evaluate.stats import (
+from tealeaves.evaluation.metrics import Items, model_level_topics
+from tealeaves.evaluation.stats import (
     CONFIDENCE,
     SUBSETS,
     delete_d_se,
@@ -173,8 +173,8 @@ def coverage(plan: str, k: int, replicates: int, seed: int, *, boot: int = 500, 
     resamples), or with ``options["interval"] = "t"`` the t interval it replaced; ``"paired"``: the bootstrap
     percentile interval of the ratio over ``k`` documents (``boot`` resamples); ``"jackknife"``:
     the delete-d jackknife t interval of topic uniqueness at ``k`` topics (as
-    :func:`tealeaves.evaluate.stats.per_model_table` computes it: ``options["subsets"]`` random
-    subsets, default :data:`tealeaves.evaluate.stats.SUBSETS`), against its mean over
+    :func:`tealeaves.evaluation.stats.per_model_table` computes it: ``options["subsets"]`` random
+    subsets, default :data:`tealeaves.evaluation.stats.SUBSETS`), against its mean over
     ``options["truth_replicates"]`` (default 2,000) further simulated models.
     """
     rng = family_generator(seed, f"calibration coverage {plan} {k}")

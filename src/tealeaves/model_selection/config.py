@@ -12,10 +12,9 @@ from typing import Any
 import numpy as np
 
 from tealeaves.artifacts import json_safe
-from tealeaves.coherence.diversity import UNIQUENESS_FILTER_MODELS
+from tealeaves.coherence.redundancy import UNIQUENESS_FILTER_MODELS
 from tealeaves.errors import InputError
-from tealeaves.models.train import trainer_params
-from tealeaves.sweep.space import (
+from tealeaves.model_selection.space import (
     CONSTRAINTS,
     FIXED,
     SPACES,
@@ -25,6 +24,7 @@ from tealeaves.sweep.space import (
     parse_constraint,
     parse_distribution,
 )
+from tealeaves.models.training import trainer_params
 
 STEPS = ("iterations", "epochs")  # the parameter counting a trainer's passes, capped by ``max_steps``
 SCORE_KEYS = ("on_missing", "compat", "filter_topn", "min_uniqueness", "uniqueness_filter")
@@ -43,10 +43,10 @@ class SweepConfig:
         al. score against a reference corpus much larger than the training one (the full
         Wikipedia or NYT collection), not the training documents.
     models : tuple of str
-        Trainer names; each needs ranges in :data:`~tealeaves.sweep.SPACES` or in ``spaces``.
+        Trainer names; each needs ranges in :data:`~tealeaves.model_selection.SPACES` or in ``spaces``.
     settings : int
         Settings per model, for this one corpus, drawn without replacement from the model's
-        grid (:func:`~tealeaves.sweep.draw_settings`); a grid with fewer settings runs whole.
+        grid (:func:`~tealeaves.model_selection.draw_settings`); a grid with fewer settings runs whole.
         Hoyle et al.'s "164 settings" were drawn from one grid spanning both their data sets
         (``runs/hyper.py --random_runs 164``), about 82 per model per data set: the default.
     replicates : int
@@ -60,15 +60,15 @@ class SweepConfig:
         Per model, a cap on its ``iterations`` or ``epochs``: a setting drawn with more is
         trained with the cap, and the parameters counted in its steps (D-VAE's γ_BN and γ_KL,
         G-LDA's burn-in and optimisation interval) are scaled with it
-        (:func:`~tealeaves.sweep.cap_steps`); the record and the manifest keep both the
+        (:func:`~tealeaves.model_selection.cap_steps`); the record and the manifest keep both the
         drawn and the trained values. None by default.
     spaces : dict of str to dict
         Per model, ranges that replace or add to ``SPACES`` and ``FIXED`` (G-LDA's topics
         from the last sweep, ``topics_from = "last"``); a fixed value is a one-value
-        :class:`~tealeaves.sweep.space.Choice`.
+        :class:`~tealeaves.model_selection.space.Choice`.
     constraints : dict of str to tuple
         Per model, constraints ``(parameter, operator, parameter)`` that replace
-        :data:`~tealeaves.sweep.CONSTRAINTS` (D-VAE: γ_BN < epochs, γ_KL < epochs).
+        :data:`~tealeaves.model_selection.CONSTRAINTS` (D-VAE: γ_BN < epochs, γ_KL < epochs).
     on_missing : str
         How coherence treats a top word the reference index lacks (``"zero"``: it scores 0, as
         the authors' ``nan_to_num``).
@@ -89,7 +89,7 @@ class SweepConfig:
 
     >>> import tempfile
     >>> from pathlib import Path
-    >>> from tealeaves.sweep import SweepConfig
+    >>> from tealeaves.model_selection import SweepConfig
     >>> with tempfile.TemporaryDirectory() as folder:
     ...     path = Path(folder) / "sweep.toml"
     ...     _ = path.write_text(
@@ -124,7 +124,7 @@ class SweepConfig:
     uniqueness_filter: tuple[str, ...] = UNIQUENESS_FILTER_MODELS
 
     def __post_init__(self) -> None:
-        from tealeaves.coherence.score import ON_MISSING
+        from tealeaves.coherence.scoring import ON_MISSING
         from tealeaves.coherence.windows import check_compat
 
         object.__setattr__(self, "corpus", Path(self.corpus))

@@ -71,7 +71,7 @@ class ModelSpec:
 
     Examples
     --------
-    >>> from tealeaves.evaluate import read_config
+    >>> from tealeaves.evaluation import read_config
     >>> config = read_config({"models": [{"name": "lda", "runs": ["lda-seed0", "lda-seed1"]}]})
     >>> spec = config.models[1]
     >>> spec.name, spec.run_of, spec.path.name, spec.format
@@ -110,7 +110,7 @@ class EvaluateConfig:
 
     Examples
     --------
-    >>> from tealeaves.evaluate import read_config
+    >>> from tealeaves.evaluation import read_config
     >>> config = read_config(
     ...     {
     ...         "corpora": {"heldout": "heldout"},
@@ -169,7 +169,7 @@ def read_config(config: str | os.PathLike[str] | dict[str, Any] | EvaluateConfig
     --------
     >>> import tempfile
     >>> from pathlib import Path
-    >>> from tealeaves.evaluate import read_config
+    >>> from tealeaves.evaluation import read_config
     >>> toml = '''
     ... seed = 1
     ... [corpora]
@@ -212,7 +212,7 @@ def read_config(config: str | os.PathLike[str] | dict[str, Any] | EvaluateConfig
 
 def parse_config(data: dict[str, Any], base: Path) -> EvaluateConfig:
     """Check the structure of ``data`` and resolve its paths against ``base``."""
-    from tealeaves.evaluate.metrics import active_metrics
+    from tealeaves.evaluation.metrics import active_metrics
 
     _unknown(data, TOP_KEYS, "the configuration")
     corpora_in = _table(data.get("corpora", {}), "[corpora]")

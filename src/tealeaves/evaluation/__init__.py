@@ -13,10 +13,10 @@ from typing import TYPE_CHECKING
 from tealeaves.lazy import attach
 
 if TYPE_CHECKING:
-    from tealeaves.evaluate.config import EvaluateConfig, ModelSpec, read_config
-    from tealeaves.evaluate.metrics import METRICS, Inputs, Items, Measured, Metric, Output, register
-    from tealeaves.evaluate.run import Evaluation, evaluate, model_fingerprint
-    from tealeaves.evaluate.stats import verdicts
+    from tealeaves.evaluation.config import EvaluateConfig, ModelSpec, read_config
+    from tealeaves.evaluation.metrics import METRICS, Inputs, Items, Measured, Metric, Output, register
+    from tealeaves.evaluation.run import Evaluation, evaluate, model_fingerprint
+    from tealeaves.evaluation.stats import verdicts
 
 __getattr__, __dir__ = attach(__name__, __file__, extra="report")
 

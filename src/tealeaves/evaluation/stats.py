@@ -1,6 +1,6 @@
 """Intervals, tests and verdicts of the evaluation tables: one estimand and one resampling plan per metric.
 
-Every output has a plan (:attr:`tealeaves.evaluate.metrics.Output.plan`), which fixes the unit of
+Every output has a plan (:attr:`tealeaves.evaluation.metrics.Output.plan`), which fixes the unit of
 inference, the interval and the test:
 
 - ``"paired"`` (held-out likelihood, predictive log likelihood, predictive rank): every model is
@@ -25,7 +25,7 @@ inference, the interval and the test:
   its K topics (:func:`delete_d_se`, d = K/2, Shao and Wu 1989): the quantity is recomputed on
   :data:`SUBSETS` random subsets of K − d topics (:func:`regrouped`) and the interval is
   :math:`\\theta \\pm t_{0.975, K-1}\\, \\widehat{se}`; it covers 96.45% at K = 20 and 97.2% at
-  K = 50 (:mod:`tealeaves.evaluate.calibration`), within 4 MC SE of 95%, where Tukey's delete-1
+  K = 50 (:mod:`tealeaves.evaluation.calibration`), within 4 MC SE of 95%, where Tukey's delete-1
   jackknife over-covers (97.3%, 97.8%); the comparisons' difference keeps the delete-1 standard
   error (:func:`jackknife_contrast`). The test is the randomisation test
   of :func:`randomisation`, exact in level: under the null the two models' topics are
@@ -52,7 +52,7 @@ import numpy as np
 from scipy import stats as sps
 
 from tealeaves.display import bootstrap_t_interval, p_value, t_interval
-from tealeaves.evaluate.metrics import JACKKNIFE, PAIRED, Items, Output, outputs
+from tealeaves.evaluation.metrics import JACKKNIFE, PAIRED, Items, Output, outputs
 from tealeaves.rng import family_generator
 
 if TYPE_CHECKING:
@@ -230,7 +230,7 @@ def regrouped(metric: str, topics: dict[str, Any]) -> Callable[[np.ndarray], np.
     = |\\bigcup_k \\mathrm{top}_N(k)| / (K N)` (each distinct word contributes :math:`c_w \\cdot 1/c_w`;
     Nan et al. 2019), topic diversity the same over the top 25 (Dieng et al. 2020), inverted RBO
     one minus the mean RBO of the subset's pairs (Bianchi et al. 2021), with the settings of
-    :func:`tealeaves.evaluate.metrics.model_level_topics`.
+    :func:`tealeaves.evaluation.metrics.model_level_topics`.
     """
     from tealeaves.coherence import rank_biased_overlap
 
@@ -264,7 +264,7 @@ def randomisation(
     """The two-sided p-value of the randomisation test of the difference of a model-level quantity :math:`Q`.
 
     Under the null the :math:`K_A + K_B` topics of the two models (``a["words"]``, ``b["words"]``;
-    :func:`tealeaves.evaluate.metrics.model_level_topics`) are exchangeable: the test pools them,
+    :func:`tealeaves.evaluation.metrics.model_level_topics`) are exchangeable: the test pools them,
     draws ``regroupings`` random splits into groups of :math:`K_A` and :math:`K_B` topics,
     recomputes :math:`Q` of each group (:func:`regrouped`) and ranks the observed :math:`|Q_A - Q_B|`
     among the splits' :math:`|Q^*_A - Q^*_B|`. Uniqueness and diversity are ratios of counts, so
@@ -380,7 +380,7 @@ def holm(pvalues: np.ndarray) -> np.ndarray:
 @dataclass
 class Estimates:
     """What the tables are made of: per-item values, model-level values, leave-one-topic-out values,
-    and every model's top words (:func:`tealeaves.evaluate.metrics.model_level_topics`)."""
+    and every model's top words (:func:`tealeaves.evaluation.metrics.model_level_topics`)."""
 
     items: dict[tuple[str, str], Items]
     scalars: dict[tuple[str, str], float]
@@ -586,7 +586,7 @@ def verdicts(comparisons: pd.DataFrame, level: float) -> dict[str, str]:
     >>> import tempfile
     >>> from pathlib import Path
     >>> from tealeaves.corpus import Corpus, Vocabulary
-    >>> from tealeaves.evaluate import evaluate
+    >>> from tealeaves.evaluation import evaluate
     >>> tmp = tempfile.TemporaryDirectory()
     >>> folder = Path(tmp.name)
     >>> words = "tax budget deficit war peace army school teacher student farm crop harvest".split()
@@ -603,7 +603,7 @@ def verdicts(comparisons: pd.DataFrame, level: float) -> dict[str, str]:
     ...     "metrics": {"npmi": {"topn": 3, "window": "document"}, "cv": False, "wi-auto": False, "diversity": False},
     ... }
     >>> evaluation = evaluate(config, folder / "run")
-    >>> from tealeaves.evaluate import verdicts
+    >>> from tealeaves.evaluation import verdicts
     >>> for output, sentence in verdicts(evaluation.comparisons, 0.05).items():
     ...     print(output, "|", sentence)
     npmi | NPMI (higher is better; ...): clean better than mixed by 1.83 [1.3, 2.36] (p = 0.0268).

@@ -14,9 +14,9 @@ from typing import TYPE_CHECKING
 from tealeaves.lazy import attach
 
 if TYPE_CHECKING:
-    from tealeaves.sweep.config import SweepConfig
-    from tealeaves.sweep.run import SweepResult, plan, results_frame, run_trial, select_best, sweep
-    from tealeaves.sweep.space import CONSTRAINTS, FIXED, SPACES, cap_steps, draw_settings
+    from tealeaves.model_selection.config import SweepConfig
+    from tealeaves.model_selection.run import SweepResult, plan, results_frame, run_trial, select_best, sweep
+    from tealeaves.model_selection.space import CONSTRAINTS, FIXED, SPACES, cap_steps, draw_settings
 
 __getattr__, __dir__ = attach(__name__, __file__, extra="sweep")
 

@@ -4,7 +4,7 @@ The steps:
 
 1. read the configuration, load the corpora and the models (folders, topic lists, imports);
 2. index the reference corpus (cached by its fingerprint);
-3. run every metric of :data:`~tealeaves.evaluate.metrics.METRICS` on every model, the models
+3. run every metric of :data:`~tealeaves.evaluation.metrics.METRICS` on every model, the models
    spread over processes (or Dask) by :func:`tealeaves.parallel.parallel_map`. Each (model,
    metric) step is cached under ``out/cache/steps`` by a key hashing the model's fingerprint,
    the fingerprints of the corpora it reads, the metric's options, the seed and the tealeaves
@@ -16,7 +16,7 @@ The steps:
 5. the tables: ``per_topic``, ``per_model`` (value, standard error and 95% interval by each
    metric's plan), ``comparisons`` (every pair, two-sided tests by the plan, Holm's correction,
    the minimal detectable difference, equivalence where a margin exists; see
-   :mod:`tealeaves.evaluate.stats`), ``topics`` (words and flags for the report),
+   :mod:`tealeaves.evaluation.stats`), ``topics`` (words and flags for the report),
    ``correlations`` (with human data), each as Parquet and CSV, and the manifest
    (configuration, versions, fingerprints, every step with its time and cache hit).
 """
@@ -47,9 +47,9 @@ from tealeaves.artifacts import (
     write_json,
 )
 from tealeaves.errors import ArtifactError, InputError, TealeavesError
-from tealeaves.evaluate.config import EvaluateConfig, ModelSpec, read_config
-from tealeaves.evaluate.metrics import METRICS, Inputs, Items, Measured, outputs
-from tealeaves.evaluate.stats import Estimates, comparisons_table, per_model_table, runs_tables
+from tealeaves.evaluation.config import EvaluateConfig, ModelSpec, read_config
+from tealeaves.evaluation.metrics import METRICS, Inputs, Items, Measured, outputs
+from tealeaves.evaluation.stats import Estimates, comparisons_table, per_model_table, runs_tables
 from tealeaves.progress import ProgressCallback, notify
 from tealeaves.results import Result
 
@@ -66,7 +66,7 @@ TASK_OUTPUT = {"word-intrusion": "model_precision", "topic-intrusion": "topic_lo
 
 @dataclass(frozen=True)
 class Evaluation(Result):
-    """The tables of an evaluation run (see :mod:`tealeaves.evaluate.run`) and its manifest.
+    """The tables of an evaluation run (see :mod:`tealeaves.evaluation.run`) and its manifest.
 
     Attributes
     ----------
@@ -96,7 +96,7 @@ class Evaluation(Result):
     >>> import tempfile
     >>> from pathlib import Path
     >>> from tealeaves.corpus import Corpus, Vocabulary
-    >>> from tealeaves.evaluate import evaluate
+    >>> from tealeaves.evaluation import evaluate
     >>> tmp = tempfile.TemporaryDirectory()
     >>> folder = Path(tmp.name)
     >>> words = "tax budget deficit war peace army school teacher student farm crop harvest".split()
@@ -113,7 +113,7 @@ class Evaluation(Result):
     ...     "metrics": {"npmi": {"topn": 3, "window": "document"}, "cv": False, "wi-auto": False, "diversity": False},
     ... }
     >>> evaluation = evaluate(config, folder / "run")
-    >>> from tealeaves.evaluate import Evaluation
+    >>> from tealeaves.evaluation import Evaluation
     >>> loaded = Evaluation.load(folder / "run")  # the tables, read back from the run folder
     >>> loaded.topics[["model", "words"]].values.tolist()[3:5]
     [['clean', 'farm crop harvest'], ['mixed', 'tax war school']]
@@ -142,7 +142,7 @@ class Evaluation(Result):
     def to_dict(self) -> dict[str, Any]:
         """The path, the per-model and comparison tables as records, the verdicts, what they are about
         (``scope``), and the step counts."""
-        from tealeaves.evaluate.stats import scope, verdicts
+        from tealeaves.evaluation.stats import scope, verdicts
 
         steps = self.manifest.get("steps", [])
         return json_safe(
@@ -158,8 +158,8 @@ class Evaluation(Result):
 
     def _repr_html_(self) -> str:
         """The notebook display: the report's summary table, verdicts and figures (inline SVG, no
-        script; :func:`tealeaves.report.html.inline`)."""
-        from tealeaves.report.html import inline
+        script; :func:`tealeaves.reporting.html.inline`)."""
+        from tealeaves.reporting.html import inline
 
         return inline(self)
 
@@ -192,7 +192,7 @@ def evaluate(
     Parameters
     ----------
     config : path to a TOML file, dict or EvaluateConfig
-        See :mod:`tealeaves.evaluate.config` and the guide's configuration reference.
+        See :mod:`tealeaves.evaluation.config` and the guide's configuration reference.
     out : path
         The run folder. An earlier run there is replaced, and its step cache (``out/cache``)
         reused: only steps whose inputs changed are computed. Any other existing folder is refused.
@@ -215,7 +215,7 @@ def evaluate(
     >>> import tempfile
     >>> from pathlib import Path
     >>> from tealeaves.corpus import Corpus, Vocabulary
-    >>> from tealeaves.evaluate import evaluate
+    >>> from tealeaves.evaluation import evaluate
     >>> tmp = tempfile.TemporaryDirectory()
     >>> folder = Path(tmp.name)
     >>> words = "tax budget deficit war peace army school teacher student farm crop harvest".split()
@@ -399,7 +399,7 @@ def model_fingerprint(model: TopicModel | Topics) -> str:
 
     Examples
     --------
-    >>> from tealeaves.evaluate import model_fingerprint
+    >>> from tealeaves.evaluation import model_fingerprint
     >>> from tealeaves.models import as_topics
     >>> fingerprint = model_fingerprint(as_topics([["tax", "budget"], ["war", "peace"]]))
     >>> len(fingerprint), fingerprint == model_fingerprint(as_topics([["tax", "budget"], ["war", "peace"]]))

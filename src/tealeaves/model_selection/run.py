@@ -2,7 +2,7 @@
 
 For each model type, ``settings`` settings are drawn without replacement from the grid of
 Hoyle et al.'s Table 8 ranges and run seeds, less the settings that break the authors'
-constraints (:mod:`tealeaves.sweep.space`); each is trained with :func:`tealeaves.train` and
+constraints (:mod:`tealeaves.model_selection.space`); each is trained with :func:`tealeaves.train` and
 scored on its top-10 words as the authors scored it:
 
 - NPMI over 10-token sliding windows of a reference corpus, the score Hoyle et al. select by,
@@ -51,13 +51,13 @@ from typing import TYPE_CHECKING, Any
 
 from tealeaves.artifacts import MANIFEST, atomic_file, json_safe, new_manifest, read_manifest, write_json
 from tealeaves.errors import ArtifactError
+from tealeaves.model_selection.config import SweepConfig
+from tealeaves.model_selection.space import cap_steps, draw_settings
 from tealeaves.models.topic_model import TopicModel
-from tealeaves.models.train import TRAINERS, TrainerSpec, train, trainer_params
+from tealeaves.models.training import TRAINERS, TrainerSpec, train, trainer_params
 from tealeaves.progress import ProgressCallback, notify
 from tealeaves.results import Result, write_result
 from tealeaves.rng import family_seed
-from tealeaves.sweep.config import SweepConfig
-from tealeaves.sweep.space import cap_steps, draw_settings
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -107,7 +107,7 @@ class Trial:
     >>> from pathlib import Path
     >>> from tealeaves.coherence import RefIndex
     >>> from tealeaves.corpus import Corpus, Vocabulary
-    >>> from tealeaves.sweep import SweepConfig
+    >>> from tealeaves.model_selection import SweepConfig
     >>> docs = [
     ...     "tax budget debt deficit tax budget", "budget income spending tax deficit",
     ...     "debt deficit spending income budget", "war army peace troops war army",
@@ -122,7 +122,7 @@ class Trial:
     ...     corpus_path, index_path, models=("lda-gibbs",), settings=3, replicates=1, k=2,
     ...     max_steps={"lda-gibbs": 50},  # 50 Gibbs sweeps instead of the 1,000 or 2,000 drawn
     ... )
-    >>> from tealeaves.sweep import plan
+    >>> from tealeaves.model_selection import plan
     >>> trial = plan(config)[0]
     >>> trial.trial, trial.drawn["iterations"], trial.params["iterations"]
     ('lda-gibbs-0000', 1000, 50)
@@ -148,9 +148,9 @@ class Trial:
 def plan(config: SweepConfig) -> list[Trial]:
     """Every trial of the sweep, model by model, with its setting, training seed and key.
 
-    The settings come from :func:`~tealeaves.sweep.draw_settings` (the grid less the
+    The settings come from :func:`~tealeaves.model_selection.draw_settings` (the grid less the
     model's constraints, ``config.replicates`` run seeds), capped by ``config.max_steps``
-    (:func:`~tealeaves.sweep.cap_steps`). The key is a hash of what determines the
+    (:func:`~tealeaves.model_selection.cap_steps`). The key is a hash of what determines the
     trial's result: the model, k, seed, parameters as trained, the fingerprints of the corpus
     and the reference index, and the scoring options.
 
@@ -169,7 +169,7 @@ def plan(config: SweepConfig) -> list[Trial]:
     >>> from pathlib import Path
     >>> from tealeaves.coherence import RefIndex
     >>> from tealeaves.corpus import Corpus, Vocabulary
-    >>> from tealeaves.sweep import SweepConfig
+    >>> from tealeaves.model_selection import SweepConfig
     >>> docs = [
     ...     "tax budget debt deficit tax budget", "budget income spending tax deficit",
     ...     "debt deficit spending income budget", "war army peace troops war army",
@@ -184,7 +184,7 @@ def plan(config: SweepConfig) -> list[Trial]:
     ...     corpus_path, index_path, models=("lda-gibbs",), settings=3, replicates=1, k=2,
     ...     max_steps={"lda-gibbs": 50},  # 50 Gibbs sweeps instead of the 1,000 or 2,000 drawn
     ... )
-    >>> from tealeaves.sweep import plan
+    >>> from tealeaves.model_selection import plan
     >>> for trial in plan(config):
     ...     print(trial.trial, trial.params)
     lda-gibbs-0000 {'topics_from': 'last', 'alpha_sum': 0.25, 'beta': 0.05, 'optimize_interval': 5, 'iterations': 50, 'optimize_burn_in': 10}
@@ -264,7 +264,7 @@ def run_trial(trial: Trial) -> dict[str, Any]:
     >>> from pathlib import Path
     >>> from tealeaves.coherence import RefIndex
     >>> from tealeaves.corpus import Corpus, Vocabulary
-    >>> from tealeaves.sweep import SweepConfig
+    >>> from tealeaves.model_selection import SweepConfig
     >>> docs = [
     ...     "tax budget debt deficit tax budget", "budget income spending tax deficit",
     ...     "debt deficit spending income budget", "war army peace troops war army",
@@ -279,7 +279,7 @@ def run_trial(trial: Trial) -> dict[str, Any]:
     ...     corpus_path, index_path, models=("lda-gibbs",), settings=3, replicates=1, k=2,
     ...     max_steps={"lda-gibbs": 50},  # 50 Gibbs sweeps instead of the 1,000 or 2,000 drawn
     ... )
-    >>> from tealeaves.sweep import plan, run_trial
+    >>> from tealeaves.model_selection import plan, run_trial
     >>> outcome = run_trial(plan(config)[0])
     >>> round(outcome["scores"]["npmi"], 4), outcome["scores"]["passes"]
     (-0.2027, True)
@@ -352,7 +352,7 @@ def select_best(frame: pd.DataFrame) -> dict[str, str | None]:
     passes:
 
     >>> import pandas as pd
-    >>> from tealeaves.sweep import select_best
+    >>> from tealeaves.model_selection import select_best
     >>> frame = pd.DataFrame({
     ...     "model": ["lda-gibbs"] * 3 + ["dvae"],
     ...     "trial": ["lda-gibbs-0000", "lda-gibbs-0001", "lda-gibbs-0002", "dvae-0000"],
@@ -403,7 +403,7 @@ class SweepResult(Result):
     >>> from pathlib import Path
     >>> from tealeaves.coherence import RefIndex
     >>> from tealeaves.corpus import Corpus, Vocabulary
-    >>> from tealeaves.sweep import SweepConfig
+    >>> from tealeaves.model_selection import SweepConfig
     >>> docs = [
     ...     "tax budget debt deficit tax budget", "budget income spending tax deficit",
     ...     "debt deficit spending income budget", "war army peace troops war army",
@@ -418,7 +418,7 @@ class SweepResult(Result):
     ...     corpus_path, index_path, models=("lda-gibbs",), settings=3, replicates=1, k=2,
     ...     max_steps={"lda-gibbs": 50},  # 50 Gibbs sweeps instead of the 1,000 or 2,000 drawn
     ... )
-    >>> from tealeaves.sweep import sweep
+    >>> from tealeaves.model_selection import sweep
     >>> result = sweep(config, Path(folder.name) / "sweep", scheduler=None, workers=1)
     >>> result
     SweepResult(out=.../sweep, trained=3, resumed=0, seconds=...)
@@ -463,7 +463,7 @@ def results_frame(
     >>> from pathlib import Path
     >>> from tealeaves.coherence import RefIndex
     >>> from tealeaves.corpus import Corpus, Vocabulary
-    >>> from tealeaves.sweep import SweepConfig
+    >>> from tealeaves.model_selection import SweepConfig
     >>> docs = [
     ...     "tax budget debt deficit tax budget", "budget income spending tax deficit",
     ...     "debt deficit spending income budget", "war army peace troops war army",
@@ -478,9 +478,9 @@ def results_frame(
     ...     corpus_path, index_path, models=("lda-gibbs",), settings=3, replicates=1, k=2,
     ...     max_steps={"lda-gibbs": 50},  # 50 Gibbs sweeps instead of the 1,000 or 2,000 drawn
     ... )
-    >>> from tealeaves.sweep import sweep
+    >>> from tealeaves.model_selection import sweep
     >>> result = sweep(config, Path(folder.name) / "sweep", scheduler=None, workers=1)
-    >>> from tealeaves.sweep import results_frame
+    >>> from tealeaves.model_selection import results_frame
     >>> frame = results_frame(result.records, result.selected)
     >>> frame[["trial", "p.alpha_sum", "p.beta", "npmi", "passes", "selected"]].round(4)
                 trial  p.alpha_sum  p.beta    npmi  passes  selected
@@ -578,7 +578,7 @@ def sweep(
     >>> from pathlib import Path
     >>> from tealeaves.coherence import RefIndex
     >>> from tealeaves.corpus import Corpus, Vocabulary
-    >>> from tealeaves.sweep import SweepConfig
+    >>> from tealeaves.model_selection import SweepConfig
     >>> docs = [
     ...     "tax budget debt deficit tax budget", "budget income spending tax deficit",
     ...     "debt deficit spending income budget", "war army peace troops war army",
@@ -593,7 +593,7 @@ def sweep(
     ...     corpus_path, index_path, models=("lda-gibbs",), settings=3, replicates=1, k=2,
     ...     max_steps={"lda-gibbs": 50},  # 50 Gibbs sweeps instead of the 1,000 or 2,000 drawn
     ... )
-    >>> from tealeaves.sweep import sweep
+    >>> from tealeaves.model_selection import sweep
     >>> result = sweep(config, Path(folder.name) / "sweep", scheduler=None, workers=1)
     >>> result.selected  # the best NPMI among the trials that pass the filters
     {'lda-gibbs': 'lda-gibbs-0000'}

@@ -37,7 +37,7 @@ class Choice:
     Examples
     --------
     >>> import numpy as np
-    >>> from tealeaves.sweep.space import Choice
+    >>> from tealeaves.model_selection.space import Choice
     >>> epochs = Choice((200, 500))
     >>> epochs.draw(np.random.default_rng(0)) in (200, 500)
     True
@@ -68,7 +68,7 @@ class Uniform:
     Examples
     --------
     >>> import numpy as np
-    >>> from tealeaves.sweep.space import Uniform
+    >>> from tealeaves.model_selection.space import Uniform
     >>> dropout = Uniform(0.0, 0.5)
     >>> 0.0 <= dropout.draw(np.random.default_rng(0)) < 0.5
     True
@@ -102,7 +102,7 @@ class LogUniform:
     Each decade of a learning rate between 0.0001 and 0.1 is drawn equally often:
 
     >>> import numpy as np
-    >>> from tealeaves.sweep.space import LogUniform
+    >>> from tealeaves.model_selection.space import LogUniform
     >>> rate = LogUniform(1e-4, 1e-1)
     >>> rng = np.random.default_rng(0)
     >>> draws = np.array([rate.draw(rng) for _ in range(3000)])
@@ -213,7 +213,7 @@ def parse_distribution(value: Any, where: str = "range") -> Distribution:
 
     Examples
     --------
-    >>> from tealeaves.sweep.space import parse_distribution
+    >>> from tealeaves.model_selection.space import parse_distribution
     >>> parse_distribution([0.01, 0.1])
     Choice(values=(0.01, 0.1))
     >>> parse_distribution({"log_uniform": [1e-4, 1e-1]})
@@ -264,7 +264,7 @@ def parse_constraint(value: Any, where: str = "constraint") -> Constraint:
 
     Examples
     --------
-    >>> from tealeaves.sweep.space import parse_constraint
+    >>> from tealeaves.model_selection.space import parse_constraint
     >>> parse_constraint(["gamma_bn", "<", "epochs"])
     ('gamma_bn', '<', 'epochs')
     >>> parse_constraint(["gamma_bn", "<<", "epochs"])
@@ -295,8 +295,8 @@ def satisfies(setting: Mapping[str, Any], constraints: Sequence[Constraint]) -> 
 
     Examples
     --------
-    >>> from tealeaves.sweep import CONSTRAINTS
-    >>> from tealeaves.sweep.space import satisfies
+    >>> from tealeaves.model_selection import CONSTRAINTS
+    >>> from tealeaves.model_selection.space import satisfies
     >>> satisfies({"gamma_bn": 100, "gamma_kl": 100, "epochs": 200}, CONSTRAINTS["dvae"])
     True
     >>> satisfies({"gamma_bn": 200, "gamma_kl": 100, "epochs": 200}, CONSTRAINTS["dvae"])  # γ_BN = epochs
@@ -359,7 +359,7 @@ def draw_settings(
     D-VAE's grid of Table 8 has 384 parameter settings; with three run seeds and less those
     that break γ_BN < epochs or γ_KL < epochs, three drawn without replacement:
 
-    >>> from tealeaves.sweep import CONSTRAINTS, SPACES, draw_settings
+    >>> from tealeaves.model_selection import CONSTRAINTS, SPACES, draw_settings
     >>> for params, replicate in draw_settings(SPACES["dvae"], 3, 0, "dvae", CONSTRAINTS["dvae"], replicates=3):
     ...     print(params, replicate)
     {'alpha': 0.001, 'learning_rate': 0.01, 'beta_reg': 0.0, 'gamma_bn': 1, 'gamma_kl': 100, 'epochs': 200} 2
@@ -368,7 +368,7 @@ def draw_settings(
 
     A continuous range is drawn setting by setting:
 
-    >>> from tealeaves.sweep.space import Choice, LogUniform
+    >>> from tealeaves.model_selection.space import Choice, LogUniform
     >>> space = {"alpha": Choice((0.1, 1.0)), "learning_rate": LogUniform(1e-3, 1e-1)}
     >>> [(params["alpha"], round(params["learning_rate"], 4)) for params, _ in draw_settings(space, 2, 0, "demo")]
     [(0.1, 0.0098), (0.1, 0.0439)]
@@ -439,7 +439,7 @@ def cap_steps(drawn: Mapping[str, Any], steps: str, cap: int, defaults: Mapping[
     --------
     500 epochs capped at 50: the annealing epochs are scaled by 1/10.
 
-    >>> from tealeaves.sweep import cap_steps
+    >>> from tealeaves.model_selection import cap_steps
     >>> cap_steps({"epochs": 500, "gamma_bn": 200, "gamma_kl": 100}, "epochs", 50, {})
     {'epochs': 50, 'gamma_bn': 20, 'gamma_kl': 10}
     >>> cap_steps({"epochs": 200, "gamma_bn": 0}, "epochs", 50, {"gamma_kl": 100})  # 0 stays 0

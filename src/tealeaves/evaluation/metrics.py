@@ -42,7 +42,7 @@ class Output:
     unit : str
         ``"topic"``, ``"document"`` (values over weights, e.g. nats over tokens) or ``"model"``.
     plan : str or None
-        How it is tested (see :mod:`tealeaves.evaluate.stats`): ``"paired"`` (documents every
+        How it is tested (see :mod:`tealeaves.evaluation.stats`): ``"paired"`` (documents every
         model scored, resampled together), ``"independent"`` (topics, independent within and
         across models), ``"jackknife"`` (a model-level quantity, jackknifed over topics) or None
         (shown, not tested); by default ``"paired"`` for documents, ``"independent"`` for
@@ -50,7 +50,7 @@ class Output:
 
     Examples
     --------
-    >>> from tealeaves.evaluate import Output
+    >>> from tealeaves.evaluation import Output
     >>> Output("NPMI")
     Output(label='NPMI', higher_is_better=True, unit='topic', plan='independent')
     >>> Output("held-out log likelihood per token", unit="document").plan
@@ -87,7 +87,7 @@ class Items:
     Two documents of 10 and 4 tokens with log likelihoods -30 and -12: -3 nats per token.
 
     >>> import numpy as np
-    >>> from tealeaves.evaluate import Items
+    >>> from tealeaves.evaluation import Items
     >>> items = Items(values=np.array([-30.0, -12.0]), weights=np.array([10.0, 4.0]), ids=np.array([0, 1]))
     >>> float(items.values.sum() / items.weights.sum())
     -3.0
@@ -117,7 +117,7 @@ class Measured:
 
     Examples
     --------
-    >>> from tealeaves.evaluate import Measured
+    >>> from tealeaves.evaluation import Measured
     >>> measured = Measured()
     >>> measured.per_topic("npmi", [0.2, float("nan"), 0.4])  # topic 1 left unscored
     >>> measured.items["npmi"].values, measured.items["npmi"].ids
@@ -158,7 +158,7 @@ class Inputs:
     --------
     >>> from tealeaves.coherence import RefIndex
     >>> from tealeaves.corpus import Corpus, Vocabulary
-    >>> from tealeaves.evaluate import METRICS, Inputs
+    >>> from tealeaves.evaluation import METRICS, Inputs
     >>> vocab = Vocabulary(["tax", "budget", "deficit", "war", "peace", "army"])
     >>> index = RefIndex.build(Corpus.from_documents([[0, 1, 2], [1, 2, 0], [3, 4, 5], [4, 5, 3]], vocab))
     >>> topics = [["tax", "budget", "deficit"], ["tax", "war", "peace"]]
@@ -202,7 +202,7 @@ class Metric:
 
     Examples
     --------
-    >>> from tealeaves.evaluate import METRICS
+    >>> from tealeaves.evaluation import METRICS
     >>> npmi = METRICS["npmi"]
     >>> npmi.needs, npmi.defaults, npmi.outputs["npmi"].label
     (('index',), {'topn': 10, 'window': 10, 'on_missing': 'skip'}, 'NPMI')
@@ -254,7 +254,7 @@ def register(metric: Metric) -> Metric:
     --------
     A metric of the number of distinct first letters among each topic's top words:
 
-    >>> from tealeaves.evaluate import METRICS, Measured, Metric, Output, register
+    >>> from tealeaves.evaluation import METRICS, Measured, Metric, Output, register
     >>> from tealeaves.models import as_topics
     >>> def letters(model, inputs, seed, topn=5):
     ...     measured = Measured()
@@ -361,8 +361,8 @@ def model_level_topics(
     model: TopicModel | Topics | list[list[str]], diversity_topn: int, uniqueness_topn: int, rbo_p: float
 ) -> dict[str, Any]:
     """The top words of every topic and the settings of the model-level quantities: what
-    :func:`tealeaves.evaluate.stats.randomisation` regroups and the per-model interval
-    (:func:`tealeaves.evaluate.stats.delete_d_se`) subsets to recompute them."""
+    :func:`tealeaves.evaluation.stats.randomisation` regroups and the per-model interval
+    (:func:`tealeaves.evaluation.stats.delete_d_se`) subsets to recompute them."""
     from tealeaves.models import as_topics
 
     words = as_topics(model, max(diversity_topn, uniqueness_topn)).words
@@ -375,8 +375,8 @@ def leave_one_topic_out(
 ) -> dict[str, np.ndarray]:
     """Topic uniqueness, topic diversity and inverted RBO of the model without topic j, for every j.
 
-    The input of the comparisons' jackknife (:func:`tealeaves.evaluate.stats.jackknife_contrast`;
-    a model's own interval is the delete-d jackknife's, :func:`tealeaves.evaluate.stats.delete_d_se`):
+    The input of the comparisons' jackknife (:func:`tealeaves.evaluation.stats.jackknife_contrast`;
+    a model's own interval is the delete-d jackknife's, :func:`tealeaves.evaluation.stats.delete_d_se`):
     each is a function of all topics together, so a topic's share cannot be resampled on its own. With :math:`c_w` the
     number of topics whose top-N words hold ``w`` and :math:`u_{jw}` whether topic j's do,
     topic uniqueness without j is :math:`\\frac1{K-1} \\sum_{i \\ne j} \\frac1N \\sum_{w \\in i}

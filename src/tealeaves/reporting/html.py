@@ -1,11 +1,11 @@
 """``tealeaves.report(run, out)``: one self-contained HTML page that answers which model is best.
 
-The page reads an evaluation run (:class:`tealeaves.evaluate.Evaluation`) and shows, in order:
+The page reads an evaluation run (:class:`tealeaves.evaluation.Evaluation`) and shows, in order:
 
 1. the summary: models x metrics with 95% intervals, the models each one is significantly
    better than, in bold only a model significantly better than every other, model-level rows
    labelled, one sentence per metric of what was found and how sure (two-sided tests by the
-   metric's plan, Holm-corrected; :mod:`tealeaves.evaluate.stats`), and what the verdicts are
+   metric's plan, Holm-corrected; :mod:`tealeaves.evaluation.stats`), and what the verdicts are
    about (one trained run per model, this reference corpus);
 2. the model comparison per metric, value and interval per model (Hoyle et al. 2021 Fig. 2);
 3. the distribution over topics of each per-topic metric per model (Chang et al. 2009 Figs. 3
@@ -19,12 +19,12 @@ The page reads an evaluation run (:class:`tealeaves.evaluate.Evaluation`) and sh
    and sortable;
 7. the configuration, versions and fingerprints that reproduce the run.
 
-Figures are inline SVG (:mod:`tealeaves.report.svg`); the page makes no request: its one style
+Figures are inline SVG (:mod:`tealeaves.reporting.svg`); the page makes no request: its one style
 sheet and one script are inline and allowed by their SHA-256 hashes in a Content-Security-Policy
 that forbids everything else. Colours are the Okabe-Ito palette; the layout reflows down to a
 phone's width and prints without the controls.
 
-In a notebook, an :class:`~tealeaves.evaluate.Evaluation` displays sections 1 to 5, the same
+In a notebook, an :class:`~tealeaves.evaluation.Evaluation` displays sections 1 to 5, the same
 HTML and SVG (:func:`inline`, no script), and the :class:`Report` that :func:`report` returns
 displays the whole page in a sandboxed ``<iframe srcdoc>`` (:meth:`Report._repr_html_`).
 """
@@ -44,10 +44,10 @@ import numpy as np
 from tealeaves.artifacts import atomic_file
 from tealeaves.display import number as fmt
 from tealeaves.errors import InputError
-from tealeaves.report import svg
+from tealeaves.reporting import svg
 
 if TYPE_CHECKING:
-    from tealeaves.evaluate import Evaluation
+    from tealeaves.evaluation import Evaluation
 
 LIKELIHOODS = ("heldout_log_likelihood", "predictive_log_likelihood")
 MIN_SCATTER_MODELS = 5
@@ -154,7 +154,7 @@ class Report(type(Path())):  # type: ignore[misc]  # PosixPath or WindowsPath: P
     >>> import tempfile
     >>> from pathlib import Path
     >>> from tealeaves.corpus import Corpus, Vocabulary
-    >>> from tealeaves.evaluate import evaluate
+    >>> from tealeaves.evaluation import evaluate
     >>> tmp = tempfile.TemporaryDirectory()
     >>> folder = Path(tmp.name)
     >>> words = "tax budget deficit war peace army school teacher student farm crop harvest".split()
@@ -171,7 +171,7 @@ class Report(type(Path())):  # type: ignore[misc]  # PosixPath or WindowsPath: P
     ...     "metrics": {"npmi": {"topn": 3, "window": "document"}, "cv": False, "wi-auto": False, "diversity": False},
     ... }
     >>> evaluation = evaluate(config, folder / "run")
-    >>> from tealeaves.report import Report, report
+    >>> from tealeaves.reporting import Report, report
     >>> page = report(evaluation, folder / "report.html")
     >>> isinstance(page, Report), page == folder / "report.html"
     (True, True)
@@ -221,7 +221,7 @@ def report(run: str | os.PathLike[str] | Evaluation, out: str | os.PathLike[str]
     >>> import tempfile
     >>> from pathlib import Path
     >>> from tealeaves.corpus import Corpus, Vocabulary
-    >>> from tealeaves.evaluate import evaluate
+    >>> from tealeaves.evaluation import evaluate
     >>> tmp = tempfile.TemporaryDirectory()
     >>> folder = Path(tmp.name)
     >>> words = "tax budget deficit war peace army school teacher student farm crop harvest".split()
@@ -238,7 +238,7 @@ def report(run: str | os.PathLike[str] | Evaluation, out: str | os.PathLike[str]
     ...     "metrics": {"npmi": {"topn": 3, "window": "document"}, "cv": False, "wi-auto": False, "diversity": False},
     ... }
     >>> evaluation = evaluate(config, folder / "run")
-    >>> from tealeaves.report import report
+    >>> from tealeaves.reporting import report
     >>> page = report(folder / "run", folder / "report.html")
     >>> page.name, page.is_file()
     ('report.html', True)
@@ -246,7 +246,7 @@ def report(run: str | os.PathLike[str] | Evaluation, out: str | os.PathLike[str]
     True
     >>> tmp.cleanup()
     """
-    from tealeaves.evaluate import Evaluation
+    from tealeaves.evaluation import Evaluation
 
     evaluation = run if isinstance(run, Evaluation) else Evaluation.load(run)
     out = Path(out)
@@ -276,7 +276,7 @@ def render(evaluation: Evaluation) -> str:
     >>> import tempfile
     >>> from pathlib import Path
     >>> from tealeaves.corpus import Corpus, Vocabulary
-    >>> from tealeaves.evaluate import evaluate
+    >>> from tealeaves.evaluation import evaluate
     >>> tmp = tempfile.TemporaryDirectory()
     >>> folder = Path(tmp.name)
     >>> words = "tax budget deficit war peace army school teacher student farm crop harvest".split()
@@ -293,14 +293,14 @@ def render(evaluation: Evaluation) -> str:
     ...     "metrics": {"npmi": {"topn": 3, "window": "document"}, "cv": False, "wi-auto": False, "diversity": False},
     ... }
     >>> evaluation = evaluate(config, folder / "run")
-    >>> from tealeaves.report import render
+    >>> from tealeaves.reporting import render
     >>> page = render(evaluation)
     >>> page.startswith("<!DOCTYPE html>"), page.count("<svg") > 0
     (True, True)
     >>> tmp.cleanup()
     """
-    from tealeaves.evaluate.metrics import outputs
-    from tealeaves.evaluate.stats import scope
+    from tealeaves.evaluation.metrics import outputs
+    from tealeaves.evaluation.stats import scope
 
     manifest = evaluation.manifest
     runs = manifest.get("runs") or {}
@@ -336,8 +336,8 @@ def summary_and_figures(evaluation: Evaluation) -> list[str]:
     """The report's sections 1 to 5 as HTML: the summary (table and verdicts), the model comparison,
     the per-topic distributions, likelihood against interpretability and, with human data, the
     automated metrics against the human scores (empty strings for sections the run has nothing for)."""
-    from tealeaves.evaluate.metrics import outputs
-    from tealeaves.evaluate.stats import verdicts
+    from tealeaves.evaluation.metrics import outputs
+    from tealeaves.evaluation.stats import verdicts
 
     manifest = evaluation.manifest
     trained = list(manifest["models"])  # with several runs per model, the runs (MODEL/1, ...)
@@ -360,7 +360,7 @@ def inline(evaluation: Evaluation) -> str:
     """The notebook display of ``evaluation``: what the run is about and the report's sections 1
     to 5 (:func:`summary_and_figures`, the same tables and SVG), with a scoped style sheet and no
     script; the topic cards and the provenance stay in the page :func:`report` writes."""
-    from tealeaves.evaluate.stats import scope
+    from tealeaves.evaluation.stats import scope
 
     where = escape(str(evaluation.path))
     sections = "".join(s for s in summary_and_figures(evaluation) if s)
@@ -372,7 +372,7 @@ def inline(evaluation: Evaluation) -> str:
 
 
 def _summary(per_model, comparisons, models, metrics, known, lines, level) -> str:
-    from tealeaves.evaluate.stats import row_label, winners
+    from tealeaves.evaluation.stats import row_label, winners
 
     best = winners(comparisons)
     beats: dict[tuple[str, str], list[str]] = {}
