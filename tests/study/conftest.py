@@ -126,7 +126,7 @@ def make(request, models, tmp_path, clock):
     """A study, its store (SQLite, fake clock) and app under the requesting module's ``TOKEN``:
     ``make(app_options, task=..., source=..., **create_study options)``."""
     from tealeaves.study import create_study
-    from tealeaves.study.app import create_app
+    from tealeaves.study.web.app import create_app
 
     opened = []
 

@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 
 from tealeaves.study import create_study, export_responses
-from tealeaves.study.app import create_app
 from tealeaves.study.store import Store
 from tealeaves.study.testing import LiveServer
+from tealeaves.study.web.app import create_app
 from tests.chromium import chromium
 
 SHOTS = Path(__file__).resolve().parents[2] / "build" / "study-screenshots"

@@ -28,20 +28,15 @@ from types import SimpleNamespace
 import httpx
 import pytest
 
-import tealeaves.study.app as study_app
+import tealeaves.study.web.admin as study_admin
+import tealeaves.study.web.limits as study_limits
 from tealeaves.errors import MissingDependencyError
 from tealeaves.study import create_study, export_responses
-from tealeaves.study.app import (
-    ADMIN_LOGIN_FAILURES,
-    ADMIN_SLOW_LANE,
-    PROLIFIC_PID_PATTERN,
-    PROXY_WARNING,
-    TimedH11Protocol,
-    default_db,
-    serve,
-)
 from tealeaves.study.store import Store, pid_class
 from tealeaves.study.testing import LiveServer, TemporaryPostgres, free_port, parse_page, platform_id, unavailable
+from tealeaves.study.web.limits import PROLIFIC_PID_PATTERN, TimedH11Protocol
+from tealeaves.study.web.security import ADMIN_CHECKS_IN_FLIGHT, ADMIN_LOGIN_FAILURES, ADMIN_SLOW_LANE
+from tealeaves.study.web.serving import PROXY_WARNING, default_db, serve
 
 TOKEN = "deploy-admin-token"
 BALANCER = "127.0.0.2"
@@ -216,7 +211,7 @@ def test_1_without_the_proxy_setting_the_limits_hold_per_balancer_and_serve_warn
 
 def test_1_concurrent_wrong_tokens_are_counted_before_they_are_checked(make, monkeypatch):
     checking, most, lock = [0], [0], threading.Lock()
-    verify = study_app.admin_verifier
+    verify = study_admin.admin_verifier
 
     def counted(study_id, token):
         with lock:
@@ -228,16 +223,16 @@ def test_1_concurrent_wrong_tokens_are_counted_before_they_are_checked(make, mon
             with lock:
                 checking[0] -= 1
 
-    monkeypatch.setattr(study_app, "admin_verifier", counted)
+    monkeypatch.setattr(study_admin, "admin_verifier", counted)
     _, _, app = make()
     with LiveServer(app) as server:
         replies = asyncio.run(guesses(server.url, ["127.0.0.4"] * 100))
         assert Counter(r.status_code for r in replies) == {403: 10, 429: 90}
         assert all(int(r.headers["Retry-After"]) == ADMIN_SLOW_LANE for r in replies if r.status_code == 429)
-        assert most[0] <= study_app.ADMIN_CHECKS_IN_FLIGHT
+        assert most[0] <= ADMIN_CHECKS_IN_FLIGHT
         spread = asyncio.run(guesses(server.url, [f"127.0.1.{n % 10 + 1}" for n in range(20)]))
         assert Counter(r.status_code for r in spread) == {403: 20}  # 2 per address: all checked...
-        assert most[0] <= study_app.ADMIN_CHECKS_IN_FLIGHT  # ...never more than 2 at once
+        assert most[0] <= ADMIN_CHECKS_IN_FLIGHT  # ...never more than 2 at once
 
 
 def test_1_a_new_admin_browser_gets_in_through_the_slow_lane_of_a_locked_out_address(make, clock):
@@ -343,7 +338,7 @@ def test_2_ids_made_up_by_counting_hold_few_live_sessions_from_any_number_of_add
         def begin(pid):  # each from an address of its own, through the balancer
             return start(browser(server, BALANCER, forwarded=next(addresses)), PROLIFIC_PID=pid)
 
-        bound = study_app.DEFAULT_LIVE_PER_PID_PATTERN
+        bound = study_limits.DEFAULT_LIVE_PER_PID_PATTERN
         for made_up in ([f"user{n}" for n in range(1, 13)], [f"AAAA{n:04d}" for n in range(1, 13)]):
             replies = [begin(pid) for pid in made_up]
             assert [r.status_code for r in replies] == [303] * bound + [429] * (12 - bound)
@@ -475,7 +470,7 @@ def test_4_three_workers_on_postgresql_answer_200_concurrent_requests_without_a_
 # --------------------------------------------------------------------------- 5. slow, broken and repeated requests
 def test_5_disconnects_and_slow_requests_are_handled_quietly(make, monkeypatch):
     monkeypatch.setattr(TimedH11Protocol, "head_timeout", 1.0)
-    monkeypatch.setattr(study_app, "BODY_TIMEOUT", 1.0)
+    monkeypatch.setattr(study_limits, "BODY_TIMEOUT", 1.0)
     _, _, app = make()
     records = []
     handler = logging.Handler()

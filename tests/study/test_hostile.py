@@ -25,9 +25,9 @@ from fastapi.testclient import TestClient
 from tealeaves.analysis import read_export
 from tealeaves.errors import ArtifactError, InputError
 from tealeaves.study import Study, create_study, export_responses, qualtrics_survey, write_responses
-from tealeaves.study.app import serve
 from tealeaves.study.store import Store
 from tealeaves.study.testing import parse_page
+from tealeaves.study.web.serving import serve
 
 TOKEN = "hostile-admin-token"
 ROOT = Path(__file__).resolve().parents[2]
@@ -307,7 +307,7 @@ def test_6_the_admin_token_is_taken_in_one_place_and_traded_for_a_signed_cookie(
 
 
 def test_6_guessing_the_admin_token_is_bounded_per_client_address(make, clock):
-    from tealeaves.study.app import ADMIN_LOGIN_FAILURES, ADMIN_LOGIN_WINDOW, ADMIN_SLOW_LANE
+    from tealeaves.study.web.security import ADMIN_LOGIN_FAILURES, ADMIN_LOGIN_WINDOW, ADMIN_SLOW_LANE
 
     _, _, app = make()
     second = 1000
@@ -342,7 +342,7 @@ def test_6_serve_never_prints_a_token_it_did_not_make_nor_puts_it_in_the_environ
             path = os.environ["TEALEAVES_STUDY_SERVE"]
             seen["file"] = Path(path).read_text()
             seen["mode"] = Path(path).stat().st_mode & 0o777
-            app = __import__("tealeaves.study.app", fromlist=["x"]).app_from_environment()
+            app = __import__("tealeaves.study.web.serving", fromlist=["x"]).app_from_environment()
         seen["app"] = app
 
     monkeypatch.setattr(uvicorn, "run", fake_run)

@@ -14,7 +14,7 @@ from tealeaves.corpus import Corpus
 from tealeaves.errors import ArtifactError, InputError
 from tealeaves.models import Topics
 from tealeaves.study import Study, create_study, synthetic_topics
-from tealeaves.study.items import topic_intrusion_items
+from tealeaves.study.tasks.topic_intrusion import topic_intrusion_items
 
 from .conftest import BLOCK_WORDS, BLOCKS
 

@@ -9,9 +9,9 @@ from collections import Counter
 import pytest
 
 from tealeaves.study import create_study, export_responses
-from tealeaves.study.app import create_app
 from tealeaves.study.store import Store
 from tealeaves.study.testing import LiveServer, simulate
+from tealeaves.study.web.app import create_app
 
 TOKEN = "admin-secret-token"
 

@@ -72,6 +72,7 @@ from tealeaves.analysis.significance import (
 )
 from tealeaves.errors import InputError
 from tealeaves.results import Result
+from tealeaves.study.tasks.registry import task_named
 
 TASK_ALIASES = {
     "intrusion": "word-intrusion",
@@ -310,8 +311,10 @@ POWER_SIMULATIONS = 2000
 
 
 def _spread(task: str) -> TopicSpread:
-    """The task's spread; topic intrusion (answers right or wrong, like word intrusion) is sized as word intrusion."""
-    return HOYLE_SPREAD["word-intrusion" if task == "topic-intrusion" else _task(task)]
+    """The spread of the task of Hoyle et al. that ``task`` is (or an alias names), or that a study task
+    is sized as (:attr:`~tealeaves.study.tasks.HumanTask.sized_as`: topic intrusion, answers right or
+    wrong, as word intrusion)."""
+    return HOYLE_SPREAD[TASK_ALIASES.get(task) or task_named(task).sized_as]
 
 
 def _answer_means(
@@ -352,8 +355,9 @@ def topic_level_power(
     Parameters
     ----------
     task : str
-        ``"rating"`` or ``"word-intrusion"`` (``"topic-intrusion"`` is sized as word intrusion):
-        which of :data:`HOYLE_SPREAD`'s spreads the topic scores and answers follow.
+        ``"rating"`` or ``"word-intrusion"``, or another study task, sized as the one of these its
+        :attr:`~tealeaves.study.tasks.HumanTask.sized_as` names (``"topic-intrusion"``: as word
+        intrusion): which of :data:`HOYLE_SPREAD`'s spreads the topic scores and answers follow.
     annotators : int or None
         Answers per topic; None for the ceiling (the true per-topic scores, no answer noise).
     k : int, default 50
@@ -474,7 +478,8 @@ def annotators_for_study(
     Parameters
     ----------
     task : str
-        ``"rating"``, ``"word-intrusion"`` or ``"topic-intrusion"``.
+        ``"rating"``, ``"word-intrusion"``, ``"topic-intrusion"`` or a registered study task
+        (:func:`topic_level_power`).
     items_per_model : int
         Items (topics) each model contributes to the study.
     power : float, default 0.9

@@ -17,7 +17,8 @@ import pandas as pd
 
 from tealeaves.errors import EmptyResultError, InputError
 from tealeaves.extras import require
-from tealeaves.study.schema import EXPORT_COLUMNS, TASKS, spreadsheet_text
+from tealeaves.study.schema import EXPORT_COLUMNS, spreadsheet_text
+from tealeaves.study.tasks.registry import task_named, task_names
 
 NUMERIC = ("topic", "intruder_position", "response", "familiarity", "scale", "rt_ms")
 
@@ -165,26 +166,24 @@ def check_export(frame: pd.DataFrame, source: str = "export") -> pd.DataFrame:
         out[column] = converted.astype(np.float64)
     out["correct"] = _as_bool(out["correct"], "correct")
     out["is_check"] = _as_bool(out["is_check"], "is_check").astype(object).fillna(False).astype(bool)
-    unknown = sorted(set(out["task"]) - set(TASKS))
+    unknown = sorted(set(out["task"]) - set(task_names()))
     if unknown:
-        raise InputError(f"{source}: unknown task(s) {unknown}; expected {list(TASKS)}")
+        raise InputError(f"{source}: unknown task(s) {unknown}; expected {task_names()}")
     for column in ("annotator", "item_id", "model"):
         out[column] = out[column].astype(str)
-    ratings = out["task"] == "rating"
-    if out.loc[ratings, "response"].isna().any():
-        raise InputError(f"{source}: a rating row has no response")
-    intrusion = out["task"] == "word-intrusion"
-    if out.loc[intrusion & ~out["is_check"], "correct"].isna().any():
-        raise InputError(f"{source}: a word-intrusion row has no 'correct' value")
+    for task in map(task_named, sorted(set(out["task"]))):
+        if task.answer_column is not None and out.loc[out["task"] == task.name, task.answer_column].isna().any():
+            raise InputError(f"{source}: a {task.name} row has no {task.answer_column!r} value")
     return out
 
 
 def failed_checks(responses: pd.DataFrame) -> pd.DataFrame:
     """Per annotator: attention-check items answered and failed.
 
-    A synthetic poor-quality topic (Hoyle et al. 2021, footnote 14) is failed when it is rated in
-    the top category of its scale ("very related"); an intrusion check is failed when the
-    intruder is missed.
+    A synthetic poor-quality topic (Hoyle et al. 2021, footnote 14) of a task with ordinal answers
+    (ratings: :attr:`~tealeaves.study.tasks.HumanTask.answer_level`) is failed when it is rated in
+    the top category of its scale ("very related"); a check of another task (intrusion) is failed
+    when it is answered wrong (the intruder is missed).
 
     Parameters
     ----------
@@ -222,8 +221,8 @@ def failed_checks(responses: pd.DataFrame) -> pd.DataFrame:
     checks = responses[responses["is_check"]]
     if checks.empty:
         return pd.DataFrame(columns=["annotator", "checks", "failed"])
-    rating = checks["task"] == "rating"
-    failed = np.where(rating, checks["response"] >= checks["scale"], checks["correct"].eq(False))
+    ordinal = checks["task"].map(lambda task: task_named(task).answer_level == "ordinal").astype(bool)
+    failed = np.where(ordinal, checks["response"] >= checks["scale"], checks["correct"].eq(False))
     return (
         checks.assign(failed=failed.astype(bool))
         .groupby("annotator")["failed"]

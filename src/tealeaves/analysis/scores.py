@@ -8,8 +8,11 @@
   :math:`j_{d,s}` the one subject :math:`s` chose; its upper bound is 0.
 - Mean rating (Newman et al. 2010; Hoyle et al. 2021 §5): the arithmetic mean of the ratings.
 
-Scores are computed per item (topic or document) and aggregated per model as the mean over its
-items; both tables are kept.
+Scores are computed per item (topic or document: the task's
+:attr:`~tealeaves.study.tasks.HumanTask.unit`) by the item's task
+(:meth:`~tealeaves.study.tasks.HumanTask.item_score`, where :func:`model_precision` and
+:func:`topic_log_odds` are defined) and aggregated per model as the mean over its items; both
+tables are kept.
 """
 
 from __future__ import annotations
@@ -19,92 +22,14 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from tealeaves.errors import EmptyResultError, InputError
+from tealeaves.errors import EmptyResultError
 from tealeaves.results import Result
+from tealeaves.study.tasks.base import UNIT_COLUMNS
+from tealeaves.study.tasks.registry import task_named
+from tealeaves.study.tasks.topic_intrusion import topic_log_odds
+from tealeaves.study.tasks.word_intrusion import model_precision
 
-
-def model_precision(chosen, intruder) -> float:
-    """Model precision of one topic (Chang et al. 2009, eq. 1).
-
-    Parameters
-    ----------
-    chosen : array-like
-        The word (or position) each subject selected, one per subject.
-    intruder : str, int or array-like
-        The true intruder word (or position) :math:`\\omega_k`, or one per subject when
-        subjects saw differently shuffled sets.
-
-    Returns
-    -------
-    float
-        :math:`\\sum_s 1(i_{k,s} = \\omega_k) / S`.
-
-    Raises
-    ------
-    EmptyResultError
-        Without any answer.
-
-    Examples
-    --------
-    Three of four subjects picked the intruder "apple":
-
-    >>> from tealeaves.analysis import model_precision
-    >>> model_precision(["apple", "apple", "tax", "apple"], "apple")
-    0.75
-    """
-    chosen = np.asarray(chosen)
-    if chosen.size == 0:
-        raise EmptyResultError("model precision needs at least one subject's answer")
-    return float(np.mean(chosen == np.asarray(intruder)))
-
-
-def topic_log_odds(theta, chosen, intruder) -> float:
-    """Topic log odds of one document (Chang et al. 2009, eq. 2).
-
-    Parameters
-    ----------
-    theta : array-like or dict
-        The model's :math:`\\hat\\theta_d`, indexed by the topic ids used in ``chosen``
-        (a full K-vector, or a mapping ``{topic: proportion}`` for the options shown).
-    chosen : int or array-like of int
-        The topic each subject picked as the intruder (:math:`j_{d,s}`).
-    intruder : int
-        The true intruder topic :math:`j_{d,*}`.
-
-    Returns
-    -------
-    float
-        :math:`\\sum_s (\\log\\hat\\theta_{d,j_*} - \\log\\hat\\theta_{d,j_s}) / S` (natural logs, at
-        most 0 when the true intruder has the smallest proportion among the options).
-
-    Raises
-    ------
-    EmptyResultError
-        Without any answer.
-    InputError
-        When a chosen topic has no :math:`\\hat\\theta` value, or a value is not positive.
-
-    Examples
-    --------
-    The document is 50% topic 0, 30% topic 1 and 5% topic 3, the intruder. One subject
-    found it (log odds 0), the other picked topic 1: :math:`(0 + \\log(0.05 / 0.3)) / 2`.
-
-    >>> from tealeaves.analysis import topic_log_odds
-    >>> round(topic_log_odds({0: 0.5, 1: 0.3, 3: 0.05}, [3, 1], 3), 4)
-    -0.8959
-    """
-    chosen = list(np.atleast_1d(chosen))
-    if not chosen:
-        raise EmptyResultError("topic log odds needs at least one subject's answer")
-    lookup = theta if isinstance(theta, dict) else dict(enumerate(np.asarray(theta, dtype=np.float64)))
-    try:
-        values = np.array([lookup[j] for j in chosen], dtype=np.float64)
-        true = float(lookup[intruder])
-    except KeyError as exc:
-        raise InputError(f"topic {exc.args[0]} has no θ̂ value; pass θ̂ for every option shown") from None
-    if true <= 0 or np.any(values <= 0):
-        raise InputError("θ̂ must be strictly positive for topic log odds (log of zero); smooth θ̂ first")
-    return float(np.mean(np.log(true) - np.log(values)))
+__all__ = ["HumanScores", "human_scores", "model_precision", "topic_log_odds"]
 
 
 @dataclass(frozen=True)
@@ -165,23 +90,6 @@ class HumanScores(Result):
         }
 
 
-SCORE_NAMES = {"word-intrusion": "model precision", "topic-intrusion": "topic log odds", "rating": "mean rating"}
-
-
-def _tlo_row(group: pd.DataFrame) -> float:
-    """TLO of one document from its responses; each row carries its own display order of options."""
-    lookup: dict[int, float] = {}
-    chosen = []
-    for row in group.itertuples():
-        topics = [int(t) for t in str(row.option_topics).split()]
-        thetas = [float(t) for t in str(row.option_theta).split()]
-        if len(topics) != len(thetas) or not 0 <= int(row.response) < len(topics):
-            raise InputError(f"item {row.item_id}: option_topics, option_theta and the chosen position do not match")
-        lookup.update(zip(topics, thetas))
-        chosen.append(topics[int(row.response)])
-    return topic_log_odds(lookup, chosen, int(float(group["intruder"].iloc[0])))
-
-
 def human_scores(responses: pd.DataFrame) -> HumanScores:
     """Per-topic (per-document) and per-model human scores from long-format responses.
 
@@ -229,16 +137,9 @@ def human_scores(responses: pd.DataFrame) -> HumanScores:
         raise EmptyResultError("no responses left to score (check the filters and the export)")
     rows = []
     for (task, model), part in responses.groupby(["task", "model"], sort=True):
-        key = "doc_id" if task == "topic-intrusion" else "topic"
-        for item, group in part.groupby(key, sort=True):
-            if task == "word-intrusion":
-                score = model_precision(group["correct"].astype(bool), True)
-            elif task == "topic-intrusion":
-                score = _tlo_row(group)
-            elif task == "rating":
-                score = float(group["response"].astype(float).mean())
-            else:
-                raise InputError(f"unknown task {task!r}; expected one of {sorted(SCORE_NAMES)}")
+        spec = task_named(task)
+        for item, group in part.groupby(UNIT_COLUMNS[spec.unit], sort=True):
+            score = spec.item_score(group)
             familiar = group["familiarity"].astype(float)
             rows.append(
                 {
@@ -255,6 +156,6 @@ def human_scores(responses: pd.DataFrame) -> HumanScores:
         per_item.groupby(["task", "model"], sort=True)["score"]
         .agg(mean="mean", std="std", items="count")
         .reset_index()
-        .assign(measure=lambda f: f["task"].map(SCORE_NAMES))
+        .assign(measure=lambda f: f["task"].map(lambda task: task_named(task).measure))
     )
     return HumanScores(per_item=per_item, per_model=per_model, filters=dict(responses.attrs.get("filters", {})))

@@ -34,9 +34,13 @@ from tealeaves.analysis.scores import human_scores
 from tealeaves.errors import EmptyResultError, InputError
 from tealeaves.progress import ProgressCallback, notify
 from tealeaves.results import Result
+from tealeaves.study.tasks.base import HumanTask
+from tealeaves.study.tasks.registry import task_named, task_names
 
-ANSWER = {"word-intrusion": "correct", "rating": "response"}
-TEST = {"word-intrusion": "proportion", "rating": "mann-whitney", "topic-intrusion": "t"}
+POOLED_TEST = {"nominal": "proportion", "ordinal": "mann-whitney"}
+"""Hoyle et al.'s pooled test of a task's answers by their level; a task scored per item only takes Welch's t."""
+REGRESSION = {"nominal": "logistic", "ordinal": "ordered-probit"}
+"""The per-annotation regression of a task's answers by their level (Hoyle et al. 2021 A.6)."""
 COMPARISONS = ("topic", "cluster-bootstrap")
 POOLED_LABEL = "Hoyle et al. 2021 pooled one-tailed test (answers as independent; for replication only)"
 
@@ -191,83 +195,96 @@ def _agreement_value(measure: str, annotator, item, score, level: Literal["ordin
         return np.nan
 
 
+def _tasks(answered: bool | None = None) -> list[HumanTask]:
+    """The tasks whose answers are analysed (``answered``), those scored per item only (not
+    ``answered``), or both, those first: in the registry's order each."""
+    tasks = [task_named(name) for name in task_names()]
+    first = [task for task in tasks if task.answer_column is not None]
+    rest = [task for task in tasks if task.answer_column is None]
+    return first if answered else rest if answered is not None else first + rest
+
+
 def _agreement(kept: pd.DataFrame, seed: int) -> pd.DataFrame:
     rows = []
-    for task in ("word-intrusion", "rating"):
-        part = kept[kept["task"] == task]
+    for task in _tasks(answered=True):
+        part = kept[kept["task"] == task.name]
         if part.empty:
             continue
-        score = part[ANSWER[task]].astype(float)
-        level: Literal["ordinal", "nominal"] = "ordinal" if task == "rating" else "nominal"
+        score = part[task.answer_column].astype(float)
+        level = task.answer_level
         for measure in ("one-vs-rest Spearman", "split-half Pearson", f"Krippendorff alpha ({level})"):
             value = _agreement_value(measure, part["annotator"], part["item_id"], score, level, seed)
-            rows.append({"task": task, "measure": measure, "value": value, "annotators": part["annotator"].nunique()})
+            rows.append(
+                {"task": task.name, "measure": measure, "value": value, "annotators": part["annotator"].nunique()}
+            )
     return pd.DataFrame(rows)
 
 
 def _comparisons(kept: pd.DataFrame, scores: pd.DataFrame, method: str, n_boot: int, seed: int) -> pd.DataFrame:
     """Topic-level comparisons of every task: per-topic (per-document) scores, Welch t or the cluster bootstrap."""
     frames = []
-    for task in TEST:
-        part = scores[scores["task"] == task]
+    for task in _tasks():
+        part = scores[scores["task"] == task.name]
         groups = {str(m): g["score"].to_numpy(np.float64) for m, g in part.groupby("model")}
         if len(groups) < 2 or any(len(v) < 2 for v in groups.values()):
             continue
-        if method == "cluster-bootstrap" and task in ANSWER:
-            answers = kept[kept["task"] == task]
-            answers = answers.assign(value=answers[ANSWER[task]].astype(float))[
+        if method == "cluster-bootstrap" and task.answer_column is not None:
+            answers = kept[kept["task"] == task.name]
+            answers = answers.assign(value=answers[task.answer_column].astype(float))[
                 ["model", "topic", "annotator", "value"]
             ]
             table = cluster_bootstrap_comparison(answers, n_boot, seed)
         else:
-            table = compare_models(groups, "topic" if task in ANSWER else "document")
-        frames.append(table.assign(task=task))
+            table = compare_models(groups, task.unit)
+        frames.append(table.assign(task=task.name))
     return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
 
 
 def _pooled_comparisons(kept: pd.DataFrame, scores: pd.DataFrame) -> pd.DataFrame:
     """Hoyle et al.'s Fig. 2 tests: pooled over answers (z, Mann-Whitney), t over documents; one-tailed."""
     frames = []
-    for task, test in TEST.items():
-        if task == "topic-intrusion":
-            part = scores[scores["task"] == task]
+    for task in _tasks():
+        if task.answer_column is None:
+            part = scores[scores["task"] == task.name]
             groups = {m: g["score"].to_numpy() for m, g in part.groupby("model")}
         else:
-            part = kept[kept["task"] == task]
-            groups = {m: g[ANSWER[task]].astype(float).to_numpy() for m, g in part.groupby("model")}
+            part = kept[kept["task"] == task.name]
+            groups = {m: g[task.answer_column].astype(float).to_numpy() for m, g in part.groupby("model")}
         if len(groups) >= 2 and all(len(v) >= 2 for v in groups.values()):
-            frames.append(pairwise_tests(groups, test).assign(task=task, note=POOLED_LABEL))
+            test = POOLED_TEST[task.answer_level] if task.answer_column is not None else "t"
+            frames.append(pairwise_tests(groups, test).assign(task=task.name, note=POOLED_LABEL))
     return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
 
 
 def _with_metrics(kept, scores, metrics, n_boot, seed, progress):
     corr_frames, model_rows, reg_rows = [], [], []
     metric_columns = [c for c in metrics.columns if c not in ("model", "topic", "dataset")]
-    for task in ("word-intrusion", "rating"):
-        part = kept[kept["task"] == task]
+    for task in _tasks(answered=True):
+        part = kept[kept["task"] == task.name]
         if part.empty:
             continue
-        answers = {key: g[ANSWER[task]].astype(float).to_numpy() for key, g in part.groupby(["model", "topic"])}
+        answer = str(task.answer_column)
+        answers = {key: g[answer].astype(float).to_numpy() for key, g in part.groupby(["model", "topic"])}
         table = metrics.set_index(["model", "topic"])
         keys = [key for key in answers if key in table.index]
         if len(keys) < 3:
-            raise InputError(f"fewer than three {task} topics have automated metrics; check the model labels")
+            raise InputError(f"fewer than three {task.name} topics have automated metrics; check the model labels")
         human = RaggedScores([answers[key] for key in keys])
         values = table.loc[keys, metric_columns].reset_index(drop=True)
         result = bootstrap_correlations(human, values, "spearman", n_boot, seed=seed)
         corr_frames.append(
-            result.table.rename(columns={"metric_column": "metric", "mean": "spearman"}).assign(task=task)
+            result.table.rename(columns={"metric_column": "metric", "mean": "spearman"}).assign(task=task.name)
         )
         models = [key[0] for key in keys]
-        kind = "logistic" if task == "word-intrusion" else "ordered-probit"
+        kind = REGRESSION[task.answer_level]
         for column in metric_columns:
             try:
                 value, _ = model_level_correlation(human.means(), values[column].to_numpy(), models)
             except EmptyResultError:
                 value = np.nan  # fewer than three models
-            model_rows.append({"task": task, "metric": column, "pearson": value, "models": len(set(models))})
+            model_rows.append({"task": task.name, "metric": column, "pearson": value, "models": len(set(models))})
             fit = regress(human.values, np.repeat(values[column].to_numpy(), human.sizes), kind)
-            reg_rows.append({"task": task, "metric": column, **fit.to_dict()})
+            reg_rows.append({"task": task.name, "metric": column, **fit.to_dict()})
         notify(progress, "correlations", len(corr_frames), 2)
     return pd.concat(corr_frames, ignore_index=True), pd.DataFrame(model_rows), pd.DataFrame(reg_rows)
 

@@ -235,7 +235,7 @@ def study_serve(
 ) -> None:
     """Serve a study to annotators (consent, instructions, one question per page) and its admin pages."""
     require("study", what="tealeaves study")
-    from tealeaves.study.app import serve
+    from tealeaves.study.web.serving import serve
 
     if admin_token_file is not None:
         try:
@@ -276,7 +276,7 @@ def study_export(
     if out.suffix.lower() == ".parquet":
         require("parquet", "pyarrow", what="a Parquet export")
     from tealeaves.study import Store, Study, export_responses, write_qualtrics_survey, write_responses
-    from tealeaves.study.app import default_db
+    from tealeaves.study.web.serving import default_db
 
     loaded = Study.load(study)
     if out.suffix.lower() == ".qsf":

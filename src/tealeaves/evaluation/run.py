@@ -61,7 +61,6 @@ if TYPE_CHECKING:
 
 KIND = "evaluation"
 TABLES = ("per_topic", "per_document", "per_model", "comparisons", "topics", "correlations")
-TASK_OUTPUT = {"word-intrusion": "model_precision", "topic-intrusion": "topic_log_odds", "rating": "mean_rating"}
 
 
 @dataclass(frozen=True)
@@ -502,6 +501,7 @@ def _study_step(
 
     from tealeaves.analysis import analyze_export, read_export
     from tealeaves.artifacts import file_sha256
+    from tealeaves.study.tasks import task_named
 
     assert cfg.study is not None
     export = Path(cfg.study["export"])
@@ -539,9 +539,11 @@ def _study_step(
     payload = json.loads(file.read_text(encoding="utf-8"))
     scores = pd.DataFrame(payload["scores"])
     for (task, model), part in scores.groupby(["task", "model"]):
-        ids = part["item"].to_numpy() if task != "topic-intrusion" else np.arange(len(part))
+        spec = task_named(task)  # its measure, in snake case, names the output (HUMAN_OUTPUTS)
+        ids = part["item"].to_numpy() if spec.unit == "topic" else np.arange(len(part))
         values = part["score"].to_numpy(dtype=np.float64)
-        items[str(model), TASK_OUTPUT[task]] = Items(values, np.ones(len(values)), np.asarray(ids, dtype=np.int64))
+        name = spec.measure.replace(" ", "_")
+        items[str(model), name] = Items(values, np.ones(len(values)), np.asarray(ids, dtype=np.int64))
     correlations = pd.DataFrame(payload["correlations"])
     notify(progress, "human scores", 1, 1)
     entry = {"model": "*", "metric": "study", "key": key, "cached": cached, "seconds": payload["seconds"]}

@@ -33,39 +33,35 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from tealeaves.artifacts import arrays_sha256, new_manifest, read_manifest, write_artifact, write_json
+from tealeaves.artifacts import new_manifest, read_manifest, write_artifact, write_json
 from tealeaves.corpus import Corpus
 from tealeaves.errors import ArtifactError, InputError
 from tealeaves.intrusion import PROTOCOLS
 from tealeaves.models import TopicModel, Topics, as_topics
 from tealeaves.rng import as_seed, family_generator
 from tealeaves.study import texts
-from tealeaves.study.items import (
-    CHECK_LABEL,
-    Item,
-    check_items,
-    ranked_words,
-    rating_items,
-    topic_intrusion_items,
-    word_intrusion_items,
-)
+from tealeaves.study.items import CHECK_LABEL, Item, check_items, ranked_words
 from tealeaves.study.schema import TASKS
+from tealeaves.study.tasks.base import HumanTask, ItemRequest
+from tealeaves.study.tasks.registry import task_named
 
 ITEMS_FILE = "items.jsonl"
 SECRETS_FILE = "secrets.json"
 DEFAULT_DB_FILE = "responses.sqlite"
 
-ANNOTATORS_PER_ITEM: dict[str, int] = {"rating": 15, "word-intrusion": 26, "topic-intrusion": 26}
+ANNOTATORS_PER_ITEM: dict[str, int] = {name: task_named(name).annotators for name in TASKS}
 """Annotators per item Hoyle et al. 2021 used after their power analysis (§5, Appendix A.5): 15 for
-ratings and 26 for intrusion (power above 0.9 at α = 0.05 to detect 4 fewer coherent topics in 50).
+ratings and 26 for intrusion (power above 0.9 at α = 0.05 to detect 4 fewer coherent topics in 50),
+each built-in task's :attr:`~tealeaves.study.tasks.HumanTask.annotators`.
 ``tealeaves study create`` instead sizes the study's own design for the topic-level test its
 analysis runs (:func:`tealeaves.analysis.annotators_for_study`)."""
 
 ITEMS_PER_PARTICIPANT_SHARE = 0.25
 """Hoyle et al. 2021 (Appendix A.4) showed each respondent 25% of the questions."""
 
-DEFAULT_CHECKS = {"rating": 8}
-"""Synthetic attention-check topics per ratings study (Hoyle et al.: eight per corpus)."""
+STREAMS = ("study topic selection", "study item draws", "study attention checks", "study item order")
+"""The stream families of a study under its seed (:func:`tealeaves.rng.family_generator`): which topics
+or documents, the items' own draws, the attention checks, the order of the items."""
 
 
 def default_annotators(task: str) -> int:
@@ -73,13 +69,14 @@ def default_annotators(task: str) -> int:
 
     Parameters
     ----------
-    task : {"word-intrusion", "topic-intrusion", "rating"}
-        The study's task.
+    task : str
+        The study's task: ``"word-intrusion"``, ``"topic-intrusion"``, ``"rating"`` or a registered one.
 
     Returns
     -------
     int
-        :data:`ANNOTATORS_PER_ITEM` of the task.
+        The task's :attr:`~tealeaves.study.tasks.HumanTask.annotators` (:data:`ANNOTATORS_PER_ITEM`
+        of a built-in task).
 
     Examples
     --------
@@ -87,7 +84,7 @@ def default_annotators(task: str) -> int:
     >>> default_annotators("rating"), default_annotators("word-intrusion")
     (15, 26)
     """
-    return ANNOTATORS_PER_ITEM[task]
+    return task_named(task).annotators
 
 
 @dataclass(frozen=True)
@@ -311,11 +308,10 @@ def load_model_like(source: ModelLike) -> TopicModel | Topics:
 def items_per_model(
     models: Sequence[ModelLike], task: str, *, docs: int = 40, topics_per_model: int | None = None
 ) -> int:
-    """Items each model contributes to a study of ``task``: the documents shown for topic
-    intrusion, otherwise the topics (all, or ``topics_per_model``) of the smallest model."""
-    if task not in TASKS:
-        raise InputError(f"task must be one of {', '.join(TASKS)}, got {task!r}")
-    if task == "topic-intrusion":
+    """Items each model contributes to a study of ``task``: the documents shown for a task whose
+    items are documents (topic intrusion), otherwise the topics (all, or ``topics_per_model``) of
+    the smallest model."""
+    if task_named(task).unit == "document":
         return docs
     sizes = [m.k if isinstance(m, TopicModel) else len(m) for m in map(load_model_like, models)]
     if not sizes:
@@ -361,7 +357,9 @@ def create_study(
     models : mapping of label to model, or a sequence of models
         TopicModel objects or folders; for word intrusion and ratings also topic lists
         (:class:`~tealeaves.models.Topics`, a one-topic-per-line file, or lists of words).
-    task : {"word-intrusion", "topic-intrusion", "rating"}
+    task : str
+        ``"word-intrusion"``, ``"topic-intrusion"``, ``"rating"`` or a registered task
+        (:mod:`tealeaves.study.tasks`), which makes the items.
     out : path, optional
         Write the study folder here (atomically).
     labels : list of str, optional
@@ -460,115 +458,175 @@ def create_study(
     >>> ratings.items[0].words[:4], ratings.items[0].scale
     (('court', 'law', 'justice', 'judges'), 3)
     """
-    if task not in TASKS:
-        raise InputError(f"task must be one of {', '.join(TASKS)}, got {task!r}")
-    if protocol not in PROTOCOLS:
-        raise InputError(f"protocol must be one of {', '.join(PROTOCOLS)}, got {protocol!r}")
-    if scale not in texts.RATING_LABELS:
-        raise InputError(f"the rating scale must be 3 or 5 points, got {scale}")
-    for name, value in (("draws", draws), ("docs", docs)):
-        if int(value) < 1:
-            raise InputError(f"{name} must be at least 1, got {value}")
-    if timeout_minutes <= 0:
-        raise InputError(f"timeout_minutes must be positive, got {timeout_minutes}")
-    if redirect_url is not None and not redirect_url.startswith(("https://", "http://")):
-        raise InputError(f"redirect_url must be an http(s) URL, got {redirect_url!r}")
-    labelled = _labelled(models, labels)
-    familiarity = task != "topic-intrusion" if familiarity is None else bool(familiarity)
-    annotators = default_annotators(task) if annotators is None else int(annotators)
-    if annotators < 1:
-        raise InputError(f"annotators per item must be at least 1, got {annotators}")
-    checks = DEFAULT_CHECKS.get(task, 0) if checks is None else int(checks)
-    if checks and task != "rating":
-        raise InputError(
-            "attention checks are synthetic poor topics for the ratings task (Hoyle et al. 2021, footnote 14); "
-            "a poor topic has no intruder to find, so intrusion studies take checks=0"
-        )
-    checks_per_participant = (
-        (min(2, checks) if checks else 0) if checks_per_participant is None else checks_per_participant
-    )
-    if not 0 <= checks_per_participant <= checks:
-        raise InputError(
-            f"checks_per_participant must be between 0 and the {checks} checks, got {checks_per_participant}"
-        )
+    return _Creation(**locals()).study()  # the arguments by name
 
-    root = as_seed(seed)
-    pick_rng = family_generator(root, "study topic selection")
-    task_rng = family_generator(root, "study item draws")
-    check_rng = family_generator(root, "study attention checks")
-    order_rng = family_generator(root, "study item order")
 
-    items: list[Item] = []
-    model_records = []
-    if task == "topic-intrusion":
-        if topics_per_model is not None:
-            raise InputError("topic intrusion samples documents (docs=), not topics; leave topics_per_model unset")
-        model_records = [_model_record(label, model, None) for label, model in labelled.items()]
-        items = _topic_intrusion(labelled, corpus, docs, low_share, familiarity, pick_rng, task_rng, model_records)
-    for label, model in labelled.items() if task != "topic-intrusion" else ():
-        n_topics = model.k if isinstance(model, TopicModel) else len(model)
-        selected = _select_topics(n_topics, topics_per_model, pick_rng, label)
-        model_records.append(_model_record(label, model, selected))
-        if task == "word-intrusion":
-            items += word_intrusion_items(
-                label, model, selected, protocol, draws, familiarity, int(task_rng.integers(2**63 - 1))
+@dataclass(frozen=True)
+class _Creation:
+    """The arguments of one :func:`create_study` call, and its steps in order (:meth:`study`)."""
+
+    models: Mapping[str, ModelLike] | Sequence[ModelLike]
+    task: str
+    out: str | os.PathLike[str] | None
+    labels: Sequence[str] | None
+    corpus: Corpus | str | os.PathLike[str] | None
+    seed: int | np.random.Generator
+    protocol: str
+    draws: int
+    scale: int
+    familiarity: bool | None
+    topics_per_model: int | None
+    docs: int
+    low_share: float
+    annotators: int | None
+    items_per_participant: int | float | None
+    checks: int | None
+    checks_per_participant: int | None
+    check_sources: Sequence[ModelLike] | None
+    show_answer: bool
+    title: str
+    consent: str | None
+    instructions: str | None
+    corpus_description: str | None
+    completion_code: str | None
+    per_participant_codes: bool | None
+    redirect_url: str | None
+    timeout_minutes: float
+    force: bool
+
+    def study(self) -> Study:
+        """Check the options, make the task's items and the attention checks, number them, settle
+        the settings; the study, saved to ``out`` when given."""
+        task = self.checked_task()
+        labelled = _labelled(self.models, self.labels)
+        familiarity = task.familiarity if self.familiarity is None else bool(self.familiarity)
+        annotators = task.annotators if self.annotators is None else int(self.annotators)
+        if annotators < 1:
+            raise InputError(f"annotators per item must be at least 1, got {annotators}")
+        checks, checks_per_participant = self.attention_checks(task)
+        root = as_seed(self.seed)
+        pick_rng, task_rng, check_rng, order_rng = (family_generator(root, name) for name in STREAMS)
+        request = ItemRequest(
+            models=labelled,
+            corpus=self.corpus,
+            protocol=self.protocol,
+            draws=self.draws,
+            scale=self.scale,
+            familiarity=familiarity,
+            topics_per_model=self.topics_per_model,
+            docs=self.docs,
+            low_share=self.low_share,
+            pick_rng=pick_rng,
+            task_rng=task_rng,
+        )
+        items, model_records = task.items(request)
+        if checks:
+            items += self.check_items(task, labelled, checks, familiarity, check_rng)
+        if not items:
+            raise InputError("the study has no items: select at least one topic or document")
+        items = _interleaved(items, order_rng)
+        n_regular = sum(not item.is_check for item in items)
+        per = _items_per_participant(self.items_per_participant, n_regular)
+        counts = {"annotators": annotators, "items_per_participant": per, "checks": checks}
+        settings = self.settings(task, request, {**counts, "checks_per_participant": checks_per_participant})
+        manifest = new_manifest(
+            "study",
+            seed=self.seed if isinstance(self.seed, int) else None,
+            stats={
+                "items": len(items),
+                "checks": len(items) - n_regular,
+                "target_answers": n_regular * annotators,
+                "participants_needed": math.ceil(n_regular * annotators / per),
+            },
+        )
+        study_id = "st-" + fingerprint(items, settings)[:12]
+        kept = new_secrets(self.completion_code)
+        study = Study(study_id, task.name, tuple(items), settings, model_records, manifest, kept)
+        if self.out is not None:
+            study.save(self.out, force=self.force)
+        return study
+
+    def checked_task(self) -> HumanTask:
+        """The task, after checking the options every study has."""
+        task = task_named(self.task)
+        if self.protocol not in PROTOCOLS:
+            raise InputError(f"protocol must be one of {', '.join(PROTOCOLS)}, got {self.protocol!r}")
+        if self.scale not in texts.RATING_LABELS:
+            raise InputError(f"the rating scale must be 3 or 5 points, got {self.scale}")
+        for name, value in (("draws", self.draws), ("docs", self.docs)):
+            if int(value) < 1:
+                raise InputError(f"{name} must be at least 1, got {value}")
+        if self.timeout_minutes <= 0:
+            raise InputError(f"timeout_minutes must be positive, got {self.timeout_minutes}")
+        if self.redirect_url is not None and not self.redirect_url.startswith(("https://", "http://")):
+            raise InputError(f"redirect_url must be an http(s) URL, got {self.redirect_url!r}")
+        return task
+
+    def attention_checks(self, task: HumanTask) -> tuple[int, int]:
+        """The study's attention checks and those each participant gets (the task's defaults: 2 when there are checks)."""
+        checks = task.checks if self.checks is None else int(self.checks)
+        if checks and not task.checks:
+            raise InputError(
+                "attention checks are synthetic poor topics for the ratings task (Hoyle et al. 2021, footnote 14); "
+                f"a poor topic has no intruder to find, so {task.name} studies take checks=0"
             )
-        else:
-            items += rating_items(label, as_topics(model), selected, scale, familiarity)
-    if checks:
+        per = self.checks_per_participant
+        per = (min(2, checks) if checks else 0) if per is None else per
+        if not 0 <= per <= checks:
+            raise InputError(f"checks_per_participant must be between 0 and the {checks} checks, got {per}")
+        return checks, per
+
+    def check_items(
+        self,
+        task: HumanTask,
+        labelled: dict[str, TopicModel | Topics],
+        n: int,
+        familiarity: bool,
+        rng: np.random.Generator,
+    ) -> list[Item]:
+        """``n`` synthetic attention checks, from the models' topics or from ``check_sources``."""
         study_topics = [words for model in labelled.values() for words in ranked_words(model)]
         sources = None
-        if check_sources is not None:
-            sources = [words for source in check_sources for words in ranked_words(load_model_like(source))]
-        items += check_items(study_topics, checks, scale, familiarity, check_rng, sources=sources)
-    if not items:
-        raise InputError("the study has no items: select at least one topic or document")
+        if self.check_sources is not None:
+            sources = [words for source in self.check_sources for words in ranked_words(load_model_like(source))]
+        return check_items(study_topics, n, self.scale, familiarity, rng, sources=sources, task=task.name)
 
-    order = order_rng.permutation(len(items))
+    def settings(self, task: HumanTask, request: ItemRequest, counts: dict[str, int]) -> dict[str, Any]:
+        """What every participant and the assignment depend on (and the study id); the options
+        the task does not use (:attr:`~tealeaves.study.tasks.HumanTask.options`) are None."""
+
+        def used(name: str) -> Any:
+            return getattr(request, name) if name in task.options else None
+
+        redirect, codes = self.redirect_url, self.per_participant_codes
+        return {
+            "task": task.name,
+            "title": self.title,
+            "protocol": used("protocol"),
+            "draws": used("draws"),
+            "scale": used("scale"),
+            "familiarity": request.familiarity,
+            **counts,
+            "show_answer": bool(self.show_answer) and task.has_key,
+            "consent": texts.CONSENT if self.consent is None else self.consent,
+            "instructions": task.instructions if self.instructions is None else self.instructions,
+            "corpus_description": (
+                texts.CORPUS_DESCRIPTION if self.corpus_description is None else self.corpus_description
+            ),
+            "per_participant_codes": bool(redirect is not None if codes is None else codes),
+            "redirect_url": redirect,
+            "timeout_minutes": float(self.timeout_minutes),
+            "topics_per_model": self.topics_per_model,
+            "docs": used("docs"),
+            "low_share": used("low_share"),
+        }
+
+
+def _interleaved(items: list[Item], rng: np.random.Generator) -> list[Item]:
+    """The items in an order drawn from ``rng``, numbered ``q0001``, ``q0002``, ... in that order."""
+    order = rng.permutation(len(items))
     width = max(4, len(str(len(items))))
-    items = [replace(items[int(i)], item_id=f"q{n + 1:0{width}d}") for n, i in enumerate(order)]
-    n_regular = sum(not item.is_check for item in items)
-    per = _items_per_participant(items_per_participant, n_regular)
-
-    settings = {
-        "task": task,
-        "title": title,
-        "protocol": protocol if task == "word-intrusion" else None,
-        "draws": draws if task == "word-intrusion" else None,
-        "scale": scale if task == "rating" else None,
-        "familiarity": familiarity,
-        "annotators": annotators,
-        "items_per_participant": per,
-        "checks": checks,
-        "checks_per_participant": checks_per_participant,
-        "show_answer": bool(show_answer) and task != "rating",
-        "consent": texts.CONSENT if consent is None else consent,
-        "instructions": texts.INSTRUCTIONS[task] if instructions is None else instructions,
-        "corpus_description": texts.CORPUS_DESCRIPTION if corpus_description is None else corpus_description,
-        "per_participant_codes": bool(
-            redirect_url is not None if per_participant_codes is None else per_participant_codes
-        ),
-        "redirect_url": redirect_url,
-        "timeout_minutes": float(timeout_minutes),
-        "topics_per_model": topics_per_model,
-        "docs": docs if task == "topic-intrusion" else None,
-        "low_share": low_share if task == "topic-intrusion" else None,
-    }
-    study_id = "st-" + fingerprint(items, settings)[:12]
-    manifest = new_manifest(
-        "study",
-        seed=seed if isinstance(seed, int) else None,
-        stats={
-            "items": len(items),
-            "checks": len(items) - n_regular,
-            "target_answers": n_regular * annotators,
-            "participants_needed": math.ceil(n_regular * annotators / per),
-        },
-    )
-    study = Study(study_id, task, tuple(items), settings, model_records, manifest, new_secrets(completion_code))
-    if out is not None:
-        study.save(out, force=force)
-    return study
+    return [replace(items[int(i)], item_id=f"q{n + 1:0{width}d}") for n, i in enumerate(order)]
 
 
 def _labelled(
@@ -597,62 +655,6 @@ def _labelled(
     if CHECK_LABEL in names:
         raise InputError(f"{CHECK_LABEL!r} labels the attention checks; give the model another label")
     return {label: load_model_like(model) for label, model in pairs}
-
-
-def _select_topics(k: int, wanted: int | None, rng: np.random.Generator, label: str) -> list[int]:
-    if wanted is None:
-        return list(range(k))
-    if not 1 <= wanted <= k:
-        raise InputError(f"topics_per_model must be between 1 and {k} (the topics of {label!r}), got {wanted}")
-    return sorted(int(t) for t in rng.choice(k, size=wanted, replace=False))
-
-
-def _model_record(label: str, model: TopicModel | Topics, selected: list[int] | None) -> dict[str, Any]:
-    if isinstance(model, TopicModel):
-        return {
-            "label": label,
-            "kind": model.kind,
-            "k": model.k,
-            "phi_sha256": arrays_sha256(model.phi),
-            "topics": selected,
-        }
-    return {"label": label, "kind": "topics", "k": len(model), "source": model.name, "topics": selected}
-
-
-def _topic_intrusion(
-    labelled: dict[str, TopicModel | Topics],
-    corpus: Corpus | str | os.PathLike[str] | None,
-    n_docs: int,
-    low_share: float,
-    familiarity: bool,
-    pick_rng: np.random.Generator,
-    task_rng: np.random.Generator,
-    records: list[dict[str, Any]],
-) -> list[Item]:
-    if corpus is None:
-        raise InputError("topic intrusion shows documents: pass the corpus (--corpus) whose titles and snippets to use")
-    corpus = corpus if isinstance(corpus, Corpus) else Corpus.load(corpus)
-    for label, model in labelled.items():
-        if not isinstance(model, TopicModel):
-            raise InputError(
-                f"topic intrusion needs θ̂ of each document, so {label!r} must be a model, not a topic list"
-            )
-    lengths = corpus.doc_lengths()
-    eligible = [d for d in range(len(corpus)) if lengths[d] > 0 and corpus.snippets[d].strip()]
-    if not eligible:
-        raise InputError("no document of the corpus has both tokens and a snippet to show; prepare it from raw texts")
-    if n_docs > len(eligible):
-        raise InputError(f"asked for {n_docs} documents but only {len(eligible)} have a snippet and tokens")
-    docs = sorted(int(d) for d in pick_rng.choice(eligible, size=n_docs, replace=False))
-    subset = corpus.subset(docs, note="documents shown in a topic-intrusion study")
-    items: list[Item] = []
-    for record, (label, model) in zip(records, labelled.items()):
-        assert isinstance(model, TopicModel)
-        theta = model.infer(subset, seed=int(task_rng.integers(2**63 - 1)))
-        items += topic_intrusion_items(label, model, docs, theta, corpus, low_share, familiarity, task_rng)
-        record["corpus_fingerprint"] = corpus.fingerprint()
-        record["docs"] = [corpus.ids[d] for d in docs]
-    return items
 
 
 def _items_per_participant(value: int | float | None, n_items: int) -> int:

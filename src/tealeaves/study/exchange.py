@@ -37,6 +37,7 @@ from tealeaves.study.design import Study
 from tealeaves.study.items import Item
 from tealeaves.study.schema import AUDIT_COLUMNS, EXPORT_COLUMNS, spreadsheet_safe
 from tealeaves.study.store import Store, annotator_id
+from tealeaves.study.tasks.registry import task_named
 
 INT_COLUMNS = ("topic", "intruder_position", "response", "familiarity", "scale", "rt_ms")
 BOOL_COLUMNS = ("correct", "is_check", "late")
@@ -45,23 +46,9 @@ BOOL_COLUMNS = ("correct", "is_check", "late")
 
 # --------------------------------------------------------------------------- long format
 def item_columns(study: Study, item: Item) -> dict[str, Any]:
-    """The export columns that describe the item (everything but the response)."""
-    topic_intrusion = item.task == "topic-intrusion"
-    return {
-        "study_id": study.study_id,
-        "item_id": item.item_id,
-        "task": item.task,
-        "model": item.model,
-        "topic": item.topic,
-        "doc_id": item.doc_id,
-        "words": " | ".join(" ".join(o) for o in item.options) if topic_intrusion else " ".join(item.words),
-        "option_topics": " ".join(map(str, item.option_topics)),
-        "option_theta": " ".join(repr(float(t)) for t in item.option_theta),
-        "intruder": item.intruder,
-        "intruder_position": item.intruder_position,
-        "scale": item.scale,
-        "is_check": item.is_check,
-    }
+    """The export columns that describe the item (everything but the response): its task's
+    :meth:`~tealeaves.study.tasks.HumanTask.export_columns`."""
+    return {"study_id": study.study_id, "item_id": item.item_id, **task_named(item.task).export_columns(item)}
 
 
 def iso_utc(ms: int | None) -> str | None:
@@ -280,25 +267,23 @@ PLATFORM_FIELDS = ("PROLIFIC_PID", "STUDY_ID", "SESSION_ID")
 
 
 def answer_labels(item: Item) -> list[tuple[int, str]]:
-    """``(value, label)`` of each answer in display order: positions (intrusion) or ratings, highest first."""
-    if item.task == "rating":
-        return list(texts.RATING_LABELS[int(item.scale or 3)].items())
-    if item.task == "topic-intrusion":
-        return [(i, ", ".join(words)) for i, words in enumerate(item.options)]
-    return list(enumerate(item.words))
+    """``(value, label)`` of each answer in display order: positions (intrusion) or ratings, highest
+    first (the task's :meth:`~tealeaves.study.tasks.HumanTask.answer_labels`)."""
+    return task_named(item.task).answer_labels(item)
 
 
 def qualtrics_choices(item: Item) -> tuple[dict[str, dict[str, str]], list[int], list[int]]:
     """Choices of an item's question: ``(choices, answer ids, familiarity ids)``.
 
-    Answer choice ids are ``position + 1`` (intrusion) or the rating itself; familiarity
-    choices follow them (``n + 1 .. n + 3``), as in Hoyle et al.'s released surveys.
+    Answer choice ids are ``position + 1`` (intrusion) or the rating itself (the task's
+    :meth:`~tealeaves.study.tasks.HumanTask.choice_id`); familiarity choices follow them
+    (``n + 1 .. n + 3``), as in Hoyle et al.'s released surveys.
     """
-    answers = answer_labels(item)
+    task = task_named(item.task)
     choices: dict[str, dict[str, str]] = {}
     answer_ids = []
-    for value, label in answers:
-        choice = value if item.task == "rating" else value + 1
+    for value, label in task.answer_labels(item):
+        choice = task.choice_id(value)
         choices[str(choice)] = {"Display": html.escape(label)}
         answer_ids.append(choice)
     familiarity_ids = []
@@ -322,19 +307,15 @@ def _paragraphs_html(text: str) -> str:
 
 def _question(qid: str, item: Item) -> dict[str, Any]:
     choices, answer_ids, familiarity_ids = qualtrics_choices(item)
-    text = html.escape(texts.QUESTIONS[item.task])
-    if item.task == "rating":
-        text += f"<br><br><strong>{html.escape(', '.join(item.words))}</strong>"
-    if item.task == "topic-intrusion":
-        text = f"<h3>{html.escape(item.doc_title)}</h3><p>{html.escape(item.doc_snippet)}</p><p><strong>{text}</strong></p>"
+    task = task_named(item.task)
     payload: dict[str, Any] = {
-        "QuestionText": text,
+        "QuestionText": task.qualtrics_text(item),
         "DataExportTag": item.item_id,
         "QuestionType": "MC",
         "Selector": "MAVR" if familiarity_ids else "SAVR",
         "SubSelector": "TX",
         "Configuration": {"QuestionDescriptionOption": "UseText"},
-        "QuestionDescription": texts.QUESTIONS[item.task],
+        "QuestionDescription": task.question,
         "Choices": choices,
         "ChoiceOrder": answer_ids + familiarity_ids,
         "Randomization": {"Advanced": None, "Type": "None", "TotalRandSubset": ""},
@@ -362,7 +343,7 @@ def _question(qid: str, item: Item) -> dict[str, Any]:
             },
         }
         payload["ChoiceGroupOrder"] = ["cg_answer", "cg_familiarity"]
-    return _element("SQ", qid, texts.QUESTIONS[item.task], payload)
+    return _element("SQ", qid, task.question, payload)
 
 
 def _element(kind: str, primary: str, secondary: str | None, payload: Any) -> dict[str, Any]:
@@ -754,6 +735,7 @@ def _parse_cell(item: Item, cell: str, path: str | os.PathLike[str]) -> tuple[in
     levels = [c for c in chosen if c in familiarity_ids]
     if len(answers) != 1 or len(levels) != (1 if familiarity_ids else 0) or len(chosen) != len(answers) + len(levels):
         raise InputError(f"{path}: item {item.item_id}: the answer {cell!r} does not fit the item's choices")
-    answer = answers[0] if item.task == "rating" else answers[0] - 1
+    task = task_named(item.task)
+    answer = next(value for value, _ in task.answer_labels(item) if task.choice_id(value) == answers[0])
     familiarity = levels[0] - item.n_options if levels else None
     return answer, familiarity

@@ -1,41 +1,30 @@
-"""Study items: the questions of the three human tasks and the synthetic attention checks.
-
-- Word intrusion (Chang et al. 2009 §3.1): a topic's words plus one intruder, shuffled, made
-  by :func:`tealeaves.intrusion.intruder_sets` (Chang's top 5 or Hoyle et al. 2021's 5 of the
-  top 10; the one generator shared with automated word intrusion).
-- Topic intrusion (Chang et al. 2009 §3.2): a document's title and snippet with four topics of
-  their 8 most probable words: the document's three most probable topics under θ̂_d and one
-  intruder drawn uniformly from its low-probability topics, shuffled.
-- Ratings (Newman et al. 2010; Hoyle et al. 2021 §5, Fig. 4): a topic's 10 most probable words
-  in rank order, rated on a 3- or 5-point scale.
-- Attention checks (Hoyle et al. 2021 footnote 14): synthetic poor-quality topics made of
-  high-probability words of other topics that are improbable in the topics under study (see
-  :func:`synthetic_topics`). A careful reader rates them lowest.
+"""Study items: one question of a study, and the synthetic attention checks.
 
 An :class:`Item` holds everything about a question, including its answer key; only
-:meth:`Item.public` is ever sent to a browser.
+:meth:`Item.public` is ever sent to a browser. What an item shows and which answers it takes
+depend on its task (:mod:`tealeaves.study.tasks`: word intrusion, topic intrusion, ratings, or a
+registered one), which makes the items of a study (:meth:`HumanTask.items
+<tealeaves.study.tasks.base.HumanTask.items>`); the item's methods ask its task.
+
+Attention checks (Hoyle et al. 2021 footnote 14) are synthetic poor-quality topics made of
+high-probability words of other topics that are improbable in the topics under study (see
+:func:`synthetic_topics`). A careful reader rates them lowest.
 """
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
 import numpy as np
 
-from tealeaves.corpus import Corpus
 from tealeaves.errors import InputError
-from tealeaves.intrusion import intruder_sets
 from tealeaves.models import TopicModel, Topics, as_topics
+from tealeaves.study.tasks.registry import task_named
 
-TOPIC_INTRUSION_WORDS = 8
-"""Words shown per topic in topic intrusion (Chang et al. 2009 §3.2)."""
 RATING_WORDS = 10
-"""Words shown per topic in the ratings task (Hoyle et al. 2021 §5)."""
-TOPIC_INTRUSION_OPTIONS = 4
-"""Three most probable topics plus one intruder (Chang et al. 2009 §3.2)."""
+"""Words shown per topic in the ratings task and in an attention check (Hoyle et al. 2021 §5)."""
 CHECK_LABEL = "check"
 """The ``model`` of attention-check items (a label no model may take)."""
 
@@ -49,7 +38,8 @@ class Item:
     item_id : str
         Opaque id within the study (never shown to participants).
     task : str
-        ``word-intrusion``, ``topic-intrusion`` or ``rating``.
+        The name of its task (:mod:`tealeaves.study.tasks`): ``word-intrusion``,
+        ``topic-intrusion``, ``rating`` or a registered one.
     model : str
         Label of the model the item comes from; ``"check"`` for attention checks.
     topic : int or None
@@ -111,13 +101,11 @@ class Item:
     @property
     def n_options(self) -> int:
         """Number of answers: words (word intrusion), word groups (topic intrusion), scale points."""
-        if self.task == "rating":
-            return int(self.scale or 0)
-        return len(self.options) if self.task == "topic-intrusion" else len(self.words)
+        return task_named(self.task).n_options(self)
 
     def answers(self) -> list[int]:
         """The valid values of ``answer``: 0-based positions, or ratings 1..scale."""
-        return list(range(1, self.n_options + 1)) if self.task == "rating" else list(range(self.n_options))
+        return task_named(self.task).answers(self)
 
     def fails_check(self, answer: int) -> bool:
         """Whether ``answer`` fails this attention check: a synthetic poor-quality topic (Hoyle et al.
@@ -127,18 +115,11 @@ class Item:
 
     def is_correct(self, answer: int) -> bool | None:
         """Whether ``answer`` picked the intruder (intrusion tasks); None for ratings."""
-        return None if self.intruder_position is None else answer == self.intruder_position
+        return task_named(self.task).is_correct(self, answer)
 
     def public(self) -> dict[str, Any]:
         """What a participant's browser may see before answering: no model, topic, key or check flag."""
-        view: dict[str, Any] = {"task": self.task, "familiarity": self.familiarity}
-        if self.task == "topic-intrusion":
-            view.update(doc_title=self.doc_title, doc_snippet=self.doc_snippet, options=[list(o) for o in self.options])
-        else:
-            view["words"] = list(self.words)
-        if self.scale is not None:
-            view["scale"] = self.scale
-        return view
+        return task_named(self.task).public(self)
 
     def to_dict(self) -> dict[str, Any]:
         """All fields as JSON types (for ``items.jsonl``)."""
@@ -156,112 +137,6 @@ class Item:
         fields["option_theta"] = tuple(float(t) for t in fields.get("option_theta", ()))
         fields["source"] = tuple(sorted(dict(fields.get("source", {})).items()))
         return cls(**fields)
-
-
-# --------------------------------------------------------------------------- word intrusion
-def word_intrusion_items(
-    label: str,
-    topics: TopicModel | Topics | Sequence[Sequence[str]],
-    selected: Sequence[int],
-    protocol: str,
-    draws: int,
-    familiarity: bool,
-    seed: int,
-) -> list[Item]:
-    """Word-intrusion items for the ``selected`` topics of one model (Chang et al. 2009 §3.1).
-
-    The sets come from :func:`tealeaves.intrusion.intruder_sets` with ``protocol`` ("chang":
-    the top 5 words; "hoyle": 5 of the top 10) and ``draws`` independent sets per topic; the
-    intruder has low probability in the topic (outside its top 50) and high probability in
-    another topic of the same model (within that topic's top 10).
-    """
-    sets = intruder_sets(topics, draws=draws, protocol=protocol, seed=seed)  # type: ignore[arg-type]
-    keep = set(selected)
-    return [
-        Item(
-            item_id="",
-            task="word-intrusion",
-            model=label,
-            topic=s.topic,
-            words=s.words,
-            intruder=s.intruder,
-            intruder_position=s.intruder_position,
-            familiarity=familiarity,
-            source=(
-                ("draw", s.draw),
-                ("high_rank_used", s.high_rank_used),
-                ("intruder_topic", s.intruder_topic),
-                ("protocol", protocol),
-            ),
-        )
-        for s in sets
-        if s.topic in keep
-    ]
-
-
-# --------------------------------------------------------------------------- topic intrusion
-def topic_intrusion_items(
-    label: str,
-    model: TopicModel,
-    docs: Sequence[int],
-    theta: np.ndarray,
-    corpus: Corpus,
-    low_share: float,
-    familiarity: bool,
-    rng: np.random.Generator,
-) -> list[Item]:
-    """Topic-intrusion items for documents ``docs`` of ``corpus`` (Chang et al. 2009 §3.2).
-
-    For document d with point estimate θ̂_d (row of ``theta``), the options are the three
-    topics with the largest θ̂_{d,k} and one intruder drawn uniformly from the
-    ``ceil(low_share * K)`` least probable topics (never one of the three); each option shows
-    its topic's 8 most probable words, and the four options are shuffled.
-    """
-    k = model.k
-    if k < TOPIC_INTRUSION_OPTIONS:
-        raise InputError(f"topic intrusion needs models with at least 4 topics; {label!r} has {k}")
-    if not 0 < low_share <= 1:
-        raise InputError(f"the intruder's low-probability share must be in (0, 1], got {low_share}")
-    top = model.top_words(TOPIC_INTRUSION_WORDS)
-    n_low = max(1, math.ceil(low_share * k))
-    items = []
-    for row, d in enumerate(docs):
-        order = np.argsort(-theta[row], kind="stable")
-        likely = [int(t) for t in order[:3]]
-        pool = [int(t) for t in order[max(3, k - n_low) :]]
-        intruder = pool[int(rng.integers(len(pool)))]
-        shown = [*likely, intruder]
-        perm = rng.permutation(TOPIC_INTRUSION_OPTIONS)
-        option_topics = tuple(shown[i] for i in perm)
-        items.append(
-            Item(
-                item_id="",
-                task="topic-intrusion",
-                model=label,
-                topic=intruder,
-                options=tuple(tuple(top[t]) for t in option_topics),
-                option_topics=option_topics,
-                option_theta=tuple(float(theta[row, t]) for t in option_topics),
-                doc_id=corpus.ids[d],
-                doc_title=corpus.titles[d],
-                doc_snippet=corpus.snippets[d],
-                intruder=str(intruder),
-                intruder_position=int(np.flatnonzero(perm == 3)[0]),
-                familiarity=familiarity,
-                source=(("doc_index", int(d)), ("intruder_pool", len(pool))),
-            )
-        )
-    return items
-
-
-# --------------------------------------------------------------------------- ratings
-def rating_items(label: str, topics: Topics, selected: Sequence[int], scale: int, familiarity: bool) -> list[Item]:
-    """Rating items: each selected topic's 10 most probable words in rank order (Hoyle et al. Fig. 4)."""
-    top = topics.top(RATING_WORDS)
-    return [
-        Item(item_id="", task="rating", model=label, topic=k, words=top[k], scale=scale, familiarity=familiarity)
-        for k in selected
-    ]
 
 
 # --------------------------------------------------------------------------- attention checks
@@ -375,12 +250,15 @@ def check_items(
     familiarity: bool,
     rng: np.random.Generator,
     sources: Sequence[Sequence[str]] | None = None,
+    *,
+    task: str,
 ) -> list[Item]:
-    """Rating attention checks: synthetic poor topics, failed when rated "very related"."""
+    """Attention checks: synthetic poor topics asked as items of ``task`` on a ``scale``, failed
+    when rated "very related" (the top of the scale)."""
     return [
         Item(
             item_id="",
-            task="rating",
+            task=task,
             model=CHECK_LABEL,
             topic=None,
             words=words,

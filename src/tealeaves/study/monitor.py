@@ -1,29 +1,26 @@
 """What the admin pages show while a study runs: progress, live scores per model, attention checks.
 
 The live scores are quick looks, not the analysis (that is :mod:`tealeaves.analysis`, run on
-the export):
+the export); each task names its own (:attr:`~tealeaves.study.tasks.HumanTask.live_scores`), a
+mean over the model's items with answers of each item's value:
 
 - model precision (Chang et al. 2009, Eq. 1): for each item the share of answers that picked
-  the intruder, MP = Σ_s 1(i_s = ω) / S, then its mean over the model's items with answers;
+  the intruder, MP = Σ_s 1(i_s = ω) / S (word and topic intrusion);
 - topic log odds (Chang et al. 2009, Eq. 2): for each topic-intrusion item
-  TLO = Σ_s (log θ̂_{d,j*} − log θ̂_{d,j_s}) / S, then its mean over the model's items;
-- mean rating: each item's mean rating, then their mean over the model's items;
+  TLO = Σ_s (log θ̂_{d,j*} − log θ̂_{d,j_s}) / S;
+- mean rating: each item's mean rating;
 - familiar: the share of answers with familiarity 1 (Hoyle et al. 2021, Fig. 1).
 """
 
 from __future__ import annotations
 
-import math
 from collections import defaultdict
-from collections.abc import Sequence
 from typing import Any
 
 from tealeaves.study.design import Study
 from tealeaves.study.store import Store
-
-
-def _mean(values: Sequence[float]) -> float | None:
-    return sum(values) / len(values) if values else None
+from tealeaves.study.tasks.base import mean
+from tealeaves.study.tasks.registry import task_named
 
 
 def summary(study: Study, store: Store) -> dict[str, Any]:
@@ -63,21 +60,10 @@ def summary(study: Study, store: Store) -> dict[str, Any]:
         familiar[item.model] += [int(r["familiarity"] == 1) for r in got if r["familiarity"] is not None]
         if not got:
             continue
-        if item.task == "rating":
-            row["scores"]["mean rating"].append(_mean([r["answer"] for r in got]))
-        else:
-            row["scores"]["model precision"].append(_mean([float(bool(r["correct"])) for r in got]))
-        if item.task == "topic-intrusion":
-            true = math.log(item.option_theta[int(item.intruder_position or 0)])
-            row["scores"]["topic log odds"].append(
-                _mean([true - math.log(item.option_theta[r["answer"]]) for r in got])
-            )
+        for name, value in task_named(item.task).live_values(item, got).items():
+            row["scores"][name].append(value)
 
-    score_names = {
-        "word-intrusion": ["model precision"],
-        "topic-intrusion": ["model precision", "topic log odds"],
-        "rating": ["mean rating"],
-    }[study.task]
+    score_names = list(task_named(study.task).live_scores)
     models = []
     for label, row in per_model.items():
         wanted = row["n_items"] * target
@@ -86,10 +72,10 @@ def summary(study: Study, store: Store) -> dict[str, Any]:
             "n_items": row["n_items"],
             "answers": row["answers"],
             "share_done": row["toward"] / wanted if wanted else 0.0,
-            "familiar": _mean(familiar[label]),
+            "familiar": mean(familiar[label]),
         }
         for name in score_names:
-            entry[name] = _mean(row["scores"][name])
+            entry[name] = mean(row["scores"][name])
         models.append(entry)
 
     checks = [item for item in study.items if item.is_check]

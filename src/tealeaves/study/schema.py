@@ -15,12 +15,15 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from tealeaves.study.tasks.registry import BUILTIN_TASKS
+
 if TYPE_CHECKING:
     import pandas as pd
 
-TASKS = ("word-intrusion", "topic-intrusion", "rating")
-"""The tasks a study asks: word intrusion and topic intrusion (Chang et al. 2009) and topic
-ratings (Newman et al. 2010; Hoyle et al. 2021); the ``task`` of every item and export row."""
+TASKS = tuple(BUILTIN_TASKS)
+"""The tasks tealeaves ships: word intrusion and topic intrusion (Chang et al. 2009) and topic
+ratings (Newman et al. 2010; Hoyle et al. 2021), the ``task`` of every item and export row; a
+registered task (:func:`~tealeaves.study.tasks.task_names`) may be one too."""
 
 EXPORT_COLUMNS: dict[str, str] = {
     "study_id": "the study's id",

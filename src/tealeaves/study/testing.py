@@ -8,7 +8,7 @@
   ``benchmarks/study_load.py`` and ``benchmarks/study_chaos.py`` use it; use it to pilot a
   deployment.
 - :class:`LiveServer` runs a study app with uvicorn on loopback in a background thread, with the
-  settings of ``tealeaves study serve`` (:func:`tealeaves.study.app.server_options`).
+  settings of ``tealeaves study serve`` (:func:`tealeaves.study.web.limits.server_options`).
 - :class:`TemporaryPostgres` starts a PostgreSQL server in a temporary folder on loopback
   (Debian's ``postgresql`` binaries: ``initdb`` and ``pg_ctl``, or those in
   ``$TEALEAVES_POSTGRES_BINDIR``; as the ``postgres`` user when run as root, since ``initdb``
@@ -312,13 +312,13 @@ def free_port(host: str = "127.0.0.1") -> int:
 
 class LiveServer:
     """Serve an ASGI app with uvicorn on loopback in a background thread (a context manager);
-    ``options`` are those of :func:`tealeaves.study.app.server_options` (``forwarded_allow_ips``,
+    ``options`` are those of :func:`tealeaves.study.web.limits.server_options` (``forwarded_allow_ips``,
     ``root_path``)."""
 
     def __init__(self, app: Any, host: str = "127.0.0.1", port: int | None = None, **options: Any):
         import uvicorn
 
-        from tealeaves.study.app import server_options
+        from tealeaves.study.web.limits import server_options
 
         self.host, self.port = host, port or free_port(host)
         config = uvicorn.Config(
