@@ -82,8 +82,10 @@ MOVED = {
     "tealeaves.likelihood.exact": "tealeaves.likelihood.enumeration",
     "tealeaves.likelihood.predictive": "tealeaves.likelihood.prediction",
     "tealeaves.analysis.validate": "tealeaves.analysis.validation",
+    "tealeaves.study.app": "tealeaves.study.web",
 }
-"""Modules renamed in 0.2 so that no function shadows its module: old name -> new name."""
+"""Modules renamed in 0.2, so that no function shadows its module or, for the study's web app (a
+package of routers since), so that each part has a module of its own: old name -> new name."""
 
 
 class MovedModuleFinder(importlib.abc.MetaPathFinder):
@@ -93,10 +95,9 @@ class MovedModuleFinder(importlib.abc.MetaPathFinder):
     def find_spec(self, fullname: str, path: Any = None, target: Any = None) -> None:
         for old, new in MOVED.items():
             if fullname == old or fullname.startswith(old + "."):
-                function = old.rsplit(".", 1)
                 raise ModuleNotFoundError(
-                    f"No module named {fullname!r}: since tealeaves 0.2 {function[0]}.{function[1]} is a function "
-                    f"and its module is {new!r}; import {new + fullname[len(old) :]!r} instead",
+                    f"No module named {fullname!r}: since tealeaves 0.2 the module {old} is {new!r}; "
+                    f"import {new + fullname[len(old) :]!r} instead",
                     name=fullname,
                 )
         return None

@@ -213,3 +213,42 @@ def test_items_per_model_of_a_design(tmp_path):
     assert items_per_model([small], "topic-intrusion", docs=12) == 12
     with pytest.raises(InputError, match="task must be one of"):
         items_per_model([small], "ratings")
+
+
+ITEMS_BEFORE_THE_REGISTRY = [  # one line of each task's items.jsonl, as tealeaves wrote them before tasks had modules
+    '{"doc_id": "", "doc_snippet": "", "doc_title": "", "familiarity": true, "intruder": "g08", "intruder_position": 0, '
+    '"is_check": false, "item_id": "q0001", "model": "MODEL_BETA", "option_theta": [], "option_topics": [], '
+    '"options": [], "scale": null, "source": {"draw": 0, "high_rank_used": 10, "intruder_topic": 6, "protocol": '
+    '"hoyle"}, "task": "word-intrusion", "topic": 8, "words": ["g08", "i04", "i15", "i19", "i03", "i24"]}',
+    '{"doc_id": "56", "doc_snippet": "The opening of document 56.", "doc_title": "Document 56", "familiarity": false, '
+    '"intruder": "1", "intruder_position": 0, "is_check": false, "item_id": "q0001", "model": "MODEL_ALPHA", '
+    '"option_theta": [0.001639344262295084, 0.3001092896174859, 0.5412021857923497, 0.14699453551912575], '
+    '"option_topics": [1, 2, 8, 3], "options": [["b09", "b00"], ["c07", "c06"], ["i21", "i18"], ["d19", "d10"]], '
+    '"scale": null, "source": {"doc_index": 56, "intruder_pool": 5}, "task": "topic-intrusion", "topic": 1, '
+    '"words": []}',
+    '{"doc_id": "", "doc_snippet": "", "doc_title": "", "familiarity": true, "intruder": "", "intruder_position": '
+    'null, "is_check": false, "item_id": "q0001", "model": "MODEL_BETA", "option_theta": [], "option_topics": [], '
+    '"options": [], "scale": 3, "source": {}, "task": "rating", "topic": 9, "words": ["j26", "j01", "j03"]}',
+]
+
+
+def test_items_written_before_the_task_registry_read_back_and_behave_as_then():
+    from tealeaves.study import Item
+    from tealeaves.study.design import items_jsonl
+
+    wi, ti, rating = (Item.from_dict(json.loads(line)) for line in ITEMS_BEFORE_THE_REGISTRY)
+    assert items_jsonl([wi, ti, rating]).splitlines() == [
+        json.dumps(json.loads(line), sort_keys=True, ensure_ascii=False) for line in ITEMS_BEFORE_THE_REGISTRY
+    ]
+    assert (wi.answers(), wi.is_correct(0), wi.is_correct(1)) == ([0, 1, 2, 3, 4, 5], True, False)
+    assert wi.public() == {"task": "word-intrusion", "familiarity": True, "words": list(wi.words)}
+    assert (ti.n_options, ti.answers(), ti.is_correct(0)) == (4, [0, 1, 2, 3], True)
+    assert ti.public() == {
+        "task": "topic-intrusion",
+        "familiarity": False,
+        "doc_title": "Document 56",
+        "doc_snippet": "The opening of document 56.",
+        "options": [list(o) for o in ti.options],
+    }
+    assert (rating.answers(), rating.is_correct(3), rating.fails_check(3)) == ([1, 2, 3], None, False)
+    assert rating.public() == {"task": "rating", "familiarity": True, "words": ["j26", "j01", "j03"], "scale": 3}
