@@ -131,6 +131,18 @@ class HumanTask:
         :meth:`public` view as ``view`` (escaped like every template of the app).
     choice_class : str
         The CSS class of each answer's label on the page (``words``: set as words).
+
+    Examples
+    --------
+    Every part of tealeaves that depends on an item's task asks its task:
+
+    >>> from tealeaves.study import Item, task_named
+    >>> rating = task_named("rating")
+    >>> rating.unit, rating.measure, rating.answer_column, rating.sized_as
+    ('topic', 'mean rating', 'response', 'rating')
+    >>> item = Item("q0001", "rating", "lda", 0, words=("tax", "budget", "debt"), scale=3)
+    >>> rating.answers(item), rating.answer_labels(item)[0], rating.public(item)
+    ([1, 2, 3], (3, 'Very related'), {'task': 'rating', 'familiarity': True, 'words': ['tax', 'budget', 'debt'], 'scale': 3})
     """
 
     name: str
@@ -229,7 +241,39 @@ class HumanTask:
 class TopicTask(HumanTask):
     """A task with one item (or ``draws``) per topic of each model: the topics are all of a
     model's, or ``topics_per_model`` of them drawn at random; a subclass says how a model's
-    selected topics become items (:meth:`topic_items`)."""
+    selected topics become items (:meth:`topic_items`).
+
+    Attributes
+    ----------
+    unit : str
+        ``"topic"``; the other attributes are those of :class:`HumanTask`.
+
+    Examples
+    --------
+    A new task is a subclass registered by name; then a study of it is made, served, exported
+    and analysed as any other (its scores need :meth:`~HumanTask.item_score` and
+    :meth:`~HumanTask.live_values` too):
+
+    >>> from tealeaves.models import as_topics
+    >>> from tealeaves.study import Item, TopicTask, create_study, register_task
+    >>> class FirstWord(TopicTask):
+    ...     name = "first-word"
+    ...     question = "Which word did the program rank first?"
+    ...     instructions = "Each group of words comes from a program that ranked them: find its first word."
+    ...     measure = "first-word precision"
+    ...     live_scores = ("first-word precision",)
+    ...
+    ...     def topic_items(self, label, model, selected, request):
+    ...         top = as_topics(model).top(3)
+    ...         return [Item("", self.name, label, k, words=top[k][::-1], intruder=top[k][0], intruder_position=2)
+    ...                 for k in selected]
+    >>> task = register_task(FirstWord())
+    >>> study = create_study({"lda": [["tax", "budget", "debt"], ["war", "army", "navy"]]}, "first-word", seed=0)
+    >>> [(item.words, item.answers()) for item in study.items]
+    [(('navy', 'army', 'war'), [0, 1, 2]), (('debt', 'budget', 'tax'), [0, 1, 2])]
+    >>> from tealeaves.study.tasks import unregister_task
+    >>> unregister_task("first-word")
+    """
 
     unit: Unit = "topic"
 

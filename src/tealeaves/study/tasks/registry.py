@@ -46,6 +46,24 @@ def register_task(task: HumanTask) -> HumanTask:
     ------
     InputError
         For a built-in name, or a name that is not lower-case letters, digits and ``-``.
+
+    Examples
+    --------
+    A task is one class (:class:`~tealeaves.study.tasks.base.TopicTask` shows a whole one):
+
+    >>> from tealeaves.study.tasks import register_task, task_named, task_names, unregister_task
+    >>> from tealeaves.study.tasks.rating import Rating
+    >>> class Closeness(Rating):
+    ...     name = "closeness"
+    ...     question = "How closely are these words related?"
+    >>> task = register_task(Closeness())
+    >>> task_named("closeness") is task, task_names()
+    (True, ['word-intrusion', 'topic-intrusion', 'rating', 'closeness'])
+    >>> unregister_task("closeness")
+    >>> register_task(Rating())
+    Traceback (most recent call last):
+    ...
+    tealeaves.errors.InputError: 'rating' is a built-in task; give the new task a name of its own
     """
     name = task.name
     if name in BUILTIN_TASKS:
@@ -57,13 +75,37 @@ def register_task(task: HumanTask) -> HumanTask:
 
 
 def unregister_task(name: str) -> None:
-    """Forget the task :func:`register_task` registered under ``name`` (nothing for another name)."""
+    """Forget the task :func:`register_task` registered under ``name`` (nothing for another name).
+
+    Parameters
+    ----------
+    name : str
+        The task's name.
+
+    Examples
+    --------
+    >>> from tealeaves.study.tasks import task_names, unregister_task
+    >>> unregister_task("rating")  # built-in tasks stay
+    >>> "rating" in task_names()
+    True
+    """
     if name not in BUILTIN_TASKS:
         _tasks.pop(name, None)
 
 
 def task_names() -> list[str]:
-    """The names of every task: the built-in ones, then those registered, in registration order."""
+    """The names of every task: the built-in ones, then those registered, in registration order.
+
+    Returns
+    -------
+    list of str
+
+    Examples
+    --------
+    >>> from tealeaves.study.tasks import task_names
+    >>> task_names()
+    ['word-intrusion', 'topic-intrusion', 'rating']
+    """
     return [*BUILTIN_TASKS, *(name for name in _tasks if name not in BUILTIN_TASKS)]
 
 
