@@ -458,7 +458,7 @@ def create_study(
     >>> ratings.items[0].words[:4], ratings.items[0].scale
     (('court', 'law', 'justice', 'judges'), 3)
     """
-    return _Creation(**locals()).study()  # the arguments by name
+    return _Creation(**locals()).study()  # every argument by name; the steps are _Creation's methods
 
 
 @dataclass(frozen=True)
@@ -527,8 +527,13 @@ class _Creation:
         items = _interleaved(items, order_rng)
         n_regular = sum(not item.is_check for item in items)
         per = _items_per_participant(self.items_per_participant, n_regular)
-        counts = {"annotators": annotators, "items_per_participant": per, "checks": checks}
-        settings = self.settings(task, request, {**counts, "checks_per_participant": checks_per_participant})
+        counts = {
+            "annotators": annotators,
+            "items_per_participant": per,
+            "checks": checks,
+            "checks_per_participant": checks_per_participant,
+        }
+        settings = self.settings(task, request, counts)
         manifest = new_manifest(
             "study",
             seed=self.seed if isinstance(self.seed, int) else None,
@@ -592,8 +597,9 @@ class _Creation:
         return check_items(study_topics, n, self.scale, familiarity, rng, sources=sources, task=task.name)
 
     def settings(self, task: HumanTask, request: ItemRequest, counts: dict[str, int]) -> dict[str, Any]:
-        """What every participant and the assignment depend on (and the study id); the options
-        the task does not use (:attr:`~tealeaves.study.tasks.HumanTask.options`) are None."""
+        """What every participant and the assignment depend on (and the study id), with the
+        ``counts`` of answers, questions and checks; the options the task does not use
+        (:attr:`~tealeaves.study.tasks.HumanTask.options`) are None."""
 
         def used(name: str) -> Any:
             return getattr(request, name) if name in task.options else None
