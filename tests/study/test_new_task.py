@@ -153,3 +153,22 @@ def test_a_registered_task_is_refused_where_it_says_so(top_word, models):
     unregister_task("top-word")
     with pytest.raises(InputError, match="task must be one of word-intrusion, topic-intrusion, rating, got"):
         create_study(models, "top-word")
+
+
+def test_a_task_template_is_escaped_like_every_page(make):
+    class Shown(TopWord):
+        name = "top-word-shown"
+        template = '  <p id="first">{{ view.words[0] }}</p>\n'
+
+    task = register_task(Shown())
+    try:
+        topics = {"m": [[f"<i>w{k}{j}</i>" for j in range(10)] for k in range(3)]}
+        _, _, app = make(task=task.name, source=topics, annotators=1, items_per_participant=1)
+        c = TestClient(app, follow_redirects=False)
+        nonce = re.search(r'name="nonce" value="([^"]+)"', c.get("/").text).group(1)
+        location = c.post("/start", data={"consent": "yes", "nonce": nonce}).headers["location"]
+        token = re.search(r"/s/([^/]+)/", location).group(1)
+        page = c.get(c.get(f"/s/{token}/next").headers["location"]).text
+        assert re.search(r'<p id="first">&lt;i&gt;w\d+&lt;/i&gt;</p>', page) and "<i>" not in page
+    finally:
+        unregister_task(task.name)

@@ -8,6 +8,7 @@ autoescaped. A refusal is raised as :class:`Refused` and shown as a page with a 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from importlib.resources import files
 from typing import Any
 
@@ -23,7 +24,7 @@ TASK_TEMPLATE = "task/{name}.html"
 """The name under which an item's page includes its task's template fragment (``.html``: autoescaped)."""
 
 
-def _task_template(name: str) -> str | None:
+def _task_source(name: str) -> str | None:
     """The template fragment of the task ``task/NAME.html`` names (None for any other name)."""
     folder, _, file = name.partition("/")
     if folder != "task" or not file.endswith(".html"):
@@ -32,6 +33,12 @@ def _task_template(name: str) -> str | None:
         return task_named(file.removesuffix(".html")).template
     except InputError:
         return None
+
+
+def _task_template(name: str) -> tuple[str, None, Callable[[], bool]] | None:
+    """:func:`_task_source` for Jinja2, up to date while the task registered under its name keeps it."""
+    source = _task_source(name)
+    return None if source is None else (source, None, lambda: _task_source(name) == source)
 
 
 templates = Environment(
