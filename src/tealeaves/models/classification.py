@@ -64,18 +64,18 @@ class ClassificationResult(Result):
 
     Examples
     --------
+    Four documents, two on each side, with two folds:
+
     >>> import numpy as np
     >>> from tealeaves.corpus import Corpus, Vocabulary
     >>> from tealeaves.models import TopicModel, classify
-    >>> theta = np.array([[0.9, 0.1], [0.8, 0.2], [0.7, 0.3], [0.3, 0.7], [0.2, 0.8], [0.1, 0.9]])
-    >>> meta = [{"party": p} for p in ["left"] * 3 + ["right"] * 3]
-    >>> corpus = Corpus.from_documents([[0, 1]] * 6, Vocabulary(["tax", "war"]), metadata=meta)
-    >>> model = TopicModel(corpus.vocab, np.array([[0.9, 0.1], [0.1, 0.9]]), theta=theta)
-    >>> result = classify(model, corpus, "party", folds=3)
+    >>> corpus = Corpus.from_documents([[0, 1]] * 4, Vocabulary(["a", "b"]), metadata=[{"side": s} for s in "xxyy"])
+    >>> phi, theta = np.array([[0.9, 0.1], [0.1, 0.9]]), np.array([[0.9, 0.1], [0.8, 0.2], [0.2, 0.8], [0.1, 0.9]])
+    >>> result = classify(TopicModel(corpus.vocab, phi, theta=theta), corpus, "side", folds=2)
     >>> result
-    ClassificationResult(accuracy=1, f1 (macro)=1, precision (macro)=1, recall (macro)=1, label=party, protocol=cross-validation, …)
+    ClassificationResult(accuracy=1, f1 (macro)=1, precision (macro)=1, recall (macro)=1, label=side, protocol=cross-validation, …)
     >>> result.columns()["predicted"].tolist()
-    ['left', 'left', 'left', 'right', 'right', 'right']
+    ['x', 'x', 'y', 'y']
     """
 
     label: str
