@@ -138,6 +138,7 @@ def test_train_refuses_a_trainer_without_its_extra(monkeypatch, corpus, tmp_path
         (["analyze", "export.csv", "--out", "A"], "matplotlib", "report"),
         (["validate", "--human", "h.csv", "--out", "V"], "pandas", "report"),
         (["sweep", "sweep.toml", "--out", "W"], "torch", "sweep"),
+        (["classify", "MODEL", "CORPUS", "--label", "group", "--out", "c.csv"], "sklearn", "classification"),
         (["demo", "--out", "D"], "spacy", "all"),
         (["prepare", "TEXTS", "--format", "tokenized", "--out", "I", "--scheduler", "local"], "distributed", "dask"),
     ],

@@ -32,6 +32,7 @@ EXTRAS: dict[str, tuple[str, tuple[str, ...]]] = {
     "embedding": ("embedding coherence and word intrusion by word vectors", ("sentence_transformers", "gensim")),
     "wikipedia": ("Wikipedia dumps, prepared on Dask", ("mwparserfromhell", "dask", "distributed")),
     "dask": ("work spread over a Dask cluster", ("dask", "distributed")),
+    "classification": ("document classification on θ (a linear SVM)", ("sklearn",)),
     "sweep": (
         "Hoyle et al.'s model selection",
         ("torch", "gensim", "dask", "distributed", "pandas", "pyarrow"),

@@ -1,16 +1,22 @@
-"""Model commands: ``train`` a topic model, print its ``topics``, ``import`` one trained elsewhere."""
+"""Model commands: ``train`` a topic model, print its ``topics``, ``import`` one trained elsewhere, score its
+topics' ``significance`` and ``classify`` documents by their θ."""
 
 from __future__ import annotations
 
 import warnings
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from tealeaves.cli.common import JsonOption, app, parse_param, reports_errors, show
+from tealeaves.cli.common import JsonOption, app, check_result_path, parse_param, reports_errors, show
 from tealeaves.console import err_console, mapping_table, progress_bar, topics_table
 from tealeaves.errors import InputError
+
+if TYPE_CHECKING:
+    from rich.table import Table
+
+    from tealeaves.models import SignificanceResult
 
 
 @app.command()
@@ -138,4 +144,124 @@ def import_(
         lambda: {"model": str(out), "topics": words, "vocabulary_alignment": alignment},
         topics_table(title, words),
         *([mapping_table("vocabulary alignment", counts)] if counts else []),
+    )
+
+
+OutOption = Annotated[Path | None, typer.Option("--out", "-o", help="Write the result to a .json or .csv file.")]
+
+
+@app.command()
+@reports_errors
+def significance(
+    model: Annotated[Path, typer.Argument(help="A model folder.")],
+    corpus: Annotated[
+        Path | None,
+        typer.Option(help="Infer θ for this corpus' documents [the model's θ of its training documents]."),
+    ] = None,
+    epsilon: Annotated[
+        float | None, typer.Option(help="Added to every probability before the divergence [OCTIS's 1e-5]; 0: exact.")
+    ] = None,
+    seed: Annotated[int, typer.Option(help="Seed of the inference of θ (with --corpus).")] = 0,
+    out: OutOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Topic significance (AlSumait et al. 2009, as OCTIS): each topic's KL divergence, in nats, from the
+    uniform distribution over words, the vacuous one (the corpus' word distribution) and the uniform one
+    over documents (the background). Larger is more significant."""
+    from tealeaves.corpus import Corpus
+    from tealeaves.display import number
+    from tealeaves.models import TopicModel, topic_significance
+    from tealeaves.results import write_result
+
+    check_result_path(out)
+    loaded = TopicModel.load(model)
+    theta = loaded.infer(Corpus.load(corpus), seed=seed) if corpus is not None else None
+    result = topic_significance(loaded, theta, **({"epsilon": epsilon} if epsilon is not None else {}))
+    if out is not None:
+        write_result(result, out)
+    documents = f"θ of {corpus}" if corpus is not None else "θ of its training documents"
+    title = f"topic significance: KL divergence (nats) from each junk distribution, ε = {number(result.epsilon)}, "
+    show(
+        as_json,
+        result.to_dict,
+        _significance_table(f"{title}{documents}: {model}", result),
+        *([f"-> {out}"] if out is not None else []),
+    )
+
+
+def _significance_table(title: str, result: SignificanceResult) -> Table:
+    """One row per topic: its three divergences and its words; then their means over topics."""
+    from rich.table import Table
+
+    from tealeaves.display import number
+    from tealeaves.models.significance import JUNK
+
+    table = Table(title=title, title_justify="left")
+    table.add_column("#", justify="right")
+    for name in ("W-Uniform", "W-Vacuous", "D-BGround"):
+        table.add_column(name, justify="right")
+    table.add_column("top words")
+    for k, words in enumerate(result.topics):
+        table.add_row(str(k), *(number(getattr(result, name)[k]) for name in JUNK), " ".join(words))
+    table.add_section()
+    table.add_row("mean", *(number(result.model_mean[name]) for name in JUNK), "")
+    return table
+
+
+@app.command()
+@reports_errors
+def classify(
+    model: Annotated[Path, typer.Argument(help="A model folder.")],
+    corpus: Annotated[
+        Path,
+        typer.Argument(help="The documents the SVM learns from: the model's training corpus (any one with --infer)."),
+    ],
+    label: Annotated[str, typer.Option("--label", "-l", help="The metadata field to predict (e.g. group).")],
+    heldout: Annotated[
+        Path | None,
+        typer.Option(help="Score these documents, their θ inferred (OCTIS's protocol) [cross-validation over CORPUS]."),
+    ] = None,
+    infer: Annotated[bool, typer.Option(help="Infer θ for CORPUS instead of using the model's own.")] = False,
+    folds: Annotated[int, typer.Option(help="Stratified cross-validation folds (without --heldout).")] = 5,
+    average: Annotated[str, typer.Option(help="F1, precision, recall: macro, micro (OCTIS's) or weighted.")] = "macro",
+    scale: Annotated[bool, typer.Option(help="Standardise θ (the training documents' mean and sd), as OCTIS.")] = True,
+    seed: Annotated[int, typer.Option(help="Seed of the folds and the inference of θ.")] = 0,
+    out: OutOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Document classification on θ (as OCTIS): a linear SVM predicts each document's label from its topic
+    proportions; accuracy, F1, precision and recall over the documents, each predicted by an SVM that
+    never saw it. Needs pip install 'tealeaves[classification]'."""
+    from tealeaves.extras import require
+
+    require("classification", what="document classification on θ")
+    check_result_path(out)
+    from tealeaves.corpus import Corpus
+    from tealeaves.models import TopicModel
+    from tealeaves.models import classify as run_classify
+    from tealeaves.results import write_result
+
+    result = run_classify(
+        TopicModel.load(model),
+        Corpus.load(corpus),
+        label,
+        heldout=Corpus.load(heldout) if heldout is not None else None,
+        infer=infer,
+        folds=folds,
+        average=average,
+        scale=scale,
+        seed=seed,
+    )
+    if out is not None:
+        write_result(result, out)
+    how = (
+        f"{folds}-fold cross-validation over {corpus}"
+        if heldout is None
+        else f"trained on {corpus}, scored on {heldout}"
+    )
+    show(
+        as_json,
+        result.to_dict,
+        mapping_table(f"{label} predicted from θ by a linear SVM, {how}: {model}", result.summary()),
+        *([f"-> {out}"] if out is not None else []),
     )

@@ -226,7 +226,8 @@ class Metric:
 
 METRICS: dict[str, Metric] = {}
 """The registered metrics by name, those :func:`tealeaves.evaluate` can run: ``npmi``, ``cv``,
-``diversity``, ``wi-auto``, ``likelihood``, ``predictive`` (:func:`register` adds one)."""
+``diversity``, ``wi-auto``, ``likelihood``, ``predictive``, and, when turned on, ``significance``
+and ``classification`` (:func:`register` adds one)."""
 
 
 def register(metric: Metric) -> Metric:
@@ -457,6 +458,55 @@ def _predictive(model: TopicModel, inputs: Inputs, seed: int, **options: Any) ->
     return measured
 
 
+def _without_theta(model: Any) -> str | None:
+    """Why topic significance does not apply (None when it does)."""
+    return _not_a_model(model) or (None if model.theta is not None else "no θ of its training documents")
+
+
+def _significance(model: TopicModel, inputs: Inputs, seed: int, **options: Any) -> Measured:
+    """Each topic's KL divergence from W-Uniform, W-Vacuous and D-BGround over its training documents' θ
+    (:func:`tealeaves.models.topic_significance`, as OCTIS)."""
+    from tealeaves.models import topic_significance
+    from tealeaves.models.significance import JUNK
+
+    result = topic_significance(model, **options)
+    measured = Measured()
+    for name in JUNK:
+        measured.per_topic(name, getattr(result, name))
+    return measured
+
+
+def _without_inference(model: Any) -> str | None:
+    """Why θ cannot be inferred for held-out documents (None when it can)."""
+    from tealeaves.models.inference import INFERENCE
+
+    reason = _not_a_model(model)
+    if reason is None and model.kind not in INFERENCE and model.alpha is None:
+        reason = "no inference of θ for held-out documents (no prior, no inference of its own)"
+    return reason
+
+
+def _classification(model: TopicModel, inputs: Inputs, seed: int, *, label: str | None, **options: Any) -> Measured:
+    """Whether a linear SVM on θ inferred for each held-out document predicts its label, by stratified
+    cross-validation over the held-out documents (:func:`tealeaves.models.classify`); F1, precision and recall.
+
+    The held-out documents are the units, the same for every model (the same folds under the run's
+    seed), so the accuracy is compared by the paired plan; the training documents' θ would tie a
+    model's score to its own training corpus, which imported models need not share.
+    """
+    from tealeaves.models import classify
+
+    if not label:
+        raise InputError(
+            "the classification metric needs the metadata field to predict: [metrics] classification = "
+            '{ label = "FIELD" }'
+        )
+    result = classify(model, inputs.heldout, label, infer=True, seed=seed, **options)  # type: ignore[arg-type]
+    correct = Items(result.correct.astype(np.float64), np.ones(len(result.documents)), result.documents)
+    scalars = {f"classification_{name}": getattr(result, name) for name in ("f1", "precision", "recall")}
+    return Measured(items={"classification_accuracy": correct}, scalars=scalars)
+
+
 HUMAN_OUTPUTS = {  # scores per topic (per rated document for topic log odds), tested like topic metrics
     "model_precision": Output("model precision"),
     "topic_log_odds": Output("topic log odds", unit="document", plan=INDEPENDENT),
@@ -522,5 +572,39 @@ register(
         model_only=True,
         applies=_not_a_model,
         source="Chang et al. 2009",
+    )
+)
+register(
+    Metric(
+        "significance",
+        _significance,
+        {
+            "kl_uniform": Output("KL divergence from W-Uniform (nats)"),
+            "kl_vacuous": Output("KL divergence from W-Vacuous (nats)"),
+            "kl_background": Output("KL divergence from D-BGround (nats)"),
+        },
+        defaults={"epsilon": 1e-5},
+        model_only=True,
+        applies=_without_theta,
+        default=False,
+        source="AlSumait et al. 2009; OCTIS",
+    )
+)
+register(
+    Metric(
+        "classification",
+        _classification,
+        {
+            "classification_accuracy": Output("classification accuracy", unit="document"),
+            "classification_f1": Output("classification F1", unit="model"),
+            "classification_precision": Output("classification precision", unit="model"),
+            "classification_recall": Output("classification recall", unit="model"),
+        },
+        defaults={"label": None, "folds": 5, "average": "macro", "scale": True},
+        needs=("heldout",),
+        model_only=True,
+        applies=_without_inference,
+        default=False,
+        source="Blei et al. 2003; OCTIS",
     )
 )

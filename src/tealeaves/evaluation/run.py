@@ -380,7 +380,7 @@ def _run_job(job: _Job) -> list[tuple[str, dict[str, Any]]]:
 
 
 def model_fingerprint(model: TopicModel | Topics) -> str:
-    """SHA-256 of what the metrics read of a model: Φ, the prior, the extra arrays, kind, params
+    """SHA-256 of what the metrics read of a model: Φ, the prior, θ, the extra arrays, kind, params
     and vocabulary of a TopicModel, or the words of a topic list.
 
     It keys the cached steps of :func:`evaluate`: a model whose fingerprint is unchanged is not
@@ -411,9 +411,11 @@ def model_fingerprint(model: TopicModel | Topics) -> str:
     if not isinstance(model, TopicModel):
         return arrays_sha256(texts=("topics", *(" ".join(words) for words in model.words)))
     alpha = model.alpha if model.alpha is not None else np.empty(0)
+    theta = model.theta if model.theta is not None else np.empty(0)
     extra = [model.extra[name] for name in sorted(model.extra)]
     params = json.dumps(json_safe(model.params), sort_keys=True)
-    return arrays_sha256(model.phi, alpha, *extra, texts=(model.kind, params, *sorted(model.extra), *model.vocab.words))
+    texts = (model.kind, params, *sorted(model.extra), *model.vocab.words)
+    return arrays_sha256(model.phi, alpha, theta, *extra, texts=texts)
 
 
 def _step_key(**parts: Any) -> str:
