@@ -249,7 +249,7 @@ def check_writable(out: str | os.PathLike[str], force: bool = False) -> Path:
     """
     out = Path(out)
     if out.exists() and not force:
-        raise ArtifactError(f"output {out} already exists; choose another path or pass --force to replace it")
+        raise ArtifactError(f"output {out} already exists; choose another path or pass force=True to replace it")
     if out.exists() and not out.is_dir():
         raise ArtifactError(f"output {out} exists and is not a folder; remove it or choose another path")
     return out

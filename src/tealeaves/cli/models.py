@@ -110,7 +110,7 @@ def import_(
 ) -> None:
     """Import a topic model trained by another library, aligned to a corpus vocabulary."""
     from tealeaves.models import Topics, import_model
-    from tealeaves.models.importers import RenormalisationWarning
+    from tealeaves.models.adapters import RenormalisationWarning
 
     given = {"vocabulary": vocabulary, "vectorizer": vectorizer, "doc_topics": doc_topics, "alpha": alpha, "beta": beta}
     options: dict[str, Any] = {name: str(v) if isinstance(v, Path) else v for name, v in given.items() if v is not None}

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from tealeaves.errors import InputError
-from tealeaves.models import TopicModel, Topics, as_topics
+from tealeaves.models import TopicModel, Topics, as_model, as_topics
 from tealeaves.results import Columns, Result
 
 TopicsLike = TopicModel | Topics | Sequence[Sequence[str]]
@@ -435,6 +435,7 @@ def diversity(
     >>> result.duplicate_topics, result.redundant
     (((0, 2),), True)
     """
+    topics = as_model(topics)
     uniqueness = topic_uniqueness(topics, uniqueness_topn)
     duplicates = duplicate_topics(topics, filter_topn)
     filter_tu = float(topic_uniqueness(topics, filter_topn).mean())

@@ -23,7 +23,7 @@ from tealeaves.coherence.measures import Measure, TopicCounts, get_measure
 from tealeaves.coherence.segmentation import SET
 from tealeaves.coherence.windows import Window, check_compat
 from tealeaves.errors import EmptyResultError, InputError
-from tealeaves.models import TopicModel, Topics, as_topics
+from tealeaves.models import TopicModel, Topics, as_model, as_topics
 from tealeaves.progress import ProgressCallback, notify
 from tealeaves.results import Columns, Result, dataframe
 
@@ -147,8 +147,8 @@ class CoherenceResult(Result):
 
 
 def score(
-    topics: TopicModel | Topics | Sequence[Sequence[str]],
-    index: RefIndex | str | os.PathLike[str] | None = None,
+    topics: TopicModel | Topics | Sequence[Sequence[str]] | Any,
+    index: RefIndex | str | os.PathLike[str] | Any = None,
     measure: str = "npmi",
     window: Window | int | str | None = None,
     topn: int | Sequence[int] | None = None,
@@ -162,11 +162,16 @@ def score(
 
     Parameters
     ----------
-    topics : TopicModel, Topics or list of word lists
-        Words in rank order, most probable first.
-    index : RefIndex or path
-        The reference corpus' index (:meth:`RefIndex.build`); not used by the embedding
-        measures.
+    topics : TopicModel, Topics, list of word lists, or another library's model
+        Words in rank order, most probable first; or a gensim ``LdaModel``, a scikit-learn
+        model with its vectorizer, a tomotopy or BERTopic model, OCTIS's model output
+        (:func:`~tealeaves.models.as_model`), whose top words are scored.
+    index : RefIndex, path, Corpus or texts
+        The reference corpus' index (:meth:`RefIndex.build`, or its folder); or the reference
+        corpus itself (a corpus folder, a Corpus, gensim's token lists or a Dictionary with
+        its bag-of-words corpus), indexed for this call
+        (:func:`~tealeaves.coherence.reference.as_reference_index`: build the index once to
+        score many times). Not used by the embedding measures.
     measure : str
         One of :data:`~tealeaves.coherence.measures.MEASURES`: ``uci``, ``npmi``, ``umass``,
         ``lcp``, ``cp1``, ``cp2``, ``cv``, ``cp``, ``ca``, ``ds`` (gensim's ``c_npmi``,
@@ -220,7 +225,9 @@ def score(
     '0.6845 [-3.324, 4.693]'
     """
     from tealeaves.coherence.embedding import EMBEDDING_MEASURES, embedding_coherence
+    from tealeaves.coherence.reference import as_reference_index
 
+    topics = as_model(topics)
     if isinstance(measure, str) and measure.lower() in EMBEDDING_MEASURES:
         given = {"window": window, "compat": compat, "conventions": conventions}
         if any(value is not None for value in given.values()):
@@ -240,8 +247,7 @@ def score(
     window = _window_for(spec, default_window if window is None else window)
     if on_missing not in ON_MISSING:
         raise InputError(f"on_missing must be one of {', '.join(ON_MISSING)}, got {on_missing!r}")
-    if not isinstance(index, RefIndex):
-        index = RefIndex.load(index)
+    index = as_reference_index(index)
     topns = _topns(topn, topics)
     largest = max(topns) if topns[0] is not None else None  # type: ignore[type-var]
     scored = as_topics(topics, largest)
@@ -327,8 +333,8 @@ def aggregate_segments(
     if np.isnan(per_topic).all():
         k, _, why = next(entry for entry in missing if entry[1] == WHOLE_TOPIC)
         raise EmptyResultError(
-            f"no topic can be scored with on_missing='skip' (topic {k} {why}); use a reference corpus or an "
-            "encoder with these words, a larger topn or on_missing='zero'"
+            f'no topic can be scored with on_missing="skip" (topic {k} {why}); use a reference corpus or an '
+            'encoder with these words, a larger topn or on_missing="zero"'
         )
     return {
         "per_topic": per_topic,
@@ -374,7 +380,8 @@ def _lookup(topics: Topics, index: RefIndex, on_missing: str) -> tuple[list[np.n
         refuse_missing(
             missing,
             "are missing from the reference index",
-            "Prepare the reference corpus with --vocab-from the training corpus, or pass on_missing='skip' or 'zero'",
+            'Prepare the reference corpus with vocab_from=<the training corpus>, or pass on_missing="skip" or '
+            'on_missing="zero"',
         )
     return ids, present, missing
 
@@ -446,7 +453,8 @@ def _check_finite(values: np.ndarray, spec: Measure, conv: Conventions, k: int) 
     if not np.all(np.isfinite(values)):
         raise InputError(
             f"{spec.name} of topic {k} is not finite under conventions {conv.as_dict()} (a pair that never "
-            "co-occurs has log 0): set conventions={'epsilon': 1e-12}, {'smoothing': 1} or {'zero_pair': 0}"
+            "co-occurs has log 0): set conventions={'epsilon': 1e-12}, conventions={'smoothing': 1} or "
+            "conventions={'zero_pair': 0}"
         )
 
 

@@ -143,11 +143,11 @@ def prepare(
 
         if heldout is not None:
             raise InputError(
-                "--heldout cannot be combined with --shard-size: prepare the training corpus in one process "
-                "and the (large) reference corpus in shards with --vocab-from"
+                "heldout=<share> cannot be combined with shard_size=<documents>: prepare the training corpus in one "
+                "process and the (large) reference corpus in shards with vocab_from=<the training corpus>"
             )
         if out is None:
-            raise InputError("preparing in shards needs an output folder (out=..., --out)")
+            raise InputError("preparing in shards needs an output folder: out=<folder>")
         return prepare_sharded(
             input_list,
             out,
@@ -182,7 +182,7 @@ def prepare(
     if len(vocab) == 0:
         raise EmptyResultError(
             "no word type is left after the vocabulary rules "
-            f"({vocab_info}); relax --min-df / --max-df or give more documents"
+            f"({vocab_info}); lower min_df=<documents> or raise max_df=<share>, or give more documents"
         )
 
     common = {
@@ -208,7 +208,7 @@ def prepare(
         if len(corpus) == 0:
             raise EmptyResultError(
                 f"no {'' if role == 'full' else role + ' '}document is left after filtering ({preprocessing['documents']}); "
-                "relax --min-doc-tokens or --min-doc-words, or give more documents"
+                "lower min_doc_tokens=<tokens> or min_doc_words=<words>, or give more documents"
             )
         return corpus
 
@@ -234,7 +234,7 @@ def rules_config(source: Corpus | None, format: str | None, rules: dict[str, Any
         require(
             "prepare",
             "spacy",
-            what="preparing raw texts (spaCy's tokenizer and stop words; --format tokenized reads tokenized texts)",
+            what="preparing raw texts (spaCy's tokenizer and stop words; format='tokenized' reads tokenized texts)",
         )
     return config
 
@@ -276,11 +276,11 @@ def _read_documents(
         raw.text = text
         docs.append(raw)
     if stats.documents == 0:
-        raise EmptyResultError("the input holds no documents; check the path and --format")
+        raise EmptyResultError("the input holds no documents; check the path and format=<the input format>")
     if not docs:
         raise EmptyResultError(
             f"all {stats.documents} documents have fewer than {config.min_doc_words} whitespace-separated "
-            "words; lower --min-doc-words"
+            "words; lower min_doc_words=<words>"
         )
     return docs, {"read": stats.documents, "min_doc_words": short, "truncated": truncated}
 

@@ -236,9 +236,9 @@ def input_format(path: Path, format: str | None) -> str:
         raise InputError(f"input {path} does not exist; check the path")
     fmt = format or detect_format(path)
     if fmt == "txt-folder" and not path.is_dir():
-        raise InputError(f"input {path} is not a folder; --format txt-folder needs a folder of .txt files")
+        raise InputError(f'input {path} is not a folder; format="txt-folder" needs a folder of .txt files')
     if fmt not in ("txt-folder", "wikiextractor") and path.is_dir():
-        raise InputError(f"input {path} is a folder; only --format txt-folder and wikiextractor read folders")
+        raise InputError(f'input {path} is a folder; only format="txt-folder" and format="wikiextractor" read folders')
     return fmt
 
 
@@ -355,7 +355,7 @@ def _record_document(record: dict[str, Any], where: str, fields: FieldNames) -> 
     if fields.text not in record:
         raise InputError(
             f"{where} has no field {fields.text!r} (fields: {', '.join(map(str, record)) or 'none'}); "
-            "name the text field with --text-field"
+            "name the text field with text_field=<field>"
         )
     for name in (fields.title, fields.id):
         if name is not None and name not in record:

@@ -45,6 +45,7 @@ import numpy as np
 
 from tealeaves import display
 from tealeaves.coherence import RefIndex, Window
+from tealeaves.coherence.reference import as_reference_index
 from tealeaves.errors import InputError
 from tealeaves.intrusion.features import (
     ASSOCIATIONS,
@@ -57,7 +58,7 @@ from tealeaves.intrusion.features import (
 )
 from tealeaves.intrusion.intruders import PROTOCOLS, IntruderSets, Protocol, intruder_sets
 from tealeaves.intrusion.ranking import SVM_RANK_C, fit_ranking_svm
-from tealeaves.models import TopicModel, Topics, as_topics
+from tealeaves.models import TopicModel, Topics, as_model, as_topics
 from tealeaves.progress import ProgressCallback, notify
 from tealeaves.results import Columns, Result, dataframe
 from tealeaves.rng import as_seed, family_generator
@@ -278,13 +279,15 @@ def auto_word_intrusion(
 
     Parameters
     ----------
-    topics : TopicModel, Topics, list of word lists, or IntruderSets
+    topics : TopicModel, Topics, list of word lists, IntruderSets, or another library's model
         Topics with words in rank order (at least two topics: intruders come from other
-        topics), or ready-made sets (e.g. those a human study showed), which must cover
-        topics ``0 .. K-1``.
-    index : RefIndex or path
+        topics), a gensim, scikit-learn, tomotopy or BERTopic model or OCTIS's model output
+        (:func:`~tealeaves.models.as_model`), or ready-made sets (e.g. those a human study
+        showed), which must cover topics ``0 .. K-1``.
+    index : RefIndex, path, Corpus or texts
         Index of the reference corpus, prepared like the training corpus and with its
-        vocabulary (``tealeaves index``).
+        vocabulary (``tealeaves index``); or the reference corpus itself, indexed for this
+        call (:func:`~tealeaves.coherence.reference.as_reference_index`).
     seed : int or Generator
         Seeds the sets (``intruder_sets(topics, draws, protocol, low_rank, high_rank, seed)``
         gives exactly the sets scored) and, from the ``"intrusion folds"`` stream family
@@ -393,8 +396,8 @@ def compare_word_intrusion(
     Parameters
     ----------
     models : mapping of name to topics
-        Each a TopicModel, Topics, list of word lists or IntruderSets, as for
-        :func:`auto_word_intrusion`.
+        Each a TopicModel, Topics, list of word lists, IntruderSets or another library's
+        model, as for :func:`auto_word_intrusion`.
     index, seed, association, draws, window, compat, c, folds, protocol, low_rank, high_rank, on_missing, progress
         As for :func:`auto_word_intrusion`; ``folds`` counts folds of the pooled topics.
 
@@ -429,15 +432,15 @@ def compare_word_intrusion(
         raise InputError(f"C must be a positive number, got {c}")
     if not isinstance(models, Mapping) or not models:
         raise InputError("models must be a non-empty mapping of model names to topics")
-    if not isinstance(index, RefIndex):
-        index = RefIndex.load(index)
+    index = as_reference_index(index)
     seed = as_seed(seed)
     names = [str(name) for name in models]
     drawn = []
-    for topics in models.values():
-        if isinstance(topics, IntruderSets):
-            drawn.append((topics, _shown_words(topics)))
+    for given in models.values():
+        if isinstance(given, IntruderSets):
+            drawn.append((given, _shown_words(given)))
         else:
+            topics = as_model(given)
             sets = intruder_sets(topics, draws, protocol, low_rank, high_rank, seed)
             drawn.append((sets, _shown_words(sets, topics)))
     offsets = np.cumsum([0] + [len(shown) for _, shown in drawn])

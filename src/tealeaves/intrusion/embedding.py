@@ -191,7 +191,7 @@ def embedding_word_intrusion(
         shown_missing = "; ".join(f"{w!r} (topic {k})" for k, w, _ in missing[:10])
         raise InputError(
             f"{len(missing)} word(s) of the sets are not represented by the encoder {model.spec}: {shown_missing}. "
-            "Use an encoder that covers them, or pass on_missing='zero'"
+            'Use an encoder that covers them, or pass on_missing="zero"'
         )
     similarity = np.stack([mean_similarity_to_others(table.vectors[table.rows(row)]) for row in words])
     target = np.array([s.intruder_position for s in sets], dtype=np.int64)

@@ -5,6 +5,7 @@ from typing import TYPE_CHECKING
 from tealeaves.lazy import attach
 
 if TYPE_CHECKING:
+    from tealeaves.models.adapters import as_model
     from tealeaves.models.importers import IMPORTERS, import_model
     from tealeaves.models.topic_model import TopicModel
     from tealeaves.models.topics import Topics, as_topics
@@ -17,6 +18,7 @@ __all__ = [
     "TRAINERS",
     "TopicModel",
     "Topics",
+    "as_model",
     "as_topics",
     "import_model",
     "train",

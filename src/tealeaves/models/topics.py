@@ -8,15 +8,11 @@ toolkit and Palmetto read them) or from Python lists. :func:`as_topics` accepts 
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from tealeaves.errors import InputError
-
-if TYPE_CHECKING:
-    from tealeaves.models.topic_model import TopicModel
 
 
 @dataclass(frozen=True)
@@ -102,13 +98,15 @@ class Topics:
         return cls(tuple(tuple(t) for t in lines), name=path.stem, meta={"source": str(path)})
 
 
-def as_topics(topics: TopicModel | Topics | Sequence[Sequence[str]], topn: int | None = None) -> Topics:
-    """A :class:`Topics` from a TopicModel (its top ``topn`` words), Topics, or word lists.
+def as_topics(topics: Any, topn: int | None = None) -> Topics:
+    """A :class:`Topics` from a TopicModel (its top ``topn`` words), Topics, word lists, or another library's model.
 
     Parameters
     ----------
-    topics : TopicModel, Topics or sequence of sequence of str
-        A model (its most probable words), a Topics object, or word lists in rank order.
+    topics : TopicModel, Topics, sequence of sequence of str, or a model of another library
+        A model (its most probable words), a Topics object, word lists in rank order, or
+        anything :func:`~tealeaves.models.as_model` reads (a gensim ``LdaModel``, OCTIS's
+        model output, ...).
     topn : int, optional
         Words kept per topic: the first ``topn`` (default: 10 for a model, every word
         otherwise); a topic with fewer words is refused.
@@ -121,7 +119,7 @@ def as_topics(topics: TopicModel | Topics | Sequence[Sequence[str]], topn: int |
     ------
     InputError
         For a list of strings instead of word lists, an empty topic, a word listed twice in a
-        topic, or a topic shorter than ``topn``.
+        topic, a topic shorter than ``topn``, or an object that is none of these.
 
     Examples
     --------
@@ -137,16 +135,10 @@ def as_topics(topics: TopicModel | Topics | Sequence[Sequence[str]], topn: int |
     >>> phi = np.array([[0.5, 0.4, 0.05, 0.05], [0.05, 0.05, 0.4, 0.5]])
     >>> model = TopicModel(Vocabulary(["tax", "budget", "war", "peace"]), phi, kind="example")
     >>> as_topics(model, topn=2)
-    Topics(words=(('tax', 'budget'), ('peace', 'war')), name='example', meta={'model': 'example'})
+    Topics(K=2, words per topic=2, name=example)
     """
+    from tealeaves.models.adapters import as_model
     from tealeaves.models.topic_model import TopicModel
 
-    if isinstance(topics, TopicModel):
-        return topics.topics(topn or 10)
-    if isinstance(topics, Topics):
-        return topics.top(topn)
-    if isinstance(topics, (str, bytes)) or not isinstance(topics, Sequence):
-        raise InputError("topics must be a TopicModel, a Topics object or a list of word lists")
-    if any(isinstance(t, (str, bytes)) for t in topics):
-        raise InputError("topics must be a list of word lists (e.g. [['apple', 'pear'], ...]), not a list of strings")
-    return Topics(tuple(tuple(t) for t in topics), name="topics").top(topn)
+    model = as_model(topics)
+    return model.topics(topn or 10) if isinstance(model, TopicModel) else model.top(topn)
