@@ -16,6 +16,7 @@ import json
 import re
 import shlex
 import typing
+import warnings
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Annotated, Any, TypeVar
@@ -40,21 +41,42 @@ app = typer.Typer(
 F = TypeVar("F", bound=Callable[..., Any])
 
 JsonOption = Annotated[bool, typer.Option("--json", help="Print the results as JSON on stdout instead of tables.")]
+EncodingOption = Annotated[
+    str, typer.Option(help="Encoding of the text files (latin-1, cp1252, ...; utf-8:replace replaces invalid bytes).")
+]
 
 
 def reports_errors(func: F) -> F:
-    """Turn TealeavesError into one line on stderr (its hints as this command's flags) and exit status 2."""
+    """Turn TealeavesError into one line on stderr (its hints as this command's flags) and exit status 2, and
+    tealeaves' own warnings into ``warning:`` lines on stderr in the same words."""
 
     @functools.wraps(func)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
-        try:
-            return func(*args, **kwargs)
-        except TealeavesError as exc:  # escaped: "pip install 'tealeaves[study]'" is not markup
-            message = in_cli_words(str(exc), func, getattr(wrapper, "cli_aliases", {}))
-            err_console.print(f"[bold red]error:[/] {escape(message)}", highlight=False, soft_wrap=True)
-            raise typer.Exit(2) from None
+        aliases = getattr(wrapper, "cli_aliases", {})
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            try:
+                return func(*args, **kwargs)
+            except TealeavesError as exc:  # escaped: "pip install 'tealeaves[study]'" is not markup
+                message = in_cli_words(str(exc), func, aliases)
+                err_console.print(f"[bold red]error:[/] {escape(message)}", highlight=False, soft_wrap=True)
+                raise typer.Exit(2) from None
+            finally:
+                _report_warnings(caught, func, aliases)
 
     return wrapper  # type: ignore[return-value]
+
+
+def _report_warnings(caught: list[warnings.WarningMessage], func: Callable[..., Any], aliases: dict[str, str]) -> None:
+    """tealeaves' warnings as one ``warning:`` line each (once per message); others as Python would show them."""
+    seen = set()
+    for warning in caught:
+        if not warning.category.__module__.startswith("tealeaves."):
+            warnings.warn_explicit(warning.message, warning.category, warning.filename, warning.lineno)
+        elif str(warning.message) not in seen:
+            seen.add(str(warning.message))
+            message = in_cli_words(str(warning.message), func, aliases)
+            err_console.print(f"[bold yellow]warning:[/] {escape(message)}", highlight=False, soft_wrap=True)
 
 
 def cli_alias(hint: str, flag: str) -> Callable[[F], F]:
@@ -206,13 +228,14 @@ def number(text: str, name: str) -> float | int:
         raise InputError(f"{name} must be a number, got {text!r}") from None
 
 
-def load_topics(path: Path) -> Any:
-    """A model folder, a topic list imported by ``tealeaves import topics``, or a plain topic list (one topic per line)."""
+def load_topics(path: Path, encoding: str = "utf-8") -> Any:
+    """A model folder, a topic list imported by ``tealeaves import topics``, or a plain topic list (one topic per
+    line, in ``encoding``)."""
     from tealeaves.artifacts import read_manifest
     from tealeaves.models import TopicModel, Topics
 
     if not path.is_dir():
-        return Topics.load(path)
+        return Topics.load(path, encoding=encoding)
     if read_manifest(path).get("kind") == "topics":
         return Topics.load(path / "topics.txt")
     return TopicModel.load(path)

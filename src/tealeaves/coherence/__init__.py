@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     from tealeaves.coherence.redundancy import (
         UNIQUENESS_FILTER_MODELS,
         DiversityResult,
+        TopNCappedWarning,
         diversity,
         duplicate_topics,
         inverted_rbo,
@@ -60,6 +61,7 @@ __all__ = [
     "RefIndex",
     "SentenceTransformerEncoder",
     "StaticEncoder",
+    "TopNCappedWarning",
     "Window",
     "WindowCounts",
     "Word2VecEncoder",

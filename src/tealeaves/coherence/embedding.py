@@ -97,6 +97,8 @@ class EmbeddingMeasure:
         formula and its source.
     segment : callable
         The segmentation: the ``(W', W*)`` index pairs of a topic of N words.
+    bounds : tuple of float
+        The range of a segment's value, a cosine's: [-1, 1].
 
     Examples
     --------
@@ -113,6 +115,7 @@ class EmbeddingMeasure:
     name: str
     function: Callable[[np.ndarray, np.ndarray, np.ndarray], np.ndarray]
     segment: Callable[[int], tuple[np.ndarray, np.ndarray]]
+    bounds: tuple[float, float] = (-1.0, 1.0)
 
     @property
     def summary(self) -> str:

@@ -25,7 +25,7 @@ from tealeaves.coherence.windows import Window, check_compat
 from tealeaves.errors import EmptyResultError, InputError
 from tealeaves.models import TopicModel, Topics, as_model, as_topics
 from tealeaves.progress import ProgressCallback, notify
-from tealeaves.results import Columns, Result, dataframe
+from tealeaves.results import Columns, Result, dataframe, words_by_topic
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -118,6 +118,24 @@ class CoherenceResult(Result):
     index: dict[str, Any]
     segments: dict[str, np.ndarray]
     encoder: dict[str, Any] | None = None
+
+    def summary(self) -> dict[str, Any]:
+        """The default summary (:meth:`Result.summary`), with the topic words the policy left out or scored 0
+        (``skipped words``, ``words scored 0``) and the topics left unscored, each listed."""
+        values = super().summary()
+        if self.missing:
+            name = {"skip": "skipped words", "zero": "words scored 0"}.get(self.on_missing, "missing words")
+            values[name] = words_by_topic(self.missing)
+        if len(self.unscored):
+            values["topics not scored"] = " ".join(map(str, self.unscored))
+        return values
+
+    def value_bounds(self) -> tuple[float, float] | None:
+        """The measure's range (:attr:`Measure.bounds`: NPMI and the cosines [-1, 1]; None for UCI, UMass, LCP)."""
+        from tealeaves.coherence.embedding import EMBEDDING_MEASURES
+        from tealeaves.coherence.measures import MEASURES
+
+        return (MEASURES.get(self.measure) or EMBEDDING_MEASURES[self.measure]).bounds
 
     @property
     def unscored(self) -> np.ndarray:
@@ -221,8 +239,8 @@ def score(
     >>> result = score([["tax", "budget"], ["war", "peace"]], index, measure="npmi", window="document")
     >>> [round(float(v), 4) for v in result.per_topic]  # log(3/2) / -log(2/3) and / -log(1/3)
     [1.0, 0.3691]
-    >>> result.summary()["model mean"]  # with its 95% interval over the topics (t: only two)
-    '0.6845 [-3.324, 4.693]'
+    >>> result.summary()["model mean (95% CI, t over 2 topics)"]  # the t interval of two topics, within NPMI's [-1, 1]
+    '0.6845 [-1, 1]'
     """
     from tealeaves.coherence.embedding import EMBEDDING_MEASURES, embedding_coherence
     from tealeaves.coherence.reference import as_reference_index

@@ -191,7 +191,7 @@ def prepare_sharded(
     job = {
         "inputs": described,
         "format": format,
-        "fields": [fields.text, fields.title, fields.id],
+        "fields": [fields.text, fields.title, fields.id, fields.encoding],
         "shard_size": shard_size,
         "config": config.as_dict(),
         "vocab_from": source.fingerprint() if source is not None else None,

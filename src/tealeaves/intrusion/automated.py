@@ -60,7 +60,7 @@ from tealeaves.intrusion.intruders import PROTOCOLS, IntruderSets, Protocol, int
 from tealeaves.intrusion.ranking import SVM_RANK_C, fit_ranking_svm
 from tealeaves.models import TopicModel, Topics, as_model, as_topics
 from tealeaves.progress import ProgressCallback, notify
-from tealeaves.results import Columns, Result, dataframe
+from tealeaves.results import Columns, Result, dataframe, words_by_topic
 from tealeaves.rng import as_seed, family_generator
 
 if TYPE_CHECKING:
@@ -149,6 +149,18 @@ class WordIntrusionResult(Result):
     sets: dict[str, np.ndarray]
     features: np.ndarray
     scores: dict[str, np.ndarray]
+
+    def summary(self) -> dict[str, Any]:
+        """The default summary (:meth:`Result.summary`), with the set words the reference corpus lacks (counted as
+        never occurring), listed by topic."""
+        values = super().summary()
+        if self.missing:
+            values["words counted as never occurring"] = words_by_topic(self.missing)
+        return values
+
+    def value_bounds(self) -> tuple[float, float]:
+        """WI-Auto is a share of sets: [0, 1]."""
+        return (0.0, 1.0)
 
     def columns(self) -> Columns:
         """One row per set (topic and draw): its fold, words in display order, the intruder,
@@ -246,8 +258,14 @@ class WordIntrusionComparison(Result):
         return dataframe(self._model_columns())
 
     def summary(self) -> dict[str, Any]:
-        """Each model's WI-Auto mean over its topics with its 95% interval (:func:`tealeaves.display.mean_interval`), by model name."""
-        return {f"model mean ({name})": display.mean_interval(r.per_topic) for name, r in self.results.items()}
+        """Each model's WI-Auto mean over its topics with its 95% interval (:func:`tealeaves.display.mean_interval`,
+        clipped to [0, 1]), named by model and by what the interval is."""
+        return {
+            f"model mean ({name}; {display.interval_label(r.per_topic)})": display.mean_interval(
+                r.per_topic, r.value_bounds()
+            )
+            for name, r in self.results.items()
+        }
 
     def display_columns(self) -> Columns:
         """One row per model (:meth:`models_frame`'s columns), not the thousands of sets."""

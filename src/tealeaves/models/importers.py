@@ -24,7 +24,6 @@ import only files you trust.
 
 from __future__ import annotations
 
-import gzip
 import json
 import os
 import subprocess
@@ -55,6 +54,7 @@ from tealeaves.models.adapters import (
 )
 from tealeaves.models.topic_model import TopicModel
 from tealeaves.models.topics import Topics
+from tealeaves.textfiles import DEFAULT_ENCODING, read_text, text_lines
 
 
 def import_model(
@@ -185,12 +185,14 @@ def read_gensim(path: Path) -> Source:
 
 
 # --------------------------------------------------------------------------- scikit-learn
-def read_sklearn(path: Path, *, vectorizer: str | None = None, vocabulary: str | None = None) -> Source:
+def read_sklearn(
+    path: Path, *, vectorizer: str | None = None, vocabulary: str | None = None, encoding: str = DEFAULT_ENCODING
+) -> Source:
     """A fitted scikit-learn ``LatentDirichletAllocation`` or ``NMF`` saved with joblib or pickle.
 
     The file holds a ``Pipeline`` (vectorizer then model), a tuple/list/dict holding both, or
     the model alone with ``vectorizer=`` (a joblib/pickle file of the fitted vectorizer) or
-    ``vocabulary=`` (one word per line, in column order); read by
+    ``vocabulary=`` (one word per line, in column order, in ``encoding``); read by
     :func:`~tealeaves.models.adapters.from_sklearn`.
     """
     _require("sklearn", "scikit-learn")
@@ -200,7 +202,7 @@ def read_sklearn(path: Path, *, vectorizer: str | None = None, vocabulary: str |
         vec = next((o for o in _items(loaded) if hasattr(o, "get_feature_names_out")), None)
         if vec is None:
             raise InputError(f"{vectorizer} holds no fitted vectorizer (nothing with get_feature_names_out)")
-    words = _read_vocabulary(Path(vocabulary)) if vocabulary is not None else None
+    words = _read_vocabulary(Path(vocabulary), encoding) if vocabulary is not None else None
     try:
         return from_sklearn(_unpickle(path), vectorizer=vec, vocabulary=words)
     except InputError as exc:
@@ -274,8 +276,8 @@ def read_tomotopy(path: Path) -> Source:
 
 
 # --------------------------------------------------------------------------- MALLET
-def read_mallet_state(path: Path) -> Source:
-    """MALLET's Gibbs state (``--output-state``, gzip or plain text).
+def read_mallet_state(path: Path, *, encoding: str = DEFAULT_ENCODING) -> Source:
+    """MALLET's Gibbs state (``--output-state``, gzip or plain text, in ``encoding``).
 
     Lines ``doc source pos typeindex type topic`` after the headers ``#alpha : α_1 ... α_K``
     and ``#beta : β``. Φ = (n_kw + β) / (n_k + Vβ) and θ = (n_dk + α_k) / (N_d + Σα) from
@@ -287,24 +289,23 @@ def read_mallet_state(path: Path) -> Source:
     types: list[int] = []
     topics: list[int] = []
     names: dict[int, str] = {}
-    with _open_text(path) as handle:
-        for number, line in enumerate(handle, 1):
-            if line.startswith("#alpha"):
-                alpha = np.array([float(x) for x in line.split(":", 1)[1].split()])
-            elif line.startswith("#beta"):
-                beta = float(line.split(":", 1)[1])
-            elif line.startswith("#") or not line.strip():
-                continue
-            else:
-                parts = line.rsplit(None, 4)
-                try:
-                    doc, typeindex, topic = int(parts[0].split(None, 1)[0]), int(parts[2]), int(parts[4])
-                except (IndexError, ValueError):
-                    raise InputError(f"{path}, line {number}: expected 'doc source pos typeindex type topic'") from None
-                docs.append(doc)
-                types.append(typeindex)
-                topics.append(topic)
-                names.setdefault(typeindex, parts[3])
+    for number, line in text_lines(path, encoding):
+        if line.startswith("#alpha"):
+            alpha = np.array([float(x) for x in line.split(":", 1)[1].split()])
+        elif line.startswith("#beta"):
+            beta = float(line.split(":", 1)[1])
+        elif line.startswith("#") or not line.strip():
+            continue
+        else:
+            parts = line.rsplit(None, 4)
+            try:
+                doc, typeindex, topic = int(parts[0].split(None, 1)[0]), int(parts[2]), int(parts[4])
+            except (IndexError, ValueError):
+                raise InputError(f"{path}, line {number}: expected 'doc source pos typeindex type topic'") from None
+            docs.append(doc)
+            types.append(typeindex)
+            topics.append(topic)
+            names.setdefault(typeindex, parts[3])
     if alpha is None or beta is None:
         raise InputError(f"{path} lacks the '#alpha :' and '#beta :' header lines of a MALLET state file")
     if not docs:
@@ -334,8 +335,9 @@ def read_mallet(
     doc_topics: str | None = None,
     alpha: float | Sequence[float] | str | None = None,
     beta: float | None = None,
+    encoding: str = DEFAULT_ENCODING,
 ) -> Source:
-    """MALLET's ``--topic-word-weights-file``: lines ``topic<TAB>word<TAB>weight``.
+    """MALLET's ``--topic-word-weights-file``: lines ``topic<TAB>word<TAB>weight`` (text files in ``encoding``).
 
     The weights are β + n_kw, so Φ is each topic's weights normalised. ``doc_topics`` is the
     ``--output-doc-topics`` file: dense (``doc name p_0 ... p_K-1``, MALLET 2.0.9 and later)
@@ -346,17 +348,16 @@ def read_mallet(
     """
     rows: dict[int, dict[str, float]] = {}
     order: dict[str, int] = {}
-    with _open_text(path) as handle:
-        for number, line in enumerate(handle, 1):
-            if not line.strip():
-                continue
-            parts = line.rstrip("\n").split("\t")
-            try:
-                topic, word, weight = int(parts[0]), parts[1], float(parts[2])
-            except (IndexError, ValueError):
-                raise InputError(f"{path}, line {number}: expected 'topic<TAB>word<TAB>weight'") from None
-            rows.setdefault(topic, {})[word] = weight
-            order.setdefault(word, len(order))
+    for number, line in text_lines(path, encoding):
+        if not line.strip():
+            continue
+        parts = line.rstrip("\n").split("\t")
+        try:
+            topic, word, weight = int(parts[0]), parts[1], float(parts[2])
+        except (IndexError, ValueError):
+            raise InputError(f"{path}, line {number}: expected 'topic<TAB>word<TAB>weight'") from None
+        rows.setdefault(topic, {})[word] = weight
+        order.setdefault(word, len(order))
     if not rows or sorted(rows) != list(range(len(rows))):
         raise InputError(f"{path} must list topics 0 .. K-1")
     k = len(rows)
@@ -365,19 +366,18 @@ def read_mallet(
     for topic, entries in rows.items():
         for word, weight in entries.items():
             weights[topic, order[word]] = weight
-    theta = None if doc_topics is None else _mallet_doc_topics(Path(doc_topics), k)
+    theta = None if doc_topics is None else _mallet_doc_topics(Path(doc_topics), k, encoding)
     params: dict[str, Any] = {"library": "MALLET"}
     if beta is not None:
         params["beta"] = float(beta)
     return Source("lda-gibbs", words, weights, alpha=dirichlet_alpha(alpha, k), theta=theta, params=params)
 
 
-def _mallet_doc_topics(path: Path, k: int) -> np.ndarray:
+def _mallet_doc_topics(path: Path, k: int, encoding: str) -> np.ndarray:
     rows: list[np.ndarray] = []
-    with _open_text(path) as handle:
-        lines = [line.rstrip("\n") for line in handle if line.strip()]
-    sparse = bool(lines) and lines[0].startswith("#doc")
-    for number, line in enumerate(lines, 1):
+    lines = [(number, line.rstrip("\n")) for number, line in text_lines(path, encoding) if line.strip()]
+    sparse = bool(lines) and lines[0][1].startswith("#doc")
+    for number, line in lines:
         if line.startswith("#"):
             continue
         fields = line.split()
@@ -401,7 +401,11 @@ def _mallet_doc_topics(path: Path, k: int) -> np.ndarray:
 
 # --------------------------------------------------------------------------- OCTIS
 def read_octis(
-    path: Path, *, vocabulary: str | None = None, alpha: float | Sequence[float] | str | None = None
+    path: Path,
+    *,
+    vocabulary: str | None = None,
+    alpha: float | Sequence[float] | str | None = None,
+    encoding: str = DEFAULT_ENCODING,
 ) -> Source | Topics:
     """An OCTIS model output saved by ``save_model_output`` (a ``.npz``), read by
     :func:`~tealeaves.models.adapters.from_octis`.
@@ -422,11 +426,13 @@ def read_octis(
     if "topic-word-matrix" not in arrays:
         raise InputError(f"{path} has no 'topic-word-matrix'; it is not an OCTIS model output")
     output = {name: (value.tolist() if name == "topics" else value) for name, value in arrays.items()}
-    return from_octis(output, vocabulary=_read_vocabulary(Path(vocabulary)), alpha=alpha)
+    return from_octis(output, vocabulary=_read_vocabulary(Path(vocabulary), encoding), alpha=alpha)
 
 
 # --------------------------------------------------------------------------- BERTopic
-def read_bertopic(path: Path, *, vocabulary: str | None = None, outliers: bool = False) -> Source:
+def read_bertopic(
+    path: Path, *, vocabulary: str | None = None, outliers: bool = False, encoding: str = DEFAULT_ENCODING
+) -> Source:
     """BERTopic's topic-word matrix (c-TF-IDF) and vocabulary.
 
     ``path`` is a folder written by ``BERTopic.save(folder, serialization="safetensors",
@@ -456,7 +462,7 @@ def read_bertopic(path: Path, *, vocabulary: str | None = None, outliers: bool =
     else:
         if vocabulary is None:
             raise InputError('a BERTopic matrix file needs vocabulary="<its words, one per line, in column order>"')
-        words = _read_vocabulary(Path(vocabulary))
+        words = _read_vocabulary(Path(vocabulary), encoding)
         try:
             matrix = sp.load_npz(path).toarray() if path.suffix == ".npz" else np.load(path, allow_pickle=False)
         except (OSError, ValueError) as exc:
@@ -499,9 +505,9 @@ def read_safetensors(path: Path) -> dict[str, np.ndarray]:
 
 
 # --------------------------------------------------------------------------- plain topic lists
-def read_topics(path: Path) -> Topics:
-    """Plain topic lists: one topic per line, words separated by whitespace (:meth:`Topics.load`)."""
-    return Topics.load(path)
+def read_topics(path: Path, *, encoding: str = DEFAULT_ENCODING) -> Topics:
+    """Plain topic lists: one topic per line, words separated by whitespace, in ``encoding`` (:meth:`Topics.load`)."""
+    return Topics.load(path, encoding=encoding)
 
 
 # --------------------------------------------------------------------------- shared helpers
@@ -525,12 +531,9 @@ def _reader(format: str) -> Callable[..., Source | Topics]:
     return IMPORTERS[format]
 
 
-def _read_vocabulary(path: Path) -> list[str]:
+def _read_vocabulary(path: Path, encoding: str) -> list[str]:
     """Words in column order: a JSON list, a JSON {index: word} object, or one word per line."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InputError(f"cannot read the vocabulary {path}: {exc}") from exc
+    text = read_text(path, encoding)
     if text.lstrip().startswith(("{", "[")):
         try:
             data = json.loads(text)
@@ -543,15 +546,6 @@ def _read_vocabulary(path: Path) -> list[str]:
                 raise InputError(f"{path}: a JSON vocabulary object must map column numbers to words") from None
         return [str(w) for w in data]
     return [line.strip() for line in text.splitlines() if line.strip()]
-
-
-def _open_text(path: Path) -> Any:
-    try:
-        with open(path, "rb") as probe:
-            gzipped = probe.read(2) == b"\x1f\x8b"
-        return gzip.open(path, "rt", encoding="utf-8") if gzipped else open(path, encoding="utf-8")
-    except OSError as exc:
-        raise InputError(f"cannot open {path}: {exc}") from exc
 
 
 def _require(module: str, package: str) -> Any:

@@ -12,11 +12,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from tealeaves.errors import InputError
+from tealeaves.results import Columns, Result
+from tealeaves.textfiles import DEFAULT_ENCODING, read_text
 
 
 @dataclass(frozen=True)
-class Topics:
+class Topics(Result):
     """Topics as ranked word lists (most probable word first).
 
     Attributes
@@ -45,6 +49,14 @@ class Topics:
     ...     topics.save(Path(tmp) / "example.txt")
     ...     Topics.load(Path(tmp) / "example.txt").words == topics.words
     True
+
+    It displays itself like every result: a one-line ``repr``, and in a notebook its first
+    topics' words:
+
+    >>> topics
+    Topics(topics=2, words per topic=3, name=example)
+    >>> topics.columns()["words"]
+    ['tax budget deficit', 'war peace army']
     """
 
     words: tuple[tuple[str, ...], ...]
@@ -66,6 +78,16 @@ class Topics:
     def __len__(self) -> int:
         return len(self.words)
 
+    def summary(self) -> dict[str, Any]:
+        """The number of topics, their length (``3`` or ``3-10``) and the name: what the display shows first."""
+        lengths = sorted({len(topic) for topic in self.words})
+        span = str(lengths[0]) if len(lengths) == 1 else f"{lengths[0]}-{lengths[-1]}"
+        return {"topics": len(self.words), "words per topic": span, "name": self.name}
+
+    def columns(self) -> Columns:
+        """One row per topic: its number and its words, space-separated."""
+        return {"topic": np.arange(len(self.words)), "words": [" ".join(topic) for topic in self.words]}
+
     def __getitem__(self, k: int) -> tuple[str, ...]:
         return self.words[k]
 
@@ -85,13 +107,11 @@ class Topics:
         Path(path).write_text("".join(" ".join(t) + "\n" for t in self.words), encoding="utf-8")
 
     @classmethod
-    def load(cls, path: str | os.PathLike[str]) -> Topics:
-        """Read a plain topic list: one topic per line, words separated by whitespace."""
+    def load(cls, path: str | os.PathLike[str], encoding: str = DEFAULT_ENCODING) -> Topics:
+        """Read a plain topic list: one topic per line, words separated by whitespace, in ``encoding``
+        (a byte that is not valid is refused with its line: :func:`tealeaves.textfiles.read_text`)."""
         path = Path(path)
-        try:
-            text = path.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as exc:
-            raise InputError(f"cannot read topic list {path}: {exc}") from exc
+        text = read_text(path, encoding)
         lines = [line.split() for line in text.splitlines() if line.strip()]
         if not lines:
             raise InputError(f"topic list {path} is empty; write one topic per line, words separated by spaces")
@@ -135,7 +155,7 @@ def as_topics(topics: Any, topn: int | None = None) -> Topics:
     >>> phi = np.array([[0.5, 0.4, 0.05, 0.05], [0.05, 0.05, 0.4, 0.5]])
     >>> model = TopicModel(Vocabulary(["tax", "budget", "war", "peace"]), phi, kind="example")
     >>> as_topics(model, topn=2)
-    Topics(K=2, words per topic=2, name=example)
+    Topics(topics=2, words per topic=2, name=example)
     """
     from tealeaves.models.adapters import as_model
     from tealeaves.models.topic_model import TopicModel
