@@ -59,6 +59,7 @@ from tealeaves.intrusion.features import (
 from tealeaves.intrusion.intruders import PROTOCOLS, IntruderSets, Protocol, intruder_sets
 from tealeaves.intrusion.ranking import SVM_RANK_C, fit_ranking_svm
 from tealeaves.models import TopicModel, Topics, as_model, as_topics
+from tealeaves.models.adapters import library_of
 from tealeaves.progress import ProgressCallback, notify
 from tealeaves.results import Columns, Result, dataframe, words_by_topic
 from tealeaves.rng import as_seed, family_generator
@@ -362,7 +363,7 @@ def auto_word_intrusion(
     >>> result.model_means["wi_auto_npmi"], result.model_means["baseline_pmi"]
     (0.765625, 0.765625)
     """
-    if isinstance(topics, Mapping):
+    if isinstance(topics, Mapping) and library_of(topics) is None:  # OCTIS's model output is one model's dict
         raise InputError("auto_word_intrusion scores one model; pass several to compare_word_intrusion")
     comparison = compare_word_intrusion(
         {"model": topics},

@@ -284,6 +284,11 @@ def from_sklearn(model: Any, *, vectorizer: Any = None, vocabulary: Sequence[str
         raise InputError(
             f"{describe(model)} holds no fitted LatentDirichletAllocation or NMF (no components_): fit it first"
         )
+    if not hasattr(estimator, "doc_topic_prior_") and not hasattr(estimator, "reconstruction_err_"):
+        raise InputError(
+            f"a scikit-learn {type(estimator).__name__} has no topic-word distributions; tealeaves reads "
+            "LatentDirichletAllocation and NMF"
+        )
     vec = vectorizer or next((p for p in parts if hasattr(p, "get_feature_names_out") and p is not estimator), None)
     if vocabulary is not None:
         words = [str(w) for w in vocabulary]
@@ -292,7 +297,7 @@ def from_sklearn(model: Any, *, vectorizer: Any = None, vocabulary: Sequence[str
     else:
         raise InputError(
             f"a scikit-learn {type(estimator).__name__} has no vectorizer to say which word each column is: pass a "
-            "Pipeline or a (model, vectorizer) pair, or vectorizer="
+            "Pipeline or a (model, vectorizer) pair, or vectorizer=<the fitted vectorizer>"
         )
     weights = np.asarray(estimator.components_, dtype=np.float64)
     if hasattr(estimator, "doc_topic_prior_"):
@@ -300,13 +305,8 @@ def from_sklearn(model: Any, *, vectorizer: Any = None, vocabulary: Sequence[str
         params["method"] = estimator.learning_method
         alpha = np.asarray(estimator.doc_topic_prior_)
         return Source("lda-vb", words, weights, alpha=alpha, lambda_sum=weights.sum(axis=1), params=params)
-    if hasattr(estimator, "reconstruction_err_"):
-        params = {"library": "scikit-learn", "class": "NMF", "generative": False}
-        return Source("nmf", words, weights, params=params, note=NMF_NOTE)
-    raise InputError(
-        f"a scikit-learn {type(estimator).__name__} has no topic-word distributions; tealeaves reads "
-        "LatentDirichletAllocation and NMF"
-    )
+    params = {"library": "scikit-learn", "class": "NMF", "generative": False}
+    return Source("nmf", words, weights, params=params, note=NMF_NOTE)
 
 
 def _sklearn_parts(obj: Any) -> bool:
