@@ -92,8 +92,9 @@ def cli_alias(hint: str, flag: str) -> Callable[[F], F]:
     return mark
 
 
-# NAME=VALUE where VALUE is "quoted", 'quoted', <a placeholder>, {'a': dict} or a bare word or number
-HINT = re.compile(r"""(?<![\w.\-/])([a-z][a-z0-9_]*)=("[^"]*"|'[^']*'|<[^<>]*>|\{[^{}]*\}|[\w.+\-]+)""")
+# NAME=VALUE at the start of a word (after a space, a bracket or a comma), VALUE "quoted", 'quoted',
+# <a placeholder>, {'a': dict} or a bare word or number
+HINT = re.compile(r"""(?<![^\s(\[,;])([a-z][a-z0-9_]*)=("[^"]*"|'[^']*'|<[^<>]*>|\{[^{}]*\}|[\w.+\-]+)""")
 DICT_ITEM = re.compile(r"""['"](\w+)['"]\s*:\s*([^,}]+)""")
 
 
