@@ -41,6 +41,7 @@ if TYPE_CHECKING:
         topic_diversity,
         topic_uniqueness,
     )
+    from tealeaves.coherence.reference import as_reference_index
     from tealeaves.coherence.scoring import CoherenceResult, score
     from tealeaves.coherence.windows import Window
 
@@ -66,6 +67,7 @@ __all__ = [
     "WindowCounts",
     "Word2VecEncoder",
     "WordVectors",
+    "as_reference_index",
     "diversity",
     "duplicate_topics",
     "embedding_coherence",
