@@ -244,7 +244,7 @@ def check_writable(out: str | os.PathLike[str], force: bool = False) -> Path:
     >>> check_writable(tmp.name)
     Traceback (most recent call last):
     ...
-    tealeaves.errors.ArtifactError: output ... already exists; choose another path or pass --force to replace it
+    tealeaves.errors.ArtifactError: output ... already exists; choose another path or pass force=True to replace it
     >>> tmp.cleanup()
     """
     out = Path(out)

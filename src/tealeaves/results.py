@@ -58,7 +58,7 @@ class Result:
     >>> index = RefIndex.build(Corpus.from_documents([[0, 1, 1], [2, 3], [0, 1, 3]], vocab))
     >>> result = score([["tax", "budget"], ["war", "peace"]], index, measure="npmi", window="document")
     >>> result
-    CoherenceResult(measure=npmi, window=document, compat=–, topics=2, model mean (95% CI, t over 2 topics)=0.6845 [-1, 1], …)
+    CoherenceResult(measure=npmi, window=document, compat=–, topics=2, model mean (95% CI, t over 2 topics)=0.6845 [-1, 1], n_windows=3, …)
     >>> result.summary()["model mean (95% CI, t over 2 topics)"]  # NPMI's interval, clipped to [-1, 1]
     '0.6845 [-1, 1]'
     >>> result.display_columns()["words"]
