@@ -226,6 +226,8 @@ def test_octis_output_with_its_vocabulary_is_a_model_checked_against_its_topics(
     assert aligned.vocab == corpus.vocab and aligned.manifest["import"]["format"] == "octis"
     with pytest.raises(InputError, match="does not name the topic-word-matrix columns"):
         as_model(output, vocabulary=sorted(words, reverse=True))
+    with pytest.raises(InputError, match="to read a vocabulary file, import the saved output"):
+        as_model(output, vocabulary="vocabulary.json")
     pairs = {**output, "topics": [[[w, 0.1] for w in topic] for topic in output["topics"]]}  # load_model_output's
     assert as_model(pairs).words == as_model(output).words
 

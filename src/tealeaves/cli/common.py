@@ -54,7 +54,7 @@ def reports_errors(func: F) -> F:
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         aliases = getattr(wrapper, "cli_aliases", {})
         with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always")
+            warnings.simplefilter("default")  # each warning once per place, as Python shows them
             try:
                 return func(*args, **kwargs)
             except TealeavesError as exc:  # escaped: "pip install 'tealeaves[study]'" is not markup

@@ -290,6 +290,8 @@ def from_sklearn(model: Any, *, vectorizer: Any = None, vocabulary: Sequence[str
             "LatentDirichletAllocation and NMF"
         )
     vec = vectorizer or next((p for p in parts if hasattr(p, "get_feature_names_out") and p is not estimator), None)
+    if isinstance(vocabulary, (str, os.PathLike)):
+        raise InputError("vocabulary= is the words of the columns, a list; a vocabulary file is read by import_model")
     if vocabulary is not None:
         words = [str(w) for w in vocabulary]
     elif vec is not None:
@@ -433,6 +435,11 @@ def from_octis(
     if "topic-word-matrix" not in model_output:
         raise InputError("the OCTIS model output has no 'topic-word-matrix'; leave vocabulary= out to read its topics")
     weights = np.asarray(model_output["topic-word-matrix"], dtype=np.float64)
+    if isinstance(vocabulary, (str, os.PathLike)):
+        raise InputError(
+            "vocabulary= is the words of the columns (a list, or OCTIS's {column: word} dict); to read a vocabulary "
+            "file, import the saved output: import_model('octis', path, vocabulary=file)"
+        )
     if isinstance(vocabulary, Mapping):
         try:
             words = [str(vocabulary[key]) for key in sorted(vocabulary, key=int)]
