@@ -95,15 +95,24 @@ def test_nothing_left_after_filtering_exits_2(tmp_path):
     assert not (tmp_path / "o").exists()
 
 
-def test_non_utf8_input_is_decoded_and_counted(tmp_path):
+def test_non_utf8_input_is_refused_or_decoded_as_asked(tmp_path):
     folder = tmp_path / "texts"
     folder.mkdir()
     body = " ".join(f"word{i}x" for i in range(30))
     (folder / "a.txt").write_bytes((body + " caf\xe9").encode("latin-1"))
     (folder / "b.txt").write_text(body)
-    result = invoke("prepare", folder, "--out", tmp_path / "o", "--min-df", "1", "--max-df", "1.0")
+    args = ["prepare", folder, "--out", tmp_path / "o", "--min-df", "1", "--max-df", "1.0"]
+    assert_refused(
+        invoke(*args), "a.txt, line 1, column 234: byte 0xe9 is not valid utf-8; read it with --encoding latin-1"
+    )
+    assert not (tmp_path / "o").exists()
+    result = invoke(*args, "--encoding", "utf-8:replace")
     assert result.exit_code == 0, result.output
     assert Corpus.load(tmp_path / "o").manifest["preprocessing"]["read"]["decode_errors"] == 1
+    result = invoke(*args, "--encoding", "latin-1", "--force")
+    assert result.exit_code == 0, result.output
+    corpus = Corpus.load(tmp_path / "o")
+    assert corpus.manifest["preprocessing"]["read"]["decode_errors"] == 0 and "café" in corpus.vocab
 
 
 def test_bad_values_exit_2(docs, tmp_path):

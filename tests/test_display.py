@@ -208,8 +208,9 @@ def test_results_display(small):
         assert "<script" not in page
     # coherence: the model mean with its interval, the per-topic table with the words
     page, plain, parsed = rendered(npmi)
-    assert display.mean_interval(npmi.per_topic) in parsed.text
-    assert f"model mean={display.mean_interval(npmi.per_topic)}" in plain
+    mean = display.mean_interval(npmi.per_topic, (-1.0, 1.0))
+    assert mean in parsed.text
+    assert f"model mean (95% CI, t over 4 topics)={mean}" in plain
     assert "&lt;script&gt;" in page and " ".join(npmi.topics[0]) in parsed.text
     # a p-value column is worded as the report words it
     page, plain, parsed = rendered(results[-1])
@@ -226,8 +227,8 @@ def test_results_of_several_models_or_rows_show_what_they_hold(small):
         {"one": model, "two": model}, index, seed=0, draws=2, low_rank=20, high_rank=5, folds=2
     )
     _, plain, parsed = rendered(comparison)
-    mean = display.mean_interval(comparison["one"].per_topic)
-    assert f"model mean (one)={mean}" in plain and mean in parsed.text
+    mean = display.mean_interval(comparison["one"].per_topic, (0.0, 1.0))
+    assert f"model mean (one; 95% CI, t over 4 topics)={mean}" in plain and mean in parsed.text
     assert parsed.tags.count("tr") == 2 + 3  # two summary rows, then a header and one row per model
     phi, alpha = np.array([[0.5, 0.4, 0.05, 0.05], [0.05, 0.05, 0.4, 0.5]]), np.array([0.5, 0.5])
     evaluators = {"LR": functools.partial(estimate, method="left-to-right", particles=10)}
@@ -235,6 +236,86 @@ def test_results_of_several_models_or_rows_show_what_they_hold(small):
     _, plain, parsed = rendered(study)
     assert plain == "PerturbationResult(targets=phi, m, lambdas=0, 0.5, evaluators=LR, rows=4)"
     assert "log_ratio" in parsed.text
+
+
+def test_topics_display_like_every_result():
+    topics = Topics(((HOSTILE, "budget", "deficit"), ("war", "peace")), name="mallet")
+    page, plain, parsed = rendered(topics)
+    assert plain == "Topics(topics=2, words per topic=2-3, name=mallet)"
+    assert f"{HOSTILE} budget deficit" in parsed.text and "&lt;script&gt;" in page
+    assert parsed.text[parsed.text.index("words per topic") + 1] == "2-3"
+
+
+def test_intervals_say_what_they_are_and_stay_within_the_metrics_bounds(small):
+    """Two topics' NPMI has a t interval far wider than [-1, 1]: shown clipped, named as a t interval; twenty
+    topics' is bootstrap-t's; WI-Auto stays within [0, 1]; an unbounded measure (UCI) is not clipped."""
+    _, index, model = small
+    vocab = Vocabulary(["tax", "budget", "war", "peace"])
+    tiny = RefIndex.build(Corpus.from_documents([[0, 1, 1], [2, 3], [0, 1, 3]], vocab))
+    two = score([["tax", "budget"], ["war", "peace"]], tiny, measure="npmi", window="document")  # NPMI 1 and 0.37
+    low, high = display.bootstrap_t_interval(two.per_topic)
+    label = "model mean (95% CI, t over 2 topics)"
+    shown = two.summary()[label]
+    assert low < -1 or high > 1, "the fixture should give an interval wider than NPMI's range"
+    assert shown == display.estimate(two.model_mean, max(low, -1.0), min(high, 1.0))
+    assert all(-1 <= float(bound) <= 1 for bound in shown[shown.index("[") + 1 : -1].split(", "))
+    top = model.top_words(20)
+    many = score([top[k % 4][k % 10 : k % 10 + 5] for k in range(20)], index, "npmi")
+    assert "model mean (95% CI, bootstrap-t over 20 topics)" in many.summary()
+    uci = score([["tax", "budget"], ["war", "peace"]], tiny, measure="uci", window="document")
+    assert uci.summary()["model mean (95% CI, t over 2 topics)"] == display.mean_interval(uci.per_topic)
+    wi = auto_word_intrusion(model, index, seed=0, draws=2, low_rank=20, high_rank=5, folds=2)
+    value = next(v for k, v in wi.summary().items() if k.startswith("model mean (95% CI"))
+    if "[" in value:
+        assert all(0 <= float(bound) <= 1 for bound in value[value.index("[") + 1 : -1].split(", "))
+
+
+def test_skipped_words_are_listed_by_topic(small):
+    _, index, model = small
+    topics = [["w1", "zorp", "w2", "w3"], ["w4", "w5", "qux", "w6"]]
+    result = score(topics, index, measure="npmi", on_missing="skip")
+    _, _, parsed = rendered(result)
+    assert result.summary()["skipped words"] == "2: topic 0: zorp; topic 1: qux"
+    assert "2: topic 0: zorp; topic 1: qux" in parsed.text
+    zero = score(topics, index, measure="npmi", on_missing="zero")
+    assert zero.summary()["words scored 0"] == "2: topic 0: zorp; topic 1: qux"
+    lone = score([["w1", "zorp"], ["w4", "w5"]], index, measure="npmi", on_missing="skip")
+    assert lone.summary()["topics not scored"] == "0"
+    intrusion = auto_word_intrusion(
+        [*model.top_words(10), ["zorp", *model.top_words(10)[0][1:5]]], index, seed=0, draws=2, low_rank=8,
+        high_rank=5, folds=2, on_missing="zero",
+    )  # fmt: skip
+    assert "topic 4: zorp" in intrusion.summary()["words counted as never occurring"]  # (and where it intrudes)
+
+
+def test_text_is_left_aligned_and_numbers_are_not(small):
+    _, index, model = small
+    page, _, parsed = rendered(score(model, index, measure="npmi"))
+    header = parsed.tags.index("thead")
+    cells = [(tag, attrs) for tag, attrs in zip(parsed.tags[header:], parsed.attrs[header:]) if tag == "th"]
+    names = [text for text in parsed.text if text in ("topic", "value", "words")]
+    assert names[:2] == ["topic", "value"] and "words" in names
+    aligned = {attrs.get("style") for tag, attrs in cells}
+    assert aligned == {None, "text-align:left"}  # the words column only
+    assert "<td style='text-align:left'>" in page and "<th style='text-align:left'>words</th>" in page
+    assert "<th style='text-align:left'>value</th>" not in page
+
+
+def test_diversity_display_uses_the_commands_words(small, tmp_path):
+    from typer.testing import CliRunner
+
+    from tealeaves.cli import app
+
+    _, _, model = small
+    result = diversity(model)
+    _, plain, parsed = rendered(result)
+    for name in result.measures():
+        assert name in parsed.text
+    assert plain.startswith("DiversityResult(topics=4, topic diversity (top 25)=")
+    model.topics(25).save(tmp_path / "topics.txt")
+    out = CliRunner().invoke(app, ["diversity", str(tmp_path / "topics.txt")]).stdout
+    for name in result.measures():
+        assert name in out
 
 
 def test_size_bounded_for_500_topics_and_100000_words():

@@ -4,20 +4,7 @@ pages use what earlier ones made, as a reader following the guide would)."""
 
 from __future__ import annotations
 
-import re
-from pathlib import Path
-
-from tests.markdown_blocks import blocks, printed_claims, run_block
-
-DOCS = Path(__file__).resolve().parents[1] / "docs"
-
-
-def guide_pages() -> list[Path]:
-    """Getting started, then the guide's pages as its toctree lists them."""
-    index = (DOCS / "guide" / "index.md").read_text(encoding="utf-8")
-    toctree = re.search(r"```\{toctree\}\n(.*?)```", index, flags=re.DOTALL).group(1)
-    names = [line.strip() for line in toctree.splitlines() if line.strip() and not line.startswith(":")]
-    return [DOCS / "getting-started.md", *(DOCS / "guide" / f"{name}.md" for name in names)]
+from tests.markdown_blocks import DOCS, blocks, core_recipes, guide_pages, printed_claims, recipe_inputs, run_block
 
 
 def test_every_guide_page_is_in_the_toctree():
@@ -26,7 +13,9 @@ def test_every_guide_page_is_in_the_toctree():
 
 
 def test_guide_examples_run(tmp_path):
-    """Every block runs, and what a ``print`` line's comment says it prints is a line of the output."""
+    """Every block runs, and what a ``print`` line's comment says it prints is a line of the output (with the
+    texts and topic list a reader brings to the getting-started recipe)."""
+    recipe_inputs(tmp_path)
     ran, claims = 0, 0
     for page in guide_pages():
         for n, (language, code) in enumerate(blocks(page), start=1):
@@ -46,3 +35,14 @@ def test_no_example_needs_a_file_outside_the_repository():
             assert "../" not in code, f"{page.name}: a {language} block reads outside the repository"
     for script in (DOCS / "examples").glob("*.py"):
         assert "../" not in script.read_text(encoding="utf-8"), f"{script.name} reads outside the repository"
+
+
+def test_the_core_recipes_are_marked_where_a_core_install_reads_them():
+    """``tests/core`` runs the blocks marked ``% recipe: core`` on the core install: the getting-started recipe
+    and the guides' command-line recipes that need no extra (the marker sits right above an sh block)."""
+    marked = {page.name: len(core_recipes(page)) for page in guide_pages()}
+    assert marked["getting-started.md"] == 1
+    assert {name for name, n in marked.items() if n} >= {"prepare.md", "coherence.md", "likelihood.md", "intrusion.md"}
+    for page in guide_pages():
+        text = page.read_text(encoding="utf-8")
+        assert text.count("% recipe: core") == len(core_recipes(page)), f"{page.name}: a marker above no sh block"

@@ -222,3 +222,49 @@ def test_the_python_api_of_an_extra_names_it(package, extra):
     # the first name resolved may be the package's own function (``tealeaves.evaluation.evaluate``), bound on import
     pattern = rf"tealeaves\.{package}\.\w+ needs {hidden}, which is not installed: pip install 'tealeaves\[{extra}\]'"
     assert re.fullmatch(pattern, done.stdout.strip()), done.stdout + done.stderr
+
+
+GUARD = """
+import sys
+for hidden in {hidden!r}:
+    sys.modules[hidden] = None
+from tealeaves.errors import MissingDependencyError
+for module in {modules!r}:
+    try:
+        __import__(module)
+    except MissingDependencyError as exc:
+        print(module, "refused:", exc)
+    else:
+        print(module, "imported")
+"""
+
+
+# the study's web app: one module, or (since the app was split into routers) a package of them
+STUDY_APP = next(
+    name
+    for name in ("tealeaves.study.web.app", "tealeaves.study.app")
+    if (ROOT / "src" / f"{name.replace('.', '/')}.py").is_file()
+)
+
+
+@pytest.mark.parametrize(
+    ("hidden", "refused", "imported", "extra"),
+    [
+        (["fastapi"], STUDY_APP, "tealeaves.study.schema", "study"),
+        (["sqlalchemy"], "tealeaves.study.store", "tealeaves.study.items", "study"),
+        (["pandas"], "tealeaves.analysis.regression", "tealeaves.evaluation.config", "report"),
+    ],
+)
+def test_an_extras_submodule_is_refused_naming_the_install_when_its_imports_are_missing(
+    hidden, refused, imported, extra
+):
+    """``import tealeaves.study.app`` without FastAPI: one MissingDependencyError naming the pip install, not a bare
+    ModuleNotFoundError; a submodule of the same package whose own imports are there still imports."""
+    code = GUARD.format(hidden=hidden, modules=[imported, refused])
+    lines = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.splitlines()
+    assert lines[0] == f"{imported} imported"
+    assert re.fullmatch(
+        rf"{re.escape(refused)} refused: {re.escape(refused)} needs \w+, which is not installed: "
+        rf"pip install 'tealeaves\[{extra}\]'",
+        lines[1],
+    ), lines[1]

@@ -244,12 +244,12 @@ def check_writable(out: str | os.PathLike[str], force: bool = False) -> Path:
     >>> check_writable(tmp.name)
     Traceback (most recent call last):
     ...
-    tealeaves.errors.ArtifactError: output ... already exists; choose another path or pass --force to replace it
+    tealeaves.errors.ArtifactError: output ... already exists; choose another path or pass force=True to replace it
     >>> tmp.cleanup()
     """
     out = Path(out)
     if out.exists() and not force:
-        raise ArtifactError(f"output {out} already exists; choose another path or pass --force to replace it")
+        raise ArtifactError(f"output {out} already exists; choose another path or pass force=True to replace it")
     if out.exists() and not out.is_dir():
         raise ArtifactError(f"output {out} exists and is not a folder; remove it or choose another path")
     return out

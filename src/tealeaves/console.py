@@ -17,6 +17,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 from rich.rule import Rule
 from rich.table import Table
+from rich.text import Text
 
 from tealeaves.display import number
 from tealeaves.progress import ProgressCallback, ProgressUpdate
@@ -91,10 +92,18 @@ def topics_table(
 
 
 def mapping_table(title: str, rows: dict[str, Any]) -> Table:
-    """A two-column table of names and values."""
+    """A two-column table of names and values: numbers right-aligned, text left-aligned."""
     table = Table(title=title, title_justify="left", show_header=False)
     table.add_column("name", style="bold")
     table.add_column("value", justify="right")
     for name, value in rows.items():
-        table.add_row(str(name), number(value))
+        table.add_row(str(name), value_cell(value))
     return table
+
+
+def value_cell(value: Any, digits: str = "") -> Text | str:
+    """A table cell of a right-aligned column: a number as :func:`~tealeaves.display.number` words it (or with the
+    format ``digits``), text as a left-aligned :class:`rich.text.Text`."""
+    if isinstance(value, str):
+        return Text(value, justify="left")
+    return format(value, digits) if digits and isinstance(value, float) else number(value)

@@ -168,7 +168,7 @@ def run_demo(
         try:
             read_manifest(out, kind="demo")
         except TealeavesError:
-            raise ArtifactError(f"{out} exists and is not a tealeaves demo folder; pass another --out") from None
+            raise ArtifactError(f"{out} exists and is not a tealeaves demo folder; pass another out=<folder>") from None
         shutil.rmtree(out)
     out.mkdir(parents=True)
     write_json(

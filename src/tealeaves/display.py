@@ -29,7 +29,7 @@ Examples
 >>> estimate(0.5, 0.25, 0.75)
 '0.5 [0.25, 0.75]'
 >>> print(html_table({"word": ["<script>"], "n": [3]}))
-<table><thead><tr><th>word</th><th>n</th></tr></thead><tbody><tr><td>&lt;script&gt;</td><td>3</td></tr></tbody></table>
+<table><thead><tr><th style='text-align:left'>word</th><th>n</th></tr></thead><tbody><tr><td style='text-align:left'>&lt;script&gt;</td><td>3</td></tr></tbody></table>
 """
 
 from __future__ import annotations
@@ -243,18 +243,23 @@ def bootstrap_t_interval(values: np.ndarray | Sequence[float]) -> tuple[float, f
     return mean - float(high_t) * se, mean - float(low_t) * se
 
 
-def mean_interval(values: np.ndarray | Sequence[float]) -> str:
+def mean_interval(values: np.ndarray | Sequence[float], bounds: tuple[float, float] | None = None) -> str:
     """The mean of the finite ``values`` with its 95% interval, as the report shows a mean over topics.
 
     The interval is :func:`bootstrap_t_interval`'s over the ``n`` finite values (the t interval
     :math:`\\bar x \\pm t_{0.975, n-1}\\, s / \\sqrt n` for fewer than five or without spread),
     the one the evaluation's tables give a topic-level metric; with one value the mean is shown
-    alone, with none ``nan``.
+    alone, with none ``nan``. :func:`interval_label` says which it is. A metric bounded to
+    ``bounds`` (NPMI to [-1, 1], a share to [0, 1]) has its interval clipped to them (to the
+    values themselves where one lies outside, as an epsilon can make NPMI do): the mean lies
+    within them, and so does the interval shown.
 
     Parameters
     ----------
     values : array-like of float
         Per-topic values; NaN and infinite ones are left out.
+    bounds : tuple of float, optional
+        The values' range, ``(low, high)``, that the interval is clipped to.
 
     Returns
     -------
@@ -273,6 +278,11 @@ def mean_interval(values: np.ndarray | Sequence[float]) -> str:
     '0.096 [0.05111, 0.2107]'
     >>> mean_interval([0.2])
     '0.2'
+
+    NPMI of two topics, clipped to its range:
+
+    >>> mean_interval([1.0, 0.3691]), mean_interval([1.0, 0.3691], bounds=(-1.0, 1.0))
+    ('0.6845 [-3.324, 4.693]', '0.6845 [-1, 1]')
     """
     x = np.asarray(values, dtype=np.float64)
     x = x[np.isfinite(x)]
@@ -281,7 +291,41 @@ def mean_interval(values: np.ndarray | Sequence[float]) -> str:
     mean = float(x.mean())
     if len(x) < 2:
         return number(mean)
-    return estimate(mean, *bootstrap_t_interval(x))
+    low, high = bootstrap_t_interval(x)
+    if bounds is not None:  # widened to the values themselves, should a convention (an epsilon) step outside
+        low, high = max(low, min(bounds[0], x.min())), min(high, max(bounds[1], x.max()))
+    return estimate(mean, low, high)
+
+
+def interval_label(values: np.ndarray | Sequence[float], unit: str = "topics") -> str:
+    """What the interval of :func:`mean_interval` is: ``95% CI, bootstrap-t over 20 topics``, or ``t`` where it is
+    the t interval (under five values, without spread, or values so tied that the bootstrap's quantiles are not finite).
+
+    Parameters
+    ----------
+    values : array-like of float
+        The values :func:`mean_interval` was given; NaN and infinite ones are left out.
+    unit : str
+        What a value is, in the plural.
+
+    Returns
+    -------
+    str
+        The label; ``no interval: 1 topics`` style under two values.
+
+    Examples
+    --------
+    >>> from tealeaves.display import interval_label
+    >>> interval_label([0.1, 0.2, 0.3]), interval_label(range(20)), interval_label([0.2])
+    ('95% CI, t over 3 topics', '95% CI, bootstrap-t over 20 topics', 'no interval: 1 topics')
+    """
+    x = np.asarray(values, dtype=np.float64)
+    x = np.sort(x[np.isfinite(x)])  # as bootstrap_t_interval sums them
+    if len(x) < 2:
+        return f"no interval: {len(x)} {unit}"
+    t_bounds = t_interval(float(x.mean()), float(x.std(ddof=1) / np.sqrt(len(x))), len(x) - 1.0)
+    method = "t" if bootstrap_t_interval(x) == t_bounds else "bootstrap-t"
+    return f"95% CI, {method} over {len(x)} {unit}"
 
 
 def p_value(p: float | None) -> str:
@@ -333,19 +377,30 @@ def head(columns: Mapping[str, Any]) -> tuple[dict[str, list[Any]], int]:
     return {name: list(columns[name][:MAX_ROWS]) for name in names}, n
 
 
+LEFT = " style='text-align:left'"  # text reads from the left; notebooks right-align every cell by default
+
+
 def html_table(columns: Mapping[str, Any], header: bool = True) -> str:
-    """An HTML table of ``columns`` (escaped); without ``header`` the first column is a row heading."""
+    """An HTML table of ``columns`` (escaped); without ``header`` the first column is a row heading.
+
+    Text (a column of words, a cell holding a string) is left-aligned and numbers keep the
+    notebook's right alignment.
+    """
     names = list(columns)
     rows = zip(*(columns[n] for n in names))
     if header:
-        head_row = "".join(f"<th>{escape(n)}</th>" for n in names)
+        text = {n: any(isinstance(v, str) for v in columns[n]) for n in names}
+        head_row = "".join(f"<th{LEFT if text[n] else ''}>{escape(n)}</th>" for n in names)
         body = "".join(
-            "<tr>" + "".join(f"<td>{escape(cell(v, n))}</td>" for v, n in zip(row, names)) + "</tr>" for row in rows
+            "<tr>"
+            + "".join(f"<td{LEFT if text[n] else ''}>{escape(cell(v, n))}</td>" for v, n in zip(row, names))
+            + "</tr>"
+            for row in rows
         )
         return f"<table><thead><tr>{head_row}</tr></thead><tbody>{body}</tbody></table>"
     body = "".join(
-        f"<tr><th>{escape(cell(row[0]))}</th>"
-        + "".join(f"<td>{escape(cell(v, str(row[0])))}</td>" for v in row[1:])
+        f"<tr><th{LEFT}>{escape(cell(row[0]))}</th>"
+        + "".join(f"<td{LEFT if isinstance(v, str) else ''}>{escape(cell(v, str(row[0])))}</td>" for v in row[1:])
         + "</tr>"
         for row in rows
     )
@@ -382,7 +437,7 @@ def html(
     --------
     >>> from tealeaves.display import html
     >>> print(html("Topics", {"K": 2}, {"topic": [0, 1], "words": ["tax budget", "<war>"]}))
-    <div class='tealeaves-display'><p><strong>Topics</strong></p><table><tbody><tr><th>K</th><td>2</td></tr></tbody></table><table><thead><tr><th>topic</th><th>words</th></tr></thead><tbody><tr><td>0</td><td>tax budget</td></tr><tr><td>1</td><td>&lt;war&gt;</td></tr></tbody></table></div>
+    <div class='tealeaves-display'><p><strong>Topics</strong></p><table><tbody><tr><th style='text-align:left'>K</th><td>2</td></tr></tbody></table><table><thead><tr><th>topic</th><th style='text-align:left'>words</th></tr></thead><tbody><tr><td>0</td><td style='text-align:left'>tax budget</td></tr><tr><td>1</td><td style='text-align:left'>&lt;war&gt;</td></tr></tbody></table></div>
 
     Of 500 rows, the header and the first 10 are shown, with a note:
 

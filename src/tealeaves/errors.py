@@ -6,6 +6,8 @@ line and exits with status 2.
 
 from __future__ import annotations
 
+from typing import Any
+
 
 class TealeavesError(Exception):
     """Base class of every error tealeaves raises on purpose.
@@ -56,7 +58,7 @@ class EmptyResultError(TealeavesError):
     >>> score([["tax", "senate"]], index, on_missing="skip")
     Traceback (most recent call last):
     ...
-    tealeaves.errors.EmptyResultError: no topic can be scored with on_missing='skip' ...
+    tealeaves.errors.EmptyResultError: no topic can be scored with on_missing="skip" ...
     """
 
 
@@ -93,3 +95,27 @@ class MissingDependencyError(TealeavesError, ImportError):
     ...     print(isinstance(error, MissingDependencyError), error)
     True this table needs no_such_module, which is not installed: pip install 'tealeaves[frames]'
     """
+
+
+def describe(obj: Any) -> str:
+    """What a message calls an object it refuses: ``a list``, ``an int``, ``a gensim LdaModel`` (package and class).
+
+    Parameters
+    ----------
+    obj : object
+        Anything.
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> from collections import OrderedDict
+    >>> from tealeaves.errors import describe
+    >>> describe([]), describe(3), describe(OrderedDict())
+    ('a list', 'an int', 'a collections OrderedDict')
+    """
+    kind = type(obj)
+    name = kind.__name__ if kind.__module__ == "builtins" else f"{kind.__module__.split('.')[0]} {kind.__name__}"
+    return f"{'an' if name[0].lower() in 'aeiou' else 'a'} {name}"

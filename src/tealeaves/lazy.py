@@ -15,12 +15,13 @@ from __future__ import annotations
 import ast
 import importlib
 import importlib.abc
+import importlib.machinery
 import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from tealeaves.extras import require
+from tealeaves.extras import installed, require
 
 
 def _type_checking_imports(source: str) -> dict[str, tuple[str, str]]:
@@ -42,7 +43,9 @@ def attach(
     """``__getattr__`` and ``__dir__`` for ``package``, resolving the names its TYPE_CHECKING block imports.
 
     With ``extra``, a name is refused (``MissingDependencyError``) before its submodule is
-    imported when a module of that extra is missing.
+    imported when a module of that extra is missing, and so is an import of a submodule
+    (``import tealeaves.study.app``) whose own imports need a package that is not installed
+    (:class:`ExtraGuard`).
 
     No public name shares its name with a submodule of its package (``coherence.score`` is
     defined in ``coherence/scoring.py``): the import system binds a submodule on its package
@@ -50,6 +53,8 @@ def attach(
     ``tests/test_import_forms.py`` checks it for every package and every import form.
     """
     table = _type_checking_imports(Path(init_file).read_text(encoding="utf-8"))
+    if extra is not None:
+        install_extra_guard(package, extra)
 
     def __getattr__(name: str) -> Any:
         if name not in table:
@@ -68,6 +73,56 @@ def attach(
         return sorted(set(table) | set(sys.modules[package].__dict__))
 
     return __getattr__, __dir__
+
+
+class ExtraGuard(importlib.abc.MetaPathFinder):
+    """The first finder on ``sys.meta_path`` for the submodules of a package that needs an extra.
+
+    Before a submodule is loaded, the third-party packages its top-level imports name are
+    looked up (without importing them); one that is missing is refused in one line naming the
+    extra's ``pip install`` (:func:`tealeaves.extras.require`), instead of the bare
+    ``ModuleNotFoundError`` the submodule's import would raise. Nothing is read while every
+    module of the extra is installed.
+    """
+
+    def __init__(self, package: str, extra: str) -> None:
+        self.package, self.extra = package, extra
+
+    def find_spec(self, fullname: str, path: Any = None, target: Any = None) -> None:
+        if not fullname.startswith(self.package + ".") or _extra_installed(self.extra):
+            return None
+        spec = importlib.machinery.PathFinder.find_spec(fullname, path)
+        if spec is None or not spec.origin or not spec.origin.endswith(".py"):
+            return None
+        missing = [name for name in _top_level_imports(Path(spec.origin)) if not installed(name)]
+        if missing:
+            require(self.extra, *missing, what=fullname)
+        return None
+
+
+def _extra_installed(extra: str) -> bool:
+    from tealeaves.extras import EXTRAS
+
+    return all(installed(module) for module in EXTRAS[extra][1])
+
+
+def _top_level_imports(source: Path) -> list[str]:
+    """The third-party top-level packages a module imports at its top (not tealeaves, not the standard library)."""
+    names = []
+    for node in ast.parse(source.read_text(encoding="utf-8")).body:
+        if isinstance(node, ast.Import):
+            names += [alias.name.split(".")[0] for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            names.append(node.module.split(".")[0])
+    return [
+        n for n in dict.fromkeys(names) if n not in sys.stdlib_module_names and n not in ("tealeaves", "__future__")
+    ]
+
+
+def install_extra_guard(package: str, extra: str) -> None:
+    """Put an :class:`ExtraGuard` for ``package`` first on ``sys.meta_path`` (once)."""
+    if not any(isinstance(finder, ExtraGuard) and finder.package == package for finder in sys.meta_path):
+        sys.meta_path.insert(0, ExtraGuard(package, extra))
 
 
 MOVED = {

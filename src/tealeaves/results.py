@@ -47,7 +47,8 @@ class Result:
     per_topic : ndarray, optional
         A subclass's per-topic values: :meth:`summary` shows their number as ``topics``.
     model_mean : float, optional
-        Their mean, which :meth:`summary` shows with its 95% interval over the topics.
+        Their mean, which :meth:`summary` shows with its 95% interval over the topics, named by
+        what it is and clipped to :meth:`value_bounds`.
 
     Examples
     --------
@@ -57,9 +58,9 @@ class Result:
     >>> index = RefIndex.build(Corpus.from_documents([[0, 1, 1], [2, 3], [0, 1, 3]], vocab))
     >>> result = score([["tax", "budget"], ["war", "peace"]], index, measure="npmi", window="document")
     >>> result
-    CoherenceResult(measure=npmi, window=document, compat=–, topics=2, model mean=0.6845 [-3.324, 4.693], n_windows=3, …)
-    >>> result.summary()["model mean"]
-    '0.6845 [-3.324, 4.693]'
+    CoherenceResult(measure=npmi, window=document, compat=–, topics=2, model mean (95% CI, t over 2 topics)=0.6845 [-1, 1], n_windows=3, …)
+    >>> result.summary()["model mean (95% CI, t over 2 topics)"]  # NPMI's interval, clipped to [-1, 1]
+    '0.6845 [-1, 1]'
     >>> result.display_columns()["words"]
     ['tax budget', 'war peace']
     """
@@ -88,8 +89,9 @@ class Result:
 
         By default the result's single-valued fields (text, numbers, flags, paths), the number
         of topics of a ``per_topic`` field, a ``model_mean`` over them with its 95% interval
-        (:func:`tealeaves.display.mean_interval`: bootstrap-t, the t interval under five topics),
-        and the size of each DataFrame field.
+        (:func:`tealeaves.display.mean_interval`: bootstrap-t, the t interval under five topics;
+        clipped to :meth:`value_bounds`) under a name that says which
+        (``model mean (95% CI, bootstrap-t over 20 topics)``), and the size of each DataFrame field.
         """
         values: dict[str, Any] = {}
         for f in dataclasses.fields(self):  # type: ignore[arg-type]
@@ -97,7 +99,9 @@ class Result:
             if f.name == "per_topic" and isinstance(value, np.ndarray):
                 values["topics"] = len(value)
             elif f.name == "model_mean" and isinstance(getattr(self, "per_topic", None), np.ndarray):
-                values["model mean"] = display.mean_interval(self.per_topic)  # type: ignore[attr-defined]
+                per_topic = self.per_topic  # type: ignore[attr-defined]
+                label = f"model mean ({display.interval_label(per_topic)})"
+                values[label] = display.mean_interval(per_topic, self.value_bounds())
             elif value is None or isinstance(value, (str, int, float, bool, np.number, np.bool_)):
                 values[f.name] = value
             elif isinstance(value, os.PathLike):
@@ -105,6 +109,11 @@ class Result:
             elif hasattr(value, "shape") and len(getattr(value, "shape", ())) == 2 and hasattr(value, "columns"):
                 values[f.name] = display.shape(*value.shape)  # a DataFrame
         return values
+
+    def value_bounds(self) -> tuple[float, float] | None:
+        """The range a ``per_topic`` value lies in, to which :meth:`summary` clips the interval of their mean
+        (None: unbounded; a result of a bounded metric says so)."""
+        return None
 
     def display_columns(self) -> Columns | None:
         """The table a display shows the first rows of: per topic with its words where the result
@@ -125,6 +134,33 @@ class Result:
     def _repr_html_(self) -> str:
         """The notebook display: the summary and the first rows of :meth:`display_columns`."""
         return display.html(type(self).__name__, self.summary(), self.display_columns())
+
+
+def words_by_topic(missing: Sequence[tuple[int, str, str]]) -> str:
+    """Topic words a result left out or counted as never occurring, by topic: ``topic 0: café, tax; topic 3: ...``.
+
+    Parameters
+    ----------
+    missing : sequence of (topic, word, reason)
+        A result's ``missing`` entries; ``"*"`` entries (a whole topic left unscored) are left out.
+
+    Returns
+    -------
+    str
+        Their number, then the words of each topic in order (what a display shows of them).
+
+    Examples
+    --------
+    >>> from tealeaves.results import words_by_topic
+    >>> words_by_topic([(0, "café", "not in the index"), (3, "zorp", "never occurs"), (0, "tax", "never occurs")])
+    '3: topic 0: café, tax; topic 3: zorp'
+    """
+    topics: dict[int, list[str]] = {}
+    for k, word, _ in missing:
+        if word != "*":
+            topics.setdefault(int(k), []).append(word)
+    listed = "; ".join(f"topic {k}: {', '.join(words)}" for k, words in sorted(topics.items()))
+    return f"{sum(map(len, topics.values()))}: {listed}" if topics else "0"
 
 
 def dataframe(columns: Columns) -> pd.DataFrame:

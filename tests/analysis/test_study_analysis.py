@@ -66,7 +66,7 @@ def test_write_study_analysis_is_atomic(tmp_path, export_csv):
     }
     assert (out / "figures" / "models.svg").is_file() and (out / "figures" / "models.png").is_file()
     assert json.loads((out / "manifest.json").read_text())["kind"] == "analysis-study"
-    with pytest.raises(Exception, match="--force"):
+    with pytest.raises(Exception, match="force=True"):
         write_study_analysis(analyze_export(export_csv, n_boot=50), out)
 
 

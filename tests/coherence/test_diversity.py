@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import itertools
 import json
+import warnings
 
 import numpy as np
 import pytest
 
 from tealeaves.coherence import (
+    TopNCappedWarning,
     diversity,
     duplicate_topics,
     inverted_rbo,
@@ -157,5 +159,28 @@ def test_diversity_of_a_model_uses_its_ranked_words():
     result = diversity(model)
     assert result.topic_diversity == topic_diversity(model.top_words(25), topn=25)
     np.testing.assert_allclose(result.per_topic, topic_uniqueness(model.top_words(10)))
-    with pytest.raises(InputError, match="fewer than the 25"):
-        diversity(model.top_words(10))
+    with pytest.raises(InputError, match="fewer than the 25"):  # a number asked for is a number required
+        diversity(model.top_words(10), diversity_topn=25)
+
+
+def test_default_top_n_is_capped_at_what_a_topic_list_holds():
+    """The getting-started recipe runs `tealeaves diversity` on a topic file of ten words a topic: the defaults
+    (25 for topic diversity) are capped at the shortest topic, with a warning naming each, and the result says
+    what was used."""
+    topics = [[f"w{k}_{i}" for i in range(10)] for k in range(3)] + [[f"s{i}" for i in range(4)]]
+    with pytest.warns(TopNCappedWarning) as caught:
+        result = diversity(topics)
+    message = str(caught[0].message)
+    assert message.startswith(
+        "the shortest topic has 4 words, so fewer top words are used: topic diversity over the top 4 (not 25)"
+    )
+    assert "topic uniqueness and inverted RBO over the top 4 (not 10)" in message
+    assert "Hoyle et al.'s filters over the top 4 (not 5)" in message and message.endswith(
+        "pass diversity_topn=<N> to choose"
+    )
+    assert (result.diversity_topn, result.uniqueness_topn, result.filter_topn, result.overlap_topn) == (4, 4, 4, 4)
+    assert result.topic_diversity == topic_diversity(topics, topn=4) == 1.0
+    assert next(iter(result.measures())) == "topic diversity (top 4)"
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert diversity([t[:10] for t in topics[:3]], diversity_topn=10).diversity_topn == 10  # given: no cap

@@ -93,7 +93,7 @@ def test_save_load_round_trip_is_memory_mapped_and_small(corpus, tmp_path):
 
 def test_existing_output_is_refused_unless_forced(corpus, tmp_path):
     (tmp_path / "idx").mkdir()
-    with pytest.raises(ArtifactError, match="--force"):
+    with pytest.raises(ArtifactError, match="force=True"):
         RefIndex.build(corpus, out=tmp_path / "idx")
     assert list((tmp_path / "idx").iterdir()) == []
     RefIndex.build(corpus, out=tmp_path / "idx", force=True)

@@ -33,7 +33,8 @@ runner = CliRunner()
 EXTRA_DEPENDENCIES = {"starlette", "transformers", "tomli"}
 # the packages that only an extra makes work; every other module is the core's
 EXTRA_PACKAGES = tuple(
-    f"tealeaves.{name}" for name in ("analysis", "study", "evaluate", "sweep", "report", "demo", "models.neural")
+    f"tealeaves.{name}"
+    for name in ("analysis", "study", "evaluation", "model_selection", "reporting", "demo", "models.neural")
 )
 FRUIT = ["apple", "banana", "cherry", "grape", "melon", "peach"]
 METAL = ["iron", "steel", "copper", "zinc", "tin", "lead"]
@@ -201,6 +202,18 @@ def test_gibbs_lda_trains_in_the_core(texts, tmp_path):
 @absent("fastapi")
 def test_studies_need_study(tmp_path):
     refused(["study", "serve", tmp_path / "s"], "study")
+
+
+@absent("fastapi")
+def test_importing_the_study_app_names_the_install():
+    """``import tealeaves.study.app`` (the web app's module) in the core install: one MissingDependencyError with the
+    pip line, not a bare ModuleNotFoundError from FastAPI's import."""
+    src = Path(tealeaves.__file__).parent
+    module = "tealeaves.study.web.app" if (src / "study" / "web" / "app.py").is_file() else "tealeaves.study.app"
+    done = subprocess.run([sys.executable, "-c", f"import {module}"], capture_output=True, text=True)
+    last = done.stderr.strip().splitlines()[-1]
+    assert done.returncode == 1 and last.startswith(f"tealeaves.errors.MissingDependencyError: {module} needs")
+    assert last.endswith("not installed: pip install 'tealeaves[study]'")
 
 
 @absent("statsmodels")

@@ -69,7 +69,7 @@ def test_fingerprint_changes_with_content(small):
 
 def test_existing_output_is_refused_unless_forced(small, tmp_path):
     small.save(tmp_path / "c")
-    with pytest.raises(ArtifactError, match="--force"):
+    with pytest.raises(ArtifactError, match="force=True"):
         small.save(tmp_path / "c")
     small.subset([0]).save(tmp_path / "c", force=True)
     assert len(Corpus.load(tmp_path / "c")) == 1

@@ -131,12 +131,27 @@ def test_builtin_sotu_paragraphs():
     assert all("\n\n" not in d.text for d in docs[:500])
 
 
-def test_non_utf8_bytes_are_replaced_and_counted(tmp_path):
+def test_non_utf8_bytes_are_refused_with_the_line_or_read_in_their_encoding(tmp_path):
+    """A Latin-1 file is never read silently as 'caf\ufffd': the error names the file, line, column and byte and
+    the encoding= that reads it; encoding="utf-8:replace" replaces and counts instead."""
     (tmp_path / "good.txt").write_text("plain text")
-    (tmp_path / "bad.txt").write_bytes(b"caf\xe9 au lait \xff")
-    docs, stats = read(tmp_path)
-    assert stats.decode_errors == 1
-    assert docs[0].text == "caf\ufffd au lait \ufffd"
+    (tmp_path / "bad.txt").write_bytes(b"first line\ncaf\xe9 au lait \xff")
+    with pytest.raises(
+        InputError, match=r'bad\.txt, line 2, column 4: byte 0xe9 is not valid utf-8; read it with encoding="latin-1"'
+    ):
+        read(tmp_path)
+    docs, stats = read(tmp_path, fields=FieldNames(encoding="latin-1"))
+    assert docs[0].text == "first line\ncafé au lait ÿ" and stats.decode_errors == 0
+    docs, stats = read(tmp_path, fields=FieldNames(encoding="utf-8:replace"))
+    assert docs[0].text == "first line\ncaf\ufffd au lait \ufffd" and stats.decode_errors == 1
+    lines = tmp_path / "lines.txt"
+    lines.write_bytes(b"tax budget\n\nwar caf\xe9\n")
+    with pytest.raises(InputError, match=r"lines\.txt, line 3, column 8: byte 0xe9"):
+        read(lines)
+    docs, _ = read(lines, fields=FieldNames(encoding="cp1252"))
+    assert [d.text for d in docs] == ["tax budget", "war café"]
+    with pytest.raises(InputError, match="unknown encoding 'latin-9000'"):
+        read(lines, fields=FieldNames(encoding="latin-9000"))
 
 
 @pytest.mark.parametrize(
@@ -178,7 +193,7 @@ def test_formats_can_be_forced(tmp_path):
     path.write_text(json.dumps({"text": "forced"}) + "\n")
     docs, _ = read(path, format="jsonl")
     assert docs[0].text == "forced"
-    with pytest.raises(InputError, match="unknown input format"):
+    with pytest.raises(InputError, match="unknown format"):
         read(path, format="xml")
 
 

@@ -142,7 +142,7 @@ def test_a_changed_job_starts_afresh(tmp_path, dump):
 def test_bad_input(tmp_path, dump):
     with pytest.raises(InputError, match="shard_size must be a positive"):
         prepare(dump, out=tmp_path / "c", shard_size=0)
-    with pytest.raises(InputError, match="--heldout cannot be combined"):
+    with pytest.raises(InputError, match="cannot be combined with shard_size"):
         prepare(dump, out=tmp_path / "c", shard_size=5, heldout=0.2)
     with pytest.raises(InputError, match="needs an output folder"):
         prepare(dump, shard_size=5)

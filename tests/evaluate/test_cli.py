@@ -69,3 +69,19 @@ def test_several_runs_per_model_print_the_models_and_their_scope(planted, tmp_pa
     assert "Each model is 2 trained runs" in result.stdout and "lda better than random by " in result.stdout
     header = next(line for line in result.stdout.splitlines() if "metric" in line and "lda" in line)
     assert "lda/1" not in header and "random" in header  # the summary shows the models, not their runs
+
+
+def test_a_typo_in_the_configuration_is_refused_whole_before_any_step(planted, tmp_path):
+    """``windw = 10`` (and every other unknown key) is named with the closest known one, exit 2, nothing written."""
+    typo = write_config(planted, planted / "typo.toml", "npmi = { windw = 10 }", "cv = { topm = 5 }")
+    result = invoke("evaluate", typo, "--out", tmp_path / "run")
+    assert result.exit_code == 2, result.output
+    line = result.stderr.strip()
+    assert "\n" not in line and line.startswith("error: 2 problems: [metrics] npmi has unknown option windw")
+    assert "windw (did you mean window?); its options: compat, conventions, encoder, on_missing, topn, window" in line
+    assert "[metrics] cv has unknown option topm (did you mean topn?)" in line
+    assert not (tmp_path / "run").exists()
+    (planted / "model-typo.toml").write_text('seed = 0\n[[models]]\nname = "lda"\npth = "lda"\n')
+    result = invoke("evaluate", planted / "model-typo.toml", "--out", tmp_path / "run")
+    assert result.exit_code == 2 and "[[models]] #1 has unknown key pth (did you mean path?)" in result.stderr
+    assert not (tmp_path / "run").exists()

@@ -33,3 +33,32 @@ def test_defaults_are_the_issues():
     assert METRICS["likelihood"].defaults == {"method": "left-to-right", "variant": "sis"}
     off = {"significance", "classification"}  # OCTIS's metrics: turned on in [metrics]
     assert all(metric.default != (name in off) for name, metric in METRICS.items())
+
+
+def test_every_unknown_key_is_named_with_the_closest_known_one():
+    import pytest
+
+    from tealeaves.errors import InputError
+
+    config = {
+        "sed": 1,
+        "corpora": {"heldot": "h"},
+        "models": [{"name": "lda", "path": "lda", "fromat": "gensim"}],
+        "study": {"exprt": "e.csv"},
+        "metrics": {"npmii": True, "wi-auto": {"draw": 3}, "likelihood": {"method": "left-to-right", "partcles": 5}},
+    }
+    with pytest.raises(InputError) as caught:
+        read_config(config)
+    message = str(caught.value)
+    assert message.startswith("7 problems: the configuration has unknown key sed (did you mean seed?)")
+    for part in (
+        "[corpora] has unknown key heldot (did you mean heldout?)",
+        "[[models]] #1 has unknown key fromat (did you mean format?)",
+        "[study] has unknown key exprt (did you mean export?)",
+        "[metrics] has unknown metric npmii (did you mean npmi?)",
+        "[metrics] wi-auto has unknown option draw (did you mean draws?)",
+        "[metrics] likelihood has unknown option partcles (did you mean particles?)",
+    ):
+        assert part in message
+    with pytest.raises(InputError, match=r"unknown method 'left-to-rite'; choose one of"):
+        read_config({"models": [{"name": "a", "path": "a"}], "metrics": {"likelihood": {"method": "left-to-rite"}}})

@@ -446,7 +446,7 @@ def test_several_runs_per_model_make_the_runs_the_units(planted, tmp_path):
     ("models", "message"),
     [
         ([{"name": "a", "runs": ["x"]}], "two or more trained runs"),
-        ([{"name": "a", "path": "x", "runs": ["x", "y"]}], "not both"),
+        ([{"name": "a", "path": "x", "runs": ["x", "y"]}], "needs one of path .* or runs"),
         ([{"name": "a", "runs": ["x", "y"]}, {"name": "b", "path": "z"}], "have one run while others have several"),
         ([{"name": "a", "runs": ["x", "y"]}, {"name": "a", "runs": ["z", "w"]}], "appear twice"),
     ],

@@ -95,6 +95,7 @@ def test_classification_needs_a_label(planted, tmp_path):
     metrics = {**dict.fromkeys(METRICS, False), "classification": True}
     with pytest.raises(InputError, match=r"needs the metadata field to predict.*label = \"FIELD\""):
         tealeaves.evaluate(config(planted, "lda", metrics=metrics), tmp_path / "run")
+    assert not (tmp_path / "run").exists()  # refused while the configuration is read, before any step
 
 
 def test_the_model_fingerprint_covers_theta(planted):

@@ -90,7 +90,7 @@ def test_figures_and_topic_cards(page):
 
 def test_report_refuses_a_non_html_name_and_writes_nothing(page, tmp_path):
     run, _ = page
-    with pytest.raises(InputError, match=r"must end in \.html"):
+    with pytest.raises(InputError, match=r"give out=<a file name ending in \.html>"):
         tealeaves.report(run, tmp_path / "report.txt")
     assert not list(tmp_path.iterdir())
     assert isinstance(Evaluation.load(run.path), Evaluation)

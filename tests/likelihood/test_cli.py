@@ -75,7 +75,7 @@ def test_likelihood_refusals(saved, tmp_path):
     assert_refused(
         invoke("likelihood", saved / "model", saved / "heldout", "--out", tmp_path / "r.txt"), ".json or .csv"
     )
-    assert_refused(invoke("likelihood", saved / "model", saved / "oov"), "on_missing='skip'")
+    assert_refused(invoke("likelihood", saved / "model", saved / "oov"), "pass --skip-oov to drop")
     assert_refused(invoke("likelihood", saved / "model", tmp_path / "absent"), "not a tealeaves artifact")
     assert not list(tmp_path.iterdir())
     skipped = invoke("likelihood", saved / "model", saved / "oov", "--skip-oov")

@@ -160,7 +160,7 @@ def test_a_topic_model_supplies_alpha_and_maps_other_vocabularies(small):
 
 def test_oov_policy_on_token_lists(small):
     phi, alpha, _ = small
-    with pytest.raises(InputError, match="on_missing='skip'"):
+    with pytest.raises(InputError, match='on_missing="skip"'):
         estimate(phi, alpha, [[0, 1, 30], [-1]])
     result = estimate(phi, alpha, [[0, 1, 30], [-1]], on_missing="skip")
     assert list(result.n_oov) == [1, 1] and list(result.n_tokens) == [2, 0] and result.log_prob[1] == 0.0

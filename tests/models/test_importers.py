@@ -17,8 +17,9 @@ from tealeaves.cli import app
 from tealeaves.corpus import Vocabulary
 from tealeaves.errors import InputError
 from tealeaves.models import TopicModel, Topics, import_model
+from tealeaves.models.adapters import RenormalisationWarning, align_vocabulary
 from tealeaves.models.compare import hellinger
-from tealeaves.models.importers import RenormalisationWarning, align_vocabulary, read_safetensors
+from tealeaves.models.importers import read_safetensors
 
 from .planted import lda_corpus
 

@@ -7,7 +7,16 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from tealeaves.cli.common import JsonOption, app, check_result_path, load_topics, print_json, reports_errors, show
+from tealeaves.cli.common import (
+    EncodingOption,
+    JsonOption,
+    app,
+    check_result_path,
+    load_topics,
+    print_json,
+    reports_errors,
+    show,
+)
 from tealeaves.console import console, err_console, mapping_table, progress_bar
 
 if TYPE_CHECKING:
@@ -68,17 +77,18 @@ def coherence_command(
         typer.Option(help="Embedding measures: st:NAME_OR_PATH, w2v:INDEX or static:PATH [st:all-MiniLM-L6-v2]."),
     ] = None,
     out: Annotated[Path | None, typer.Option("--out", "-o", help="Write the result to a .json or .csv file.")] = None,
+    encoding: EncodingOption = "utf-8",
     as_json: JsonOption = False,
 ) -> None:
     """Score each topic's coherence against a reference index (per pair, per topic, per model)."""
     from tealeaves.coherence import score
-    from tealeaves.coherence.tables import topics_scores_table
+    from tealeaves.coherence.tables import topics_scores_table, topn_label
     from tealeaves.results import write_result
 
     check_result_path(out)
     given = {"log_base": log_base, "epsilon": epsilon, "smoothing": smoothing, "zero_pair": zero_pair}
     result = score(
-        load_topics(topics),
+        load_topics(topics, encoding),
         index,
         measure=measure,
         window=int(window) if window is not None and window.isdigit() else window,
@@ -94,7 +104,7 @@ def coherence_command(
     if as_json:
         print_json(result.to_dict())
         return
-    title = f"{result.measure}, {result.window}, top {'/'.join(map(str, result.topn))}: {topics}"
+    title = f"{result.measure}, {result.window}, {topn_label(result)}: {topics}"
     console.print(topics_scores_table(title, {result.measure: result}))
     if out is not None:
         console.print(f"-> {out}")
@@ -127,19 +137,25 @@ def _report_missing(result: CoherenceResult) -> None:
 @reports_errors
 def diversity(
     topics: Annotated[Path, typer.Argument(help="A model folder, or a text file with one topic per line.")],
-    diversity_topn: Annotated[int, typer.Option(help="Top words for topic diversity (Dieng et al.).")] = 25,
-    uniqueness_topn: Annotated[int, typer.Option(help="Top words for topic uniqueness and inverted RBO.")] = 10,
+    diversity_topn: Annotated[
+        int | None, typer.Option(help="Top words for topic diversity (Dieng et al.) [25, or a shorter topic's].")
+    ] = None,
+    uniqueness_topn: Annotated[
+        int | None, typer.Option(help="Top words for topic uniqueness and inverted RBO [10, or a shorter topic's].")
+    ] = None,
     filter_topn: Annotated[
-        int, typer.Option(help="Top words of Hoyle et al.'s filters: no duplicate sets, uniqueness above 0.7.")
-    ] = 5,
+        int | None,
+        typer.Option(help="Top words of Hoyle et al.'s filters: no duplicate sets, uniqueness above 0.7 [5]."),
+    ] = None,
     overlap_topn: Annotated[
-        int, typer.Option(help="Top words for the diagnostic of topic pairs sharing a word (not a filter).")
-    ] = 5,
+        int | None, typer.Option(help="Top words for the diagnostic of topic pairs sharing a word (not a filter) [5].")
+    ] = None,
     uniqueness_filter_all: Annotated[
         bool,
         typer.Option(help="Apply filter (b), uniqueness of the top 5 above 0.7, to any model (default: ETM only)."),
     ] = False,
     out: Annotated[Path | None, typer.Option("--out", "-o", help="Write the result to a .json or .csv file.")] = None,
+    encoding: EncodingOption = "utf-8",
     as_json: JsonOption = False,
 ) -> None:
     """Topic diversity, topic uniqueness, inverted RBO and Hoyle et al.'s redundancy filters."""
@@ -149,7 +165,7 @@ def diversity(
 
     check_result_path(out)
     result = run_diversity(
-        load_topics(topics),
+        load_topics(topics, encoding),
         diversity_topn=diversity_topn,
         uniqueness_topn=uniqueness_topn,
         filter_topn=filter_topn,

@@ -1,20 +1,29 @@
 """What every command group shares: the root app, error reporting, parsing of options, output.
 
 Errors of the TealeavesError family print one line (``error: ...``) on stderr and exit with
-status 2, as usage errors do. ``--json`` prints a command's results as one JSON document on
-stdout instead of tables.
+status 2, as usage errors do, in the command line's words: the library writes its hints as
+Python arguments (``pass on_missing="skip"``), and :func:`in_cli_words` rewrites each one as
+the flag of the running command (``pass --on-missing skip``), or of the command that has it
+(``vocab_from=<the training corpus>`` is ``tealeaves prepare``'s ``--vocab-from``).
+``--json`` prints a command's results as one JSON document on stdout instead of tables.
 """
 
 from __future__ import annotations
 
 import functools
+import inspect
 import json
-from collections.abc import Callable
+import re
+import shlex
+import typing
+import warnings
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Annotated, Any, TypeVar
 
 import typer
 from rich.markup import escape
+from typer.models import OptionInfo
 
 from tealeaves.console import console, err_console
 from tealeaves.errors import InputError, TealeavesError
@@ -32,20 +41,148 @@ app = typer.Typer(
 F = TypeVar("F", bound=Callable[..., Any])
 
 JsonOption = Annotated[bool, typer.Option("--json", help="Print the results as JSON on stdout instead of tables.")]
+EncodingOption = Annotated[
+    str, typer.Option(help="Encoding of the text files (latin-1, cp1252, ...; utf-8:replace replaces invalid bytes).")
+]
 
 
 def reports_errors(func: F) -> F:
-    """Turn TealeavesError into one line on stderr and exit status 2."""
+    """Turn TealeavesError into one line on stderr (its hints as this command's flags) and exit status 2, and
+    tealeaves' own warnings into ``warning:`` lines on stderr in the same words."""
 
     @functools.wraps(func)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
-        try:
-            return func(*args, **kwargs)
-        except TealeavesError as exc:  # escaped: "pip install 'tealeaves[study]'" is not markup
-            err_console.print(f"[bold red]error:[/] {escape(str(exc))}", highlight=False, soft_wrap=True)
-            raise typer.Exit(2) from None
+        aliases = getattr(wrapper, "cli_aliases", {})
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("default")  # each warning once per place, as Python shows them
+            try:
+                return func(*args, **kwargs)
+            except TealeavesError as exc:  # escaped: "pip install 'tealeaves[study]'" is not markup
+                message = in_cli_words(str(exc), func, aliases)
+                err_console.print(f"[bold red]error:[/] {escape(message)}", highlight=False, soft_wrap=True)
+                raise typer.Exit(2) from None
+            finally:
+                _report_warnings(caught, func, aliases)
 
     return wrapper  # type: ignore[return-value]
+
+
+def _report_warnings(caught: list[warnings.WarningMessage], func: Callable[..., Any], aliases: dict[str, str]) -> None:
+    """tealeaves' warnings as one ``warning:`` line each (once per message); others as Python would show them."""
+    seen = set()
+    for warning in caught:
+        if not warning.category.__module__.startswith("tealeaves."):
+            warnings.warn_explicit(warning.message, warning.category, warning.filename, warning.lineno)
+        elif str(warning.message) not in seen:
+            seen.add(str(warning.message))
+            message = in_cli_words(str(warning.message), func, aliases)
+            err_console.print(f"[bold yellow]warning:[/] {escape(message)}", highlight=False, soft_wrap=True)
+
+
+def cli_alias(hint: str, flag: str) -> Callable[[F], F]:
+    """Spell an argument hint as this command spells it (``on_missing="skip"`` is ``likelihood``'s ``--skip-oov``).
+
+    Apply it under :func:`reports_errors`; for hints of arguments that the command has no option of the same name for.
+    """
+
+    def mark(func: F) -> F:
+        func.__dict__.setdefault("cli_aliases", {})[hint] = flag
+        return func
+
+    return mark
+
+
+# NAME=VALUE at the start of a word (after a space, a bracket or a comma), VALUE "quoted", 'quoted',
+# <a placeholder>, {'a': dict} or a bare word or number
+HINT = re.compile(r"""(?<![^\s(\[,;])([a-z][a-z0-9_]*)=("[^"]*"|'[^']*'|<[^<>]*>|\{[^{}]*\}|[\w.+\-]+)""")
+DICT_ITEM = re.compile(r"""['"](\w+)['"]\s*:\s*([^,}]+)""")
+
+
+def in_cli_words(message: str, command: Callable[..., Any], aliases: dict[str, str] | None = None) -> str:
+    """``message`` with each argument hint (``on_missing="skip"``) written as a command-line flag (``--on-missing skip``).
+
+    A hint names the option of ``command`` with that parameter name, else of any command
+    (``vocab_from`` is ``prepare``'s); ``True`` is the flag alone, ``False`` its ``--no-``
+    form, ``None`` leaving it out; ``conventions={'epsilon': 1e-12}`` becomes
+    ``--epsilon 1e-12``; ``aliases`` (:func:`cli_alias`) spell whole hints. A name no command
+    has an option for is left as it is.
+
+    Parameters
+    ----------
+    message : str
+        A TealeavesError's message, in the API's words.
+    command : callable
+        The running command's function (its ``typer.Option`` annotations name its flags).
+    aliases : dict of str to str, optional
+        Whole hints and their spelling on this command.
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> from tealeaves.cli.coherence import coherence_command
+    >>> from tealeaves.cli.common import in_cli_words
+    >>> in_cli_words('pass on_missing="skip" or on_missing="zero", or conventions={"epsilon": 1e-12}', coherence_command)
+    'pass --on-missing skip or --on-missing zero, or --epsilon 1e-12'
+    >>> in_cli_words("prepare it with vocab_from=<the training corpus>, or pass force=True", coherence_command)
+    'prepare it with --vocab-from <the training corpus>, or pass --force'
+    """
+    for hint, spelled in (aliases or {}).items():
+        message = message.replace(hint, spelled)
+    options = {name: flags for other in _commands(app) for name, flags in _flags(other)}
+    options.update(_flags(command))  # the running command's own first
+
+    def flag(name: str, value: str) -> str | None:
+        if name not in options:
+            return None
+        on, off = options[name]
+        if value == "None":
+            return f"no {on}"
+        if value in ("True", "False"):
+            return {"True": on if off is not None else None, "False": off or None}[value]
+        if value[0] in "\"'":
+            value = value[1:-1]
+        return f"{on} {value if value.startswith('<') else shlex.quote(value)}"
+
+    def rewrite(match: re.Match[str]) -> str:
+        name, value = match.groups()
+        if value.startswith("{"):
+            items = [flag(key, item.strip()) for key, item in DICT_ITEM.findall(value)]
+            return " ".join(item for item in items if item) if items and all(items) else match.group(0)
+        return flag(name, value) or match.group(0)
+
+    return HINT.sub(rewrite, message)
+
+
+def _commands(typer_app: typer.Typer) -> Iterator[Callable[..., Any]]:
+    """The functions of every command of ``typer_app`` and of its sub-apps."""
+    for info in typer_app.registered_commands:
+        if info.callback is not None:
+            yield info.callback
+    for group in typer_app.registered_groups:
+        if group.typer_instance is not None:
+            yield from _commands(group.typer_instance)
+
+
+def _flags(command: Callable[..., Any]) -> Iterator[tuple[str, tuple[str, str | None]]]:
+    """(parameter name, (its flag, its ``--no-`` flag)) of each option of ``command``; the second is ``""`` for a
+    flag without a ``--no-`` form and None for an option that takes a value."""
+    function = inspect.unwrap(command)
+    for name, hint in typing.get_type_hints(function, include_extras=True).items():
+        info = next((m for m in getattr(hint, "__metadata__", ()) if isinstance(m, OptionInfo)), None)
+        if info is None:
+            continue
+        base = typing.get_args(hint)[0]
+        is_bool = base is bool or set(typing.get_args(base)) == {bool, type(None)}
+        given = [info.default] if isinstance(info.default, str) and info.default.startswith("-") else []
+        declared = [d for decl in (*given, *(info.param_decls or ())) for d in decl.split("/")]  # Option("--out", "-o")
+        names = [d for d in declared if d.startswith("--") and not d.startswith("--no-")]
+        on = max(names, key=len) if names else f"--{name.replace('_', '-')}"
+        negative = [d for d in declared if d.startswith("--no-")]
+        off = (negative[0] if negative else "" if declared else f"--no-{on[2:]}") if is_bool else None
+        yield name, (on, off)
 
 
 def print_json(payload: Any) -> None:
@@ -92,13 +229,14 @@ def number(text: str, name: str) -> float | int:
         raise InputError(f"{name} must be a number, got {text!r}") from None
 
 
-def load_topics(path: Path) -> Any:
-    """A model folder, a topic list imported by ``tealeaves import topics``, or a plain topic list (one topic per line)."""
+def load_topics(path: Path, encoding: str = "utf-8") -> Any:
+    """A model folder, a topic list imported by ``tealeaves import topics``, or a plain topic list (one topic per
+    line, in ``encoding``)."""
     from tealeaves.artifacts import read_manifest
     from tealeaves.models import TopicModel, Topics
 
     if not path.is_dir():
-        return Topics.load(path)
+        return Topics.load(path, encoding=encoding)
     if read_manifest(path).get("kind") == "topics":
         return Topics.load(path / "topics.txt")
     return TopicModel.load(path)

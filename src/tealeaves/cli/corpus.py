@@ -7,7 +7,7 @@ from typing import Annotated, Any
 
 import typer
 
-from tealeaves.cli.common import JsonOption, app, number, print_json, reports_errors, show
+from tealeaves.cli.common import EncodingOption, JsonOption, app, number, print_json, reports_errors, show
 from tealeaves.console import console, mapping_table, progress_bar
 
 
@@ -37,6 +37,7 @@ def prepare(
         str | None, typer.Option(help="Field holding the title (default: 'title' if present).")
     ] = None,
     id_field: Annotated[str | None, typer.Option(help="Field holding the id (default: 'id' if present).")] = None,
+    encoding: EncodingOption = "utf-8",
     min_doc_words: Annotated[
         int | None, typer.Option(help="Skip documents with fewer whitespace-separated words [25].")
     ] = None,
@@ -100,6 +101,7 @@ def prepare(
             text_field=text_field,
             title_field=title_field,
             id_field=id_field,
+            encoding=encoding,
             workers=workers,
             scheduler=scheduler,
             shard_size=shard_size,

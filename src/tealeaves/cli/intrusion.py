@@ -7,7 +7,15 @@ from typing import Annotated
 
 import typer
 
-from tealeaves.cli.common import JsonOption, app, check_result_path, load_topics, print_json, reports_errors
+from tealeaves.cli.common import (
+    EncodingOption,
+    JsonOption,
+    app,
+    check_result_path,
+    load_topics,
+    print_json,
+    reports_errors,
+)
 from tealeaves.console import console, err_console, progress_bar
 
 
@@ -32,6 +40,7 @@ def intrusion_command(
         str, typer.Option(help="Set words the reference corpus lacks: error, or zero (never occurring).")
     ] = "error",
     out: Annotated[Path | None, typer.Option("--out", "-o", help="Write the result to a .json or .csv file.")] = None,
+    encoding: EncodingOption = "utf-8",
     as_json: JsonOption = False,
 ) -> None:
     """Automated word intrusion (Lau et al. 2014): WI-Auto-PMI and WI-Auto-NPMI per topic and per model.
@@ -49,7 +58,7 @@ def intrusion_command(
         names = [str(path) for path in topics]
     with progress_bar(transient=True) as progress:
         comparison = compare_word_intrusion(
-            {name: load_topics(path) for name, path in zip(names, topics)},
+            {name: load_topics(path, encoding) for name, path in zip(names, topics)},
             index,
             seed=seed,
             association=association,  # type: ignore[arg-type]

@@ -7,7 +7,7 @@ from typing import Annotated, Any
 
 import typer
 
-from tealeaves.cli.common import JsonOption, app, check_result_path, parse_param, reports_errors, show
+from tealeaves.cli.common import JsonOption, app, check_result_path, cli_alias, parse_param, reports_errors, show
 from tealeaves.console import mapping_table, progress_bar
 
 HeldoutCorpus = Annotated[
@@ -28,6 +28,7 @@ def report(result: Any, model: Path, corpus: Path, out: Path | None, as_json: bo
 
 @app.command("likelihood")
 @reports_errors
+@cli_alias('on_missing="skip"', "--skip-oov")
 def likelihood_command(
     model: Annotated[Path, typer.Argument(help="A model folder (with a Dirichlet prior alpha).")],
     corpus: HeldoutCorpus,

@@ -3,14 +3,13 @@ topics' ``significance`` and ``classify`` documents by their θ."""
 
 from __future__ import annotations
 
-import warnings
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 from tealeaves.cli.common import JsonOption, app, check_result_path, parse_param, reports_errors, show
-from tealeaves.console import err_console, mapping_table, progress_bar, topics_table
+from tealeaves.console import mapping_table, progress_bar, topics_table
 from tealeaves.errors import InputError
 
 if TYPE_CHECKING:
@@ -111,25 +110,22 @@ def import_(
     floor: Annotated[
         float, typer.Option(help="Probability given to zero and missing entries before renormalising.")
     ] = 1e-12,
+    encoding: Annotated[
+        str | None,
+        typer.Option(help="Text files (topics, mallet, vocabularies): latin-1, cp1252, ...; utf-8:replace [utf-8]."),
+    ] = None,
     force: Annotated[bool, typer.Option(help="Replace an existing output folder.")] = False,
     as_json: JsonOption = False,
 ) -> None:
     """Import a topic model trained by another library, aligned to a corpus vocabulary."""
     from tealeaves.models import Topics, import_model
-    from tealeaves.models.importers import RenormalisationWarning
 
     given = {"vocabulary": vocabulary, "vectorizer": vectorizer, "doc_topics": doc_topics, "alpha": alpha, "beta": beta}
+    given["encoding"] = encoding
     options: dict[str, Any] = {name: str(v) if isinstance(v, Path) else v for name, v in given.items() if v is not None}
     if outliers:
         options["outliers"] = True
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always", RenormalisationWarning)
-        result = import_model(format, path, vocab_from=vocab_from, out=out, force=force, floor=floor, **options)
-    for warning in caught:
-        if issubclass(warning.category, RenormalisationWarning):
-            err_console.print(f"[bold yellow]warning:[/] {warning.message}", highlight=False, soft_wrap=True)
-        else:
-            warnings.warn_explicit(warning.message, warning.category, warning.filename, warning.lineno)
+    result = import_model(format, path, vocab_from=vocab_from, out=out, force=force, floor=floor, **options)
     if isinstance(result, Topics):
         words = [list(t) for t in result.words]
         title = f"{len(result)} topics from {path} -> {out}"

@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     from tealeaves.coherence.redundancy import (
         UNIQUENESS_FILTER_MODELS,
         DiversityResult,
+        TopNCappedWarning,
         diversity,
         duplicate_topics,
         inverted_rbo,
@@ -40,6 +41,7 @@ if TYPE_CHECKING:
         topic_diversity,
         topic_uniqueness,
     )
+    from tealeaves.coherence.reference import as_reference_index
     from tealeaves.coherence.scoring import CoherenceResult, score
     from tealeaves.coherence.windows import Window
 
@@ -60,10 +62,12 @@ __all__ = [
     "RefIndex",
     "SentenceTransformerEncoder",
     "StaticEncoder",
+    "TopNCappedWarning",
     "Window",
     "WindowCounts",
     "Word2VecEncoder",
     "WordVectors",
+    "as_reference_index",
     "diversity",
     "duplicate_topics",
     "embedding_coherence",

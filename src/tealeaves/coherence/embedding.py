@@ -43,7 +43,7 @@ from tealeaves.coherence.scoring import (
 )
 from tealeaves.coherence.segmentation import one_one, one_set
 from tealeaves.errors import InputError
-from tealeaves.models import TopicModel, Topics, as_topics
+from tealeaves.models import TopicModel, Topics, as_model, as_topics
 from tealeaves.progress import ProgressCallback, notify
 
 NOT_ENCODED = "not represented by the encoder"
@@ -97,6 +97,8 @@ class EmbeddingMeasure:
         formula and its source.
     segment : callable
         The segmentation: the ``(W', W*)`` index pairs of a topic of N words.
+    bounds : tuple of float
+        The range of a segment's value, a cosine's: [-1, 1].
 
     Examples
     --------
@@ -113,6 +115,7 @@ class EmbeddingMeasure:
     name: str
     function: Callable[[np.ndarray, np.ndarray, np.ndarray], np.ndarray]
     segment: Callable[[int], tuple[np.ndarray, np.ndarray]]
+    bounds: tuple[float, float] = (-1.0, 1.0)
 
     @property
     def summary(self) -> str:
@@ -195,6 +198,7 @@ def embedding_coherence(
     if on_missing not in ON_MISSING:
         raise InputError(f"on_missing must be one of {', '.join(ON_MISSING)}, got {on_missing!r}")
     model = get_encoder(encoder)
+    topics = as_model(topics)
     topns = _topns(topn, topics)
     scored = as_topics(topics, max(topns) if topns[0] is not None else None)  # type: ignore[type-var]
     notify(progress, "embedding coherence", 0, 2)
@@ -208,7 +212,7 @@ def embedding_coherence(
         refuse_missing(
             missing,
             f"are not represented by the encoder {model.spec}",
-            "Use an encoder that covers them, or pass on_missing='skip' or 'zero'",
+            'Use an encoder that covers them, or pass on_missing="skip" or on_missing="zero"',
             reasons=False,
         )
 

@@ -41,7 +41,7 @@ from tealeaves import display
 from tealeaves.artifacts import new_manifest, read_manifest, write_artifact, write_json
 from tealeaves.coherence import _kernels
 from tealeaves.coherence.windows import Window, check_compat, count_windows, counting_mode, windows_per_document
-from tealeaves.corpus import Corpus, Vocabulary
+from tealeaves.corpus import Corpus, Vocabulary, as_corpus
 from tealeaves.errors import ArtifactError, InputError
 from tealeaves.parallel import parallel_map, resolve_workers
 from tealeaves.progress import ProgressCallback, notify
@@ -80,7 +80,7 @@ class WindowCounts(Result):
     2 + 1 + 2 = 5 windows, "budget" in 4 of them, with "tax" in 2.
 
     >>> from tealeaves.coherence import RefIndex
-    >>> from tealeaves.corpus import Corpus, Vocabulary
+    >>> from tealeaves.corpus import Corpus, Vocabulary, as_corpus
     >>> vocab = Vocabulary(["tax", "budget", "war", "peace"])
     >>> index = RefIndex.build(Corpus.from_documents([[0, 1, 1], [2, 3], [0, 1, 3]], vocab))
     >>> counts = index.window_counts(["tax", "budget"], 2)
@@ -125,7 +125,7 @@ class RefIndex:
     Examples
     --------
     >>> from tealeaves.coherence import RefIndex
-    >>> from tealeaves.corpus import Corpus, Vocabulary
+    >>> from tealeaves.corpus import Corpus, Vocabulary, as_corpus
     >>> vocab = Vocabulary(["tax", "budget", "war", "peace"])
     >>> index = RefIndex.build(Corpus.from_documents([[0, 1, 1], [2, 3], [0, 1, 3]], vocab))
     >>> index
@@ -179,9 +179,11 @@ class RefIndex:
 
         Parameters
         ----------
-        corpus : Corpus or path
+        corpus : Corpus, path, or texts
             The reference corpus, processed identically to the training corpus and with its
-            vocabulary (``tealeaves prepare REFTEXTS --vocab-from TRAIN``).
+            vocabulary (``tealeaves prepare REFTEXTS --vocab-from TRAIN``), or texts as
+            :func:`~tealeaves.corpus.as_corpus` reads them (gensim's token lists, a
+            Dictionary with its bag-of-words corpus).
         out : path, optional
             Also write the index folder here (atomically).
         workers, scheduler
@@ -193,10 +195,9 @@ class RefIndex:
         force : bool
             Replace an existing ``out``.
         """
-        if not isinstance(corpus, Corpus):
-            corpus = Corpus.load(corpus)
+        corpus = as_corpus(corpus)
         if out is not None and Path(out).exists() and not force:
-            raise ArtifactError(f"output {out} already exists; choose another path or pass --force to replace it")
+            raise ArtifactError(f"output {out} already exists; choose another path or pass force=True to replace it")
         started = time.perf_counter()
         n_shards = resolve_workers(workers) if shards is None else shards
         if n_shards < 1:
@@ -237,6 +238,7 @@ class RefIndex:
                 "fingerprint": corpus.fingerprint(),
                 "stats": corpus.stats(),
                 "role": corpus.manifest.get("role"),
+                "word_order": corpus.manifest.get("word_order", True),
                 "preprocessing": (corpus.manifest.get("preprocessing") or {}).get("config"),
             },
             length_histogram={"lengths": lengths, "counts": length_counts},
@@ -339,7 +341,17 @@ class RefIndex:
 
     def n_windows(self, window: Window | int | str, compat: str | None = None) -> int:
         """Windows in the corpus for ``window`` (context windows: (centre, context) pairs)."""
-        return count_windows(self.length_values, self.length_counts, Window.parse(window), compat)
+        return count_windows(self.length_values, self.length_counts, self._ordered(window), compat)
+
+    def _ordered(self, window: Window | int | str) -> Window:
+        """``window`` parsed; refused unless whole documents when the corpus was a bag of words (no word order)."""
+        parsed = Window.parse(window)
+        if parsed.kind != "document" and (self.manifest.get("corpus") or {}).get("word_order") is False:
+            raise InputError(
+                f"the reference corpus is a bag of words (no word order), so {parsed} windows cannot be counted "
+                'on it: use window="document" (as gensim\'s u_mass counts), or pass the token lists'
+            )
+        return parsed
 
     # ----------------------------------------------------------------- counting
     def window_counts(
@@ -398,7 +410,7 @@ class RefIndex:
             len(left) and (min(left.min(), right.min()) < 0 or max(left.max(), right.max()) >= len(ids))
         ):
             raise InputError("pair indices must be equal-length arrays of positions in word_ids")
-        window = Window.parse(window)
+        window = self._ordered(window)
         check_compat(compat)
         partners = _partners(len(ids), left, right)
         with _threads_for(int(self.frequency(ids).sum())):

@@ -241,6 +241,9 @@ class Measure:
         The default conventions.
     compat : dict of str to (Window, Conventions)
         The window and conventions that reproduce another tool (``"gensim"``, ``"lau"``).
+    bounds : tuple of float, optional
+        The range of a segment's value (NPMI and the cosines: [-1, 1]; CP1 and CP2: [0, 1]);
+        the interval of a mean over topics is clipped to it. None: unbounded (UCI, UMass, LCP).
 
     Examples
     --------
@@ -261,6 +264,7 @@ class Measure:
     window: Window
     conventions: Conventions = field(default_factory=Conventions)
     compat: dict[str, tuple[Window, Conventions]] = field(default_factory=dict)
+    bounds: tuple[float, float] | None = None
 
     @property
     def context(self) -> bool:
@@ -294,11 +298,19 @@ class Measure:
 _EPS = Conventions(epsilon=ROEDER_EPSILON)
 _LAU = Conventions(log_base=10.0, zero_pair=0.0)
 _S10, _S20 = Window("sliding", 10), Window("sliding", 20)
+COSINE = (-1.0, 1.0)  # NPMI and every cosine of context vectors
+SHARE = (0.0, 1.0)  # a conditional probability
 
 MEASURES: dict[str, Measure] = {
     "uci": Measure("uci", uci, segmentation.one_one, _S10, _EPS, {"gensim": (_S10, _EPS), "lau": (_S20, _LAU)}),
     "npmi": Measure(
-        "npmi", npmi, segmentation.one_one, _S10, Conventions(), {"gensim": (_S10, _EPS), "lau": (_S20, _LAU)}
+        "npmi",
+        npmi,
+        segmentation.one_one,
+        _S10,
+        Conventions(),
+        {"gensim": (_S10, _EPS), "lau": (_S20, _LAU)},
+        bounds=COSINE,
     ),
     "umass": Measure(
         "umass",
@@ -316,14 +328,20 @@ MEASURES: dict[str, Measure] = {
         Conventions(smoothing=1.0),
         {"lau": (_S20, Conventions(log_base=10.0))},
     ),
-    "cp1": Measure("cp1", cp1, segmentation.one_preceding, _S10),
-    "cp2": Measure("cp2", cp2, segmentation.one_preceding, _S10),
+    "cp1": Measure("cp1", cp1, segmentation.one_preceding, _S10, bounds=SHARE),
+    "cp2": Measure("cp2", cp2, segmentation.one_preceding, _S10, bounds=SHARE),
     "cv": Measure(
-        "cv", cv, segmentation.one_set, Window("sliding", 110), _EPS, {"gensim": (Window("sliding", 110), _EPS)}
+        "cv",
+        cv,
+        segmentation.one_set,
+        Window("sliding", 110),
+        _EPS,
+        {"gensim": (Window("sliding", 110), _EPS)},
+        bounds=COSINE,
     ),
-    "cp": Measure("cp", cp, segmentation.one_preceding, Window("sliding", 70)),
-    "ca": Measure("ca", ca, segmentation.one_one, Window("context", 5), _EPS),
-    "ds": Measure("ds", ds, segmentation.one_one, Window("context", 5), Conventions(zero_pair=0.0)),
+    "cp": Measure("cp", cp, segmentation.one_preceding, Window("sliding", 70), bounds=COSINE),
+    "ca": Measure("ca", ca, segmentation.one_one, Window("context", 5), _EPS, bounds=COSINE),
+    "ds": Measure("ds", ds, segmentation.one_one, Window("context", 5), Conventions(zero_pair=0.0), bounds=COSINE),
 }
 """Measure name -> :class:`Measure`. gensim names: ``c_uci`` = uci, ``c_npmi`` = npmi,
 ``u_mass`` = umass, ``c_v`` = cv; Palmetto's ``C_A``/``C_P`` = ca/cp."""

@@ -15,14 +15,16 @@ topic. These measures look at the topics together, from their top words alone:
 from __future__ import annotations
 
 import itertools
+import warnings
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
 from tealeaves.errors import InputError
-from tealeaves.models import TopicModel, Topics, as_topics
+from tealeaves.models import TopicModel, Topics, as_model, as_topics
 from tealeaves.results import Columns, Result
 
 TopicsLike = TopicModel | Topics | Sequence[Sequence[str]]
@@ -244,7 +246,9 @@ class DiversityResult(Result):
     >>> topics = [["tax", "budget", "debt"], ["war", "army", "tax"], ["budget", "tax", "debt"]]
     >>> result = diversity(topics, diversity_topn=3, uniqueness_topn=3, filter_topn=3, overlap_topn=3)
     >>> result
-    DiversityResult(topic_diversity=0.5556, topic_uniqueness=0.5556, topics=3, inverted_rbo=0.52, ...)
+    DiversityResult(topics=3, topic diversity (top 3)=0.5556, topic uniqueness (top 3)=0.5556, ...)
+    >>> result.measures()["inverted RBO (top 3, p=0.9)"]
+    0.52
     >>> result.filter_a, result.redundant  # topics 0 and 2 are duplicates
     (False, True)
     >>> result.columns()["duplicate_of"]  # one row per topic
@@ -268,6 +272,23 @@ class DiversityResult(Result):
     min_uniqueness: float
     overlap_topn: int
     rbo_p: float
+
+    def measures(self) -> dict[str, Any]:
+        """The measures by the names ``tealeaves diversity`` prints them under (and the display shows), in its order."""
+        applied = "" if self.uniqueness_filter else ", not applied"
+        return {
+            f"topic diversity (top {self.diversity_topn})": self.topic_diversity,
+            f"topic uniqueness (top {self.uniqueness_topn})": self.topic_uniqueness,
+            f"inverted RBO (top {self.uniqueness_topn}, p={self.rbo_p})": self.inverted_rbo,
+            f"duplicate topic pairs (same top-{self.filter_topn} words)": len(self.duplicate_topics),
+            f"topic uniqueness (top {self.filter_topn}{applied})": self.filter_uniqueness,
+            "redundant (Hoyle et al. 2021)": "yes" if self.redundant else "no",
+            f"topic pairs sharing a top-{self.overlap_topn} word": len(self.shared_top_words),
+        }
+
+    def summary(self) -> dict[str, Any]:
+        """The number of topics and :meth:`measures`: what the display shows first."""
+        return {"topics": len(self.per_topic), **self.measures()}
 
     def columns(self) -> Columns:
         """One row per topic: its uniqueness, the topics it duplicates, the topics it shares top words with."""
@@ -365,14 +386,28 @@ UNIQUENESS_FILTER_MODELS = ("etm",)
 """The model kinds Hoyle et al.'s notebook applies filter (b) to (``runs/collect-runs.ipynb``: ETM only)."""
 
 
+TOPN_DEFAULTS = {"diversity_topn": 25, "uniqueness_topn": 10, "filter_topn": 5, "overlap_topn": 5}
+"""The papers' numbers of top words, :func:`diversity`'s defaults (capped at what the topics hold)."""
+LABELS = {
+    "diversity": "topic diversity",
+    "uniqueness": "topic uniqueness and inverted RBO",
+    "filter": "Hoyle et al.'s filters",
+    "overlap": "the shared-word diagnostic",
+}
+
+
+class TopNCappedWarning(UserWarning):
+    """A default number of top words was more than the topics hold, so fewer were used (named in the message)."""
+
+
 def diversity(
     topics: TopicsLike,
-    diversity_topn: int = 25,
-    uniqueness_topn: int = 10,
-    filter_topn: int = 5,
+    diversity_topn: int | None = None,
+    uniqueness_topn: int | None = None,
+    filter_topn: int | None = None,
     min_uniqueness: float = 0.7,
     uniqueness_filter: bool | None = None,
-    overlap_topn: int = 5,
+    overlap_topn: int | None = None,
     rbo_p: float = 0.9,
 ) -> DiversityResult:
     """All diversity measures of a model, and Hoyle et al.'s (2021, §4.2) redundancy filters.
@@ -396,21 +431,24 @@ def diversity(
 
     Parameters
     ----------
-    topics : TopicModel, Topics or list of word lists
-        Words in rank order; each topic needs as many words as the largest ``*_topn``.
-    diversity_topn : int, default 25
-        Top words of :func:`topic_diversity`.
-    uniqueness_topn : int, default 10
-        Top words of :func:`topic_uniqueness` and :func:`inverted_rbo`.
-    filter_topn : int, default 5
-        Top words of filters (a) and (b).
+    topics : TopicModel, Topics, list of word lists, or another library's model
+        Words in rank order (:func:`~tealeaves.models.as_model` reads gensim's, OCTIS's, ...
+        models); each topic needs as many words as the largest ``*_topn`` given.
+    diversity_topn : int, optional
+        Top words of :func:`topic_diversity` (default 25, Dieng et al.'s, or every word of
+        the shortest topic when that is fewer: a :class:`TopNCappedWarning` says so; the
+        result records the number used).
+    uniqueness_topn : int, optional
+        Top words of :func:`topic_uniqueness` and :func:`inverted_rbo` (default 10, capped alike).
+    filter_topn : int, optional
+        Top words of filters (a) and (b) (default 5, capped alike).
     min_uniqueness : float, default 0.7
         Filter (b)'s threshold.
     uniqueness_filter : bool, optional
         Whether filter (b) counts; None applies it to the kinds in
         :data:`UNIQUENESS_FILTER_MODELS`.
-    overlap_topn : int, default 5
-        Top words of :func:`shared_top_words`.
+    overlap_topn : int, optional
+        Top words of :func:`shared_top_words` (default 5, capped alike).
     rbo_p : float, default 0.9
         The persistence of :func:`inverted_rbo`.
 
@@ -434,7 +472,25 @@ def diversity(
     (0.6667, [0.5, 1.0, 0.5])
     >>> result.duplicate_topics, result.redundant
     (((0, 2),), True)
+
+    Topics of ten words (a topic list a tool wrote) have topic diversity over their ten words,
+    not the default 25, with a warning that says so:
+
+    >>> import warnings
+    >>> ten = [[f"{name}{i}" for i in range(10)] for name in ("tax", "war")]
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     result = diversity(ten)
+    >>> result.diversity_topn, result.topic_diversity
+    (10, 1.0)
+    >>> print(caught[0].message)
+    the shortest topic has 10 words, so fewer top words are used: topic diversity over the top 10 (not 25); pass diversity_topn=<N> to choose
     """
+    topics = as_model(topics)
+    diversity_topn, uniqueness_topn, filter_topn, overlap_topn = _topns_within(
+        topics, diversity_topn=diversity_topn, uniqueness_topn=uniqueness_topn, filter_topn=filter_topn,
+        overlap_topn=overlap_topn,
+    )  # fmt: skip
     uniqueness = topic_uniqueness(topics, uniqueness_topn)
     duplicates = duplicate_topics(topics, filter_topn)
     filter_tu = float(topic_uniqueness(topics, filter_topn).mean())
@@ -463,3 +519,27 @@ def diversity(
         overlap_topn=overlap_topn,
         rbo_p=rbo_p,
     )
+
+
+def _topns_within(topics: TopicModel | Topics, **given: int | None) -> list[int]:
+    """Each number of top words given, or its default of :data:`TOPN_DEFAULTS` capped at the shortest topic (warned)."""
+    shortest = len(topics.vocab) if isinstance(topics, TopicModel) else min(len(words) for words in topics.words)
+    used, capped = [], []
+    for name, value in given.items():
+        if value is None:
+            value = min(TOPN_DEFAULTS[name], shortest)
+            if value < TOPN_DEFAULTS[name]:
+                capped.append(name)
+        used.append(value)
+    if capped:
+        warnings.warn(
+            f"the shortest topic has {shortest} words, so fewer top words are used: "
+            + ", ".join(
+                f"{LABELS[name.removesuffix('_topn')]} over the top {shortest} (not {TOPN_DEFAULTS[name]})"
+                for name in capped
+            )
+            + f"; pass {capped[0]}=<N> to choose",
+            TopNCappedWarning,
+            stacklevel=3,
+        )
+    return used

@@ -23,9 +23,9 @@ from tealeaves.coherence.measures import Measure, TopicCounts, get_measure
 from tealeaves.coherence.segmentation import SET
 from tealeaves.coherence.windows import Window, check_compat
 from tealeaves.errors import EmptyResultError, InputError
-from tealeaves.models import TopicModel, Topics, as_topics
+from tealeaves.models import TopicModel, Topics, as_model, as_topics
 from tealeaves.progress import ProgressCallback, notify
-from tealeaves.results import Columns, Result, dataframe
+from tealeaves.results import Columns, Result, dataframe, words_by_topic
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -119,6 +119,24 @@ class CoherenceResult(Result):
     segments: dict[str, np.ndarray]
     encoder: dict[str, Any] | None = None
 
+    def summary(self) -> dict[str, Any]:
+        """The default summary (:meth:`Result.summary`), with the topic words the policy left out or scored 0
+        (``skipped words``, ``words scored 0``) and the topics left unscored, each listed."""
+        values = super().summary()
+        if self.missing:
+            name = {"skip": "skipped words", "zero": "words scored 0"}.get(self.on_missing, "missing words")
+            values[name] = words_by_topic(self.missing)
+        if len(self.unscored):
+            values["topics not scored"] = " ".join(map(str, self.unscored))
+        return values
+
+    def value_bounds(self) -> tuple[float, float] | None:
+        """The measure's range (:attr:`Measure.bounds`: NPMI and the cosines [-1, 1]; None for UCI, UMass, LCP)."""
+        from tealeaves.coherence.embedding import EMBEDDING_MEASURES
+        from tealeaves.coherence.measures import MEASURES
+
+        return (MEASURES.get(self.measure) or EMBEDDING_MEASURES[self.measure]).bounds
+
     @property
     def unscored(self) -> np.ndarray:
         """Indices of the topics without a score (NaN in ``per_topic``), ``missing`` says why."""
@@ -147,8 +165,8 @@ class CoherenceResult(Result):
 
 
 def score(
-    topics: TopicModel | Topics | Sequence[Sequence[str]],
-    index: RefIndex | str | os.PathLike[str] | None = None,
+    topics: TopicModel | Topics | Sequence[Sequence[str]] | Any,
+    index: RefIndex | str | os.PathLike[str] | Any = None,
     measure: str = "npmi",
     window: Window | int | str | None = None,
     topn: int | Sequence[int] | None = None,
@@ -162,11 +180,16 @@ def score(
 
     Parameters
     ----------
-    topics : TopicModel, Topics or list of word lists
-        Words in rank order, most probable first.
-    index : RefIndex or path
-        The reference corpus' index (:meth:`RefIndex.build`); not used by the embedding
-        measures.
+    topics : TopicModel, Topics, list of word lists, or another library's model
+        Words in rank order, most probable first; or a gensim ``LdaModel``, a scikit-learn
+        model with its vectorizer, a tomotopy or BERTopic model, OCTIS's model output
+        (:func:`~tealeaves.models.as_model`), whose top words are scored.
+    index : RefIndex, path, Corpus or texts
+        The reference corpus' index (:meth:`RefIndex.build`, or its folder); or the reference
+        corpus itself (a corpus folder, a Corpus, gensim's token lists or a Dictionary with
+        its bag-of-words corpus), indexed for this call
+        (:func:`~tealeaves.coherence.reference.as_reference_index`: build the index once to
+        score many times). Not used by the embedding measures.
     measure : str
         One of :data:`~tealeaves.coherence.measures.MEASURES`: ``uci``, ``npmi``, ``umass``,
         ``lcp``, ``cp1``, ``cp2``, ``cv``, ``cp``, ``ca``, ``ds`` (gensim's ``c_npmi``,
@@ -216,11 +239,13 @@ def score(
     >>> result = score([["tax", "budget"], ["war", "peace"]], index, measure="npmi", window="document")
     >>> [round(float(v), 4) for v in result.per_topic]  # log(3/2) / -log(2/3) and / -log(1/3)
     [1.0, 0.3691]
-    >>> result.summary()["model mean"]  # with its 95% interval over the topics (t: only two)
-    '0.6845 [-3.324, 4.693]'
+    >>> result.summary()["model mean (95% CI, t over 2 topics)"]  # the t interval of two topics, within NPMI's [-1, 1]
+    '0.6845 [-1, 1]'
     """
     from tealeaves.coherence.embedding import EMBEDDING_MEASURES, embedding_coherence
+    from tealeaves.coherence.reference import as_reference_index
 
+    topics = as_model(topics)
     if isinstance(measure, str) and measure.lower() in EMBEDDING_MEASURES:
         given = {"window": window, "compat": compat, "conventions": conventions}
         if any(value is not None for value in given.values()):
@@ -240,8 +265,7 @@ def score(
     window = _window_for(spec, default_window if window is None else window)
     if on_missing not in ON_MISSING:
         raise InputError(f"on_missing must be one of {', '.join(ON_MISSING)}, got {on_missing!r}")
-    if not isinstance(index, RefIndex):
-        index = RefIndex.load(index)
+    index = as_reference_index(index)
     topns = _topns(topn, topics)
     largest = max(topns) if topns[0] is not None else None  # type: ignore[type-var]
     scored = as_topics(topics, largest)
@@ -327,8 +351,8 @@ def aggregate_segments(
     if np.isnan(per_topic).all():
         k, _, why = next(entry for entry in missing if entry[1] == WHOLE_TOPIC)
         raise EmptyResultError(
-            f"no topic can be scored with on_missing='skip' (topic {k} {why}); use a reference corpus or an "
-            "encoder with these words, a larger topn or on_missing='zero'"
+            f'no topic can be scored with on_missing="skip" (topic {k} {why}); use a reference corpus or an '
+            'encoder with these words, a larger topn or on_missing="zero"'
         )
     return {
         "per_topic": per_topic,
@@ -374,7 +398,8 @@ def _lookup(topics: Topics, index: RefIndex, on_missing: str) -> tuple[list[np.n
         refuse_missing(
             missing,
             "are missing from the reference index",
-            "Prepare the reference corpus with --vocab-from the training corpus, or pass on_missing='skip' or 'zero'",
+            'Prepare the reference corpus with vocab_from=<the training corpus>, or pass on_missing="skip" or '
+            'on_missing="zero"',
         )
     return ids, present, missing
 
@@ -446,7 +471,8 @@ def _check_finite(values: np.ndarray, spec: Measure, conv: Conventions, k: int) 
     if not np.all(np.isfinite(values)):
         raise InputError(
             f"{spec.name} of topic {k} is not finite under conventions {conv.as_dict()} (a pair that never "
-            "co-occurs has log 0): set conventions={'epsilon': 1e-12}, {'smoothing': 1} or {'zero_pair': 0}"
+            "co-occurs has log 0): set conventions={'epsilon': 1e-12}, conventions={'smoothing': 1} or "
+            "conventions={'zero_pair': 0}"
         )
 
 

@@ -9,10 +9,19 @@ from rich.table import Table
 
 from tealeaves.coherence.redundancy import DiversityResult
 from tealeaves.coherence.scoring import CoherenceResult
+from tealeaves.console import value_cell
 
 
 def _label(result: CoherenceResult) -> str:
     return f"{result.measure} ({result.window})"
+
+
+def topn_label(result: CoherenceResult) -> str:
+    """The top words scored, as a title says it: ``top 10``, ``top 5/10/15/20``, or for whole word lists
+    their length (``top 10``, ``all 3-10 words``)."""
+    lengths = sorted({len(words) for words in result.topics})
+    whole = f"top {lengths[0]}" if len(lengths) == 1 else f"all {lengths[0]}-{lengths[-1]} words"
+    return "top " + "/".join(str(n) for n in result.topn) if None not in result.topn else whole
 
 
 def topics_scores_table(title: str, results: Mapping[str, CoherenceResult], words: int = 10) -> Table:
@@ -46,7 +55,7 @@ def models_table(title: str, results: Mapping[str, Mapping[str, CoherenceResult]
     table.add_column("K", justify="right")
     measures = next(iter(results.values()))
     for result in measures.values():
-        table.add_column(_label(result), justify="right")
+        table.add_column(f"{_label(result)} mean ± SD over topics", justify="right")
     for model, by_measure in results.items():
         k = len(next(iter(by_measure.values())).per_topic)
         cells = [f"{r.model_mean:.3f} ± {np.nanstd(r.per_topic):.3f}" for r in by_measure.values()]
@@ -59,16 +68,11 @@ def models_table(title: str, results: Mapping[str, Mapping[str, CoherenceResult]
 
 
 def diversity_table(title: str, result: DiversityResult) -> Table:
-    """The diversity measures, Hoyle et al.'s redundancy filters and the shared-word diagnostic."""
+    """The diversity measures, Hoyle et al.'s redundancy filters and the shared-word diagnostic
+    (:meth:`DiversityResult.measures`: the names the result's display shows)."""
     table = Table(title=title, title_justify="left", show_header=False)
     table.add_column("measure", style="bold")
     table.add_column("value", justify="right")
-    table.add_row(f"topic diversity (top {result.diversity_topn})", f"{result.topic_diversity:.3f}")
-    table.add_row(f"topic uniqueness (top {result.uniqueness_topn})", f"{result.topic_uniqueness:.3f}")
-    table.add_row(f"inverted RBO (top {result.uniqueness_topn}, p={result.rbo_p})", f"{result.inverted_rbo:.3f}")
-    table.add_row(f"duplicate topic pairs (same top-{result.filter_topn} words)", str(len(result.duplicate_topics)))
-    applied = "" if result.uniqueness_filter else ", not applied"
-    table.add_row(f"topic uniqueness (top {result.filter_topn}{applied})", f"{result.filter_uniqueness:.3f}")
-    table.add_row("redundant (Hoyle et al. 2021)", "yes" if result.redundant else "no")
-    table.add_row(f"topic pairs sharing a top-{result.overlap_topn} word", str(len(result.shared_top_words)))
+    for name, value in result.measures().items():
+        table.add_row(name, value_cell(value, ".3f"))
     return table

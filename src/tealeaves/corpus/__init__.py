@@ -5,6 +5,7 @@ from typing import TYPE_CHECKING
 from tealeaves.lazy import attach
 
 if TYPE_CHECKING:
+    from tealeaves.corpus.adapters import as_corpus
     from tealeaves.corpus.corpus import HALVES_MODES, Corpus
     from tealeaves.corpus.preparation import prepare
     from tealeaves.corpus.preprocess import PreprocessConfig, min_df_threshold
@@ -20,6 +21,7 @@ __all__ = [
     "PreprocessConfig",
     "RawDocument",
     "Vocabulary",
+    "as_corpus",
     "min_df_threshold",
     "prepare",
     "read_inputs",

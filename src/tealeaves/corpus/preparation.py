@@ -28,12 +28,13 @@ from tealeaves.corpus.preprocess import (
     count_whitespace_words,
     tokenize_batch,
 )
-from tealeaves.corpus.readers import FieldNames, RawDocument, ReadStats, read_inputs, snippet
+from tealeaves.corpus.readers import FieldNames, RawDocument, ReadStats, check_format, read_inputs, snippet
 from tealeaves.corpus.vocabulary import Vocabulary
 from tealeaves.errors import EmptyResultError, InputError
 from tealeaves.extras import require
 from tealeaves.parallel import parallel_map, resolve_workers
 from tealeaves.progress import ProgressCallback
+from tealeaves.textfiles import DEFAULT_ENCODING, check_encoding
 
 PathLike = str | os.PathLike[str]
 _KEEP, _MAX_DF, _MIN_DF, _OOV = 0, 1, 2, 3
@@ -51,6 +52,7 @@ def prepare(
     text_field: str = "text",
     title_field: str | None = None,
     id_field: str | None = None,
+    encoding: str = DEFAULT_ENCODING,
     workers: int | None = 1,
     scheduler: str | None = None,
     shard_size: int | None = None,
@@ -75,6 +77,10 @@ def prepare(
         for held-out and reference corpora.
     format, text_field, title_field, id_field
         Input format override and the fields of structured inputs.
+    encoding : str
+        The encoding of text inputs (a Python codec name: ``"latin-1"``, ``"cp1252"``); a
+        byte that is not valid is refused with its file and line, or, with
+        ``"utf-8:replace"``, replaced and counted (``manifest["preprocessing"]["read"]``).
     workers, scheduler
         Tokenization processes, or a Dask scheduler (see :mod:`tealeaves.parallel`).
     shard_size : int, optional
@@ -138,23 +144,26 @@ def prepare(
     >>> tmp.cleanup()
     """
     input_list = [inputs] if isinstance(inputs, (str, os.PathLike)) else list(inputs)
+    check_format(format)  # a misspelt format is named as such, before what the rules would need
+    check_encoding(encoding)
+    fields = FieldNames(text_field, title_field, id_field, encoding)
     if shard_size is not None:
         from tealeaves.corpus.shards import prepare_sharded
 
         if heldout is not None:
             raise InputError(
-                "--heldout cannot be combined with --shard-size: prepare the training corpus in one process "
-                "and the (large) reference corpus in shards with --vocab-from"
+                "heldout=<share> cannot be combined with shard_size=<documents>: prepare the training corpus in one "
+                "process and the (large) reference corpus in shards with vocab_from=<the training corpus>"
             )
         if out is None:
-            raise InputError("preparing in shards needs an output folder (out=..., --out)")
+            raise InputError("preparing in shards needs an output folder: out=<folder>")
         return prepare_sharded(
             input_list,
             out,
             shard_size,
             vocab_from,
             format=format,
-            fields=FieldNames(text_field, title_field, id_field),
+            fields=fields,
             workers=workers,
             scheduler=scheduler,
             force=force,
@@ -167,9 +176,7 @@ def prepare(
     config = rules_config(source, format, rules)
 
     read_stats = ReadStats()
-    docs, doc_counts = _read_documents(
-        input_list, format, FieldNames(text_field, title_field, id_field), config, read_stats
-    )
+    docs, doc_counts = _read_documents(input_list, format, fields, config, read_stats)
     batches = _tokenize(docs, config, workers, scheduler, progress)
     words, tokens, lengths, token_counts = merge_batches(batches)
 
@@ -182,7 +189,7 @@ def prepare(
     if len(vocab) == 0:
         raise EmptyResultError(
             "no word type is left after the vocabulary rules "
-            f"({vocab_info}); relax --min-df / --max-df or give more documents"
+            f"({vocab_info}); lower min_df=<documents> or raise max_df=<share>, or give more documents"
         )
 
     common = {
@@ -208,7 +215,7 @@ def prepare(
         if len(corpus) == 0:
             raise EmptyResultError(
                 f"no {'' if role == 'full' else role + ' '}document is left after filtering ({preprocessing['documents']}); "
-                "relax --min-doc-tokens or --min-doc-words, or give more documents"
+                "lower min_doc_tokens=<tokens> or min_doc_words=<words>, or give more documents"
             )
         return corpus
 
@@ -234,7 +241,7 @@ def rules_config(source: Corpus | None, format: str | None, rules: dict[str, Any
         require(
             "prepare",
             "spacy",
-            what="preparing raw texts (spaCy's tokenizer and stop words; --format tokenized reads tokenized texts)",
+            what="preparing raw texts (spaCy's tokenizer and stop words; format='tokenized' reads tokenized texts)",
         )
     return config
 
@@ -276,11 +283,11 @@ def _read_documents(
         raw.text = text
         docs.append(raw)
     if stats.documents == 0:
-        raise EmptyResultError("the input holds no documents; check the path and --format")
+        raise EmptyResultError("the input holds no documents; check the path and format=<the input format>")
     if not docs:
         raise EmptyResultError(
             f"all {stats.documents} documents have fewer than {config.min_doc_words} whitespace-separated "
-            "words; lower --min-doc-words"
+            "words; lower min_doc_words=<words>"
         )
     return docs, {"read": stats.documents, "min_doc_words": short, "truncated": truncated}
 

@@ -20,9 +20,10 @@ builtin       ``builtin:sotu``, see :mod:`tealeaves.corpus.builtin`            `
 
 The two Wikipedia formats and their page rules (redirects, disambiguation pages, stubs) are
 described in :mod:`tealeaves.corpus.wikipedia`. Every file may be gzip- or
-bzip2-compressed (``.gz``, ``.bz2``). Bytes that are not valid UTF-8 are decoded
-with the replacement character and the documents affected are counted in
-:class:`ReadStats`, never silently.
+bzip2-compressed (``.gz``, ``.bz2``). Text files are read as UTF-8 unless
+``encoding=`` names another codec (:mod:`tealeaves.textfiles`); a byte that is not valid
+stops the reading with the file and line, and ``encoding="utf-8:replace"`` replaces such
+bytes instead, counting the documents affected in :class:`ReadStats`.
 """
 
 from __future__ import annotations
@@ -42,6 +43,7 @@ from typing import Any
 
 from tealeaves.errors import InputError
 from tealeaves.extras import require
+from tealeaves.textfiles import DEFAULT_ENCODING, decode, replaced
 
 FORMATS = ("txt-folder", "lines", "tokenized", "trec", "jsonl", "csv", "parquet", "wikipedia-xml", "wikiextractor")
 """The input formats of :func:`read_inputs` (and ``format=`` of :func:`~tealeaves.corpus.prepare`),
@@ -111,11 +113,13 @@ class ReadStats:
 
 @dataclass(frozen=True)
 class FieldNames:
-    """Which fields of structured inputs hold the text, title and id (None: automatic)."""
+    """How to read the inputs: which fields of structured inputs hold the text, title and id (None:
+    automatic), and the encoding of text files (:func:`tealeaves.textfiles.check_encoding`)."""
 
     text: str = "text"
     title: str | None = None
     id: str | None = None
+    encoding: str = DEFAULT_ENCODING
 
 
 def snippet(text: str, limit: int = SNIPPET_CHARS) -> str:
@@ -212,8 +216,7 @@ def read_inputs(
     stats = stats if stats is not None else ReadStats()
     if not inputs:
         raise InputError("no input given: pass one or more files, folders or builtin:sotu")
-    if format is not None and format not in FORMATS:
-        raise InputError(f"unknown input format {format!r}; choose one of {', '.join(FORMATS)}")
+    check_format(format)
     for spec in inputs:
         spec_str = str(spec)
         if spec_str.startswith("builtin:"):
@@ -229,6 +232,37 @@ def read_inputs(
         yield from _counted(reader(fmt, keep_markup)(path, fields, stats), stats)
 
 
+def check_format(format: str | None) -> None:
+    """Refuse an input format that is not one of :data:`FORMATS`, naming the closest one and all of them.
+
+    Parameters
+    ----------
+    format : str or None
+        The format asked for (None: detected from each path).
+
+    Raises
+    ------
+    InputError
+        ``unknown format 'tokenised'; did you mean 'tokenized'? formats: ...``.
+
+    Examples
+    --------
+    >>> from tealeaves.corpus.readers import check_format
+    >>> check_format("tokenized")
+    >>> check_format("tokenised")
+    Traceback (most recent call last):
+    ...
+    tealeaves.errors.InputError: unknown format 'tokenised'; did you mean 'tokenized'? formats: txt-folder, lines, ...
+    """
+    if format is None or format in FORMATS:
+        return
+    import difflib
+
+    close = difflib.get_close_matches(str(format), FORMATS, n=1)
+    guess = f" did you mean {close[0]!r}?" if close else ""
+    raise InputError(f"unknown format {format!r};{guess} formats: {', '.join(FORMATS)}")
+
+
 def input_format(path: Path, format: str | None) -> str:
     """The format of input ``path`` (``format``, or detected from the path); refuses a missing
     path, a folder given to a file format and a file given to a folder format."""
@@ -236,9 +270,9 @@ def input_format(path: Path, format: str | None) -> str:
         raise InputError(f"input {path} does not exist; check the path")
     fmt = format or detect_format(path)
     if fmt == "txt-folder" and not path.is_dir():
-        raise InputError(f"input {path} is not a folder; --format txt-folder needs a folder of .txt files")
+        raise InputError(f'input {path} is not a folder; format="txt-folder" needs a folder of .txt files')
     if fmt not in ("txt-folder", "wikiextractor") and path.is_dir():
-        raise InputError(f"input {path} is a folder; only --format txt-folder and wikiextractor read folders")
+        raise InputError(f'input {path} is a folder; only format="txt-folder" and format="wikiextractor" read folders')
     return fmt
 
 
@@ -272,13 +306,12 @@ def open_binary(path: Path) -> io.BufferedIOBase:
         raise InputError(f"cannot read {path}: {exc.strerror or exc}") from exc
 
 
-def _decode(data: bytes, stats: ReadStats) -> str:
-    """UTF-8 (a BOM is dropped); invalid bytes become U+FFFD and are counted once."""
-    try:
-        return data.decode("utf-8-sig")
-    except UnicodeDecodeError:
-        stats.decode_errors += 1
-        return data.decode("utf-8-sig", errors="replace")
+def _decode(data: bytes, path: Path, encoding: str, stats: ReadStats, line: int = 1) -> str:
+    """``data`` in ``encoding`` (:func:`tealeaves.textfiles.decode`: an invalid byte is refused with its line,
+    or replaced and counted under ``:replace``)."""
+    text = decode(data, path, encoding, line)
+    stats.decode_errors += replaced(text, data)
+    return text
 
 
 def _read_bytes(path: Path) -> bytes:
@@ -295,24 +328,25 @@ def _read_txt_folder(path: Path, fields: FieldNames, stats: ReadStats) -> Iterat
         raise InputError(f"folder {path} holds no .txt files; put one document per .txt file in it")
     for file in files:
         stats.files += 1
-        text = _decode(_read_bytes(file), stats)
+        text = _decode(_read_bytes(file), file, fields.encoding, stats)
         rel = file.relative_to(path).as_posix()
         title = file.name[: -len(".gz")] if file.name.lower().endswith(".gz") else file.name
         yield RawDocument(id=rel, title=Path(title).stem, text=text)
 
 
-def iter_lines(path: Path, stats: ReadStats) -> Iterator[tuple[int, str]]:
+def iter_lines(path: Path, stats: ReadStats, encoding: str = DEFAULT_ENCODING) -> Iterator[tuple[int, str]]:
+    """``(line number, line)`` of a text file without its line ending, decoded as :func:`_decode` does."""
     stats.files += 1
     with open_binary(path) as handle:
         try:
             for number, raw in enumerate(handle, start=1):
-                yield number, _decode(raw, stats).rstrip("\r\n")
+                yield number, _decode(raw, path, encoding, stats, number).rstrip("\r\n")
         except (OSError, EOFError) as exc:
             raise InputError(f"cannot read {path}: {exc}; is the file complete?") from exc
 
 
 def _read_lines(path: Path, fields: FieldNames, stats: ReadStats) -> Iterator[RawDocument]:
-    for number, line in iter_lines(path, stats):
+    for number, line in iter_lines(path, stats, fields.encoding):
         if line.strip():
             yield RawDocument(id=f"{path.name}:{number}", title=f"{path.name}:{number}", text=line)
 
@@ -323,7 +357,7 @@ _TREC_FIELD = re.compile(r"<(DOCNO|TEXT|HEAD|HL|TITLE)>(.*?)</\1>", re.DOTALL | 
 def _read_trec(path: Path, fields: FieldNames, stats: ReadStats) -> Iterator[RawDocument]:
     buffer: list[str] | None = None
     count = 0
-    for number, line in iter_lines(path, stats):
+    for number, line in iter_lines(path, stats, fields.encoding):
         tag = line.strip().upper()
         if tag == "<DOC>":
             buffer = []
@@ -355,7 +389,7 @@ def _record_document(record: dict[str, Any], where: str, fields: FieldNames) -> 
     if fields.text not in record:
         raise InputError(
             f"{where} has no field {fields.text!r} (fields: {', '.join(map(str, record)) or 'none'}); "
-            "name the text field with --text-field"
+            "name the text field with text_field=<field>"
         )
     for name in (fields.title, fields.id):
         if name is not None and name not in record:
@@ -380,7 +414,7 @@ def _scalar(value: Any) -> Any:
 
 
 def read_jsonl(path: Path, fields: FieldNames, stats: ReadStats) -> Iterator[RawDocument]:
-    for number, line in iter_lines(path, stats):
+    for number, line in iter_lines(path, stats, fields.encoding):
         if not line.strip():
             continue
         try:
@@ -396,7 +430,7 @@ def read_jsonl(path: Path, fields: FieldNames, stats: ReadStats) -> Iterator[Raw
 
 def _read_csv(path: Path, fields: FieldNames, stats: ReadStats) -> Iterator[RawDocument]:
     stats.files += 1
-    text = _decode(_read_bytes(path), stats)
+    text = _decode(_read_bytes(path), path, fields.encoding, stats)
     name = path.name.lower().removesuffix(".gz").removesuffix(".bz2")
     reader = csv.DictReader(io.StringIO(text, newline=""), delimiter="\t" if name.endswith(".tsv") else ",")
     try:

@@ -191,7 +191,7 @@ def prepare_sharded(
     job = {
         "inputs": described,
         "format": format,
-        "fields": [fields.text, fields.title, fields.id],
+        "fields": [fields.text, fields.title, fields.id, fields.encoding],
         "shard_size": shard_size,
         "config": config.as_dict(),
         "vocab_from": source.fingerprint() if source is not None else None,
@@ -241,7 +241,7 @@ def _run(
     for split in splits:
         read_stats.add(split["read"])
     if read_stats.documents == 0:
-        raise EmptyResultError("the input holds no documents; check the path and --format")
+        raise EmptyResultError("the input holds no documents; check the path and format=<the input format>")
     shard_chunks = _group_chunks(splits, work, shard_size)
     tokenized = parallel_map(
         _tokenize_shard,
@@ -260,7 +260,7 @@ def _run(
     if n_docs == 0:
         raise EmptyResultError(
             f"all {read_stats.documents} documents have fewer than {config.min_doc_words} whitespace-separated "
-            "words; lower --min-doc-words"
+            "words; lower min_doc_words=<words>"
         )
 
     vocab, vocab_info = _vocabulary(work, len(shard_chunks), n_docs, config, source)
@@ -290,7 +290,7 @@ def _run(
     if kept_docs == 0:
         raise EmptyResultError(
             f"no document is left after filtering ({preprocessing['documents']}); "
-            "relax --min-doc-tokens or --min-doc-words, or give more documents"
+            "lower min_doc_tokens=<tokens> or min_doc_words=<words>, or give more documents"
         )
     manifest = new_manifest(
         "corpus",
@@ -521,7 +521,7 @@ def _vocabulary(
             if len(vocab) == 0:
                 raise EmptyResultError(
                     f"no word type is left after the vocabulary rules ({info}); "
-                    "relax --min-df / --max-df or give more documents"
+                    "lower min_df=<documents> or raise max_df=<share>, or give more documents"
                 )
             np.save(tmp / "mapping.npy", mapping)
             np.save(tmp / "reason.npy", reason)

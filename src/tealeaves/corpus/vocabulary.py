@@ -103,7 +103,7 @@ class Vocabulary:
         if missing and on_missing == "error":
             raise InputError(
                 f"{len(missing)} word(s) not in the vocabulary: {', '.join(missing[:10])}; "
-                "pass on_missing='skip' to drop them"
+                'pass on_missing="skip" to drop them'
             )
         return np.array([i for i in out if i >= 0], dtype=np.int64)
 

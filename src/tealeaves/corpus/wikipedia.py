@@ -384,7 +384,9 @@ def read_wikiextractor(path: Path, fields: FieldNames, stats: ReadStats) -> Iter
         elif head.startswith(b"<doc") or not head:
             yield from _read_doc_blocks(file, stats)
         else:
-            raise InputError(f"{file} is neither WikiExtractor JSON lines nor <doc> blocks; check the path or --format")
+            raise InputError(
+                f"{file} is neither WikiExtractor JSON lines nor <doc> blocks; check the path or format=<the input format>"
+            )
 
 
 def _read_doc_blocks(path: Path, stats: ReadStats) -> Iterator[RawDocument]:

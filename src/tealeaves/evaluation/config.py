@@ -33,6 +33,14 @@
     export = "responses.csv"
 
 Relative paths are relative to the configuration file's folder (to the working folder for a dict).
+
+A dict may also hold the objects themselves: a model as ``{"name": "lda", "model": lda}`` (a
+TopicModel, word lists, a gensim ``LdaModel``, OCTIS's model output, ... anything
+:func:`tealeaves.models.as_model` reads, with its ``options``, e.g. ``{"time_slice": 3}``),
+runs as a list of such objects, and a corpus as a :class:`~tealeaves.corpus.Corpus` or token
+lists (anything :func:`tealeaves.corpus.as_corpus` reads). The whole configuration, every key
+of every table and every metric's options, is checked before any step runs: an unknown key
+is refused with the closest known one.
 """
 
 from __future__ import annotations
@@ -44,30 +52,35 @@ from pathlib import Path
 from typing import Any
 
 from tealeaves.errors import InputError
+from tealeaves.evaluation.metrics import METRICS, unknown_keys
 
 TOP_KEYS = {"seed", "bootstrap", "level", "corpora", "models", "metrics", "study"}
 CORPORA = ("heldout", "reference", "train")
-MODEL_KEYS = {"name", "path", "runs", "format", "options"}
+MODEL_KEYS = {"name", "path", "model", "runs", "format", "options"}
 STUDY_KEYS = {"export", "familiar_only"}
 
 
 @dataclass(frozen=True)
 class ModelSpec:
-    """One trained model of the configuration: a folder or topic list (``format`` None), or an import.
+    """One trained model of the configuration: a folder or topic list (``format`` None), an import, or an object.
 
     Attributes
     ----------
     name : str
         The model's name in the tables (``MODEL/1``, ``MODEL/2``, ... for the runs of a model).
-    path : Path
-        The model folder, topic list or file to import, resolved against the configuration's folder.
+    path : Path or None
+        The model folder, topic list or file to import, resolved against the configuration's
+        folder; None for an object.
     format : str or None
-        A ``tealeaves import`` format, or None for a tealeaves model folder or a topic list.
+        A ``tealeaves import`` format, or None for a tealeaves model folder or a topic list
+        (and for an object, whose library is recognised).
     options : dict
-        The importer's options.
+        The importer's (or the object's adapter's) options.
     run_of : str or None
         The model this is one run of, when the configuration gave that model several runs
         (``runs = [...]``).
+    model : object, optional
+        The model itself, when a dict configuration gave it (``"model": lda``) instead of a path.
 
     Examples
     --------
@@ -79,10 +92,11 @@ class ModelSpec:
     """
 
     name: str
-    path: Path
+    path: Path | None
     format: str | None = None
     options: dict[str, Any] = field(default_factory=dict)
     run_of: str | None = None
+    model: Any = None
 
 
 @dataclass(frozen=True)
@@ -95,8 +109,9 @@ class EvaluateConfig:
         The models (or runs of models) in the order given.
     metrics : dict of str to dict
         Each metric to run and its options (the defaults overridden by ``[metrics]``).
-    corpora : dict of str to Path
-        ``heldout``, ``reference`` (default: the held-out corpus) and ``train``, those given.
+    corpora : dict of str to Path or object
+        ``heldout``, ``reference`` (default: the held-out corpus) and ``train``, those given:
+        a corpus folder, or the corpus or texts a dict configuration gave.
     study : dict or None
         ``export`` (a study export) and ``familiar_only``, when human scores are read.
     seed : int
@@ -128,7 +143,7 @@ class EvaluateConfig:
 
     models: tuple[ModelSpec, ...]
     metrics: dict[str, dict[str, Any]]
-    corpora: dict[str, Path]
+    corpora: dict[str, Any]
     study: dict[str, Any] | None = None
     seed: int = 0
     bootstrap: int = 1000
@@ -162,8 +177,9 @@ def read_config(config: str | os.PathLike[str] | dict[str, Any] | EvaluateConfig
     Raises
     ------
     InputError
-        For unreadable TOML, unknown keys, a model without a name or path, a name given twice,
-        or a seed, bootstrap or level out of range; the message says which.
+        For unreadable TOML, unknown keys (all of them, each with the closest known key), a
+        model without a name or path, a name given twice, or a seed, bootstrap or level out of
+        range; the message says which.
 
     Examples
     --------
@@ -214,17 +230,15 @@ def parse_config(data: dict[str, Any], base: Path) -> EvaluateConfig:
     """Check the structure of ``data`` and resolve its paths against ``base``."""
     from tealeaves.evaluation.metrics import active_metrics
 
-    _unknown(data, TOP_KEYS, "the configuration")
+    refuse_unknown_keys(data)
     corpora_in = _table(data.get("corpora", {}), "[corpora]")
-    _unknown(corpora_in, set(CORPORA), "[corpora]")
-    corpora = {name: _path(corpora_in[name], base, f"corpora.{name}") for name in CORPORA if name in corpora_in}
+    corpora = {name: _corpus(corpora_in[name], base, f"corpora.{name}") for name in CORPORA if name in corpora_in}
     if "reference" not in corpora and "heldout" in corpora:
         corpora["reference"] = corpora["heldout"]
     models = _models(data.get("models"), base)
     study = None
     if "study" in data:
         study = dict(_table(data["study"], "[study]"))
-        _unknown(study, STUDY_KEYS, "[study]")
         if "export" not in study:
             raise InputError("[study] needs export = the study export (CSV or Parquet) to read human scores from")
         study["export"] = _path(study["export"], base, "study.export")
@@ -244,8 +258,61 @@ def parse_config(data: dict[str, Any], base: Path) -> EvaluateConfig:
         seed=seed,
         bootstrap=bootstrap,
         level=float(level),
-        source=data,
+        source=_plain(data),
     )
+
+
+def refuse_unknown_keys(data: dict[str, Any]) -> None:
+    """Refuse, in one message, every unknown key of the configuration: of the top level, ``[corpora]``,
+    ``[[models]]``, ``[study]``, ``[metrics]`` and each metric's options, each with the closest known one.
+
+    Parameters
+    ----------
+    data : dict
+        The configuration as read.
+
+    Raises
+    ------
+    InputError
+        Naming each table with unknown keys, the keys, their closest known keys and the valid ones.
+
+    Examples
+    --------
+    >>> from tealeaves.evaluation.config import refuse_unknown_keys
+    >>> refuse_unknown_keys({"seed": 0, "metrics": {"npmi": {"windw": 10}}})
+    Traceback (most recent call last):
+    ...
+    tealeaves.errors.InputError: [metrics] npmi has unknown option windw (did you mean window?); its options: ...
+    """
+    problems: list[str] = []
+
+    def check(table: Any, known: Any, where: str, what: str = "key") -> None:
+        if isinstance(table, dict):
+            try:
+                unknown_keys(table, known, where, what)
+            except InputError as exc:
+                problems.append(str(exc))
+
+    check(data, TOP_KEYS, "the configuration")
+    check(data.get("corpora"), CORPORA, "[corpora]")
+    check(data.get("study"), STUDY_KEYS, "[study]")
+    models = data.get("models")
+    for i, entry in enumerate(models if isinstance(models, list) else []):
+        check(entry, MODEL_KEYS, f"[[models]] #{i + 1}")
+    metrics = data.get("metrics")
+    check(metrics, METRICS, "[metrics]", what="metric")
+    for name, options in metrics.items() if isinstance(metrics, dict) else ():
+        check_options = getattr(METRICS.get(name), "check", None)
+        if (isinstance(options, dict) or options is True) and check_options is not None:
+            try:
+                given = options if isinstance(options, dict) else {}
+                check_options({**METRICS[name].defaults, **given}, f"[metrics] {name}")
+            except InputError as exc:
+                problems.append(str(exc))
+    if problems:
+        raise InputError(
+            "; ".join(problems) if len(problems) == 1 else f"{len(problems)} problems: " + "; ".join(problems)
+        )
 
 
 def _models(entries: Any, base: Path) -> tuple[ModelSpec, ...]:
@@ -254,30 +321,29 @@ def _models(entries: Any, base: Path) -> tuple[ModelSpec, ...]:
     models = []
     for i, entry in enumerate(entries):
         entry = _table(entry, f"[[models]] #{i + 1}")
-        _unknown(entry, MODEL_KEYS, f"[[models]] #{i + 1}")
         name = entry.get("name")
         if not isinstance(name, str) or not name.strip() or "/" in name:
             raise InputError(f"[[models]] #{i + 1} needs a name (a non-empty string without '/'), got {name!r}")
-        if ("path" in entry) == ("runs" in entry):
+        if sum(key in entry for key in ("path", "model", "runs")) != 1:
             raise InputError(
-                f"model {name!r} needs a path (a model folder, a topic list or a file to import) "
-                "or runs (a list of such paths, one per trained run), not both"
+                f"model {name!r} needs one of path (a model folder, a topic list or a file to import), model (the "
+                "model itself, in a dict configuration) or runs (a list of either, one per trained run)"
             )
         fmt = entry.get("format")
         if fmt is not None and not isinstance(fmt, str):
             raise InputError(f"model {name!r}: format must be the name of a `tealeaves import` format, got {fmt!r}")
         options = _table(entry.get("options", {}), f"model {name!r} options")
-        if options and fmt is None:
+        if options and fmt is None and "path" in entry:
             raise InputError(f"model {name!r}: options apply to imports only; add format = ... or remove them")
-        if "path" in entry:
-            models.append(ModelSpec(name, _path(entry["path"], base, f"model {name!r} path"), fmt, dict(options)))
+        if "runs" not in entry:
+            models.append(_spec(name, entry.get("path", entry.get("model")), base, fmt, options, f"model {name!r}"))
             continue
         runs = entry["runs"]
         if not isinstance(runs, list) or len(runs) < 2:
             raise InputError(f"model {name!r}: runs must list two or more trained runs (paths), got {runs!r}")
         for r, run in enumerate(runs, start=1):
-            path = _path(run, base, f"model {name!r} run {r}")
-            models.append(ModelSpec(f"{name}/{r}", path, fmt, dict(options), run_of=name))
+            spec = _spec(f"{name}/{r}", run, base, fmt, options, f"model {name!r} run {r}")
+            models.append(ModelSpec(spec.name, spec.path, fmt, dict(options), run_of=name, model=spec.model))
     names = [m.run_of or m.name for m in models if m.run_of is None or m.name.endswith("/1")]
     twice = sorted({n for n in names if names.count(n) > 1})
     if twice:
@@ -291,16 +357,19 @@ def _models(entries: Any, base: Path) -> tuple[ModelSpec, ...]:
     return tuple(models)
 
 
+def _spec(name: str, value: Any, base: Path, fmt: str | None, options: dict[str, Any], where: str) -> ModelSpec:
+    """A model given by a path (resolved against ``base``) or as the object itself."""
+    if isinstance(value, (str, os.PathLike)):
+        return ModelSpec(name, _path(value, base, f"{where} path"), fmt, dict(options))
+    if value is None:
+        raise InputError(f"{where} must be a path or the model itself, got None")
+    return ModelSpec(name, None, fmt, dict(options), model=value)
+
+
 def _table(value: Any, where: str) -> dict[str, Any]:
     if not isinstance(value, dict):
         raise InputError(f"{where} must be a table (key = value pairs), got {value!r}")
     return value
-
-
-def _unknown(table: dict[str, Any], known: set[str], where: str) -> None:
-    extra = sorted(set(table) - known)
-    if extra:
-        raise InputError(f"{where} has unknown key(s) {', '.join(extra)}; known: {', '.join(sorted(known))}")
 
 
 def _path(value: Any, base: Path, where: str) -> Path:
@@ -308,3 +377,19 @@ def _path(value: Any, base: Path, where: str) -> Path:
         raise InputError(f"{where} must be a path, got {value!r}")
     path = Path(value).expanduser()
     return path if path.is_absolute() else base / path
+
+
+def _corpus(value: Any, base: Path, where: str) -> Any:
+    """A corpus folder resolved against ``base``, or the corpus or texts a dict configuration gave as they are."""
+    return _path(value, base, where) if isinstance(value, (str, os.PathLike)) else value
+
+
+def _plain(data: Any) -> Any:
+    """``data`` as the manifest records it: objects given in a dict configuration by their class name."""
+    if isinstance(data, dict):
+        return {key: _plain(value) for key, value in data.items()}
+    if isinstance(data, list) and all(isinstance(item, (str, int, float, bool, dict, os.PathLike)) for item in data):
+        return [_plain(item) for item in data]
+    if isinstance(data, (str, int, float, bool, os.PathLike)) or data is None:
+        return data
+    return f"<{type(data).__name__} object>"

@@ -11,7 +11,7 @@ recomputed here. To add one (an embedding coherence, say), write its function an
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -199,6 +199,10 @@ class Metric:
     pooled : bool
         Whether it scores all models in one step (WI-Auto: one ranking SVM for every model's
         topics).
+    check : callable, optional
+        ``check(options, where)`` refuses, before any step runs, options the metric would
+        refuse (an unknown name, with the closest known one; ``where`` names the table in the
+        message); None checks nothing.
 
     Examples
     --------
@@ -222,6 +226,7 @@ class Metric:
     default: bool = True
     source: str = ""
     pooled: bool = False
+    check: Callable[[dict[str, Any], str], None] | None = None
 
 
 METRICS: dict[str, Metric] = {}
@@ -284,11 +289,9 @@ def active_metrics(table: dict[str, Any]) -> dict[str, dict[str, Any]]:
     """The metrics to run and their options, from the configuration's ``[metrics]`` table.
 
     Default metrics run unless set to ``false``; a table (or ``true``) turns a metric on and
-    overrides its default options.
+    overrides its default options. Names and options are checked before
+    (:func:`tealeaves.evaluation.config.refuse_unknown_keys`).
     """
-    unknown = sorted(set(table) - set(METRICS))
-    if unknown:
-        raise InputError(f"unknown metric(s) {', '.join(unknown)}; registered: {', '.join(sorted(METRICS))}")
     active = {}
     for name, metric in METRICS.items():
         value = table.get(name, metric.default)
@@ -296,11 +299,107 @@ def active_metrics(table: dict[str, Any]) -> dict[str, dict[str, Any]]:
             continue
         if value is not True and not isinstance(value, dict):
             raise InputError(f"[metrics] {name} must be true, false or a table of options, got {value!r}")
-        options = {**metric.defaults, **(value if isinstance(value, dict) else {})}
-        active[name] = options
+        active[name] = {**metric.defaults, **(value if isinstance(value, dict) else {})}
     if not active:
         raise InputError("every metric is turned off; leave at least one on in [metrics]")
     return active
+
+
+def unknown_keys(table: dict[str, Any], known: Collection[str], where: str, what: str = "key") -> None:
+    """Refuse the keys of ``table`` outside ``known``: each with the closest known one, then every known one.
+
+    Parameters
+    ----------
+    table : dict
+        A table of the configuration.
+    known : collection of str
+        Its valid keys.
+    where : str
+        The table, as the message names it (``"[metrics] npmi"``).
+    what : str
+        What a key is (``"key"``, ``"option"``, ``"metric"``).
+
+    Raises
+    ------
+    InputError
+        ``[metrics] npmi has unknown option windw (did you mean window?); its options: ...``.
+
+    Examples
+    --------
+    >>> from tealeaves.evaluation.metrics import unknown_keys
+    >>> unknown_keys({"windw": 10}, ["topn", "window", "on_missing"], "[metrics] npmi", what="option")
+    Traceback (most recent call last):
+    ...
+    tealeaves.errors.InputError: [metrics] npmi has unknown option windw (did you mean window?); its options: on_missing, topn, window
+    """
+    import difflib
+
+    unknown = sorted(set(table) - set(known))
+    if not unknown:
+        return
+    named = []
+    for key in unknown:
+        close = difflib.get_close_matches(key, list(known), n=1)
+        named.append(f"{key} (did you mean {close[0]}?)" if close else key)
+    plural = "s" if len(unknown) > 1 else ""
+    raise InputError(f"{where} has unknown {what}{plural} {', '.join(named)}; its {what}s: {', '.join(sorted(known))}")
+
+
+def accepts(target: str, *fixed: str, extra: Collection[str] = ()) -> Callable[[dict[str, Any], str], None]:
+    """A :attr:`Metric.check` refusing the options that the library function ``target`` (``"module:function"``) has
+    no keyword parameter for, besides the ``fixed`` ones the metric sets itself and the metric's own ``extra``.
+
+    Parameters
+    ----------
+    target : str
+        ``"module:function"``, imported only when the check runs.
+    *fixed : str
+        Its parameters the metric passes itself (the model, the index, the seed, progress).
+    extra : collection of str
+        Options the metric's own function takes (``flag_below``).
+
+    Returns
+    -------
+    callable
+        ``check(options, where)``.
+
+    Examples
+    --------
+    >>> from tealeaves.evaluation.metrics import accepts
+    >>> check = accepts("tealeaves.coherence:diversity", "topics")
+    >>> check({"diversity_topn": 10}, "[metrics] diversity")
+    >>> check({"diversity_top": 10}, "[metrics] diversity")
+    Traceback (most recent call last):
+    ...
+    tealeaves.errors.InputError: [metrics] diversity has unknown option diversity_top (did you mean diversity_topn?); ...
+    """
+
+    def check(options: dict[str, Any], where: str) -> None:
+        import importlib
+        import inspect
+
+        module, function = target.split(":")
+        parameters = inspect.signature(getattr(importlib.import_module(module), function)).parameters
+        names = {n for n, p in parameters.items() if p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)}
+        unknown_keys(options, (names - set(fixed)) | set(extra), where, what="option")
+
+    return check
+
+
+def _likelihood_options(options: dict[str, Any], where: str) -> None:
+    """The options of :func:`tealeaves.likelihood.estimate` and those of its ``method``."""
+    from tealeaves.likelihood.estimators import METHODS, find_method
+
+    method = find_method(options.get("method", "left-to-right"), METHODS)
+    own = {k: v for k, v in options.items() if k not in ("method", "runs", "bootstrap", "on_missing")}
+    unknown_keys(own, [*method.defaults(), "method", "runs", "bootstrap", "on_missing"], where, what="option")
+
+
+def _classification_options(options: dict[str, Any], where: str) -> None:
+    """The options of :func:`tealeaves.models.classify`, and the label field it needs."""
+    accepts("tealeaves.models.classification:classify", "model", "corpus", "heldout", "infer", "seed")(options, where)
+    if not isinstance(options.get("label"), str) or not options["label"]:
+        raise InputError(f'{where} needs the metadata field to predict: classification = {{ label = "FIELD" }}')
 
 
 def _not_a_dirichlet_mixture(model: Any) -> str | None:
@@ -486,7 +585,7 @@ def _without_inference(model: Any) -> str | None:
     return reason
 
 
-def _classification(model: TopicModel, inputs: Inputs, seed: int, *, label: str | None, **options: Any) -> Measured:
+def _classification(model: TopicModel, inputs: Inputs, seed: int, *, label: str, **options: Any) -> Measured:
     """Whether a linear SVM on θ inferred for each held-out document predicts its label, by stratified
     cross-validation over the held-out documents (:func:`tealeaves.models.classify`); F1, precision and recall.
 
@@ -496,11 +595,6 @@ def _classification(model: TopicModel, inputs: Inputs, seed: int, *, label: str 
     """
     from tealeaves.models import classify
 
-    if not label:
-        raise InputError(
-            "the classification metric needs the metadata field to predict: [metrics] classification = "
-            '{ label = "FIELD" }'
-        )
     result = classify(model, inputs.heldout, label, infer=True, seed=seed, **options)  # type: ignore[arg-type]
     correct = Items(result.correct.astype(np.float64), np.ones(len(result.documents)), result.documents)
     scalars = {f"classification_{name}": getattr(result, name) for name in ("f1", "precision", "recall")}
@@ -522,6 +616,7 @@ for _measure, _label, _window in (("npmi", "NPMI", 10), ("cv", "C_V", 110)):
             defaults={"topn": 10, "window": _window, "on_missing": "skip"},
             needs=("index",),
             source="Lau et al. 2014; Röder et al. 2015; Hoyle et al. 2021",
+            check=accepts("tealeaves.coherence.scoring:score", "topics", "index", "measure", "progress"),
         )
     )
 register(
@@ -535,6 +630,7 @@ register(
             "redundant": Output("redundant (Hoyle et al.'s filter)", higher_is_better=False, unit="model"),
         },
         source="Dieng et al. 2020; Nan et al. 2019; Bianchi et al. 2021; Hoyle et al. 2021",
+        check=accepts("tealeaves.coherence.redundancy:diversity", "topics"),
     )
 )
 register(
@@ -546,6 +642,14 @@ register(
         needs=("index",),
         source="Lau et al. 2014",
         pooled=True,
+        check=accepts(
+            "tealeaves.intrusion.automated:compare_word_intrusion",
+            "models",
+            "index",
+            "seed",
+            "progress",
+            extra=("flag_below",),
+        ),
     )
 )
 register(
@@ -558,6 +662,7 @@ register(
         model_only=True,
         applies=_not_a_dirichlet_mixture,
         source="Wallach et al. 2009",
+        check=_likelihood_options,
     )
 )
 register(
@@ -587,6 +692,7 @@ register(
         model_only=True,
         applies=_without_theta,
         default=False,
+        check=accepts("tealeaves.models.significance:topic_significance", "model", "theta"),
         source="AlSumait et al. 2009; OCTIS",
     )
 )
@@ -605,6 +711,7 @@ register(
         model_only=True,
         applies=_without_inference,
         default=False,
+        check=_classification_options,
         source="Blei et al. 2003; OCTIS",
     )
 )

@@ -252,7 +252,7 @@ def evaluate(
     timings: dict[str, float] = {}
 
     tick = time.perf_counter()
-    corpora = {name: _load_corpus(path, name) for name, path in cfg.corpora.items()}
+    corpora = {name: _load_corpus(given, name) for name, given in cfg.corpora.items()}
     fingerprints = {name: corpus.fingerprint() for name, corpus in corpora.items()}
     models = {spec.name: _load_model(spec, corpora.get("train")) for spec in cfg.models}
     model_fps = {name: model_fingerprint(model) for name, model in models.items()}
@@ -260,6 +260,9 @@ def evaluate(
     notify(progress, "load corpora and models", 1, 1)
     cache = out / "cache"  # created once the inputs are known to be readable
     (cache / "steps").mkdir(parents=True, exist_ok=True)
+    heldout_path = _corpus_folder(
+        cfg.corpora.get("heldout"), corpora.get("heldout"), fingerprints.get("heldout"), cache
+    )
 
     tick = time.perf_counter()
     index_path = _reference_index(corpora, fingerprints, cfg, cache, progress) if _needs(cfg, "index") else None
@@ -268,7 +271,7 @@ def evaluate(
     plan, skipped = _plan(cfg, models, model_fps, fingerprints, corpora)
     todo = [(names, [s for s in steps if not (cache / "steps" / f"{s[2]}.json").is_file()]) for names, steps in plan]
     jobs = [
-        _Job({name: models[name] for name in names}, steps, cfg.corpora.get("heldout"), index_path, cfg.seed)
+        _Job({name: models[name] for name in names}, steps, heldout_path, index_path, cfg.seed)
         for names, steps in todo
         if steps
     ]
@@ -322,7 +325,7 @@ def evaluate(
     manifest = new_manifest(
         KIND,
         config={**cfg.source, "metrics": cfg.metrics},
-        corpora={name: {"path": cfg.corpora[name], "fingerprint": fp} for name, fp in fingerprints.items()},
+        corpora={name: {"path": _given(cfg.corpora[name]), "fingerprint": fp} for name, fp in fingerprints.items()},
         models={spec.name: _model_entry(spec, models[spec.name], model_fps[spec.name]) for spec in cfg.models},
         seed=cfg.seed,
         bootstrap=cfg.bootstrap,
@@ -680,34 +683,58 @@ def _claim(out: Path) -> Path:
     """Check that ``out`` may be a run folder: new, empty, an earlier run, or one interrupted (only its cache)."""
     if out.exists():
         if not out.is_dir():
-            raise ArtifactError(f"{out} exists and is not a folder; choose another --out")
+            raise ArtifactError(f"{out} exists and is not a folder; choose another out=<folder>")
         if (out / MANIFEST).is_file():
             try:
                 read_manifest(out, kind=KIND)
             except TealeavesError:
-                raise ArtifactError(f"{out} holds another tealeaves artifact; choose another --out") from None
+                raise ArtifactError(f"{out} holds another tealeaves artifact; choose another out=<folder>") from None
         elif any(p.name != "cache" and not p.name.startswith(".tables-") for p in out.iterdir()):
-            raise ArtifactError(f"{out} exists and is not a tealeaves evaluation run; choose another --out")
+            raise ArtifactError(f"{out} exists and is not a tealeaves evaluation run; choose another out=<folder>")
     return out
 
 
-def _load_corpus(path: Path, role: str) -> Corpus:
-    from tealeaves.corpus import Corpus
+def _load_corpus(given: Any, role: str) -> Corpus:
+    """A corpus folder, or a corpus or texts a dict configuration gave (:func:`tealeaves.corpus.as_corpus`)."""
+    from tealeaves.corpus import as_corpus
 
     try:
-        return Corpus.load(path)
+        return as_corpus(given)
     except TealeavesError as exc:
-        raise InputError(f"corpora.{role}: {exc}") from exc
+        raise type(exc)(f"corpora.{role}: {exc}") from exc
+
+
+def _corpus_folder(given: Any, corpus: Corpus | None, fingerprint: str | None, cache: Path) -> Path | None:
+    """The folder the worker processes load a corpus from: its own, or for a corpus given as an object, a copy in
+    the run's cache (by fingerprint)."""
+    if corpus is None or isinstance(given, (str, os.PathLike)):
+        return given
+    folder = cache / f"corpus-{fingerprint[:16] if fingerprint else 'unknown'}"
+    if not (folder / MANIFEST).is_file():
+        corpus.save(folder, force=True)
+    return folder
+
+
+def _given(value: Any) -> Any:
+    """A corpus or model as the manifest records it: its path, or what object it was."""
+    return value if isinstance(value, (str, os.PathLike)) or value is None else f"<{type(value).__name__} object>"
 
 
 def _load_model(spec: ModelSpec, train: Corpus | None) -> TopicModel | Topics:
-    from tealeaves.models import TopicModel, Topics, import_model
+    from tealeaves.models import TopicModel, Topics, as_model, import_model
 
-    if not spec.path.exists():
-        raise InputError(f"model {spec.name!r}: {spec.path} does not exist")
-    if spec.format is not None:
-        return import_model(spec.format, spec.path, vocab_from=train, **spec.options)
-    return TopicModel.load(spec.path) if spec.path.is_dir() else Topics.load(spec.path)
+    try:
+        if spec.path is None:  # the model itself, given in a dict configuration
+            if spec.format is not None:
+                return import_model(spec.format, spec.model, vocab_from=train, **spec.options)
+            return as_model(spec.model, vocab_from=train, **spec.options)
+        if not spec.path.exists():
+            raise InputError(f"{spec.path} does not exist")
+        if spec.format is not None:
+            return import_model(spec.format, spec.path, vocab_from=train, **spec.options)
+        return TopicModel.load(spec.path) if spec.path.is_dir() else Topics.load(spec.path)
+    except TealeavesError as exc:
+        raise type(exc)(f"model {spec.name!r}: {exc}") from exc
 
 
 def _model_entry(spec: ModelSpec, model: Any, fingerprint: str) -> dict[str, Any]:
@@ -715,7 +742,7 @@ def _model_entry(spec: ModelSpec, model: Any, fingerprint: str) -> dict[str, Any
 
     kind = model.kind if isinstance(model, TopicModel) else "topics"
     return {
-        "path": spec.path,
+        "path": _given(spec.path if spec.path is not None else spec.model),
         "format": spec.format,
         "kind": kind,
         "topics": len(model.phi if isinstance(model, TopicModel) else model.words),

@@ -45,6 +45,7 @@ import numpy as np
 
 from tealeaves import display
 from tealeaves.coherence import RefIndex, Window
+from tealeaves.coherence.reference import as_reference_index
 from tealeaves.errors import InputError
 from tealeaves.intrusion.features import (
     ASSOCIATIONS,
@@ -57,9 +58,10 @@ from tealeaves.intrusion.features import (
 )
 from tealeaves.intrusion.intruders import PROTOCOLS, IntruderSets, Protocol, intruder_sets
 from tealeaves.intrusion.ranking import SVM_RANK_C, fit_ranking_svm
-from tealeaves.models import TopicModel, Topics, as_topics
+from tealeaves.models import TopicModel, Topics, as_model, as_topics
+from tealeaves.models.adapters import library_of
 from tealeaves.progress import ProgressCallback, notify
-from tealeaves.results import Columns, Result, dataframe
+from tealeaves.results import Columns, Result, dataframe, words_by_topic
 from tealeaves.rng import as_seed, family_generator
 
 if TYPE_CHECKING:
@@ -148,6 +150,18 @@ class WordIntrusionResult(Result):
     sets: dict[str, np.ndarray]
     features: np.ndarray
     scores: dict[str, np.ndarray]
+
+    def summary(self) -> dict[str, Any]:
+        """The default summary (:meth:`Result.summary`), with the set words the reference corpus lacks (counted as
+        never occurring), listed by topic."""
+        values = super().summary()
+        if self.missing:
+            values["words counted as never occurring"] = words_by_topic(self.missing)
+        return values
+
+    def value_bounds(self) -> tuple[float, float]:
+        """WI-Auto is a share of sets: [0, 1]."""
+        return (0.0, 1.0)
 
     def columns(self) -> Columns:
         """One row per set (topic and draw): its fold, words in display order, the intruder,
@@ -245,8 +259,14 @@ class WordIntrusionComparison(Result):
         return dataframe(self._model_columns())
 
     def summary(self) -> dict[str, Any]:
-        """Each model's WI-Auto mean over its topics with its 95% interval (:func:`tealeaves.display.mean_interval`), by model name."""
-        return {f"model mean ({name})": display.mean_interval(r.per_topic) for name, r in self.results.items()}
+        """Each model's WI-Auto mean over its topics with its 95% interval (:func:`tealeaves.display.mean_interval`,
+        clipped to [0, 1]), named by model and by what the interval is."""
+        return {
+            f"model mean ({name}; {display.interval_label(r.per_topic)})": display.mean_interval(
+                r.per_topic, r.value_bounds()
+            )
+            for name, r in self.results.items()
+        }
 
     def display_columns(self) -> Columns:
         """One row per model (:meth:`models_frame`'s columns), not the thousands of sets."""
@@ -278,13 +298,15 @@ def auto_word_intrusion(
 
     Parameters
     ----------
-    topics : TopicModel, Topics, list of word lists, or IntruderSets
+    topics : TopicModel, Topics, list of word lists, IntruderSets, or another library's model
         Topics with words in rank order (at least two topics: intruders come from other
-        topics), or ready-made sets (e.g. those a human study showed), which must cover
-        topics ``0 .. K-1``.
-    index : RefIndex or path
+        topics), a gensim, scikit-learn, tomotopy or BERTopic model or OCTIS's model output
+        (:func:`~tealeaves.models.as_model`), or ready-made sets (e.g. those a human study
+        showed), which must cover topics ``0 .. K-1``.
+    index : RefIndex, path, Corpus or texts
         Index of the reference corpus, prepared like the training corpus and with its
-        vocabulary (``tealeaves index``).
+        vocabulary (``tealeaves index``); or the reference corpus itself, indexed for this
+        call (:func:`~tealeaves.coherence.reference.as_reference_index`).
     seed : int or Generator
         Seeds the sets (``intruder_sets(topics, draws, protocol, low_rank, high_rank, seed)``
         gives exactly the sets scored) and, from the ``"intrusion folds"`` stream family
@@ -341,7 +363,7 @@ def auto_word_intrusion(
     >>> result.model_means["wi_auto_npmi"], result.model_means["baseline_pmi"]
     (0.765625, 0.765625)
     """
-    if isinstance(topics, Mapping):
+    if isinstance(topics, Mapping) and library_of(topics) is None:  # OCTIS's model output is one model's dict
         raise InputError("auto_word_intrusion scores one model; pass several to compare_word_intrusion")
     comparison = compare_word_intrusion(
         {"model": topics},
@@ -393,8 +415,8 @@ def compare_word_intrusion(
     Parameters
     ----------
     models : mapping of name to topics
-        Each a TopicModel, Topics, list of word lists or IntruderSets, as for
-        :func:`auto_word_intrusion`.
+        Each a TopicModel, Topics, list of word lists, IntruderSets or another library's
+        model, as for :func:`auto_word_intrusion`.
     index, seed, association, draws, window, compat, c, folds, protocol, low_rank, high_rank, on_missing, progress
         As for :func:`auto_word_intrusion`; ``folds`` counts folds of the pooled topics.
 
@@ -429,15 +451,15 @@ def compare_word_intrusion(
         raise InputError(f"C must be a positive number, got {c}")
     if not isinstance(models, Mapping) or not models:
         raise InputError("models must be a non-empty mapping of model names to topics")
-    if not isinstance(index, RefIndex):
-        index = RefIndex.load(index)
+    index = as_reference_index(index)
     seed = as_seed(seed)
     names = [str(name) for name in models]
     drawn = []
-    for topics in models.values():
-        if isinstance(topics, IntruderSets):
-            drawn.append((topics, _shown_words(topics)))
+    for given in models.values():
+        if isinstance(given, IntruderSets):
+            drawn.append((given, _shown_words(given)))
         else:
+            topics = as_model(given)
             sets = intruder_sets(topics, draws, protocol, low_rank, high_rank, seed)
             drawn.append((sets, _shown_words(sets, topics)))
     offsets = np.cumsum([0] + [len(shown) for _, shown in drawn])

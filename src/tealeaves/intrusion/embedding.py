@@ -33,6 +33,7 @@ from tealeaves.coherence.encoders import Encoder, get_encoder
 from tealeaves.errors import InputError
 from tealeaves.intrusion.automated import CHANG_ANNOTATORS, TopicsLike, _per_topic, _shown_words, first_place_share
 from tealeaves.intrusion.intruders import IntruderSets, Protocol, intruder_sets
+from tealeaves.models import as_model
 from tealeaves.progress import ProgressCallback, notify
 from tealeaves.results import Columns, Result, dataframe
 from tealeaves.rng import as_seed
@@ -128,9 +129,10 @@ def embedding_word_intrusion(
 
     Parameters
     ----------
-    topics : TopicModel, Topics, list of word lists, or IntruderSets
-        Topics with words in rank order (at least two: intruders come from other topics), or
-        ready-made sets covering topics ``0 .. K-1``.
+    topics : TopicModel, Topics, list of word lists, IntruderSets, or another library's model
+        Topics with words in rank order (at least two: intruders come from other topics; a
+        gensim or OCTIS model, ...: :func:`~tealeaves.models.as_model`), or ready-made sets
+        covering topics ``0 .. K-1``.
     encoder : Encoder or str, optional
         ``st:NAME_OR_PATH``, ``w2v:INDEX`` or ``static:PATH``; default ``st:all-MiniLM-L6-v2``.
     seed : int or Generator
@@ -178,6 +180,7 @@ def embedding_word_intrusion(
         sets, shown = topics, _shown_words(topics)
     else:
         seed = as_seed(seed)
+        topics = as_model(topics)  # another library's model: its own ranking
         sets = intruder_sets(topics, draws, protocol, low_rank, high_rank, seed)
         shown = _shown_words(sets, topics)
     notify(progress, "embedding word intrusion", 1, 2)
@@ -191,7 +194,7 @@ def embedding_word_intrusion(
         shown_missing = "; ".join(f"{w!r} (topic {k})" for k, w, _ in missing[:10])
         raise InputError(
             f"{len(missing)} word(s) of the sets are not represented by the encoder {model.spec}: {shown_missing}. "
-            "Use an encoder that covers them, or pass on_missing='zero'"
+            'Use an encoder that covers them, or pass on_missing="zero"'
         )
     similarity = np.stack([mean_similarity_to_others(table.vectors[table.rows(row)]) for row in words])
     target = np.array([s.intruder_position for s in sets], dtype=np.int64)

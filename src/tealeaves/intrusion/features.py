@@ -310,8 +310,8 @@ def _lookup(
         shown = "; ".join(f"{w!r} ({why})" for w, why in sorted({(w, why) for _, w, why in missing})[:10])
         raise InputError(
             f"{len({w for _, w, _ in missing})} word(s) of the intrusion sets are missing from the reference index: "
-            f"{shown}. Prepare the reference corpus with --vocab-from the training corpus, or pass "
-            "on_missing='zero' to count them as never occurring"
+            f"{shown}. Prepare the reference corpus with vocab_from=<the training corpus>, or pass "
+            'on_missing="zero" to count them as never occurring'
         )
     unique, inverse = np.unique(np.where(usable, ids, -1), return_inverse=True)
     slots = inverse.reshape(ids.shape) - (1 if len(unique) and unique[0] < 0 else 0)

@@ -30,7 +30,7 @@ from typing import Literal
 import numpy as np
 
 from tealeaves.errors import InputError
-from tealeaves.models import TopicModel, Topics, as_topics
+from tealeaves.models import TopicModel, Topics, as_model, as_topics
 from tealeaves.results import Columns, Result
 
 Protocol = Literal["chang", "hoyle"]
@@ -231,6 +231,7 @@ def intruder_sets(
 
 def _ranked_lists(topics: TopicModel | Topics | Sequence[Sequence[str]], depth: int) -> list[list[str]]:
     """Each topic's words by decreasing probability, at least ``depth`` deep when known."""
+    topics = as_model(topics)
     if isinstance(topics, TopicModel):
         return topics.top_words(max(depth, 1) * 4)  # deep enough to double high_rank twice
     return [list(t) for t in as_topics(topics).words]

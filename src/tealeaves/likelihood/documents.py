@@ -188,7 +188,7 @@ def as_documents(
         elif vocab is None and len(docs.vocab) != n_words:
             raise InputError(
                 f"the corpus has a vocabulary of {len(docs.vocab)} words but phi has {n_words} columns; "
-                "prepare the corpus with --vocab-from the model's training corpus, or pass the TopicModel itself"
+                "prepare the corpus with vocab_from=<the model's training corpus>, or pass the TopicModel itself"
             )
     else:
         tokens, offsets = _concatenate(docs)
@@ -202,7 +202,7 @@ def as_documents(
             first = int(np.argmax(n_oov > 0))
             raise InputError(
                 f"{int(missing.sum())} tokens in {int((n_oov > 0).sum())} documents are outside the model's "
-                f"vocabulary of {n_words} words (first in document {ids[first]!r}); pass on_missing='skip' (--skip-oov) "
+                f'vocabulary of {n_words} words (first in document {ids[first]!r}); pass on_missing="skip" '
                 "to drop and count them"
             )
         keep = ~missing

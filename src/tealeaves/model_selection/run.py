@@ -663,7 +663,9 @@ def _open_folder(out: Path, force: bool) -> Path:
         shutil.rmtree(out)
     if out.exists() and any(out.iterdir()):
         if not (out / MANIFEST).is_file():
-            raise ArtifactError(f"{out} exists and is not a sweep folder; choose another --out or pass --force")
+            raise ArtifactError(
+                f"{out} exists and is not a sweep folder; choose another out=<folder> or pass force=True"
+            )
         read_manifest(out, kind="sweep")
     (out / "trials").mkdir(parents=True, exist_ok=True)
     return out
@@ -683,7 +685,7 @@ def _finished(folder: Path, trials: Sequence[Trial]) -> dict[str, dict[str, Any]
         if record.get("key") != trial.key:
             raise ArtifactError(
                 f"{folder} holds trial {trial.trial} of another configuration (corpus, index, k, seed, ranges or "
-                "scoring changed); choose another --out or pass --force to start the sweep over"
+                "scoring changed); choose another out=<folder> or pass force=True to start the sweep over"
             )
         records[trial.trial] = record
     return records

@@ -5,6 +5,7 @@ from typing import TYPE_CHECKING
 from tealeaves.lazy import attach
 
 if TYPE_CHECKING:
+    from tealeaves.models.adapters import as_model
     from tealeaves.models.classification import ClassificationResult, classify
     from tealeaves.models.importers import IMPORTERS, import_model
     from tealeaves.models.significance import SignificanceResult, topic_significance
@@ -21,6 +22,7 @@ __all__ = [
     "SignificanceResult",
     "TopicModel",
     "Topics",
+    "as_model",
     "as_topics",
     "classify",
     "import_model",

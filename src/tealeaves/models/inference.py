@@ -41,7 +41,7 @@ def infer(
     if corpus.vocab != model.vocab:
         raise InputError(
             "the corpus and the model have different vocabularies; prepare the corpus with "
-            "--vocab-from the model's training corpus"
+            "vocab_from=<the model's training corpus>"
         )
     if model.kind in INFERENCE:
         module, name = INFERENCE[model.kind].split(":")

@@ -8,19 +8,19 @@ toolkit and Palmetto read them) or from Python lists. :func:`as_topics` accepts 
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
+
+import numpy as np
 
 from tealeaves.errors import InputError
-
-if TYPE_CHECKING:
-    from tealeaves.models.topic_model import TopicModel
+from tealeaves.results import Columns, Result
+from tealeaves.textfiles import DEFAULT_ENCODING, read_text
 
 
 @dataclass(frozen=True)
-class Topics:
+class Topics(Result):
     """Topics as ranked word lists (most probable word first).
 
     Attributes
@@ -49,6 +49,14 @@ class Topics:
     ...     topics.save(Path(tmp) / "example.txt")
     ...     Topics.load(Path(tmp) / "example.txt").words == topics.words
     True
+
+    It displays itself like every result: a one-line ``repr``, and in a notebook its first
+    topics' words:
+
+    >>> topics
+    Topics(topics=2, words per topic=3, name=example)
+    >>> topics.columns()["words"]
+    ['tax budget deficit', 'war peace army']
     """
 
     words: tuple[tuple[str, ...], ...]
@@ -70,6 +78,16 @@ class Topics:
     def __len__(self) -> int:
         return len(self.words)
 
+    def summary(self) -> dict[str, Any]:
+        """The number of topics, their length (``3`` or ``3-10``) and the name: what the display shows first."""
+        lengths = sorted({len(topic) for topic in self.words})
+        span = str(lengths[0]) if len(lengths) == 1 else f"{lengths[0]}-{lengths[-1]}"
+        return {"topics": len(self.words), "words per topic": span, "name": self.name}
+
+    def columns(self) -> Columns:
+        """One row per topic: its number and its words, space-separated."""
+        return {"topic": np.arange(len(self.words)), "words": [" ".join(topic) for topic in self.words]}
+
     def __getitem__(self, k: int) -> tuple[str, ...]:
         return self.words[k]
 
@@ -89,26 +107,26 @@ class Topics:
         Path(path).write_text("".join(" ".join(t) + "\n" for t in self.words), encoding="utf-8")
 
     @classmethod
-    def load(cls, path: str | os.PathLike[str]) -> Topics:
-        """Read a plain topic list: one topic per line, words separated by whitespace."""
+    def load(cls, path: str | os.PathLike[str], encoding: str = DEFAULT_ENCODING) -> Topics:
+        """Read a plain topic list: one topic per line, words separated by whitespace, in ``encoding``
+        (a byte that is not valid is refused with its line: :func:`tealeaves.textfiles.read_text`)."""
         path = Path(path)
-        try:
-            text = path.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as exc:
-            raise InputError(f"cannot read topic list {path}: {exc}") from exc
+        text = read_text(path, encoding)
         lines = [line.split() for line in text.splitlines() if line.strip()]
         if not lines:
             raise InputError(f"topic list {path} is empty; write one topic per line, words separated by spaces")
         return cls(tuple(tuple(t) for t in lines), name=path.stem, meta={"source": str(path)})
 
 
-def as_topics(topics: TopicModel | Topics | Sequence[Sequence[str]], topn: int | None = None) -> Topics:
-    """A :class:`Topics` from a TopicModel (its top ``topn`` words), Topics, or word lists.
+def as_topics(topics: Any, topn: int | None = None) -> Topics:
+    """A :class:`Topics` from a TopicModel (its top ``topn`` words), Topics, word lists, or another library's model.
 
     Parameters
     ----------
-    topics : TopicModel, Topics or sequence of sequence of str
-        A model (its most probable words), a Topics object, or word lists in rank order.
+    topics : TopicModel, Topics, sequence of sequence of str, or a model of another library
+        A model (its most probable words), a Topics object, word lists in rank order, or
+        anything :func:`~tealeaves.models.as_model` reads (a gensim ``LdaModel``, OCTIS's
+        model output, ...).
     topn : int, optional
         Words kept per topic: the first ``topn`` (default: 10 for a model, every word
         otherwise); a topic with fewer words is refused.
@@ -121,7 +139,7 @@ def as_topics(topics: TopicModel | Topics | Sequence[Sequence[str]], topn: int |
     ------
     InputError
         For a list of strings instead of word lists, an empty topic, a word listed twice in a
-        topic, or a topic shorter than ``topn``.
+        topic, a topic shorter than ``topn``, or an object that is none of these.
 
     Examples
     --------
@@ -137,16 +155,10 @@ def as_topics(topics: TopicModel | Topics | Sequence[Sequence[str]], topn: int |
     >>> phi = np.array([[0.5, 0.4, 0.05, 0.05], [0.05, 0.05, 0.4, 0.5]])
     >>> model = TopicModel(Vocabulary(["tax", "budget", "war", "peace"]), phi, kind="example")
     >>> as_topics(model, topn=2)
-    Topics(words=(('tax', 'budget'), ('peace', 'war')), name='example', meta={'model': 'example'})
+    Topics(topics=2, words per topic=2, name=example)
     """
+    from tealeaves.models.adapters import as_model
     from tealeaves.models.topic_model import TopicModel
 
-    if isinstance(topics, TopicModel):
-        return topics.topics(topn or 10)
-    if isinstance(topics, Topics):
-        return topics.top(topn)
-    if isinstance(topics, (str, bytes)) or not isinstance(topics, Sequence):
-        raise InputError("topics must be a TopicModel, a Topics object or a list of word lists")
-    if any(isinstance(t, (str, bytes)) for t in topics):
-        raise InputError("topics must be a list of word lists (e.g. [['apple', 'pear'], ...]), not a list of strings")
-    return Topics(tuple(tuple(t) for t in topics), name="topics").top(topn)
+    model = as_model(topics)
+    return model.topics(topn or 10) if isinstance(model, TopicModel) else model.top(topn)

@@ -251,7 +251,7 @@ def report(run: str | os.PathLike[str] | Evaluation, out: str | os.PathLike[str]
     evaluation = run if isinstance(run, Evaluation) else Evaluation.load(run)
     out = Path(out)
     if out.suffix.lower() not in {".html", ".htm"}:
-        raise InputError(f"the report is an HTML file: --out must end in .html, got {out}")
+        raise InputError(f"the report is an HTML file: give out=<a file name ending in .html>, got {out}")
     out.parent.mkdir(parents=True, exist_ok=True)
     with atomic_file(out) as tmp:
         tmp.write_text(render(evaluation), encoding="utf-8")

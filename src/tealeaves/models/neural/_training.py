@@ -85,7 +85,7 @@ def resolve_device(device: str) -> torch.device:
     if device != "cpu" and not (device == "cuda" or device.startswith("cuda:")):
         raise InputError(f"device must be 'auto', 'cpu', 'cuda' or 'cuda:N', got {device!r}")
     if device != "cpu" and not torch.cuda.is_available():
-        raise InputError(f"device {device!r} asks for CUDA, which this PyTorch cannot use; pass device='cpu'")
+        raise InputError(f'device {device!r} asks for CUDA, which this PyTorch cannot use; pass device="cpu"')
     return torch.device(device)
 
 

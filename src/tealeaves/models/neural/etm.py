@@ -315,7 +315,7 @@ def _validation_split(
         scored = validation if isinstance(validation, Corpus) else Corpus.load(validation)
         if list(scored.vocab.words) != list(corpus.vocab.words):
             raise InputError(
-                "the etm validation corpus must have the training vocabulary: prepare it with --vocab-from the training corpus"
+                "the etm validation corpus must have the training vocabulary: prepare it with vocab_from=<the training corpus>"
             )
         return everything, scored, f"validation corpus {scored.fingerprint()[:16]}"
     if not share:

@@ -1,0 +1,68 @@
+"""The reference corpus of coherence and word intrusion, however it is given: :func:`as_reference_index`."""
+
+from __future__ import annotations
+
+import os
+import time
+import warnings
+from pathlib import Path
+from typing import Any
+
+from tealeaves.artifacts import MANIFEST, read_manifest
+from tealeaves.coherence.index import KIND, RefIndex
+
+INDEX_NOTE_TOKENS = 100_000  # texts of at least this many tokens get a note of what indexing them cost
+
+
+class IndexBuildWarning(UserWarning):
+    """A reference index was built from texts for one call: built once and passed again, it is not rebuilt."""
+
+
+def as_reference_index(reference: Any) -> RefIndex:
+    """The :class:`RefIndex` of a reference corpus given as an index, a folder, a corpus or texts.
+
+    An index (or an index folder) is used as it is. Anything else is indexed here, each call
+    again: a corpus folder, a :class:`~tealeaves.corpus.Corpus`, or texts as
+    :func:`~tealeaves.corpus.as_corpus` reads them (gensim's token lists, a Dictionary with its
+    bag-of-words corpus). Indexing is one pass over the tokens (about a second per million
+    tokens, and memory about twice the token array), which a call on a large corpus pays every
+    time: texts of at least :data:`INDEX_NOTE_TOKENS` tokens get an :class:`IndexBuildWarning`
+    saying what it cost; build the index once with ``RefIndex.build(texts)`` (``out=`` keeps it
+    on disk) and pass that.
+
+    Parameters
+    ----------
+    reference : RefIndex, path, Corpus, or texts
+        The reference corpus.
+
+    Returns
+    -------
+    RefIndex
+
+    Raises
+    ------
+    InputError
+        For anything that is none of these (:data:`tealeaves.corpus.adapters.ACCEPTED_TEXTS`).
+
+    Examples
+    --------
+    >>> from tealeaves.coherence.reference import as_reference_index
+    >>> index = as_reference_index([["tax", "budget"], ["war", "peace", "war"]])
+    >>> index, as_reference_index(index) is index
+    (RefIndex(2 documents, 5 tokens, 4 words), True)
+    """
+    if isinstance(reference, RefIndex):
+        return reference
+    folder = Path(reference) if isinstance(reference, (str, os.PathLike)) else None
+    if folder is not None and (folder / MANIFEST).is_file() and read_manifest(folder).get("kind") == KIND:
+        return RefIndex.load(folder)
+    started = time.perf_counter()
+    index = RefIndex.build(reference)
+    if index.n_tokens >= INDEX_NOTE_TOKENS:
+        warnings.warn(
+            f"indexed the reference corpus for this call: {index.n_docs:,} documents, {index.n_tokens:,} tokens in "
+            f"{time.perf_counter() - started:.1f} s; build the index once with RefIndex.build(texts) and pass it",
+            IndexBuildWarning,
+            stacklevel=3,
+        )
+    return index
