@@ -2,6 +2,7 @@
 
 The documents are short random sequences over a handful of word types, so words repeat inside
 windows all the time; they include empty documents and documents shorter than the window.
+Every test runs twice: counted in numpy, and by the numba sweep in several chunks on threads.
 """
 
 from __future__ import annotations
@@ -12,12 +13,22 @@ from collections import Counter
 import numpy as np
 import pytest
 
-from tealeaves.coherence import RefIndex, Window
+from tealeaves import jit
+from tealeaves.coherence import RefIndex, Window, counting
 from tealeaves.corpus import Corpus, Vocabulary
 from tealeaves.errors import InputError
 
 gensim_text_analysis = pytest.importorskip("gensim.topic_coherence.text_analysis")
 gensim_corpora = pytest.importorskip("gensim.corpora")
+
+
+@pytest.fixture(params=["numpy", "numba"], autouse=True)
+def counter(request, monkeypatch):
+    """Counts made by numpy (few occurrences), or by the numba sweep in up to 16 chunks on 4 threads."""
+    if request.param == "numba":
+        monkeypatch.setattr(counting, "NUMPY_MAX_OCCURRENCES", -1)
+        monkeypatch.setattr(jit, "threads", lambda: 4)
+    return request.param
 
 
 def random_docs(seed, n_docs=7, n_types=6, max_len=45):
@@ -206,22 +217,20 @@ def test_window_specs_are_parsed_and_bad_ones_refused():
         index.window_counts([1, 6], 10)
 
 
-def test_counts_do_not_depend_on_the_number_of_threads(monkeypatch):
-    numba = pytest.importorskip("numba")
-    from tealeaves.coherence import index as index_module
-
+def test_counts_do_not_depend_on_chunks_or_batches(monkeypatch, counter):
     docs, n = random_docs(9, n_docs=60), 6
     index = make_index(docs, n)
     windows = [(3, None), (10, "gensim"), (7, "lau"), ("document", None), ("context:3", None)]
-    one = [index.window_counts(range(n), w, c) for w, c in windows]  # small: one thread
-    monkeypatch.setattr(index_module, "PARALLEL_MIN_OCCURRENCES", 0)  # every thread, many chunks
-    many = [index.window_counts(range(n), w, c) for w, c in windows]
-    assert numba.get_num_threads() == numba.config.NUMBA_NUM_THREADS
-    for a, b, (w, _) in zip(many, one, windows):
+    one = [index.window_counts(range(n), w, c) for w, c in windows]
+    if counter == "numba":
+        monkeypatch.setattr(jit, "threads", lambda: 1)  # one chunk, in this thread
+    else:
+        monkeypatch.setattr(counting, "LOOKUPS_PER_BATCH", 1)  # one pair at a time
+    other = [index.window_counts(range(n), w, c) for w, c in windows]
+    for a, b, (w, _) in zip(other, one, windows):
         np.testing.assert_array_equal(a.joint, b.joint)
         np.testing.assert_array_equal(a.marginal, b.marginal)
-        kind = w if isinstance(w, str) else f"sliding:{w}"
-        if kind.startswith("sliding"):
+        if not str(w).startswith("context"):
             assert a.joint[0, 0] == a.marginal[0]
 
 
