@@ -42,7 +42,7 @@ def ours_sweeps(corpus, k: int, workers: int, warm: int, sweeps: int) -> float:
     v, n_docs = len(corpus.vocab), len(corpus)
     z = _gibbs.random_assignments(tokens, k, stream(0, 0))
     n_wk, n_dk, n_k = np.zeros((v, k), np.int32), np.zeros((n_docs, k), np.int32), np.zeros(k, np.int64)
-    _gibbs.assignment_counts(tokens, offsets, z, n_wk, n_dk, n_k)
+    lda_gibbs.assignment_counts(tokens, offsets, z, n_wk, n_dk, n_k)
     bounds = lda_gibbs.shard_bounds(offsets, workers)
     shards = len(bounds) - 1
     states = np.concatenate([stream(0, 1 + s) for s in range(shards)])

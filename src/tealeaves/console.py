@@ -1,6 +1,7 @@
 """Terminal output shared by the CLI and the demo: rich progress bars and tables.
 
-Values are worded by :mod:`tealeaves.display`, as in the notebook displays. Nothing here forces
+Values are worded by :mod:`tealeaves.display`, as in the notebook displays (imported where a
+value is worded: it imports numpy, which ``tealeaves --help`` never loads). Nothing here forces
 a terminal: in a Jupyter kernel rich detects the notebook and draws tables as HTML and progress
 bars as live widgets, never as ANSI escape codes; without ``ipywidgets``, which rich's live
 display needs there, a bar is written once as plain text when it stops.
@@ -18,7 +19,6 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.rule import Rule
 from rich.table import Table
 
-from tealeaves.display import number
 from tealeaves.progress import ProgressCallback, ProgressUpdate
 
 if TYPE_CHECKING:
@@ -61,6 +61,8 @@ def progress_bar(transient: bool = False) -> Iterator[ProgressCallback]:
     tasks: dict[str, Any] = {}
 
     def update(event: ProgressUpdate) -> None:
+        from tealeaves.display import number  # numpy: loaded by the work, not by `tealeaves --help`
+
         if event.task not in tasks:
             if not tasks:  # drawn from the first update: a command refused before any work prints no empty bar
                 bar.start()
@@ -92,6 +94,8 @@ def topics_table(
 
 def mapping_table(title: str, rows: dict[str, Any]) -> Table:
     """A two-column table of names and values."""
+    from tealeaves.display import number
+
     table = Table(title=title, title_justify="left", show_header=False)
     table.add_column("name", style="bold")
     table.add_column("value", justify="right")

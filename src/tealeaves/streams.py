@@ -34,7 +34,7 @@ def _mix(z: np.uint64) -> np.uint64:
     return z ^ (z >> _S31)
 
 
-@kernel
+@kernel(inline="always")
 def stream(seed: int, index: int) -> np.ndarray:
     """The state (uint64[1]) of stream ``index`` of run ``seed``."""
     state = np.empty(1, dtype=np.uint64)

@@ -114,7 +114,7 @@ def test_parallel_sweep_merges_the_shards_counts():
     z = _gibbs.random_assignments(tokens, 3, stream(11, 0))
     before = z.copy()
     n_wk, n_dk, n_k = np.zeros((30, 3), np.int32), np.zeros((40, 3), np.int32), np.zeros(3, np.int64)
-    _gibbs.assignment_counts(tokens, offsets, z, n_wk, n_dk, n_k)
+    lda_gibbs.assignment_counts(tokens, offsets, z, n_wk, n_dk, n_k)
     bounds = lda_gibbs.shard_bounds(offsets, 3)
     assert list(bounds) == [0, 14, 27, 40]  # equal documents here, so equal tokens too
     states = np.concatenate([stream(1, s) for s in range(3)])
@@ -124,7 +124,7 @@ def test_parallel_sweep_merges_the_shards_counts():
     )  # fmt: skip
     assert not np.array_equal(z, before)
     expected = [np.zeros((30, 3), np.int32), np.zeros((40, 3), np.int32), np.zeros(3, np.int64)]
-    _gibbs.assignment_counts(tokens, offsets, z, *expected)
+    lda_gibbs.assignment_counts(tokens, offsets, z, *expected)
     for got, want in zip((n_wk, n_dk, n_k), expected):
         assert np.array_equal(got, want)
 
@@ -229,7 +229,7 @@ def test_sampler_draws_from_the_exact_posterior():
     tokens, offsets = corpus.tokens, corpus.offsets
     z = _gibbs.random_assignments(tokens, 2, stream(0, 0))
     n_wk, n_dk, n_k = np.zeros((3, 2), np.int32), np.zeros((3, 2), np.int32), np.zeros(2, np.int64)
-    _gibbs.assignment_counts(tokens, offsets, z, n_wk, n_dk, n_k)
+    lda_gibbs.assignment_counts(tokens, offsets, z, n_wk, n_dk, n_k)
     tally = tiny_chain(tokens, offsets, z, n_wk, n_dk, n_k, TINY_ALPHA, TINY_BETA, stream(0, 1), 100, 400_000)
     batches = tally.reshape(100, 4000, 64).mean(axis=1)
     frequency, se = batches.mean(axis=0), batches.std(axis=0, ddof=1) / np.sqrt(100)
@@ -378,7 +378,7 @@ def test_topics_from_the_last_sweep(planted):
     tokens, offsets = corpus.tokens, corpus.offsets
     z = _gibbs.random_assignments(tokens, 4, stream(seed, 0))
     counts = [np.zeros((40, 4), np.int32), np.zeros((len(corpus), 4), np.int32), np.zeros(4, np.int64)]
-    _gibbs.assignment_counts(tokens, offsets, z, *counts)
+    lda_gibbs.assignment_counts(tokens, offsets, z, *counts)
     state, bounds = stream(seed, 1), np.array([0, len(corpus)])
     no_copies = (np.zeros((0, 40, 4), np.int32), np.zeros((0, 4), np.int64))
     for _ in range(60):

@@ -30,7 +30,7 @@ LAU = 2  # Lau et al.'s padded windows: L + s - 1 per document
 DOCUMENT = 3  # the whole document is one window
 
 NUMPY_MAX_OCCURRENCES = 600_000  # up to this many occurrences, counts are made here rather than by the numba sweep
-LOOKUPS_PER_BATCH = 1 << 22  # pieces looked up at once: bounds the working memory (about 100 bytes each)
+LOOKUPS_PER_BATCH = 1 << 18  # pieces looked up at once: bounds the working memory (about 100 bytes each)
 
 
 def gather_occurrences(

@@ -29,21 +29,6 @@ def random_assignments(tokens: np.ndarray, k_topics: int, state: np.ndarray) -> 
 
 
 @kernel
-def assignment_counts(
-    tokens: np.ndarray, offsets: np.ndarray, z: np.ndarray, n_wk: np.ndarray, n_dk: np.ndarray, n_k: np.ndarray
-) -> None:
-    """Fill ``n_wk``, ``n_dk`` and ``n_k`` with the counts of the assignments ``z``."""
-    n_wk[:] = 0
-    n_dk[:] = 0
-    n_k[:] = 0
-    for d in range(offsets.shape[0] - 1):
-        for i in range(offsets[d], offsets[d + 1]):
-            n_wk[tokens[i], z[i]] += 1
-            n_dk[d, z[i]] += 1
-            n_k[z[i]] += 1
-
-
-@kernel
 def sample_documents(
     tokens: np.ndarray,
     offsets: np.ndarray,
@@ -112,7 +97,9 @@ def log_joint(n_wk: np.ndarray, n_dk: np.ndarray, n_k: np.ndarray, alpha: np.nda
     """
     n_docs, k_topics = n_dk.shape
     v = n_wk.shape[0]
-    alpha_sum = alpha.sum()
+    alpha_sum = 0.0  # as alpha.sum(), whose implementation numba compiles at greater cost
+    for k in range(k_topics):
+        alpha_sum += alpha[k]
     total = 0.0
     for d in range(n_docs):
         length = 0

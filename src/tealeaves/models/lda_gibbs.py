@@ -74,7 +74,7 @@ from scipy.special import digamma, gammaln
 from tealeaves.corpus import Corpus
 from tealeaves.errors import InputError
 from tealeaves.jit import map_threads
-from tealeaves.models._gibbs import assignment_counts, log_joint, random_assignments, sample_documents
+from tealeaves.models._gibbs import log_joint, random_assignments, sample_documents
 from tealeaves.models.topic_model import TopicModel
 from tealeaves.progress import ProgressCallback, notify
 from tealeaves.rng import family_seed
@@ -197,6 +197,17 @@ def fit(
         "hyperparameter_columns": ["sweep", "beta", "alpha_sum"],
     }
     return model
+
+
+def assignment_counts(
+    tokens: np.ndarray, offsets: np.ndarray, z: np.ndarray, n_wk: np.ndarray, n_dk: np.ndarray, n_k: np.ndarray
+) -> None:
+    """Fill ``n_wk`` (V x K), ``n_dk`` (D x K) and ``n_k`` (K) with the counts of the assignments ``z``."""
+    k = n_k.shape[0]
+    doc = np.repeat(np.arange(len(offsets) - 1, dtype=np.int64), np.diff(offsets))
+    n_wk[:] = np.bincount(np.asarray(tokens, dtype=np.int64) * k + z, minlength=n_wk.size).reshape(n_wk.shape)
+    n_dk[:] = np.bincount(doc * k + z, minlength=n_dk.size).reshape(n_dk.shape)
+    n_k[:] = np.bincount(z, minlength=k)
 
 
 def gibbs_sweep(
