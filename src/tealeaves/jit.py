@@ -77,7 +77,9 @@ def kernel(func: F | None = None, **options: Any) -> Any:
 
     def decorate(py_func: F) -> Any:
         with _cache_folder_for(py_func):
-            return numba.njit(cache=True, nogil=True, **options)(py_func)
+            dispatcher = numba.njit(cache=True, nogil=True, **options)(py_func)
+        NOTICE.kernels.add(py_func)
+        return dispatcher
 
     return decorate(func) if func is not None else decorate
 
@@ -179,19 +181,20 @@ def writable(folder: Path) -> bool:
 
 
 class _CompileNotice(event.Listener):
-    """Says once on stderr, at the first kernel numba compiles in this process, that kernels are
-    being compiled and where they are cached (numba sends no event when it loads a cached one)."""
+    """Says once on stderr, when numba starts compiling the first of :func:`kernel`'s kernels in this
+    process, that kernels are being compiled and where they are cached (numba sends no event
+    when it loads one from its cache)."""
 
     def __init__(self) -> None:
         self.said = False
+        self.kernels: set[Callable[..., Any]] = set()
 
     def on_start(self, ev: event.Event) -> None:
         dispatcher = ev.data["dispatcher"]
-        cached_in = dispatcher.stats.cache_path  # None for a kernel compiled without a cache
-        if self.said or cached_in is None or not getattr(dispatcher.py_func, "__module__", "").startswith("tealeaves."):
+        if self.said or getattr(dispatcher, "py_func", None) not in self.kernels:
             return
         self.said = True
-        folder = Path(cached_in)
+        folder = Path(dispatcher.stats.cache_path)
         root = folder if folder.name == "__pycache__" else folder.parent  # numba adds a folder per source folder
         sys.stderr.write(f"tealeaves: compiling numba kernels once for this machine (seconds), cached in {root}\n")
         sys.stderr.flush()

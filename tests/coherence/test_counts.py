@@ -217,21 +217,33 @@ def test_window_specs_are_parsed_and_bad_ones_refused():
         index.window_counts([1, 6], 10)
 
 
-def test_counts_do_not_depend_on_chunks_or_batches(monkeypatch, counter):
+WINDOWS = [(3, None), (10, "gensim"), (7, "lau"), ("document", None), ("context:3", None)]
+
+
+@pytest.mark.parametrize("counter", ["numpy"], indirect=True)
+def test_numpy_and_the_sweep_count_alike(monkeypatch, counter):
+    docs, n = random_docs(9, n_docs=60, n_types=12), 12
+    index = make_index(docs, n)
+    by_numpy = [index.window_counts(range(n), w, c) for w, c in WINDOWS]
+    monkeypatch.setattr(counting, "NUMPY_MAX_OCCURRENCES", -1)
+    for a, (w, c) in zip(by_numpy, WINDOWS):
+        b = index.window_counts(range(n), w, c)
+        np.testing.assert_array_equal(a.joint, b.joint)
+        np.testing.assert_array_equal(a.marginal, b.marginal)
+
+
+@pytest.mark.parametrize("counter", ["numba"], indirect=True)
+def test_sweep_counts_do_not_depend_on_chunks(monkeypatch, counter):
     docs, n = random_docs(9, n_docs=60), 6
     index = make_index(docs, n)
-    windows = [(3, None), (10, "gensim"), (7, "lau"), ("document", None), ("context:3", None)]
-    one = [index.window_counts(range(n), w, c) for w, c in windows]
-    if counter == "numba":
-        monkeypatch.setattr(jit, "threads", lambda: 1)  # one chunk, in this thread
-    else:
-        monkeypatch.setattr(counting, "LOOKUPS_PER_BATCH", 1)  # one pair at a time
-    other = [index.window_counts(range(n), w, c) for w, c in windows]
-    for a, b, (w, _) in zip(other, one, windows):
+    many = [index.window_counts(range(n), w, c) for w, c in WINDOWS]  # 16 chunks on 4 threads
+    monkeypatch.setattr(jit, "threads", lambda: 1)  # one chunk, in this thread
+    for a, (w, c) in zip(many, WINDOWS):
+        b = index.window_counts(range(n), w, c)
         np.testing.assert_array_equal(a.joint, b.joint)
         np.testing.assert_array_equal(a.marginal, b.marginal)
         if not str(w).startswith("context"):
-            assert a.joint[0, 0] == a.marginal[0]
+            assert b.joint[0, 0] == b.marginal[0]
 
 
 def test_repeated_words_are_refused():

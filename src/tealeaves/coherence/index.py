@@ -43,7 +43,6 @@ from tealeaves.coherence import counting
 from tealeaves.coherence.windows import Window, check_compat, count_windows, counting_mode, windows_per_document
 from tealeaves.corpus import Corpus, Vocabulary
 from tealeaves.errors import ArtifactError, InputError
-from tealeaves.parallel import parallel_map, resolve_workers
 from tealeaves.progress import ProgressCallback, notify
 from tealeaves.results import Columns, Result
 
@@ -193,6 +192,8 @@ class RefIndex:
         force : bool
             Replace an existing ``out``.
         """
+        from tealeaves.parallel import parallel_map, resolve_workers  # processes: only to build
+
         if not isinstance(corpus, Corpus):
             corpus = Corpus.load(corpus)
         if out is not None and Path(out).exists() and not force:
