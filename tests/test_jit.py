@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import os
 import subprocess
 import sys
@@ -13,7 +14,7 @@ import pytest
 from tealeaves import jit
 
 SRC = Path(jit.__file__).resolve().parents[1]
-PROBE = '''
+PROBE = """
 from tealeaves.jit import kernel
 
 
@@ -28,7 +29,7 @@ def total(values):
 @kernel
 def doubled(values):
     return 2.0 * total(values)
-'''
+"""
 RUN = "import numpy as np, probe_kernels\nprint(probe_kernels.doubled(np.arange(4.0)), probe_kernels.total(np.ones(3)))"
 
 
@@ -60,7 +61,9 @@ def test_kernels_say_once_that_they_compile_and_are_cached_where_they_can_be(tmp
         env["NUMBA_CACHE_DIR"] = str(tmp_path / "user-choice")
         expected = tmp_path / "user-choice"
     first = run_probe(package, env)
-    assert notices(first) == [f"tealeaves: compiling numba kernels once for this machine (seconds), cached in {expected}"]
+    assert notices(first) == [
+        f"tealeaves: compiling numba kernels once for this machine (seconds), cached in {expected}"
+    ]
     assert list(expected.rglob("probe_kernels.*.nbi")), "the kernels' cache index"
     if where != "read-only package":
         assert not (tmp_path / "tealeaves-cache" / "numba").exists()
@@ -73,7 +76,7 @@ def test_batches_cover_every_item_once():
             spans = jit.batches(n_items, n_batches)
             assert spans[0][0] == 0 and spans[-1][1] == n_items
             assert all(a < b for a, b in spans) or n_items == 0
-            assert all(stop == start for (_, stop), (start, _) in zip(spans, spans[1:]))
+            assert all(stop == start for (_, stop), (start, _) in itertools.pairwise(spans))
 
 
 def test_map_threads_keeps_order_reports_each_item_and_raises(monkeypatch):
