@@ -19,18 +19,20 @@ from tealeaves.jit import kernel
 
 
 @kernel
-def total(values):
-    s = 0.0
-    for v in values:
-        s += v
-    return s
+def largest(values):
+    top = values[0]
+    for v in values[1:]:
+        top = max(top, v)
+    return top
 
 
 @kernel
-def doubled(values):
-    return 2.0 * total(values)
+def spread(values):
+    return largest(values) - values.min()
 """
-RUN = "import numpy as np, probe_kernels\nprint(probe_kernels.doubled(np.arange(4.0)), probe_kernels.total(np.ones(3)))"
+RUN = (
+    "import numpy as np, probe_kernels\nprint(probe_kernels.spread(np.arange(4.0)), probe_kernels.largest(np.ones(3)))"
+)
 
 
 def run_probe(folder: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
@@ -38,7 +40,7 @@ def run_probe(folder: Path, env: dict[str, str]) -> subprocess.CompletedProcess[
     environment.update(env, PYTHONPATH=os.pathsep.join([str(folder), str(SRC)]))
     done = subprocess.run([sys.executable, "-c", RUN], cwd=folder, env=environment, capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
-    assert done.stdout.split() == ["12.0", "3.0"]
+    assert done.stdout.split() == ["3.0", "1.0"]
     return done
 
 

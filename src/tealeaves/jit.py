@@ -73,6 +73,24 @@ def kernel(func: F | None = None, **options: Any) -> Any:
     numba.core.registry.CPUDispatcher or callable
         The kernel, compiled on its first call for the types of its arguments (typed as the
         Python function, so that calls are checked against its annotations), or the decorator.
+
+    Examples
+    --------
+    A kernel lives in a module of its own (``_kernels.py``), whose file numba's cache is keyed on::
+
+        @kernel
+        def total(values):
+            s = 0.0
+            for v in values:
+                s += v
+            return s
+
+    and is called as any function; a stream of :mod:`tealeaves.streams`:
+
+    >>> from tealeaves.streams import stream
+    >>> state = stream(0, 1)  # compiled on a first call (and said so), else loaded from the cache
+    >>> state.dtype, state.shape
+    (dtype('uint64'), (1,))
     """
 
     def decorate(py_func: F) -> Any:
@@ -85,7 +103,18 @@ def kernel(func: F | None = None, **options: Any) -> Any:
 
 
 def threads() -> int:
-    """Threads that :func:`map_threads` uses: ``NUMBA_NUM_THREADS`` (one per CPU unless set)."""
+    """Threads that :func:`map_threads` uses: ``NUMBA_NUM_THREADS`` (one per CPU unless set).
+
+    Returns
+    -------
+    int
+
+    Examples
+    --------
+    >>> from tealeaves.jit import threads
+    >>> threads() >= 1
+    True
+    """
     return int(_CONFIG.NUMBA_NUM_THREADS)
 
 
@@ -121,11 +150,29 @@ def map_threads(
     n_threads: int | None = None,
     done: Callable[[int], None] | None = None,
 ) -> list[R]:
-    """``[func(item) for item in items]``, on up to ``n_threads`` threads (default :func:`threads`).
+    """``[func(item) for item in items]``, on up to ``n_threads`` threads.
 
-    ``func`` should spend its time in kernels, which release the GIL; with one thread or one
-    item everything runs in the calling thread. ``done(i)`` is called in the calling thread as
-    each item ``i`` finishes (for progress). The first exception raised is raised here.
+    Parameters
+    ----------
+    func : callable
+        Should spend its time in kernels, which release the GIL.
+    items : sequence
+        What ``func`` is applied to.
+    n_threads : int, optional
+        Default :func:`threads`; with one thread or one item everything runs in the calling thread.
+    done : callable, optional
+        ``done(i)`` is called in the calling thread as each item ``i`` finishes (for progress).
+
+    Returns
+    -------
+    list
+        The results, in the order of ``items``. The first exception raised is raised here.
+
+    Examples
+    --------
+    >>> from tealeaves.jit import map_threads
+    >>> map_threads(lambda x: x * x, [1, 2, 3], n_threads=2)
+    [1, 4, 9]
     """
     n_threads = min(threads() if n_threads is None else n_threads, len(items))
     results: list[Any] = [None] * len(items)
@@ -148,8 +195,25 @@ def by_documents(run: Callable[[int, int], tuple[np.ndarray, ...]], n_docs: int)
     """``run(first, stop)`` for :func:`batches` of ``n_docs`` documents, on threads, its outputs
     joined: each output array of every batch, concatenated in document order (axis 0).
 
-    ``run`` returns arrays whose first axis follows the batch's documents (or their entries,
-    for a CSR slice). With no documents, ``run(0, 0)`` gives the empty outputs.
+    Parameters
+    ----------
+    run : callable
+        Returns arrays whose first axis follows the batch's documents (or their entries, for a
+        CSR slice); with no documents, ``run(0, 0)`` gives the empty outputs.
+    n_docs : int
+        Documents in all.
+
+    Returns
+    -------
+    tuple of numpy.ndarray
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from tealeaves.jit import by_documents
+    >>> lengths = np.array([3, 1, 2])
+    >>> by_documents(lambda first, stop: (10 * lengths[first:stop],), len(lengths))
+    (array([30, 10, 20]),)
     """
     parts = map_threads(lambda span: run(*span), batches(n_docs))
     return tuple(np.concatenate(column) for column in zip(*parts, strict=True))
@@ -159,7 +223,8 @@ def by_documents(run: Callable[[int, int], tuple[np.ndarray, ...]], n_docs: int)
 def _cache_folder_for(py_func: Callable[..., Any]) -> Iterator[None]:
     """While numba picks ``py_func``'s cache: ``cache_root() / "numba"`` when neither
     ``NUMBA_CACHE_DIR`` is set nor the ``__pycache__`` beside its module can be written."""
-    if _CONFIG.CACHE_DIR or writable(Path(inspect.getfile(py_func)).parent / "__pycache__"):
+    source = Path(inspect.getfile(py_func))
+    if _CONFIG.CACHE_DIR or not source.exists() or _writable(source.parent / "__pycache__"):
         yield
         return
     _CONFIG.CACHE_DIR = str(cache_root() / "numba")
@@ -170,7 +235,7 @@ def _cache_folder_for(py_func: Callable[..., Any]) -> Iterator[None]:
 
 
 @cache
-def writable(folder: Path) -> bool:
+def _writable(folder: Path) -> bool:
     """Whether ``folder`` exists or can be made, and a file can be written in it (numba's own test)."""
     try:
         os.makedirs(folder, exist_ok=True)

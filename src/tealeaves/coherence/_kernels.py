@@ -47,12 +47,15 @@ def _advance(doc_offsets: np.ndarray, d: int, position: int) -> int:
 
 
 @kernel
-def _first_occurrences(
-    positions: np.ndarray, word_offsets: np.ndarray, words: np.ndarray, begin: int, out: np.ndarray
-) -> None:
-    """Index (into ``positions``) of each word's first occurrence at or after ``begin``."""
+def _chunk_start(
+    begin: int, positions: np.ndarray, word_offsets: np.ndarray, words: np.ndarray, doc_offsets: np.ndarray
+) -> tuple[np.ndarray, int]:
+    """Where a sweep from position ``begin`` starts: the index (into ``positions``) of each word's
+    first occurrence at or after ``begin``, and the document holding ``begin``."""
+    seen = np.empty(words.shape[0], dtype=np.int64)
     for v in range(words.shape[0]):
-        out[v] = _search(positions, word_offsets[words[v]], word_offsets[words[v] + 1], begin, False)
+        seen[v] = _search(positions, word_offsets[words[v]], word_offsets[words[v] + 1], begin, False)
+    return seen, _search(doc_offsets, 0, doc_offsets.shape[0], begin, True) - 1
 
 
 @kernel
@@ -95,15 +98,12 @@ def window_sweep(
         return
     mask = (np.int64(1) << bits) - 1
     dense = pair_of.shape[0] == m
-    begin = keys[first] >> bits
-    seen = np.empty(m, dtype=np.int64)  # index of each word's next occurrence
-    _first_occurrences(positions, word_offsets, words, begin, seen)
+    seen, d = _chunk_start(keys[first] >> bits, positions, word_offsets, words, doc_offsets)
     reach = seen.copy()  # gensim: first occurrence at or after o_i - s + 1
     cover = np.full(m, -1, dtype=np.int64)
     active = np.empty(m, dtype=np.int64)
     listed = np.zeros(m, dtype=np.bool_)
     n_active = 0
-    d = _search(doc_offsets, 0, doc_offsets.shape[0], begin, True) - 1
     for k in range(first, stop):
         pos = keys[k] >> bits
         w = keys[k] & mask
@@ -191,15 +191,11 @@ def context_sweep(
     positions around each word's occurrences, ``min(p, c) + min(L - 1 - p, c)`` each, and
     ``joint`` (int64[n_pairs]) the unordered pairs.
     """
-    m = words.shape[0]
     if first == stop:
         return
     mask = (np.int64(1) << bits) - 1
-    begin = keys[first] >> bits
-    seen = np.empty(m, dtype=np.int64)
-    _first_occurrences(positions, word_offsets, words, begin, seen)
+    seen, d = _chunk_start(keys[first] >> bits, positions, word_offsets, words, doc_offsets)
     near = seen.copy()
-    d = _search(doc_offsets, 0, doc_offsets.shape[0], begin, True) - 1
     for k in range(first, stop):
         pos = keys[k] >> bits
         w = keys[k] & mask

@@ -457,6 +457,19 @@ def chib(tokens, offsets, phi_t, alpha, samples, burn_in, icm_sweeps, seed, base
 
 
 # --------------------------------------------------------------------------- left-to-right (§4.5, §5.3)
+@kernel(inline="always")
+def particles_start(tokens, offsets, phi_t, alpha, seed, base, d):
+    """What left-to-right starts document ``d`` from: ``f`` (N x K), room for z (N) and for
+    ``N_k + α m_k`` (K), and the document's stream."""
+    lo, hi = offsets[d], offsets[d + 1]
+    return (
+        gather(tokens, lo, hi, phi_t),
+        np.empty(hi - lo, dtype=np.int64),
+        np.empty(alpha.shape[0]),
+        stream(seed, base + d),
+    )
+
+
 @kernel
 def left_to_right_sis(tokens, offsets, starts, phi_t, alpha, particles, seed, base):
     """Algorithm 3 with R particles, ``sis``: log of (1/R) Σ_r Π_n p_n^(r).
@@ -466,20 +479,14 @@ def left_to_right_sis(tokens, offsets, starts, phi_t, alpha, particles, seed, ba
     (positions ``>= starts[d]`` scored): the ratio of the particle averages over all positions
     and over the observed positions.
     """
-    n_docs = offsets.shape[0] - 1
-    k_topics = alpha.shape[0]
     alpha_sum = sum_of(alpha)
-    out = np.zeros(n_docs)
-    for d in range(n_docs):
-        lo, hi = offsets[d], offsets[d + 1]
-        n_tokens = hi - lo
+    out = np.zeros(offsets.shape[0] - 1)
+    for d in range(out.shape[0]):
         start = starts[d]
-        if n_tokens == start:
+        if offsets[d + 1] - offsets[d] == start:
             continue
-        state = stream(seed, base + d)
-        f = gather(tokens, lo, hi, phi_t)
-        z = np.empty(n_tokens, dtype=np.int64)
-        na = np.empty(k_topics)
+        f, z, na, state = particles_start(tokens, offsets, phi_t, alpha, seed, base, d)
+        n_tokens = f.shape[0]
         observed = np.zeros(particles)
         scored = np.zeros(particles)
         for r in range(particles):
@@ -499,20 +506,14 @@ def left_to_right(tokens, offsets, starts, phi_t, alpha, particles, resample, se
     positions 1..n-1 given w_<n before scoring position n (lines 5-7); without (``mallet``) it
     does not.
     """
-    n_docs = offsets.shape[0] - 1
-    k_topics = alpha.shape[0]
     alpha_sum = sum_of(alpha)
-    out = np.zeros(n_docs)
-    for d in range(n_docs):
-        lo, hi = offsets[d], offsets[d + 1]
-        n_tokens = hi - lo
+    out = np.zeros(offsets.shape[0] - 1)
+    for d in range(out.shape[0]):
         start = starts[d]
-        if n_tokens == start:
+        if offsets[d + 1] - offsets[d] == start:
             continue
-        state = stream(seed, base + d)
-        f = gather(tokens, lo, hi, phi_t)
-        z = np.empty(n_tokens, dtype=np.int64)
-        na = np.empty(k_topics)
+        f, z, na, state = particles_start(tokens, offsets, phi_t, alpha, seed, base, d)
+        n_tokens = f.shape[0]
         position_sum = np.zeros(n_tokens)
         for _ in range(particles):
             copy_into(na, alpha)
