@@ -174,7 +174,7 @@ class RefIndex:
         force: bool = False,
         progress: ProgressCallback | None = None,
     ) -> RefIndex:
-        """Index a prepared reference corpus in one pass (a counting sort of its tokens).
+        """Index a prepared reference corpus in one pass (a stable radix sort of its tokens by word).
 
         Parameters
         ----------
