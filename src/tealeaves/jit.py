@@ -20,7 +20,8 @@
   document draws from its own stream (:mod:`tealeaves.rng`) and batches write to their own
   outputs.
 
-The thread count is numba's, ``NUMBA_NUM_THREADS`` (one per CPU unless set).
+The thread count is numba's (:func:`threads`): ``NUMBA_NUM_THREADS``, or what
+``numba.set_num_threads`` chose.
 """
 
 from __future__ import annotations
@@ -103,7 +104,10 @@ def kernel(func: F | None = None, **options: Any) -> Any:
 
 
 def threads() -> int:
-    """Threads that :func:`map_threads` uses: ``NUMBA_NUM_THREADS`` (one per CPU unless set).
+    """Threads that :func:`map_threads` uses: numba's, ``numba.get_num_threads()``.
+
+    That is ``NUMBA_NUM_THREADS`` (one per CPU unless set), or what ``numba.set_num_threads``
+    chose in the calling thread.
 
     Returns
     -------
@@ -111,11 +115,12 @@ def threads() -> int:
 
     Examples
     --------
+    >>> import numba
     >>> from tealeaves.jit import threads
-    >>> threads() >= 1
+    >>> threads() == numba.get_num_threads() >= 1
     True
     """
-    return int(_CONFIG.NUMBA_NUM_THREADS)
+    return int(numba.get_num_threads())
 
 
 def batches(n_items: int, n_batches: int | None = None) -> list[tuple[int, int]]:
