@@ -246,6 +246,17 @@ def test_sweep_counts_do_not_depend_on_chunks(monkeypatch, counter):
             assert b.joint[0, 0] == b.marginal[0]
 
 
+@pytest.mark.parametrize("window, compat", WINDOWS)
+def test_words_that_never_occur_count_zero(window, compat):
+    docs = [[0, 1, 2, 0], [1, 2], []]
+    index = make_index(docs, 5)  # w3 and w4 never occur
+    for words in (["w3", "w4"], ["w0", "w3"], ["w4"]):
+        counts = index.window_counts(words, window, compat)
+        occurring = np.array([w == "w0" for w in words])
+        assert np.all(counts.marginal[~occurring] == 0) and np.all(counts.joint[~occurring] == 0)
+        assert np.all(counts.joint[:, ~occurring] == 0) and np.all(counts.marginal[occurring] > 0)
+
+
 def test_repeated_words_are_refused():
     index = make_index(random_docs(1), 6)
     with pytest.raises(InputError, match="distinct"):

@@ -143,11 +143,9 @@ def window_pieces(
         position_keys = _keys(offsets, int(doc_offsets[-1]) + 2)
         reach = np.searchsorted(occurrences + position_keys, doc_start + first + position_keys, side="left")
         last = np.minimum(occurrences[reach] - doc_start, last_window)
-        following = np.ones(len(occurrences), dtype=bool)
-        following[offsets[1:] - 1] = False  # a word's last occurrence has no next one
-        following[-1:] = False
-        later = np.roll(occurrences, -1)
-        following &= later < doc_offsets[doc + 1]
+        later = np.roll(occurrences, -1)  # the next occurrence, when it is of the same word and document
+        word_end = np.repeat(offsets[1:], np.diff(offsets))
+        following = (np.arange(len(occurrences)) + 1 < word_end) & (later < doc_offsets[doc + 1])
         last[following] = np.minimum(last[following], later[following] - doc_start[following] - size)
     shift = _keys(offsets, span) + base
     first, last = first + shift, last + shift
