@@ -11,7 +11,7 @@ the other word's items are the ranges ``p - c .. p + c`` around its occurrences,
 document's ends.
 
 This is the count of :mod:`tealeaves.coherence._kernels`' numba sweep, exact and equal to it,
-two to four times slower per occurrence (a binary search per item and pair where the sweep
+about four times slower per occurrence (a binary search per item and pair where the sweep
 steps through the occurrences once) but with nothing to compile or load: up to
 :data:`NUMPY_MAX_OCCURRENCES` occurrences of the words asked about (20 Newsgroups' 50 topics x
 top 10: 415,000 occurrences, about 0.2 CPU seconds) it finishes before numba would have started
