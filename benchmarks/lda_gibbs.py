@@ -7,7 +7,7 @@
 30% of the posts held out; ``--work`` keeps it between runs) and both samplers run on the
 training posts with K topics, α = 0.25/K per topic and β = 0.1 (the ``lda-gibbs`` defaults).
 "sweep" rows time the sampling alone: ``--warm`` sweeps from the random start, not timed, then
-``--sweeps`` timed (tealeaves' kernel ``gibbs_sweep``; tomotopy's ``train`` with
+``--sweeps`` timed (tealeaves' ``lda_gibbs.gibbs_sweep``; tomotopy's ``train`` with
 ``optim_interval=0``). "fit" rows time a whole training of ``--warm + --sweeps`` sweeps with α (and
 for tealeaves β) optimised every 10 sweeps after half of them, as each trainer runs it (tealeaves'
 ``lda_gibbs.fit``, with its log-likelihood every 10 sweeps and the counts of its last 50 sweeps
@@ -35,14 +35,14 @@ ALPHA_SUM, BETA = 0.25, 0.1
 def ours_sweeps(corpus, k: int, workers: int, warm: int, sweeps: int) -> float:
     """Seconds per sweep of tealeaves' kernel after ``warm`` untimed sweeps."""
     from tealeaves.models import _gibbs, lda_gibbs
-    from tealeaves.rng import stream
+    from tealeaves.streams import stream
 
     tokens = np.ascontiguousarray(corpus.tokens, dtype=np.int32)
     offsets = np.ascontiguousarray(corpus.offsets, dtype=np.int64)
     v, n_docs = len(corpus.vocab), len(corpus)
-    z = _gibbs.random_assignments(tokens, k, 0)
+    z = _gibbs.random_assignments(tokens, k, stream(0, 0))
     n_wk, n_dk, n_k = np.zeros((v, k), np.int32), np.zeros((n_docs, k), np.int32), np.zeros(k, np.int64)
-    _gibbs.assignment_counts(tokens, offsets, z, n_wk, n_dk, n_k)
+    lda_gibbs.assignment_counts(tokens, offsets, z, n_wk, n_dk, n_k)
     bounds = lda_gibbs.shard_bounds(offsets, workers)
     shards = len(bounds) - 1
     states = np.concatenate([stream(0, 1 + s) for s in range(shards)])
@@ -52,7 +52,7 @@ def ours_sweeps(corpus, k: int, workers: int, warm: int, sweeps: int) -> float:
     for i in range(warm + sweeps):
         if i == warm:
             started = time.perf_counter()
-        _gibbs.gibbs_sweep(tokens, offsets, z, n_wk, n_dk, n_k, alpha, BETA, bounds, states, *local)
+        lda_gibbs.gibbs_sweep(tokens, offsets, z, n_wk, n_dk, n_k, alpha, BETA, bounds, states, *local)
     return (time.perf_counter() - started) / sweeps
 
 

@@ -13,7 +13,7 @@ import pytest
 from numba import njit
 from scipy.special import digamma, polygamma
 
-from tealeaves import rng
+from tealeaves import rng, streams
 from tealeaves.analysis import (
     RaggedScores,
     bootstrap_correlations,
@@ -35,38 +35,38 @@ from tealeaves.study import create_study
 
 @njit
 def uniforms(seed, index, n):
-    state = rng.stream(seed, index)
+    state = streams.stream(seed, index)
     out = np.empty(n)
     for i in range(n):
-        out[i] = rng.uniform(state)
+        out[i] = streams.uniform(state)
     return out
 
 
 @njit
 def gammas(seed, shape, n):
-    state = rng.stream(seed, 0)
+    state = streams.stream(seed, 0)
     out = np.empty(n)
     for i in range(n):
-        out[i] = rng.log_gamma(shape, state)
+        out[i] = streams.log_gamma(shape, state)
     return out
 
 
 @njit
 def categorical_counts(seed, weights, n):
-    state = rng.stream(seed, 0)
+    state = streams.stream(seed, 0)
     out = np.zeros(weights.shape[0])
     for _ in range(n):
-        out[rng.categorical(weights, state)] += 1
+        out[streams.categorical(weights, state)] += 1
     return out
 
 
 @njit
 def dirichlet_mean(seed, alpha, n):
-    state = rng.stream(seed, 0)
+    state = streams.stream(seed, 0)
     out = np.zeros(alpha.shape[0])
     tmp = np.empty(alpha.shape[0])
     for _ in range(n):
-        rng.dirichlet(alpha, state, tmp)
+        streams.dirichlet(alpha, state, tmp)
         out += tmp
     return out / n
 

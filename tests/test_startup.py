@@ -1,4 +1,5 @@
-"""Start-up: ``import tealeaves`` and ``tealeaves --help`` stay light; lazy names resolve to what they name."""
+"""Start-up: ``import tealeaves`` and ``tealeaves --help`` stay light (no numpy), ``tealeaves index`` and
+``coherence`` on a small corpus load no numba; lazy names resolve to what they name."""
 
 from __future__ import annotations
 
@@ -28,7 +29,7 @@ PACKAGES = ["tealeaves"] + [
         "study",
     )
 ]
-HEAVY = ["pandas", "fastapi", "spacy", "matplotlib", "scipy.stats", "sqlalchemy", "numba", "tomotopy"]
+HEAVY = ["numpy", "pandas", "fastapi", "spacy", "matplotlib", "scipy.stats", "sqlalchemy", "numba", "tomotopy"]
 
 
 def modules_after(code: str) -> list[str]:
@@ -48,6 +49,21 @@ def test_help_loads_no_heavy_library_and_lists_every_command():
     shown = subprocess.run([sys.executable, "-m", "tealeaves.cli", "--help"], capture_output=True, text=True)
     for command in ("prepare", "train", "import", "likelihood", "coherence", "intrusion", "study", "analyze"):
         assert command in shown.stdout
+
+
+def test_index_and_coherence_commands_load_no_numba(tmp_path):
+    index, topics = tmp_path / "index", tmp_path / "topics.txt"
+    topics.write_text("apple pear plum\n")
+    code = (
+        "from tealeaves.cli import app\nfrom tealeaves.corpus import Corpus, Vocabulary\n"
+        "Corpus.from_documents([[0, 1, 2, 0], [1, 2]], Vocabulary(['apple', 'pear', 'plum']))"
+        f".save({str(tmp_path / 'corpus')!r})\n"
+        f"for argv in (['index', {str(tmp_path / 'corpus')!r}, '--out', {str(index)!r}],"
+        f" ['coherence', {str(topics)!r}, '--index', {str(index)!r}, '--measure', 'cv']):\n"
+        "    try:\n        app(argv)\n    except SystemExit as exc:\n        assert exc.code in (0, None)"
+    )
+    assert "numba" not in modules_after(code)
+    assert (index / "manifest.json").exists()
 
 
 def test_scoring_coherence_does_not_load_pandas():

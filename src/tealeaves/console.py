@@ -1,6 +1,7 @@
 """Terminal output shared by the CLI and the demo: rich progress bars and tables.
 
-Values are worded by :mod:`tealeaves.display`, as in the notebook displays. Nothing here forces
+Values are worded by :mod:`tealeaves.display`, as in the notebook displays (imported where a
+value is worded: it imports numpy, which ``tealeaves --help`` never loads). Nothing here forces
 a terminal: in a Jupyter kernel rich detects the notebook and draws tables as HTML and progress
 bars as live widgets, never as ANSI escape codes; without ``ipywidgets``, which rich's live
 display needs there, a bar is written once as plain text when it stops.
@@ -19,7 +20,6 @@ from rich.rule import Rule
 from rich.table import Table
 from rich.text import Text
 
-from tealeaves.display import number
 from tealeaves.progress import ProgressCallback, ProgressUpdate
 
 if TYPE_CHECKING:
@@ -62,6 +62,8 @@ def progress_bar(transient: bool = False) -> Iterator[ProgressCallback]:
     tasks: dict[str, Any] = {}
 
     def update(event: ProgressUpdate) -> None:
+        from tealeaves.display import number  # numpy: loaded by the work, not by `tealeaves --help`
+
         if event.task not in tasks:
             if not tasks:  # drawn from the first update: a command refused before any work prints no empty bar
                 bar.start()
@@ -104,6 +106,8 @@ def mapping_table(title: str, rows: dict[str, Any]) -> Table:
 def value_cell(value: Any, digits: str = "") -> Text | str:
     """A table cell of a right-aligned column: a number as :func:`~tealeaves.display.number` words it (or with the
     format ``digits``), text as a left-aligned :class:`rich.text.Text`."""
+    from tealeaves.display import number  # numpy: loaded by the work, not by `tealeaves --help`
+
     if isinstance(value, str):
         return Text(value, justify="left")
     return format(value, digits) if digits and isinstance(value, float) else number(value)

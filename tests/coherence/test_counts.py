@@ -2,6 +2,7 @@
 
 The documents are short random sequences over a handful of word types, so words repeat inside
 windows all the time; they include empty documents and documents shorter than the window.
+Every test runs twice: counted in numpy, and by the numba sweep in several chunks on threads.
 """
 
 from __future__ import annotations
@@ -12,12 +13,22 @@ from collections import Counter
 import numpy as np
 import pytest
 
-from tealeaves.coherence import RefIndex, Window
+from tealeaves import jit
+from tealeaves.coherence import RefIndex, Window, counting
 from tealeaves.corpus import Corpus, Vocabulary
 from tealeaves.errors import InputError
 
 gensim_text_analysis = pytest.importorskip("gensim.topic_coherence.text_analysis")
 gensim_corpora = pytest.importorskip("gensim.corpora")
+
+
+@pytest.fixture(params=["numpy", "numba"], autouse=True)
+def counter(request, monkeypatch):
+    """Counts made by numpy (few occurrences), or by the numba sweep in up to 16 chunks on 4 threads."""
+    if request.param == "numba":
+        monkeypatch.setattr(counting, "NUMPY_MAX_OCCURRENCES", -1)
+        monkeypatch.setattr(jit, "threads", lambda: 4)
+    return request.param
 
 
 def random_docs(seed, n_docs=7, n_types=6, max_len=45):
@@ -206,23 +217,44 @@ def test_window_specs_are_parsed_and_bad_ones_refused():
         index.window_counts([1, 6], 10)
 
 
-def test_counts_do_not_depend_on_the_number_of_threads(monkeypatch):
-    numba = pytest.importorskip("numba")
-    from tealeaves.coherence import index as index_module
+WINDOWS = [(3, None), (10, "gensim"), (7, "lau"), ("document", None), ("context:3", None)]
 
-    docs, n = random_docs(9, n_docs=60), 6
+
+@pytest.mark.parametrize("counter", ["numpy"], indirect=True)
+def test_numpy_and_the_sweep_count_alike(monkeypatch, counter):
+    docs, n = random_docs(9, n_docs=60, n_types=12), 12
     index = make_index(docs, n)
-    windows = [(3, None), (10, "gensim"), (7, "lau"), ("document", None), ("context:3", None)]
-    one = [index.window_counts(range(n), w, c) for w, c in windows]  # small: one thread
-    monkeypatch.setattr(index_module, "PARALLEL_MIN_OCCURRENCES", 0)  # every thread, many chunks
-    many = [index.window_counts(range(n), w, c) for w, c in windows]
-    assert numba.get_num_threads() == numba.config.NUMBA_NUM_THREADS
-    for a, b, (w, _) in zip(many, one, windows):
+    by_numpy = [index.window_counts(range(n), w, c) for w, c in WINDOWS]
+    monkeypatch.setattr(counting, "NUMPY_MAX_OCCURRENCES", -1)
+    for a, (w, c) in zip(by_numpy, WINDOWS):
+        b = index.window_counts(range(n), w, c)
         np.testing.assert_array_equal(a.joint, b.joint)
         np.testing.assert_array_equal(a.marginal, b.marginal)
-        kind = w if isinstance(w, str) else f"sliding:{w}"
-        if kind.startswith("sliding"):
-            assert a.joint[0, 0] == a.marginal[0]
+
+
+@pytest.mark.parametrize("counter", ["numba"], indirect=True)
+def test_sweep_counts_do_not_depend_on_chunks(monkeypatch, counter):
+    docs, n = random_docs(9, n_docs=60), 6
+    index = make_index(docs, n)
+    many = [index.window_counts(range(n), w, c) for w, c in WINDOWS]  # 16 chunks on 4 threads
+    monkeypatch.setattr(jit, "threads", lambda: 1)  # one chunk, in this thread
+    for a, (w, c) in zip(many, WINDOWS):
+        b = index.window_counts(range(n), w, c)
+        np.testing.assert_array_equal(a.joint, b.joint)
+        np.testing.assert_array_equal(a.marginal, b.marginal)
+        if not str(w).startswith("context"):
+            assert b.joint[0, 0] == b.marginal[0]
+
+
+@pytest.mark.parametrize("window, compat", WINDOWS)
+def test_words_that_never_occur_count_zero(window, compat):
+    docs = [[0, 1, 2, 0], [1, 2], []]
+    index = make_index(docs, 5)  # w3 and w4 never occur
+    for words in (["w3", "w4"], ["w0", "w3"], ["w4"]):
+        counts = index.window_counts(words, window, compat)
+        occurring = np.array([w == "w0" for w in words])
+        assert np.all(counts.marginal[~occurring] == 0) and np.all(counts.joint[~occurring] == 0)
+        assert np.all(counts.joint[:, ~occurring] == 0) and np.all(counts.marginal[occurring] > 0)
 
 
 def test_repeated_words_are_refused():

@@ -14,7 +14,8 @@ from tealeaves.corpus import Corpus, Vocabulary
 from tealeaves.errors import EmptyResultError, InputError
 from tealeaves.models import TopicModel, _gibbs, lda_gibbs, train
 from tealeaves.models.compare import match_topics
-from tealeaves.rng import family_seed, stream
+from tealeaves.rng import family_seed
+from tealeaves.streams import stream
 
 from .planted import lda_corpus
 
@@ -110,20 +111,20 @@ def test_parallel_sweep_merges_the_shards_counts():
     # after a sweep over 3 shards the shared counts are those of the new assignments
     corpus, _, _ = lda_corpus(k=3, v=30, n_docs=40, length=20)
     tokens, offsets = corpus.tokens, corpus.offsets
-    z = _gibbs.random_assignments(tokens, 3, 11)
+    z = _gibbs.random_assignments(tokens, 3, stream(11, 0))
     before = z.copy()
     n_wk, n_dk, n_k = np.zeros((30, 3), np.int32), np.zeros((40, 3), np.int32), np.zeros(3, np.int64)
-    _gibbs.assignment_counts(tokens, offsets, z, n_wk, n_dk, n_k)
+    lda_gibbs.assignment_counts(tokens, offsets, z, n_wk, n_dk, n_k)
     bounds = lda_gibbs.shard_bounds(offsets, 3)
     assert list(bounds) == [0, 14, 27, 40]  # equal documents here, so equal tokens too
     states = np.concatenate([stream(1, s) for s in range(3)])
-    _gibbs.gibbs_sweep(
+    lda_gibbs.gibbs_sweep(
         tokens, offsets, z, n_wk, n_dk, n_k, np.full(3, 0.1), 0.01, bounds, states,
         np.zeros((3, 30, 3), np.int32), np.zeros((3, 3), np.int64),
     )  # fmt: skip
     assert not np.array_equal(z, before)
     expected = [np.zeros((30, 3), np.int32), np.zeros((40, 3), np.int32), np.zeros(3, np.int64)]
-    _gibbs.assignment_counts(tokens, offsets, z, *expected)
+    lda_gibbs.assignment_counts(tokens, offsets, z, *expected)
     for got, want in zip((n_wk, n_dk, n_k), expected):
         assert np.array_equal(got, want)
 
@@ -205,7 +206,7 @@ def tiny_chain(tokens, offsets, z, n_wk, n_dk, n_k, alpha, beta, state, burn_in,
     """Frequency of each joint assignment (z read as a binary number) over ``sweeps`` sweeps."""
     tally = np.zeros((sweeps, 2 ** z.shape[0]), dtype=np.int8)
     for sweep in range(burn_in + sweeps):
-        _gibbs._sample_documents(tokens, offsets, z, 0, offsets.shape[0] - 1, n_wk, n_dk, n_k, alpha, beta, state)
+        _gibbs.sample_documents(tokens, offsets, z, 0, offsets.shape[0] - 1, n_wk, n_dk, n_k, alpha, beta, state)
         if sweep >= burn_in:
             index = 0
             for i in range(z.shape[0]):
@@ -226,9 +227,9 @@ def test_sampler_draws_from_the_exact_posterior():
     exact /= exact.sum()
     corpus = Corpus.from_documents(TINY_DOCS, Vocabulary(["a", "b", "c"]))
     tokens, offsets = corpus.tokens, corpus.offsets
-    z = _gibbs.random_assignments(tokens, 2, 0)
+    z = _gibbs.random_assignments(tokens, 2, stream(0, 0))
     n_wk, n_dk, n_k = np.zeros((3, 2), np.int32), np.zeros((3, 2), np.int32), np.zeros(2, np.int64)
-    _gibbs.assignment_counts(tokens, offsets, z, n_wk, n_dk, n_k)
+    lda_gibbs.assignment_counts(tokens, offsets, z, n_wk, n_dk, n_k)
     tally = tiny_chain(tokens, offsets, z, n_wk, n_dk, n_k, TINY_ALPHA, TINY_BETA, stream(0, 1), 100, 400_000)
     batches = tally.reshape(100, 4000, 64).mean(axis=1)
     frequency, se = batches.mean(axis=0), batches.std(axis=0, ddof=1) / np.sqrt(100)
@@ -375,13 +376,13 @@ def test_topics_from_the_last_sweep(planted):
     n_dk = last.theta * (lengths[:, None] + last.alpha.sum()) - last.alpha
     seed = family_seed(2, "train lda-gibbs")
     tokens, offsets = corpus.tokens, corpus.offsets
-    z = _gibbs.random_assignments(tokens, 4, seed)
+    z = _gibbs.random_assignments(tokens, 4, stream(seed, 0))
     counts = [np.zeros((40, 4), np.int32), np.zeros((len(corpus), 4), np.int32), np.zeros(4, np.int64)]
-    _gibbs.assignment_counts(tokens, offsets, z, *counts)
+    lda_gibbs.assignment_counts(tokens, offsets, z, *counts)
     state, bounds = stream(seed, 1), np.array([0, len(corpus)])
     no_copies = (np.zeros((0, 40, 4), np.int32), np.zeros((0, 4), np.int64))
     for _ in range(60):
-        _gibbs.gibbs_sweep(tokens, offsets, z, *counts, np.full(4, 0.25 / 4), 0.1, bounds, state, *no_copies)
+        lda_gibbs.gibbs_sweep(tokens, offsets, z, *counts, np.full(4, 0.25 / 4), 0.1, bounds, state, *no_copies)
     assert np.allclose(n_dk, counts[1], atol=1e-8)
     with pytest.raises(InputError, match="topics_from"):
         train(corpus, "lda-gibbs", k=4, iterations=5, topics_from="first")

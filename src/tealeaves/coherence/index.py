@@ -6,8 +6,10 @@ corpus hold each word and each pair. Scanning the corpus for every topic set and
 pass over the prepared reference corpus (processed identically to the training corpus, with
 its vocabulary: Hoyle et al. 2021, A.2 and footnote 18), and answers any window size, the
 whole-document window and ±c context windows from the positions of the words asked about:
-their occurrences, merged in position order, are swept once (:mod:`tealeaves.coherence._kernels`),
-in time proportional to those occurrences, not to the corpus.
+their occurrences, merged in position order, are swept once, in time proportional to those
+occurrences, not to the corpus. Up to
+:data:`~tealeaves.coherence.counting.NUMPY_MAX_OCCURRENCES` occurrences numpy counts them
+(:mod:`tealeaves.coherence.counting`); more are swept by numba kernels on threads.
 
 On disk an index is a folder with
 
@@ -25,31 +27,28 @@ The positions and the two offset arrays are the corpus' token array regrouped pl
 
 from __future__ import annotations
 
-import contextlib
 import itertools
 import os
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-import numba
 import numpy as np
 
 from tealeaves import display
 from tealeaves.artifacts import new_manifest, read_manifest, write_artifact, write_json
-from tealeaves.coherence import _kernels
+from tealeaves.coherence import counting
 from tealeaves.coherence.windows import Window, check_compat, count_windows, counting_mode, windows_per_document
 from tealeaves.corpus import Corpus, Vocabulary, as_corpus
 from tealeaves.errors import ArtifactError, InputError
-from tealeaves.parallel import parallel_map, resolve_workers
 from tealeaves.progress import ProgressCallback, notify
 from tealeaves.results import Columns, Result
 
 KIND = "ref-index"
 INT32_LIMIT = 2**31 - 1
-PARALLEL_MIN_OCCURRENCES = 4_000_000  # counting below this many occurrences runs on one thread
+SLAB_TOKENS = 1 << 24  # tokens grouped by word at once when building: bounds the sort's memory (10 bytes a token)
 DENSE_PAIRS_MAX = 2048  # up to this many words, the sweep looks pairs up in a word x word matrix
 
 # for each word slot, its partners as CSR arrays: start[m + 1], partner slot, pair index (see _partners)
@@ -175,7 +174,7 @@ class RefIndex:
         force: bool = False,
         progress: ProgressCallback | None = None,
     ) -> RefIndex:
-        """Index a prepared reference corpus in one pass (a counting sort of its tokens).
+        """Index a prepared reference corpus in one pass (a stable radix sort of its tokens by word).
 
         Parameters
         ----------
@@ -195,6 +194,8 @@ class RefIndex:
         force : bool
             Replace an existing ``out``.
         """
+        from tealeaves.parallel import parallel_map, resolve_workers  # processes: only to build
+
         corpus = as_corpus(corpus)
         if out is not None and Path(out).exists() and not force:
             raise ArtifactError(f"output {out} already exists; choose another path or pass force=True to replace it")
@@ -210,10 +211,7 @@ class RefIndex:
         else:
             bounds = _shard_bounds(np.asarray(corpus.offsets), n_shards)
         if len(bounds) == 2:
-            counts = np.bincount(np.asarray(corpus.tokens), minlength=n_words).astype(np.int64)
-            word_offsets = _offsets(counts)
-            positions = np.empty(n_tokens, dtype=dtype)
-            _kernels.scatter_positions(np.asarray(corpus.tokens), 0, word_offsets[:-1].copy(), positions)
+            counts, positions = _group_by_word(corpus.tokens, 0, n_words, dtype)
             notify(progress, "index", 1, 1)
         else:
             source = getattr(corpus.tokens, "filename", None)
@@ -224,12 +222,8 @@ class RefIndex:
             parts = parallel_map(
                 _index_shard, tasks, workers=workers, scheduler=scheduler, progress=progress, task="index"
             )
-            counts = np.sum([c for c, _ in parts], axis=0, dtype=np.int64)
-            word_offsets = _offsets(counts)
-            positions = np.empty(n_tokens, dtype=dtype)
-            cursor = word_offsets[:-1].copy()
-            for shard_counts, shard_positions in parts:
-                _kernels.append_shard(positions, cursor, shard_counts, shard_positions)
+            counts, positions = _merge_groups(parts, n_words, dtype)
+        word_offsets = _offsets(counts)
         doc_offsets = np.array(corpus.offsets, dtype=np.int64)
         lengths, length_counts = np.unique(np.diff(doc_offsets), return_counts=True)
         manifest = new_manifest(
@@ -412,68 +406,100 @@ class RefIndex:
             raise InputError("pair indices must be equal-length arrays of positions in word_ids")
         window = self._ordered(window)
         check_compat(compat)
-        partners = _partners(len(ids), left, right)
-        with _threads_for(int(self.frequency(ids).sum())):
-            if window.kind == "context":
-                return self._context_counts(ids, left, right, partners, window.size)
-            marginal, joint = self._window_counts(ids, partners, len(left), window, compat)
         n_windows = self.n_windows(window, compat)
-        same = left == right
-        joint[same] = marginal[left[same]]
+        if len(ids) * (max(self.n_tokens, n_windows) + 2) >= 2**62:
+            raise InputError(f"cannot count {len(ids)} words at once in {self.n_tokens} tokens; ask for fewer words")
+        occurrences, offsets = counting.gather_occurrences(
+            np.asarray(self.positions), np.asarray(self.word_offsets), ids
+        )
+        if len(occurrences) <= counting.NUMPY_MAX_OCCURRENCES:
+            marginal, joint = self._numpy_counts(occurrences, offsets, left, right, window, compat)
+        else:
+            marginal, joint = self._swept_counts(occurrences, offsets, ids, left, right, window, compat)
+        if window.kind != "context":
+            same = left == right
+            joint[same] = marginal[left[same]]
         return marginal, joint, n_windows
 
-    def _stream(self, ids: np.ndarray) -> tuple[np.ndarray, int, np.ndarray]:
-        """The words' occurrences merged in position order, as keys ``position << bits | slot``,
-        with ``bits`` and chunks cut between documents for the sweeps."""
-        bits = max(1, (len(ids) - 1).bit_length())
-        if max(1, self.n_tokens).bit_length() + bits > 62:
-            raise InputError(f"cannot count {len(ids)} words at once in {self.n_tokens} tokens; ask for fewer words")
-        keys = _kernels.occurrence_keys(np.asarray(self.positions), np.asarray(self.word_offsets), ids, bits)
-        keys.sort()
-        return keys, bits, _chunks(keys >> bits, np.asarray(self.doc_offsets))
+    def _window_offsets(self, window: Window, compat: str | None) -> np.ndarray:
+        """The global number of each document's first window (int64[D + 1])."""
+        window_offsets = np.zeros(self.n_docs + 1, dtype=np.int64)
+        np.cumsum(windows_per_document(np.diff(np.asarray(self.doc_offsets)), window, compat), out=window_offsets[1:])
+        return window_offsets
 
-    def _context_counts(
-        self, ids: np.ndarray, left: np.ndarray, right: np.ndarray, partners: _Partners, half_width: int
-    ) -> tuple[np.ndarray, np.ndarray, int]:
-        keys, bits, chunks = self._stream(ids)
-        positions, word_offsets = np.asarray(self.positions), np.asarray(self.word_offsets)
-        marginal, joint = _kernels.context_sweep(
-            keys,
-            bits,
-            positions,
-            word_offsets,
-            ids,
-            np.asarray(self.doc_offsets),
-            chunks,
-            *partners,
-            len(left),
-            half_width,
-        )
-        joint[left == right] *= 2  # ordered pairs of two occurrences of one word
-        return marginal, joint, self.n_windows(Window("context", half_width))
-
-    def _window_counts(
-        self, ids: np.ndarray, partners: _Partners, n_pairs: int, window: Window, compat: str | None
+    def _numpy_counts(
+        self,
+        occurrences: np.ndarray,
+        offsets: np.ndarray,
+        left: np.ndarray,
+        right: np.ndarray,
+        window: Window,
+        compat: str | None,
     ) -> tuple[np.ndarray, np.ndarray]:
         doc_offsets = np.asarray(self.doc_offsets)
-        window_offsets = np.zeros(self.n_docs + 1, dtype=np.int64)
-        np.cumsum(windows_per_document(np.diff(doc_offsets), window, compat), out=window_offsets[1:])
-        keys, bits, chunks = self._stream(ids)
-        return _kernels.window_sweep(
-            keys,
-            bits,
+        if window.kind == "context":
+            return counting.context_counts(occurrences, offsets, doc_offsets, window.size, left, right)
+        mode = counting_mode(window, compat)
+        window_offsets = self._window_offsets(window, compat)
+        return counting.window_counts(occurrences, offsets, doc_offsets, window_offsets, mode, window.size, left, right)
+
+    def _swept_counts(
+        self,
+        occurrences: np.ndarray,
+        offsets: np.ndarray,
+        ids: np.ndarray,
+        left: np.ndarray,
+        right: np.ndarray,
+        window: Window,
+        compat: str | None,
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """The numba sweep (:mod:`tealeaves.coherence._kernels`) over the occurrences merged in
+        position order, in chunks cut between documents, on threads."""
+        from tealeaves import jit
+        from tealeaves.coherence import _kernels
+
+        m = len(ids)
+        bits = max(1, (m - 1).bit_length())
+        keys = (occurrences << bits) | np.repeat(np.arange(m, dtype=np.int64), np.diff(offsets))
+        keys.sort()
+        positions, word_offsets, doc_offsets = (
             np.asarray(self.positions),
             np.asarray(self.word_offsets),
-            ids,
-            doc_offsets,
-            window_offsets,
-            counting_mode(window, compat),
-            window.size,
-            chunks,
-            *partners,
-            _pair_matrix(len(ids), partners),
-            n_pairs,
+            np.asarray(self.doc_offsets),
         )
+        chunks = _chunks(keys >> bits, doc_offsets, 4 * jit.threads())
+        partners = _partners(m, left, right)
+        marginal = np.zeros((len(chunks) - 1, m), dtype=np.int64)
+        joint = np.zeros((len(chunks) - 1, len(left)), dtype=np.int64)
+        stream = (keys, bits, positions, word_offsets, ids, doc_offsets)
+        if window.kind == "context":
+
+            def sweep(c: int) -> None:
+                _kernels.context_sweep(chunks[c], chunks[c + 1], *stream, *partners, window.size, marginal[c], joint[c])
+
+        else:
+            mode, window_offsets = counting_mode(window, compat), self._window_offsets(window, compat)
+            pair_of = _pair_matrix(m, partners)
+
+            def sweep(c: int) -> None:
+                _kernels.window_sweep(
+                    chunks[c],
+                    chunks[c + 1],
+                    *stream,
+                    window_offsets,
+                    mode,
+                    window.size,
+                    *partners,
+                    pair_of,
+                    marginal[c],
+                    joint[c],
+                )
+
+        jit.map_threads(sweep, range(len(chunks) - 1))
+        total = joint.sum(axis=0)
+        if window.kind == "context":
+            total[left == right] *= 2  # ordered pairs of two occurrences of one word
+        return marginal.sum(axis=0), total
 
     def _word_ids(self, words: Sequence[int] | Sequence[str] | np.ndarray) -> np.ndarray:
         items = list(words) if not isinstance(words, np.ndarray) else words.tolist()
@@ -504,12 +530,50 @@ class _Shard:
 def _index_shard(shard: _Shard) -> tuple[np.ndarray, np.ndarray]:
     """Counts and word-grouped global positions of one shard (runs in a worker)."""
     if shard.path is not None:
-        tokens = np.asarray(np.load(shard.path, mmap_mode="r")[shard.start : shard.stop])
+        tokens = np.load(shard.path, mmap_mode="r")[shard.start : shard.stop]
     else:
         tokens = np.asarray(shard.tokens)
-    counts = np.bincount(tokens, minlength=shard.n_words).astype(np.int64)
-    positions = np.empty(len(tokens), dtype=shard.dtype)
-    _kernels.scatter_positions(tokens, shard.start, _offsets(counts)[:-1].copy(), positions)
+    return _group_by_word(tokens, shard.start, shard.n_words, shard.dtype)
+
+
+def _group_by_word(
+    tokens: np.ndarray, first_position: int, n_words: int, dtype: type[np.signedinteger]
+) -> tuple[np.ndarray, np.ndarray]:
+    """Each word's count and the global positions of its occurrences, word by word, in increasing
+    order (a stable sort of the token array by word id), ``SLAB_TOKENS`` tokens at a time."""
+    parts = []
+    for start in range(0, max(len(tokens), 1), SLAB_TOKENS):
+        slab = np.asarray(tokens[start : start + SLAB_TOKENS])
+        order = _stable_order(slab, n_words)
+        parts.append(
+            (np.bincount(slab, minlength=n_words).astype(np.int64), (order + first_position + start).astype(dtype))
+        )
+    return _merge_groups(parts, n_words, dtype)
+
+
+def _stable_order(tokens: np.ndarray, n_words: int) -> np.ndarray:
+    """The indices that sort ``tokens`` stably: numpy's radix sort of 16-bit keys, in two passes
+    (low half, then high half) past 65,536 words."""
+    if n_words <= 1 << 16:
+        return np.argsort(tokens.astype(np.uint16), kind="stable")
+    order = np.argsort((tokens & 0xFFFF).astype(np.uint16), kind="stable")
+    return order[np.argsort((tokens[order] >> 16).astype(np.uint16), kind="stable")]
+
+
+def _merge_groups(
+    parts: list[tuple[np.ndarray, np.ndarray]], n_words: int, dtype: type[np.signedinteger]
+) -> tuple[np.ndarray, np.ndarray]:
+    """One word-grouped array from the word-grouped ``(counts, positions)`` of consecutive parts:
+    each part's positions of a word follow those of the parts before it."""
+    if len(parts) == 1:
+        return parts[0]
+    counts = np.sum([c for c, _ in parts], axis=0, dtype=np.int64).reshape(n_words)
+    positions = np.empty(int(counts.sum()), dtype=dtype)
+    cursor = _offsets(counts)[:-1]
+    for part_counts, part_positions in parts:
+        moved = cursor - _offsets(part_counts)[:-1]  # where each word's positions go, less where they are
+        positions[np.arange(len(part_positions)) + np.repeat(moved, part_counts)] = part_positions
+        cursor += part_counts
     return counts, positions
 
 
@@ -527,19 +591,6 @@ def _partners(m: int, left: np.ndarray, right: np.ndarray) -> _Partners:
     return _offsets(np.bincount(owner, minlength=m).astype(np.int64)), partner[order], index[order]
 
 
-@contextlib.contextmanager
-def _threads_for(occurrences: int) -> Iterator[None]:
-    """One thread for small counts (threads cost more than they save there, far more on a busy
-    machine); every thread from ``PARALLEL_MIN_OCCURRENCES`` occurrences on."""
-    previous = numba.get_num_threads()
-    if occurrences < PARALLEL_MIN_OCCURRENCES:
-        numba.set_num_threads(1)
-    try:
-        yield
-    finally:
-        numba.set_num_threads(previous)
-
-
 def _pair_matrix(m: int, partners: _Partners) -> np.ndarray:
     """Pair index of every two word slots (-1: not paired), or an empty matrix past ``DENSE_PAIRS_MAX`` words."""
     if m > DENSE_PAIRS_MAX:
@@ -550,10 +601,10 @@ def _pair_matrix(m: int, partners: _Partners) -> np.ndarray:
     return matrix
 
 
-def _chunks(keys: np.ndarray, boundaries: np.ndarray) -> np.ndarray:
-    """Cut sorted ``keys`` into about 4 chunks per thread, only where ``boundaries`` (documents) fall."""
+def _chunks(keys: np.ndarray, boundaries: np.ndarray, n_chunks: int) -> np.ndarray:
+    """Cut sorted ``keys`` into up to ``n_chunks`` chunks, only where ``boundaries`` (documents) fall."""
     n = len(keys)
-    targets = np.linspace(0, n, 4 * numba.get_num_threads() + 1)[1:-1].astype(np.int64)
+    targets = np.linspace(0, n, n_chunks + 1)[1:-1].astype(np.int64)
     if n == 0:
         return np.zeros(2, dtype=np.int64)
     documents = np.searchsorted(boundaries, keys[targets], side="right")

@@ -26,7 +26,7 @@ from typing import Literal
 
 import numpy as np
 
-from tealeaves.coherence import _kernels
+from tealeaves.coherence import counting
 from tealeaves.errors import InputError
 
 WindowKind = Literal["sliding", "document", "context"]
@@ -104,9 +104,9 @@ def counting_mode(window: Window, compat: str | None) -> int:
     """The kernel mode that counts ``window`` (compat changes sliding windows only)."""
     check_compat(compat)
     if window.kind == "document":
-        return _kernels.DOCUMENT
+        return counting.DOCUMENT
     if window.kind == "sliding":
-        return {None: _kernels.SLIDING, "gensim": _kernels.GENSIM, "lau": _kernels.LAU}[compat]
+        return {None: counting.SLIDING, "gensim": counting.GENSIM, "lau": counting.LAU}[compat]
     raise InputError("context windows are counted by position pairs, not by windows")
 
 

@@ -37,6 +37,7 @@ over processes.
 
 from __future__ import annotations
 
+import itertools
 import math
 import re
 from collections.abc import Iterator
@@ -340,10 +341,6 @@ def tokenize_batch(task: TokenizeTask) -> TokenizedBatch:
     stop = load_stopwords(config.stopwords)
     pattern = re.compile(config.token_pattern)
     words: list[str] = []
-    cache: dict[str, int] = {}
-    out: list[int] = []
-    lengths = np.zeros(len(task.texts), dtype=np.int64)
-    counts = np.zeros((len(task.texts), 1 + len(TOKEN_RULES)), dtype=np.int64)
 
     def code(text: str) -> int:
         if text.isspace() or not text:
@@ -357,20 +354,19 @@ def tokenize_batch(task: TokenizeTask) -> TokenizedBatch:
         words.append(text)
         return len(words) - 1
 
-    for d, strings in enumerate(_strings(task.texts, config, stop)):
-        start = len(out)
-        row = counts[d]
-        for text in strings:
-            c = cache.get(text)
-            if c is None:
-                c = cache[text] = code(text)
-            if c >= 0:
-                out.append(c)
-            elif c != _SPACE:
-                row[-c] += 1
-        lengths[d] = len(out) - start
-        row[0] = lengths[d] + row[1:].sum()
-    return TokenizedBatch(words, np.array(out, dtype=np.int32), lengths, counts)
+    strings = list(_strings(task.texts, config, stop))
+    flat = list(itertools.chain.from_iterable(strings))
+    code_of = {text: code(text) for text in dict.fromkeys(flat)}  # each distinct string once, as first seen
+    codes = np.fromiter(map(code_of.__getitem__, flat), dtype=np.int64, count=len(flat))
+    n_docs = len(task.texts)
+    doc = np.repeat(np.arange(n_docs), np.fromiter(map(len, strings), dtype=np.int64, count=n_docs))
+    kept = codes >= 0
+    lengths = np.bincount(doc[kept], minlength=n_docs).astype(np.int64)
+    counts = np.zeros((n_docs, 1 + len(TOKEN_RULES)), dtype=np.int64)
+    for column in range(1, 1 + len(TOKEN_RULES)):
+        counts[:, column] = np.bincount(doc[codes == -column], minlength=n_docs)
+    counts[:, 0] = lengths + counts[:, 1:].sum(axis=1)
+    return TokenizedBatch(words, codes[kept].astype(np.int32), lengths, counts)
 
 
 def _strings(texts: list[str], config: PreprocessConfig, stop: frozenset[str]) -> Iterator[list[str]]:

@@ -124,7 +124,10 @@ class FieldNames:
 
 def snippet(text: str, limit: int = SNIPPET_CHARS) -> str:
     """The first ~``limit`` characters of ``text`` with whitespace collapsed, cut at a word."""
-    flat = " ".join(text.split())
+    head = text[: 4 * limit]  # enough, unless the text starts with much whitespace
+    flat = " ".join(head.split())
+    if len(flat) <= limit and len(head) < len(text):
+        flat = " ".join(text.split())
     if len(flat) <= limit:
         return flat
     cut = flat.rfind(" ", 0, limit)

@@ -48,7 +48,7 @@ class Vocabulary:
             seen: set[str] = set()
             dup = next(w for w in self._words if w in seen or seen.add(w))  # type: ignore[func-returns-value]
             raise InputError(f"vocabulary lists the word {dup!r} twice; words must be distinct")
-        bad = next((w for w in self._words if not w or any(c.isspace() for c in w)), None)
+        bad = next((w for w in self._words if w.split() != [w]), None)  # empty, or split by whitespace
         if bad is not None:
             raise InputError(f"vocabulary word {bad!r} is empty or contains whitespace")
 

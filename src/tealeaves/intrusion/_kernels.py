@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+
+from tealeaves.jit import kernel
 
 
-@njit(cache=True)
+@kernel
 def dual_coordinate_descent(
     diffs: np.ndarray, upper: float, tol: float, max_epochs: int
 ) -> tuple[np.ndarray, np.ndarray, int, float]:

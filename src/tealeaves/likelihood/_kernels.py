@@ -1,10 +1,10 @@
 """Numba kernels of the likelihood package: plain arrays in, plain arrays out.
 
-Every estimator kernel loops over documents with ``prange`` and gives document ``d`` the
-random stream ``stream(seed, base + d)`` (``base`` is the index of the batch's first document
-in the whole corpus), so results do not depend on the number of threads or on batching. The
-``seed`` a kernel receives is already its caller's stream family
-(:func:`tealeaves.rng.family_seed`), never the user's seed itself.
+Every estimator kernel loops over a batch of documents and gives document ``d`` the random
+stream ``stream(seed, base + d)`` (``base`` is the index of the batch's first document in the
+whole corpus), so results do not depend on batching or on the threads that run the batches
+(:func:`tealeaves.jit.map_threads`). The ``seed`` a kernel receives is already its caller's
+stream family (:func:`tealeaves.rng.family_seed`), never the user's seed itself.
 
 Shared conventions:
 
@@ -24,17 +24,19 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit, prange
 
-from tealeaves.rng import dirichlet, stream, uniform
+from tealeaves.jit import kernel
+from tealeaves.streams import dirichlet, stream, uniform
 
-SIS, WALLACH, MALLET = 0, 1, 2
+# arguments of the building blocks as typed values: a literal 0 or False would compile them once more
+FIRST = np.int64(0)
+FORWARD, REVERSE = np.bool_(False), np.bool_(True)
 RESCALE = 1e-150  # running products of probabilities are folded into a log below this
 SEARCH_STEPS = 64  # enough bisection steps for any vocabulary
 
 
 # --------------------------------------------------------------------------- building blocks
-@njit(cache=True)
+@kernel(inline="always")
 def gather(tokens, lo, hi, phi_t):
     """``f[n, k] = φ_{w_n | k}`` for the tokens ``tokens[lo:hi]``."""
     n_tokens = hi - lo
@@ -47,7 +49,7 @@ def gather(tokens, lo, hi, phi_t):
     return f
 
 
-@njit(cache=True)
+@kernel(inline="always")
 def site_total(f, n, na):
     """``Σ_k f[n, k] na[k]`` with four accumulators (a fixed order, so the same result everywhere)."""
     k_topics = na.shape[0]
@@ -68,7 +70,7 @@ def site_total(f, n, na):
     return (s0 + s1) + (s2 + s3)
 
 
-@njit(cache=True)
+@kernel(inline="always")
 def draw_site(f, n, na, total, state):
     """Draw ``k`` with probability ``f[n, k] na[k] / total`` (``total`` from :func:`site_total`)."""
     u = uniform(state) * total
@@ -81,7 +83,7 @@ def draw_site(f, n, na, total, state):
     return last
 
 
-@njit(cache=True)
+@kernel(inline="always")
 def fold(prod, log_total, x):
     """Multiply the running product ``exp(log_total) * prod`` by a probability ``x`` without underflow."""
     if x < RESCALE:
@@ -92,7 +94,7 @@ def fold(prod, log_total, x):
     return prod, log_total
 
 
-@njit(cache=True)
+@kernel
 def gibbs_sweep(f, z, na, state, lo, hi, reverse):
     """One Gibbs sweep (eq. 7) over positions ``lo..hi-1``, in reverse order when ``reverse``."""
     for i in range(hi - lo):
@@ -104,7 +106,7 @@ def gibbs_sweep(f, z, na, state, lo, hi, reverse):
         na[k] += 1.0
 
 
-@njit(cache=True)
+@kernel
 def sequential_draws(f, z, na, state, lo, hi, present, alpha_sum):
     """Draw ``z_n ~ P(z_n | w_n, z_<n)`` for ``n = lo..hi-1`` given ``present`` tokens already counted.
 
@@ -122,7 +124,7 @@ def sequential_draws(f, z, na, state, lo, hi, present, alpha_sum):
     return log_total + math.log(prod)
 
 
-@njit(cache=True)
+@kernel
 def log_likelihood_given_z(logf, z, lo, hi):
     """``log P(w_lo..hi-1 | z, Φ) = Σ_n log φ_{w_n | z_n}`` (eq. 4)."""
     s = 0.0
@@ -131,7 +133,7 @@ def log_likelihood_given_z(logf, z, lo, hi):
     return s
 
 
-@njit(cache=True)
+@kernel
 def log_prior_of_counts(counts, alpha, alpha_sum, n_tokens):
     """``log P(z | αm)`` from the topic counts of z (eq. 5)."""
     s = math.lgamma(alpha_sum) - math.lgamma(n_tokens + alpha_sum)
@@ -141,7 +143,23 @@ def log_prior_of_counts(counts, alpha, alpha_sum, n_tokens):
     return s
 
 
-@njit(cache=True)
+@kernel(inline="always")
+def sum_of(x):
+    """``Σ x`` in index order (as ``x.sum()``, whose implementation numba compiles at greater cost)."""
+    s = 0.0
+    for v in x:
+        s += v
+    return s
+
+
+@kernel(inline="always")
+def copy_into(out, x):
+    """``out[:] = x`` for 1-d arrays of one length (a slice assignment compiles numba's broadcasting checks)."""
+    for i in range(x.shape[0]):
+        out[i] = x[i]
+
+
+@kernel(inline="always")
 def logsumexp(x):
     """``log Σ exp(x)`` with the maximum shifted out."""
     top = -np.inf
@@ -155,7 +173,7 @@ def logsumexp(x):
     return top + math.log(s)
 
 
-@njit(cache=True)
+@kernel
 def log_of(x):
     """Elementwise natural log of a 2-d array."""
     out = np.empty_like(x)
@@ -166,13 +184,13 @@ def log_of(x):
 
 
 # --------------------------------------------------------------------------- importance sampling (§4.1)
-@njit(parallel=True, cache=True)
+@kernel
 def is_prior_theta(tokens, offsets, phi_t, alpha, samples, seed, base):
     """IS-PT (eqs. 12-13): log of (1/S) Σ_s Π_n Σ_t θ_t^(s) φ_{w_n|t}, θ^(s) ~ Dir(αm)."""
     n_docs = offsets.shape[0] - 1
     k_topics = alpha.shape[0]
     out = np.zeros(n_docs)
-    for d in prange(n_docs):
+    for d in range(n_docs):
         lo, hi = offsets[d], offsets[d + 1]
         if hi == lo:
             continue
@@ -191,7 +209,7 @@ def is_prior_theta(tokens, offsets, phi_t, alpha, samples, seed, base):
     return out
 
 
-@njit(parallel=True, cache=True)
+@kernel
 def is_topic_proposal(tokens, offsets, phi_t, alpha, iterations, samples, seed, base):
     """IS-PZW (``iterations = 0``) and IS-IP (eq. 11): importance sampling of z from a factorised Q.
 
@@ -201,9 +219,9 @@ def is_topic_proposal(tokens, offsets, phi_t, alpha, iterations, samples, seed, 
     """
     n_docs = offsets.shape[0] - 1
     k_topics = alpha.shape[0]
-    alpha_sum = alpha.sum()
+    alpha_sum = sum_of(alpha)
     out = np.zeros(n_docs)
-    for d in prange(n_docs):
+    for d in range(n_docs):
         lo, hi = offsets[d], offsets[d + 1]
         n_tokens = hi - lo
         if n_tokens == 0:
@@ -221,7 +239,8 @@ def is_topic_proposal(tokens, offsets, phi_t, alpha, iterations, samples, seed, 
         column = np.empty(k_topics)
         previous = np.empty((n_tokens, k_topics))
         for _ in range(iterations):
-            previous[:, :] = q
+            for n in range(n_tokens):
+                copy_into(previous[n], q[n])
             column[:] = 0.0
             for n in range(n_tokens):
                 for k in range(k_topics):
@@ -269,13 +288,13 @@ def is_topic_proposal(tokens, offsets, phi_t, alpha, iterations, samples, seed, 
 
 
 # --------------------------------------------------------------------------- harmonic mean (§4.2)
-@njit(parallel=True, cache=True)
+@kernel
 def harmonic_mean(tokens, offsets, phi_t, alpha, burn_in, samples, seed, base):
     """HM (eq. 15): -log of (1/S) Σ_s 1 / P(w | z^(s), Φ) over Gibbs samples z^(s) after ``burn_in`` sweeps."""
     n_docs = offsets.shape[0] - 1
-    alpha_sum = alpha.sum()
+    alpha_sum = sum_of(alpha)
     out = np.zeros(n_docs)
-    for d in prange(n_docs):
+    for d in range(n_docs):
         lo, hi = offsets[d], offsets[d + 1]
         n_tokens = hi - lo
         if n_tokens == 0:
@@ -285,19 +304,19 @@ def harmonic_mean(tokens, offsets, phi_t, alpha, burn_in, samples, seed, base):
         logf = log_of(f)
         z = np.empty(n_tokens, dtype=np.int64)
         na = alpha.copy()
-        sequential_draws(f, z, na, state, 0, n_tokens, 0, alpha_sum)
+        sequential_draws(f, z, na, state, FIRST, n_tokens, FIRST, alpha_sum)
         for _ in range(burn_in):
-            gibbs_sweep(f, z, na, state, 0, n_tokens, False)
+            gibbs_sweep(f, z, na, state, FIRST, n_tokens, FORWARD)
         neg = np.empty(samples)
         for s in range(samples):
-            gibbs_sweep(f, z, na, state, 0, n_tokens, False)
+            gibbs_sweep(f, z, na, state, FIRST, n_tokens, FORWARD)
             neg[s] = -log_likelihood_given_z(logf, z, 0, n_tokens)
         out[d] = math.log(samples) - logsumexp(neg)
     return out
 
 
 # --------------------------------------------------------------------------- annealed importance sampling (§4.3, §5.2)
-@njit(parallel=True, cache=True)
+@kernel
 def annealed_importance(tokens, offsets, starts, phi_t, alpha, taus, burn_in, seed, base):
     """AIS (Algorithm 1; Algorithm 4 when ``starts > 0``): one annealing run per document.
 
@@ -309,10 +328,10 @@ def annealed_importance(tokens, offsets, starts, phi_t, alpha, taus, burn_in, se
     n_docs = offsets.shape[0] - 1
     k_topics = alpha.shape[0]
     n_temps = taus.shape[0] - 1
-    alpha_sum = alpha.sum()
+    alpha_sum = sum_of(alpha)
     ones = np.ones((1, k_topics))
     out = np.zeros(n_docs)
-    for d in prange(n_docs):
+    for d in range(n_docs):
         lo, hi = offsets[d], offsets[d + 1]
         n_tokens = hi - lo
         start = starts[d]
@@ -324,12 +343,12 @@ def annealed_importance(tokens, offsets, starts, phi_t, alpha, taus, burn_in, se
         z = np.empty(n_tokens, dtype=np.int64)
         na = alpha.copy()
         tempered = np.empty((1, k_topics))
-        sequential_draws(f, z, na, state, 0, start, 0, alpha_sum)
+        sequential_draws(f, z, na, state, FIRST, start, FIRST, alpha_sum)
         for _ in range(burn_in):
-            gibbs_sweep(f, z, na, state, 0, start, False)
+            gibbs_sweep(f, z, na, state, FIRST, start, FORWARD)
         for n in range(start, n_tokens):  # the prior urn: P(z_n = t | z_<n) ∝ N_t + α m_t
-            total = site_total(ones, 0, na)
-            k = draw_site(ones, 0, na, total, state)
+            total = site_total(ones, FIRST, na)
+            k = draw_site(ones, FIRST, na, total, state)
             z[n] = k
             na[k] += 1.0
         log_weight = (taus[1] - taus[0]) * log_likelihood_given_z(logf, z, start, n_tokens)
@@ -342,7 +361,7 @@ def annealed_importance(tokens, offsets, starts, phi_t, alpha, taus, burn_in, se
                 else:
                     for k in range(k_topics):
                         tempered[0, k] = math.exp(tau * logf[n, k])
-                    k = draw_site(tempered, 0, na, site_total(tempered, 0, na), state)
+                    k = draw_site(tempered, FIRST, na, site_total(tempered, FIRST, na), state)
                 z[n] = k
                 na[k] += 1.0
             log_weight += (taus[s + 1] - tau) * log_likelihood_given_z(logf, z, start, n_tokens)
@@ -351,10 +370,10 @@ def annealed_importance(tokens, offsets, starts, phi_t, alpha, taus, burn_in, se
 
 
 # --------------------------------------------------------------------------- Chib-style estimator (§4.4)
-@njit(cache=True)
+@kernel
 def log_transition_to(f, z, zstar, na, work):
     """``log T(z* <- z)`` (eq. 24): Π_n P(z*_n | z*_<n, z_>n, w, Φ, αm) for a forward sweep."""
-    work[:] = na
+    copy_into(work, na)
     log_total = 0.0
     prod = 1.0
     for n in range(z.shape[0]):
@@ -365,7 +384,7 @@ def log_transition_to(f, z, zstar, na, work):
     return log_total + math.log(prod)
 
 
-@njit(parallel=True, cache=True)
+@kernel
 def chib(tokens, offsets, phi_t, alpha, samples, burn_in, icm_sweeps, seed, base):
     """Chib-style estimator (Algorithm 2) with Murray & Salakhutdinov's unbiased construction.
 
@@ -378,10 +397,10 @@ def chib(tokens, offsets, phi_t, alpha, samples, burn_in, icm_sweeps, seed, base
     """
     n_docs = offsets.shape[0] - 1
     k_topics = alpha.shape[0]
-    alpha_sum = alpha.sum()
+    alpha_sum = sum_of(alpha)
     out = np.zeros(n_docs)
     icm_done = np.zeros(n_docs, dtype=np.int64)
-    for d in prange(n_docs):
+    for d in range(n_docs):
         lo, hi = offsets[d], offsets[d + 1]
         n_tokens = hi - lo
         if n_tokens == 0:
@@ -391,9 +410,9 @@ def chib(tokens, offsets, phi_t, alpha, samples, burn_in, icm_sweeps, seed, base
         z = np.empty(n_tokens, dtype=np.int64)
         na = alpha.copy()
         work = np.empty(k_topics)
-        sequential_draws(f, z, na, state, 0, n_tokens, 0, alpha_sum)
+        sequential_draws(f, z, na, state, FIRST, n_tokens, FIRST, alpha_sum)
         for _ in range(burn_in):
-            gibbs_sweep(f, z, na, state, 0, n_tokens, False)
+            gibbs_sweep(f, z, na, state, FIRST, n_tokens, FORWARD)
         for _ in range(icm_sweeps):
             icm_done[d] += 1
             changed = False
@@ -421,88 +440,107 @@ def chib(tokens, offsets, phi_t, alpha, samples, burn_in, icm_sweeps, seed, base
 
         chosen = min(int(uniform(state) * samples), samples - 1)
         log_t = np.empty(samples)
-        gibbs_sweep(f, z, na, state, 0, n_tokens, True)  # z^(s) ~ T̃(. <- z*)
+        gibbs_sweep(f, z, na, state, FIRST, n_tokens, REVERSE)  # z^(s) ~ T̃(. <- z*)
         middle = z.copy()
         middle_na = na.copy()
         log_t[chosen] = log_transition_to(f, z, zstar, na, work)
         for s in range(chosen + 1, samples):
-            gibbs_sweep(f, z, na, state, 0, n_tokens, False)
+            gibbs_sweep(f, z, na, state, FIRST, n_tokens, FORWARD)
             log_t[s] = log_transition_to(f, z, zstar, na, work)
-        z[:] = middle
-        na[:] = middle_na
+        copy_into(z, middle)
+        copy_into(na, middle_na)
         for s in range(chosen - 1, -1, -1):
-            gibbs_sweep(f, z, na, state, 0, n_tokens, True)
+            gibbs_sweep(f, z, na, state, FIRST, n_tokens, REVERSE)
             log_t[s] = log_transition_to(f, z, zstar, na, work)
         out[d] = log_joint - (logsumexp(log_t) - math.log(samples))
     return out, icm_done
 
 
 # --------------------------------------------------------------------------- left-to-right (§4.5, §5.3)
-@njit(parallel=True, cache=True)
-def left_to_right(tokens, offsets, starts, phi_t, alpha, particles, variant, seed, base):
-    """Algorithm 3 with R particles; positions ``>= starts[d]`` are scored.
+@kernel(inline="always")
+def particles_start(tokens, offsets, phi_t, alpha, seed, base, d):
+    """What left-to-right starts document ``d`` from: ``f`` (N x K), room for z (N) and for
+    ``N_k + α m_k`` (K), and the document's stream."""
+    lo, hi = offsets[d], offsets[d + 1]
+    return (
+        gather(tokens, lo, hi, phi_t),
+        np.empty(hi - lo, dtype=np.int64),
+        np.empty(alpha.shape[0]),
+        stream(seed, base + d),
+    )
+
+
+@kernel
+def left_to_right_sis(tokens, offsets, starts, phi_t, alpha, particles, seed, base):
+    """Algorithm 3 with R particles, ``sis``: log of (1/R) Σ_r Π_n p_n^(r).
 
     Each particle draws z_n ~ P(z_n | w_n, z_<n) left to right and records
-    p_n^(r) = P(w_n | z_<n^(r)) = Σ_t φ_{w_n|t} (N_t + α m_t) / (n - 1 + α).
-
-    - ``SIS``: log of (1/R) Σ_r Π_n p_n^(r) (with ``starts > 0``: the ratio of the particle
-      averages over all positions and over the observed positions);
-    - ``WALLACH``: before scoring position n each particle resamples z_<n by one Gibbs sweep
-      over positions 1..n-1 given w_<n (lines 5-7); returns Σ_n log (1/R) Σ_r p_n^(r);
-    - ``MALLET``: no resampling; Σ_n log (1/R) Σ_r p_n^(r).
+    p_n^(r) = P(w_n | z_<n^(r)) = Σ_t φ_{w_n|t} (N_t + α m_t) / (n - 1 + α). With ``starts > 0``
+    (positions ``>= starts[d]`` scored): the ratio of the particle averages over all positions
+    and over the observed positions.
     """
-    n_docs = offsets.shape[0] - 1
-    k_topics = alpha.shape[0]
-    alpha_sum = alpha.sum()
-    out = np.zeros(n_docs)
-    for d in prange(n_docs):
-        lo, hi = offsets[d], offsets[d + 1]
-        n_tokens = hi - lo
+    alpha_sum = sum_of(alpha)
+    out = np.zeros(offsets.shape[0] - 1)
+    for d in range(out.shape[0]):
         start = starts[d]
-        if n_tokens == start:
+        if offsets[d + 1] - offsets[d] == start:
             continue
-        state = stream(seed, base + d)
-        f = gather(tokens, lo, hi, phi_t)
-        z = np.empty(n_tokens, dtype=np.int64)
-        na = np.empty(k_topics)
-        position_sum = np.zeros(n_tokens)
+        f, z, na, state = particles_start(tokens, offsets, phi_t, alpha, seed, base, d)
+        n_tokens = f.shape[0]
         observed = np.zeros(particles)
         scored = np.zeros(particles)
         for r in range(particles):
-            na[:] = alpha
-            if variant == SIS:
-                observed[r] = sequential_draws(f, z, na, state, 0, start, 0, alpha_sum)
-                scored[r] = sequential_draws(f, z, na, state, start, n_tokens, start, alpha_sum)
-                continue
+            copy_into(na, alpha)
+            observed[r] = sequential_draws(f, z, na, state, FIRST, start, FIRST, alpha_sum)
+            scored[r] = sequential_draws(f, z, na, state, start, n_tokens, start, alpha_sum) + observed[r]
+        out[d] = logsumexp(scored) - logsumexp(observed)
+    return out
+
+
+@kernel
+def left_to_right(tokens, offsets, starts, phi_t, alpha, particles, resample, seed, base):
+    """Algorithm 3 with R particles, the per-position averages: Σ_n log (1/R) Σ_r p_n^(r) over
+    positions ``>= starts[d]`` (p_n^(r) as in :func:`left_to_right_sis`).
+
+    With ``resample`` (``wallach``) each particle resamples z_<n by one Gibbs sweep over
+    positions 1..n-1 given w_<n before scoring position n (lines 5-7); without (``mallet``) it
+    does not.
+    """
+    alpha_sum = sum_of(alpha)
+    out = np.zeros(offsets.shape[0] - 1)
+    for d in range(out.shape[0]):
+        start = starts[d]
+        if offsets[d + 1] - offsets[d] == start:
+            continue
+        f, z, na, state = particles_start(tokens, offsets, phi_t, alpha, seed, base, d)
+        n_tokens = f.shape[0]
+        position_sum = np.zeros(n_tokens)
+        for _ in range(particles):
+            copy_into(na, alpha)
             for n in range(n_tokens):
-                if variant == WALLACH and n > 0:
-                    gibbs_sweep(f, z, na, state, 0, n, False)
+                if resample and n > 0:
+                    gibbs_sweep(f, z, na, state, FIRST, n, FORWARD)
                 total = site_total(f, n, na)
                 position_sum[n] += total / (n + alpha_sum)
                 k = draw_site(f, n, na, total, state)
                 z[n] = k
                 na[k] += 1.0
-        if variant == SIS:
-            for r in range(particles):
-                scored[r] += observed[r]
-            out[d] = logsumexp(scored) - logsumexp(observed)
-        else:
-            s = 0.0
-            for n in range(start, n_tokens):
-                s += math.log(position_sum[n] / particles)
-            out[d] = s
+        s = 0.0
+        for n in range(start, n_tokens):
+            s += math.log(position_sum[n] / particles)
+        out[d] = s
     return out
 
 
 # --------------------------------------------------------------------------- estimated θ (§5.1)
-@njit(parallel=True, cache=True)
+@kernel
 def estimated_theta(tokens, offsets, starts, phi_t, alpha, burn_in, samples, seed, base):
     """Eq. 27: log of (1/S) Σ_s Π_{n in w^(2)} Σ_t φ_{w_n|t} θ̂_t^(s), θ̂^(s) from Gibbs samples on w^(1)."""
     n_docs = offsets.shape[0] - 1
     k_topics = alpha.shape[0]
-    alpha_sum = alpha.sum()
+    alpha_sum = sum_of(alpha)
     out = np.zeros(n_docs)
-    for d in prange(n_docs):
+    for d in range(n_docs):
         lo, hi = offsets[d], offsets[d + 1]
         n_tokens = hi - lo
         start = starts[d]
@@ -513,12 +551,12 @@ def estimated_theta(tokens, offsets, starts, phi_t, alpha, burn_in, samples, see
         z = np.empty(n_tokens, dtype=np.int64)
         na = alpha.copy()
         theta = np.empty(k_topics)
-        sequential_draws(f, z, na, state, 0, start, 0, alpha_sum)
+        sequential_draws(f, z, na, state, FIRST, start, FIRST, alpha_sum)
         for _ in range(burn_in):
-            gibbs_sweep(f, z, na, state, 0, start, False)
+            gibbs_sweep(f, z, na, state, FIRST, start, FORWARD)
         logs = np.empty(samples)
         for s in range(samples):
-            gibbs_sweep(f, z, na, state, 0, start, False)
+            gibbs_sweep(f, z, na, state, FIRST, start, FORWARD)
             for k in range(k_topics):
                 theta[k] = na[k] / (start + alpha_sum)
             total = 0.0
@@ -531,7 +569,7 @@ def estimated_theta(tokens, offsets, starts, phi_t, alpha, burn_in, samples, see
 
 
 # --------------------------------------------------------------------------- synthetic data (§6.1)
-@njit(cache=True)
+@kernel
 def search_cumulative(cum, u):
     """The first index i with ``u < cum[i]`` (``cum`` non-decreasing, ``u < cum[-1]``)."""
     lo = 0
@@ -547,29 +585,34 @@ def search_cumulative(cum, u):
     return lo
 
 
-@njit(parallel=True, cache=True)
-def sample_documents(phi_cum, alpha, lengths, seed):
-    """LDA's generative process: θ_d ~ Dir(αm), z_n ~ θ_d, w_n ~ φ_{z_n} (``phi_cum``: cumulative rows of Φ)."""
-    n_docs = lengths.shape[0]
+@kernel
+def sample_documents(phi_cum, alpha, lengths, seed, base):
+    """LDA's generative process: θ_d ~ Dir(αm), z_n ~ θ_d, w_n ~ φ_{z_n} (``phi_cum``: cumulative rows of Φ).
+
+    Document ``d`` of the batch (``base + d`` of the corpus) has ``lengths[d]`` tokens; returns
+    the batch's tokens, document after document.
+    """
     k_topics = alpha.shape[0]
-    offsets = np.zeros(n_docs + 1, dtype=np.int64)
-    for d in range(n_docs):
-        offsets[d + 1] = offsets[d] + lengths[d]
-    tokens = np.empty(offsets[n_docs], dtype=np.int32)
-    for d in prange(n_docs):
-        state = stream(seed, d)
-        theta = np.empty(k_topics)
+    n_tokens = 0
+    for d in range(lengths.shape[0]):
+        n_tokens += lengths[d]
+    tokens = np.empty(n_tokens, dtype=np.int32)
+    theta = np.empty(k_topics)
+    n = 0
+    for d in range(lengths.shape[0]):
+        state = stream(seed, base + d)
         dirichlet(alpha, state, theta)
         cum = np.cumsum(theta)
-        for n in range(offsets[d], offsets[d + 1]):
+        for _ in range(lengths[d]):
             t = search_cumulative(cum, uniform(state) * cum[k_topics - 1])
             row = phi_cum[t]
             tokens[n] = search_cumulative(row, uniform(state) * row[row.shape[0] - 1])
-    return tokens, offsets
+            n += 1
+    return tokens
 
 
 # --------------------------------------------------------------------------- Chang et al. 2009 §4.2
-@njit(parallel=True, cache=True)
+@kernel
 def plug_in_predictive(tokens, offsets, theta, phi):
     """Per document: Σ_n log p(w_n | θ̂_d) and Σ over distinct words of their rank under p(· | θ̂_d).
 
@@ -581,7 +624,7 @@ def plug_in_predictive(tokens, offsets, theta, phi):
     log_lik = np.zeros(n_docs)
     rank_sum = np.zeros(n_docs)
     n_terms = np.zeros(n_docs, dtype=np.int64)
-    for d in prange(n_docs):
+    for d in range(n_docs):
         lo, hi = offsets[d], offsets[d + 1]
         if hi == lo:
             continue

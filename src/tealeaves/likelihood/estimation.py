@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
-import itertools
+import functools
 import time
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from tealeaves.errors import InputError
+from tealeaves.jit import batches, map_threads, threads
 from tealeaves.likelihood.documents import Docs, Documents, OnMissing, as_documents, model_arrays
-from tealeaves.likelihood.estimators import METHODS, Method, find_method
+from tealeaves.likelihood.estimators import METHODS, Estimates, Method, find_method
 from tealeaves.likelihood.result import LikelihoodResult
 from tealeaves.likelihood.uncertainty import average_runs, bootstrap_sd, run_seed
 from tealeaves.models import TopicModel
@@ -21,7 +23,7 @@ if TYPE_CHECKING:
     from numpy.typing import ArrayLike
 
 FULL_DOCUMENT = "log P(w | Φ, αm)"
-BATCHES = 50  # with a progress callback, documents run in about this many batches, reported after each
+BATCHES = 50  # with a progress callback, documents run in at least this many batches, reported after each
 
 
 def estimate(
@@ -128,7 +130,9 @@ def run(
     """Run ``spec`` ``runs`` times over ``documents`` in batches and collect the result.
 
     The kernels draw from the stream family of ``purpose`` under ``seed``; run r uses
-    ``run_seed(family, r)``. ``seed`` itself is what the result records.
+    ``run_seed(family, r)``. ``seed`` itself is what the result records. The batches run on
+    threads (:func:`tealeaves.jit.map_threads`); every document has its own stream, so the
+    result does not depend on them.
     """
     if isinstance(runs, bool) or not isinstance(runs, (int, np.integer)) or runs < 1:
         raise InputError(f"runs must be an integer >= 1, got {runs!r}")
@@ -136,20 +140,19 @@ def run(
     family = family_seed(seed, purpose)
     phi_t = np.ascontiguousarray(phi.T)
     n_docs = len(documents)
-    batches = 1 if progress is None else min(n_docs, BATCHES)  # each batch is one parallel region
-    bounds = np.unique(np.linspace(0, n_docs, batches + 1).astype(np.int64))
+    spans = batches(n_docs, max(4 * threads(), BATCHES if progress is not None else 1))
     task = f"{spec.describe(params)} likelihood"
     started = time.perf_counter()
     run_log_prob = np.zeros((runs, n_docs))
     site_updates = 0.0
     notify(progress, task, 0, runs * n_docs)
     for r in range(runs):
-        for lo, hi in itertools.pairwise(bounds):
-            batch = documents.batch(int(lo), int(hi))
-            estimates = spec.function(phi_t, alpha, batch, run_seed(family, r), **params)
-            run_log_prob[r, lo:hi] = estimates.log_prob
-            site_updates += float(np.sum(estimates.site_updates, dtype=np.float64))
-            notify(progress, task, r * n_docs + int(hi), runs * n_docs, run=r + 1)
+        tell = functools.partial(notify, progress, task, total=runs * n_docs, run=r + 1)
+        log_prob, updates = _one_run(
+            spec, params, phi_t, alpha, documents, run_seed(family, r), spans, tell, r * n_docs
+        )
+        run_log_prob[r] = log_prob
+        site_updates += updates
     seconds = time.perf_counter() - started
     if not np.all(np.isfinite(run_log_prob)):  # pragma: no cover - a kernel defect, never input
         raise FloatingPointError(f"{spec.name} produced a non-finite log probability")
@@ -169,3 +172,32 @@ def run(
         seed=seed,
         seconds=round(seconds, 4),
     )
+
+
+def _one_run(
+    spec: Method,
+    params: dict[str, Any],
+    phi_t: np.ndarray,
+    alpha: np.ndarray,
+    documents: Documents,
+    seed: int,
+    spans: list[tuple[int, int]],
+    tell: Callable[[int], None],
+    done_before: int,
+) -> tuple[np.ndarray, float]:
+    """One run of ``spec`` over the batches ``spans`` of ``documents``, on threads; ``tell(done)`` after each batch.
+
+    Returns log P̂ per document and the Gibbs site updates spent.
+    """
+    finished = [done_before]
+
+    def estimate_batch(span: tuple[int, int]) -> Estimates:
+        return spec.function(phi_t, alpha, documents.batch(*span), seed, **params)
+
+    def report(i: int) -> None:
+        finished[0] += spans[i][1] - spans[i][0]
+        tell(finished[0])
+
+    estimates = map_threads(estimate_batch, spans, done=report)
+    log_prob = np.concatenate([e.log_prob for e in estimates])
+    return log_prob, sum(float(np.sum(e.site_updates, dtype=np.float64)) for e in estimates)

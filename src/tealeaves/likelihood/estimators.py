@@ -28,7 +28,7 @@ from tealeaves.likelihood.documents import Documents
 from tealeaves.likelihood.schedules import temperatures_schedule
 
 UNBIASED = "unbiased for P(w) (its log is a stochastic lower bound on log P(w))"
-VARIANTS = {"sis": _kernels.SIS, "wallach": _kernels.WALLACH, "mallet": _kernels.MALLET}
+VARIANTS = ("sis", "wallach", "mallet")
 DEFAULT_PARTICLES = {"sis": 1000, "wallach": 20, "mallet": 1000}
 ICM_SWEEPS = 100  # cap on iterated-conditional-modes sweeps when setting the Chib special state
 
@@ -226,10 +226,11 @@ def left_to_right(
     returns the ratio of the particle averages of P̂(w^(1), w^(2)) and P̂(w^(1)) (§5.3).
     """
     checked = left_to_right_params({"variant": variant, "particles": particles})
-    code = VARIANTS[checked["variant"]]
-    log_prob = _kernels.left_to_right(
-        docs.tokens, docs.offsets, docs.starts, phi_t, alpha, checked["particles"], code, seed, docs.base
-    )
+    shared = (docs.tokens, docs.offsets, docs.starts, phi_t, alpha, checked["particles"])
+    if checked["variant"] == "sis":
+        log_prob = _kernels.left_to_right_sis(*shared, seed, docs.base)
+    else:
+        log_prob = _kernels.left_to_right(*shared, checked["variant"] == "wallach", seed, docs.base)
     return Estimates(log_prob, left_to_right_cost(checked, docs))
 
 

@@ -28,6 +28,7 @@ import numpy as np
 
 from tealeaves.corpus import HALVES_MODES, Corpus
 from tealeaves.errors import EmptyResultError, InputError
+from tealeaves.jit import batches, map_threads
 from tealeaves.likelihood import _kernels
 from tealeaves.likelihood.documents import check_phi
 from tealeaves.models import TopicModel
@@ -195,12 +196,17 @@ def predictive(
         raise InputError(
             f"{model.kind} inference returned θ of shape {theta.shape}, expected ({len(corpus)}, {model.k})"
         )
-    log_likelihood, rank_sum, n_terms = _kernels.plug_in_predictive(
-        np.ascontiguousarray(scored.tokens, dtype=np.int32),
-        np.ascontiguousarray(scored.offsets, dtype=np.int64),
-        np.ascontiguousarray(theta, dtype=np.float64),
-        phi,
-    )
+    tokens = np.ascontiguousarray(scored.tokens, dtype=np.int32)
+    offsets = np.ascontiguousarray(scored.offsets, dtype=np.int64)
+    theta = np.ascontiguousarray(theta, dtype=np.float64)
+
+    def predict(span: tuple[int, int]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        lo, hi = span
+        first = offsets[lo]
+        return _kernels.plug_in_predictive(tokens[first : offsets[hi]], offsets[lo : hi + 1] - first, theta[lo:hi], phi)
+
+    parts = map_threads(predict, batches(len(corpus)))
+    log_likelihood, rank_sum, n_terms = (np.concatenate(column) for column in zip(*parts, strict=True))
     notify(progress, "predictive", len(corpus), len(corpus))
     return PredictiveResult(
         model=model.kind,

@@ -25,6 +25,7 @@ from tealeaves import display
 from tealeaves.artifacts import new_manifest
 from tealeaves.corpus import Corpus, Vocabulary
 from tealeaves.errors import InputError
+from tealeaves.jit import batches, map_threads
 from tealeaves.likelihood import _kernels
 from tealeaves.likelihood.completion import complete
 from tealeaves.likelihood.documents import Docs, check_alpha, check_phi, model_arrays
@@ -96,12 +97,16 @@ def synthetic_corpus(
         if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
             raise InputError(f"{name} must be a positive integer, got {value!r}")
     seed = as_seed(seed)
-    tokens, offsets = _kernels.sample_documents(
+    phi_cum, lengths, family = (
         np.cumsum(phi, axis=1),
-        alpha,
         np.full(n_docs, doc_length, dtype=np.int64),
         family_seed(seed, "synthetic corpus"),
     )
+    parts = map_threads(
+        lambda span: _kernels.sample_documents(phi_cum, alpha, lengths[span[0] : span[1]], family, span[0]),
+        batches(n_docs),
+    )
+    tokens, offsets = np.concatenate(parts), np.concatenate([[0], np.cumsum(lengths)])
     vocab = vocab or Vocabulary(str(i) for i in range(phi.shape[1]))
     manifest = new_manifest(
         "corpus", synthetic={"k": phi.shape[0], "n_docs": n_docs, "doc_length": doc_length, "seed": seed}

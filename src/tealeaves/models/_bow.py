@@ -39,6 +39,13 @@ class BagOfWords(NamedTuple):
     def n_docs(self) -> int:
         return len(self.indptr) - 1
 
+    def batch(self, first: int, stop: int) -> BagOfWords:
+        """Documents ``first`` to ``stop - 1`` (a slice of the arrays, ``indptr`` rebased)."""
+        start, end = self.indptr[first], self.indptr[stop]
+        return BagOfWords(
+            self.indptr[first : stop + 1] - start, self.indices[start:end], self.counts[start:end], self.n_words
+        )
+
     def rows(self, docs: np.ndarray) -> BagOfWords:
         """The documents ``docs`` (in that order) as a new bag of words."""
         matrix = sp.csr_matrix((self.counts, self.indices, self.indptr), shape=(self.n_docs, self.n_words))[docs]

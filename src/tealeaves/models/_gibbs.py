@@ -14,38 +14,22 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit, prange
 
-from tealeaves.rng import stream, uniform
+from tealeaves.jit import kernel
+from tealeaves.streams import uniform
 
 
-@njit(cache=True)
-def random_assignments(tokens: np.ndarray, k_topics: int, seed: int) -> np.ndarray:
-    """A topic drawn uniformly from the K for every token (MALLET's start), from stream 0 of ``seed``."""
-    state = stream(seed, 0)
+@kernel
+def random_assignments(tokens: np.ndarray, k_topics: int, state: np.ndarray) -> np.ndarray:
+    """A topic drawn uniformly from the K for every token (MALLET's start), from the stream ``state``."""
     z = np.empty(tokens.shape[0], dtype=np.int32)
     for i in range(tokens.shape[0]):
         z[i] = min(int(uniform(state) * k_topics), k_topics - 1)
     return z
 
 
-@njit(cache=True)
-def assignment_counts(
-    tokens: np.ndarray, offsets: np.ndarray, z: np.ndarray, n_wk: np.ndarray, n_dk: np.ndarray, n_k: np.ndarray
-) -> None:
-    """Fill ``n_wk``, ``n_dk`` and ``n_k`` with the counts of the assignments ``z``."""
-    n_wk[:] = 0
-    n_dk[:] = 0
-    n_k[:] = 0
-    for d in range(offsets.shape[0] - 1):
-        for i in range(offsets[d], offsets[d + 1]):
-            n_wk[tokens[i], z[i]] += 1
-            n_dk[d, z[i]] += 1
-            n_k[z[i]] += 1
-
-
-@njit(cache=True)
-def _sample_documents(
+@kernel
+def sample_documents(
     tokens: np.ndarray,
     offsets: np.ndarray,
     z: np.ndarray,
@@ -58,7 +42,13 @@ def _sample_documents(
     beta: float,
     state: np.ndarray,
 ) -> None:
-    """One sequential collapsed Gibbs pass over the tokens of documents ``first`` to ``last - 1``."""
+    """One sequential collapsed Gibbs pass over the tokens of documents ``first`` to ``last - 1``.
+
+    ``state`` is the shard's stream (uint64[1], advanced in place). A sweep over several shards
+    gives each its own copy of ``n_wk`` and ``n_k`` (MALLET's ``--num-threads`` scheme, run on
+    threads by :func:`tealeaves.models.lda_gibbs.gibbs_sweep`); the document-topic counts are
+    the shard's own rows of ``n_dk``.
+    """
     k_topics = alpha.shape[0]
     v_beta = beta * n_wk.shape[0]
     inverse = np.empty(k_topics)  # 1 / (n_k + Vβ), kept up to date as n_k changes
@@ -89,7 +79,7 @@ def _sample_documents(
             inverse[topic] = 1.0 / (n_k[topic] + v_beta)
 
 
-@njit(fastmath=True, cache=True, inline="always")
+@kernel(fastmath=True, inline="always")
 def _total(weights: np.ndarray) -> float:
     """The sum of ``weights`` (fastmath: in any order)."""
     total = 0.0
@@ -98,55 +88,7 @@ def _total(weights: np.ndarray) -> float:
     return total
 
 
-@njit(parallel=True, cache=True)
-def gibbs_sweep(
-    tokens: np.ndarray,
-    offsets: np.ndarray,
-    z: np.ndarray,
-    n_wk: np.ndarray,
-    n_dk: np.ndarray,
-    n_k: np.ndarray,
-    alpha: np.ndarray,
-    beta: float,
-    bounds: np.ndarray,
-    states: np.ndarray,
-    local_wk: np.ndarray,
-    local_k: np.ndarray,
-) -> None:
-    """One Gibbs sweep over every token, the documents split into the shards of ``bounds``.
-
-    Shard ``s`` holds documents ``bounds[s]`` to ``bounds[s + 1] - 1`` and draws from its own
-    stream ``states[s]`` (uint64, advanced in place). With one shard the sweep is exact and
-    sequential. With several (MALLET's ``--num-threads`` scheme), each shard samples in parallel
-    against its own copy of the topic-word counts (``local_wk[s]``, ``local_k[s]``, copied from
-    the shared counts at the start of the sweep; the document-topic counts are its own), and the
-    shared counts are the sum of the shards' changes after it: the same assignments for a given
-    seed and number of shards, whatever the threads.
-    """
-    n_shards = bounds.shape[0] - 1
-    if n_shards == 1:
-        _sample_documents(tokens, offsets, z, bounds[0], bounds[1], n_wk, n_dk, n_k, alpha, beta, states[0:1])
-        return
-    for s in prange(n_shards):
-        local_wk[s, :, :] = n_wk
-        local_k[s, :] = n_k
-        _sample_documents(
-            tokens, offsets, z, bounds[s], bounds[s + 1], local_wk[s], n_dk, local_k[s], alpha, beta, states[s : s + 1]
-        )
-    for w in prange(n_wk.shape[0]):
-        for k in range(n_wk.shape[1]):
-            merged = n_wk[w, k]
-            for s in range(n_shards):
-                merged += local_wk[s, w, k] - n_wk[w, k]
-            n_wk[w, k] = merged
-    for k in range(n_k.shape[0]):
-        merged = n_k[k]
-        for s in range(n_shards):
-            merged += local_k[s, k] - n_k[k]
-        n_k[k] = merged
-
-
-@njit(cache=True)
+@kernel
 def log_joint(n_wk: np.ndarray, n_dk: np.ndarray, n_k: np.ndarray, alpha: np.ndarray, beta: float) -> float:
     """log p(w, z | α, β), Θ and Φ integrated out (MALLET's ``modelLogLikelihood``, exact log Γ):
 
@@ -155,7 +97,9 @@ def log_joint(n_wk: np.ndarray, n_dk: np.ndarray, n_k: np.ndarray, alpha: np.nda
     """
     n_docs, k_topics = n_dk.shape
     v = n_wk.shape[0]
-    alpha_sum = alpha.sum()
+    alpha_sum = 0.0  # as alpha.sum(), whose implementation numba compiles at greater cost
+    for k in range(k_topics):
+        alpha_sum += alpha[k]
     total = 0.0
     for d in range(n_docs):
         length = 0

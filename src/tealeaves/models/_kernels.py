@@ -1,16 +1,21 @@
-"""Numba kernels of the models package: plain arrays in, plain arrays out."""
+"""Numba kernels of the models package: plain arrays in, plain arrays out.
+
+Each kernel handles a batch of documents (a CSR slice, or tokens with their offsets); the
+Python layer runs batches on threads (:func:`tealeaves.jit.by_documents`) and joins their
+outputs, which never depend on the batching.
+"""
 
 from __future__ import annotations
 
 import math
 
 import numpy as np
-from numba import njit, prange
 
-from tealeaves.rng import categorical, stream
+from tealeaves.jit import kernel
+from tealeaves.streams import categorical, stream
 
 
-@njit(parallel=True, cache=True)
+@kernel
 def gibbs_theta_fixed_phi(
     tokens: np.ndarray,
     offsets: np.ndarray,
@@ -19,18 +24,19 @@ def gibbs_theta_fixed_phi(
     burn_in: int,
     samples: int,
     seed: int,
+    base: int,
 ) -> np.ndarray:
     """θ̂ per document by collapsed Gibbs sampling of z with Φ fixed (θ integrated out).
 
-    ``phi_t`` is Φ transposed (V x K). Each document has its own random stream, so the
-    result does not depend on the number of threads.
+    ``phi_t`` is Φ transposed (V x K). Document ``d`` of the batch (``base + d`` of the corpus)
+    has its own random stream, so the result depends neither on batching nor on threads.
     """
     n_docs = offsets.shape[0] - 1
     k_topics = alpha.shape[0]
     alpha_sum = alpha.sum()
     theta = np.zeros((n_docs, k_topics))
-    for d in prange(n_docs):
-        state = stream(seed, d)
+    for d in range(n_docs):
+        state = stream(seed, base + d)
         start = offsets[d]
         n = offsets[d + 1] - start
         if n == 0:
@@ -62,7 +68,7 @@ def gibbs_theta_fixed_phi(
 
 
 # --------------------------------------------------------------------------- special functions
-@njit(cache=True)
+@kernel
 def digamma(x: float) -> float:
     """ψ(x) for x > 0: the recurrence ψ(x) = ψ(x + 1) - 1/x up to x >= 10, then the asymptotic series."""
     result = 0.0
@@ -74,7 +80,7 @@ def digamma(x: float) -> float:
     return result + np.log(x) - 0.5 / x - series
 
 
-@njit(cache=True)
+@kernel
 def _expected_log_dirichlet(gamma: np.ndarray, out: np.ndarray) -> float:
     """Fill ``out`` with exp(E[log θ_k] - m) under Dirichlet(γ), E[log θ_k] = ψ(γ_k) - ψ(Σγ); return m."""
     total = 0.0
@@ -90,7 +96,7 @@ def _expected_log_dirichlet(gamma: np.ndarray, out: np.ndarray) -> float:
     return top
 
 
-@njit(cache=True)
+@kernel
 def _word_normalisers(
     indices: np.ndarray, start: int, end: int, weights: np.ndarray, word_t: np.ndarray, phinorm: np.ndarray
 ) -> None:
@@ -104,7 +110,7 @@ def _word_normalisers(
         phinorm[j] = s
 
 
-@njit(cache=True)
+@kernel
 def _expected_topic_counts(
     indices: np.ndarray,
     counts: np.ndarray,
@@ -128,7 +134,7 @@ def _expected_topic_counts(
 
 
 # --------------------------------------------------------------------------- variational LDA
-@njit(parallel=True, cache=True)
+@kernel
 def vb_e_step(
     indptr: np.ndarray,
     indices: np.ndarray,
@@ -158,7 +164,7 @@ def vb_e_step(
         alpha_sum += alpha[k]
         prior_norm -= math.lgamma(alpha[k])
     prior_norm += math.lgamma(alpha_sum)
-    for d in prange(n_docs):
+    for d in range(n_docs):
         start, end = indptr[d], indptr[d + 1]
         n = 0.0
         for j in range(start, end):
@@ -195,7 +201,7 @@ def vb_e_step(
 
 
 # --------------------------------------------------------------------------- pLSI
-@njit(parallel=True, cache=True)
+@kernel
 def plsi_e_step(
     indptr: np.ndarray, indices: np.ndarray, counts: np.ndarray, theta: np.ndarray, phi_t: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -211,7 +217,7 @@ def plsi_e_step(
     prob = np.empty(indices.shape[0])
     n_dk = np.empty((n_docs, k_topics))
     loglik = np.empty(n_docs)
-    for d in prange(n_docs):
+    for d in range(n_docs):
         start, end = indptr[d], indptr[d + 1]
         t = theta[d]
         _word_normalisers(indices, start, end, t, phi_t, prob)
@@ -223,7 +229,7 @@ def plsi_e_step(
     return prob, n_dk, loglik
 
 
-@njit(parallel=True, cache=True)
+@kernel
 def plsi_fold_in(
     indptr: np.ndarray,
     indices: np.ndarray,
@@ -242,7 +248,7 @@ def plsi_fold_in(
     n_docs = indptr.shape[0] - 1
     k_topics = phi_t.shape[1]
     theta = np.empty((n_docs, k_topics))
-    for d in prange(n_docs):
+    for d in range(n_docs):
         start, end = indptr[d], indptr[d + 1]
         t = theta[d]
         t[:] = 1.0 / k_topics
@@ -267,7 +273,7 @@ def plsi_fold_in(
 
 
 # --------------------------------------------------------------------------- correlated topic model
-@njit(cache=True)
+@kernel
 def _cholesky_solve(matrix: np.ndarray, rhs: np.ndarray, lower: np.ndarray, out: np.ndarray) -> None:
     """Solve matrix @ out = rhs for a symmetric positive definite matrix (Cholesky, in place)."""
     n = matrix.shape[0]
@@ -292,7 +298,7 @@ def _cholesky_solve(matrix: np.ndarray, rhs: np.ndarray, lower: np.ndarray, out:
         out[i] = s / lower[i, i]
 
 
-@njit(cache=True)
+@kernel
 def _ctm_lambda_objective(
     lam: np.ndarray, mu: np.ndarray, precision: np.ndarray, expected: np.ndarray, nu2: np.ndarray, scale: float
 ) -> float:
@@ -310,7 +316,7 @@ def _ctm_lambda_objective(
     return value
 
 
-@njit(cache=True)
+@kernel
 def _ctm_log_zeta(lam: np.ndarray, nu2: np.ndarray) -> float:
     """log ζ with ζ = Σ_k exp(λ_k + ν²_k/2), the optimal value of the bound's auxiliary ζ."""
     top = -np.inf
@@ -322,7 +328,7 @@ def _ctm_log_zeta(lam: np.ndarray, nu2: np.ndarray) -> float:
     return top + np.log(s)
 
 
-@njit(cache=True)
+@kernel
 def _ctm_nu2(a: float, log_b: float, start: float) -> float:
     """The ν² maximising -aν²/2 - exp(log_b + ν²/2) + log(ν²)/2 (guarded Newton on t = log ν²)."""
     t = np.log(start)
@@ -347,7 +353,7 @@ def _ctm_nu2(a: float, log_b: float, start: float) -> float:
     return np.exp(t)
 
 
-@njit(parallel=True, cache=True)
+@kernel
 def ctm_e_step(
     indptr: np.ndarray,
     indices: np.ndarray,
@@ -378,7 +384,7 @@ def ctm_e_step(
     weights = np.empty((n_docs, k_topics))
     phinorm = np.empty(indices.shape[0])
     bound = np.empty(n_docs)
-    for d in prange(n_docs):
+    for d in range(n_docs):
         start, end = indptr[d], indptr[d + 1]
         n = 0.0
         for j in range(start, end):
@@ -386,8 +392,9 @@ def ctm_e_step(
         lm = lam[d]
         v = nu2[d]
         e = weights[d]
-        lm[:] = lam_init[d]
-        v[:] = nu2_init[d]
+        for k in range(k_topics):
+            lm[k] = lam_init[d, k]
+            v[k] = nu2_init[d, k]
         expected = np.empty(k_topics)
         grad = np.empty(k_topics)
         step = np.empty(k_topics)
@@ -425,8 +432,10 @@ def ctm_e_step(
                         break
                     size *= 0.5
                 else:
-                    trial[:] = lm
-                lm[:] = trial
+                    for k in range(k_topics):
+                        trial[k] = lm[k]
+                for k in range(k_topics):
+                    lm[k] = trial[k]
             # ν² given λ, ζ
             log_zeta = _ctm_log_zeta(lm, v)
             for k in range(k_topics):

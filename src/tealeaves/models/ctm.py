@@ -37,6 +37,7 @@ import numpy as np
 
 from tealeaves.corpus import Corpus
 from tealeaves.errors import ArtifactError, InputError
+from tealeaves.jit import by_documents
 from tealeaves.models import plsi
 from tealeaves.models._bow import BagOfWords, topic_word_statistics
 from tealeaves.models._kernels import ctm_e_step
@@ -153,20 +154,27 @@ def _e_step(
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     precision = _precision(cov)
     logdet = -np.linalg.slogdet(cov)[1]
-    return ctm_e_step(
-        bow.indptr,
-        bow.indices,
-        bow.counts,
-        np.ascontiguousarray(topics.T),
-        mu,
-        precision,
-        float(logdet),
-        lam,
-        nu2,
-        int(max_iter),
-        float(tol),
-        NEWTON_STEPS,
-    )
+    beta_t = np.ascontiguousarray(topics.T)
+
+    def run(first: int, stop: int) -> tuple[np.ndarray, ...]:
+        part = bow.batch(first, stop)
+        return ctm_e_step(
+            part.indptr,
+            part.indices,
+            part.counts,
+            beta_t,
+            mu,
+            precision,
+            float(logdet),
+            lam[first:stop],
+            nu2[first:stop],
+            int(max_iter),
+            float(tol),
+            NEWTON_STEPS,
+        )
+
+    lam, nu2, weights, phinorm, bound = by_documents(run, bow.n_docs)
+    return lam, nu2, weights, phinorm, bound
 
 
 def _precision(cov: np.ndarray) -> np.ndarray:

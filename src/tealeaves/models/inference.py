@@ -14,6 +14,7 @@ import numpy as np
 
 from tealeaves.corpus import Corpus
 from tealeaves.errors import InputError
+from tealeaves.jit import by_documents
 from tealeaves.models._kernels import gibbs_theta_fixed_phi
 from tealeaves.progress import ProgressCallback, notify
 from tealeaves.rng import family_seed
@@ -76,14 +77,21 @@ def gibbs_fixed_phi(
     if burn_in < 0 or samples < 1:
         raise InputError(f"Gibbs inference needs burn_in >= 0 and samples >= 1, got {burn_in} and {samples}")
     notify(progress, "infer", 0, len(corpus))
-    theta = gibbs_theta_fixed_phi(
-        np.asarray(corpus.tokens, dtype=np.int32),
-        np.asarray(corpus.offsets, dtype=np.int64),
+    tokens = np.asarray(corpus.tokens, dtype=np.int32)
+    offsets = np.asarray(corpus.offsets, dtype=np.int64)
+    phi_t, prior, family = (
         np.ascontiguousarray(phi.T),
         np.asarray(alpha, dtype=np.float64),
-        int(burn_in),
-        int(samples),
         family_seed(seed, "gibbs inference"),
     )
+
+    def run(first: int, stop: int) -> tuple[np.ndarray, ...]:
+        start = offsets[first]
+        batch_tokens, batch_offsets = tokens[start : offsets[stop]], offsets[first : stop + 1] - start
+        return (
+            gibbs_theta_fixed_phi(batch_tokens, batch_offsets, phi_t, prior, int(burn_in), int(samples), family, first),
+        )
+
+    (theta,) = by_documents(run, len(corpus))
     notify(progress, "infer", len(corpus), len(corpus))
     return theta

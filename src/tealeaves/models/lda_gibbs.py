@@ -73,10 +73,12 @@ from scipy.special import digamma, gammaln
 
 from tealeaves.corpus import Corpus
 from tealeaves.errors import InputError
-from tealeaves.models._gibbs import assignment_counts, gibbs_sweep, log_joint, random_assignments
+from tealeaves.jit import map_threads
+from tealeaves.models._gibbs import log_joint, random_assignments, sample_documents
 from tealeaves.models.topic_model import TopicModel
 from tealeaves.progress import ProgressCallback, notify
-from tealeaves.rng import family_seed, stream
+from tealeaves.rng import family_seed
+from tealeaves.streams import stream
 
 TRACE_EVERY = 10
 TOPICS_FROM = ("average", "last")
@@ -122,7 +124,7 @@ def fit(
     lengths = np.diff(offsets)
 
     streams = family_seed(seed, "train lda-gibbs")
-    z = random_assignments(tokens, k, streams)
+    z = random_assignments(tokens, k, stream(streams, 0))
     n_wk = np.zeros((v, k), dtype=np.int32)
     n_dk = np.zeros((n_docs, k), dtype=np.int32)
     n_k = np.zeros(k, dtype=np.int64)
@@ -195,6 +197,58 @@ def fit(
         "hyperparameter_columns": ["sweep", "beta", "alpha_sum"],
     }
     return model
+
+
+def assignment_counts(
+    tokens: np.ndarray, offsets: np.ndarray, z: np.ndarray, n_wk: np.ndarray, n_dk: np.ndarray, n_k: np.ndarray
+) -> None:
+    """Fill ``n_wk`` (V x K), ``n_dk`` (D x K) and ``n_k`` (K) with the counts of the assignments ``z``."""
+    k = n_k.shape[0]
+    doc = np.repeat(np.arange(len(offsets) - 1, dtype=np.int64), np.diff(offsets))
+    n_wk[:] = np.bincount(np.asarray(tokens, dtype=np.int64) * k + z, minlength=n_wk.size).reshape(n_wk.shape)
+    n_dk[:] = np.bincount(doc * k + z, minlength=n_dk.size).reshape(n_dk.shape)
+    n_k[:] = np.bincount(z, minlength=k)
+
+
+def gibbs_sweep(
+    tokens: np.ndarray,
+    offsets: np.ndarray,
+    z: np.ndarray,
+    n_wk: np.ndarray,
+    n_dk: np.ndarray,
+    n_k: np.ndarray,
+    alpha: np.ndarray,
+    beta: float,
+    bounds: np.ndarray,
+    states: np.ndarray,
+    local_wk: np.ndarray,
+    local_k: np.ndarray,
+) -> None:
+    """One Gibbs sweep over every token, the documents split into the shards of ``bounds``.
+
+    Shard ``s`` holds documents ``bounds[s]`` to ``bounds[s + 1] - 1`` and draws from its own
+    stream ``states[s]`` (uint64, advanced in place). With one shard the sweep is exact and
+    sequential. With several (MALLET's ``--num-threads`` scheme), the shards are sampled on as
+    many threads, each against its own copy of the topic-word counts (``local_wk[s]``,
+    ``local_k[s]``, copied from the shared counts at the start of the sweep; the document-topic
+    counts are its own), and the shared counts are the sum of the shards' changes after it: the
+    same assignments for a given seed and number of shards, whatever the threads.
+    """
+    n_shards = len(bounds) - 1
+    if n_shards == 1:
+        sample_documents(tokens, offsets, z, bounds[0], bounds[1], n_wk, n_dk, n_k, alpha, beta, states[0:1])
+        return
+
+    def sample_shard(s: int) -> None:
+        local_wk[s] = n_wk
+        local_k[s] = n_k
+        sample_documents(
+            tokens, offsets, z, bounds[s], bounds[s + 1], local_wk[s], n_dk, local_k[s], alpha, beta, states[s : s + 1]
+        )
+
+    map_threads(sample_shard, range(n_shards), n_threads=n_shards)
+    n_wk += (local_wk - n_wk).sum(axis=0, dtype=n_wk.dtype)
+    n_k += (local_k - n_k).sum(axis=0, dtype=n_k.dtype)
 
 
 def shard_bounds(offsets: np.ndarray, workers: int) -> np.ndarray:

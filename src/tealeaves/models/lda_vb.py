@@ -40,6 +40,7 @@ from scipy.special import digamma, gammaln
 
 from tealeaves.corpus import Corpus
 from tealeaves.errors import InputError
+from tealeaves.jit import by_documents
 from tealeaves.models._bow import BagOfWords, topic_word_statistics
 from tealeaves.models._kernels import vb_e_step
 from tealeaves.models.dirichlet import dirichlet_mle
@@ -160,16 +161,14 @@ def e_step(bow: BagOfWords, lam: np.ndarray, alpha: np.ndarray, max_iter: int, t
     elog_beta = digamma(lam) - digamma(lam.sum(axis=1))[:, None]
     word_shift = elog_beta.max(axis=0)
     exp_elog_beta_t = np.ascontiguousarray(np.exp(elog_beta - word_shift).T)
-    gamma, weights, phinorm, bounds = vb_e_step(
-        bow.indptr,
-        bow.indices,
-        bow.counts,
-        exp_elog_beta_t,
-        word_shift,
-        alpha,
-        int(max_iter),
-        float(tol),
-    )
+
+    def run(first: int, stop: int) -> tuple[np.ndarray, ...]:
+        part = bow.batch(first, stop)
+        return vb_e_step(
+            part.indptr, part.indices, part.counts, exp_elog_beta_t, word_shift, alpha, int(max_iter), float(tol)
+        )
+
+    gamma, weights, phinorm, bounds = by_documents(run, bow.n_docs)
     topic_word = topic_word_statistics(bow, weights, phinorm, exp_elog_beta_t)
     mean_log_theta = (digamma(gamma) - digamma(gamma.sum(axis=1))[:, None]).mean(axis=0)
     return EStep(gamma, topic_word, float(bounds.sum()), mean_log_theta)

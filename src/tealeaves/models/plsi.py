@@ -30,6 +30,7 @@ import numpy as np
 
 from tealeaves.corpus import Corpus
 from tealeaves.errors import InputError
+from tealeaves.jit import by_documents
 from tealeaves.models._bow import BagOfWords, topic_word_statistics
 from tealeaves.models._kernels import plsi_e_step, plsi_fold_in
 from tealeaves.models.topic_model import TopicModel
@@ -81,7 +82,12 @@ def em_step(
 ) -> tuple[np.ndarray, np.ndarray, float]:
     """One EM iteration: the new (θ, Φ) and the penalised log-likelihood at the old ones."""
     phi_t = np.ascontiguousarray(phi.T)
-    prob, n_dk, loglik = plsi_e_step(bow.indptr, bow.indices, bow.counts, theta, phi_t)
+
+    def run(first: int, stop: int) -> tuple[np.ndarray, ...]:
+        part = bow.batch(first, stop)
+        return plsi_e_step(part.indptr, part.indices, part.counts, theta[first:stop], phi_t)
+
+    prob, n_dk, loglik = by_documents(run, bow.n_docs)
     objective = float(loglik.sum() + smoothing * np.log(theta).sum() + beta * np.log(phi).sum())
     n_kw = topic_word_statistics(bow, theta, prob, phi_t)
     new_theta = (n_dk + smoothing) / (lengths + theta.shape[1] * smoothing)[:, None]
@@ -112,8 +118,12 @@ def infer(
         raise InputError(f"pLSI folding-in needs a positive smoothing λ; the model has {smoothing}")
     bow = BagOfWords.of(corpus)
     notify(progress, "infer", 0, len(corpus))
-    theta = plsi_fold_in(
-        bow.indptr, bow.indices, bow.counts, np.ascontiguousarray(model.phi.T), smoothing, int(iterations), float(tol)
-    )
+    phi_t = np.ascontiguousarray(model.phi.T)
+
+    def run(first: int, stop: int) -> tuple[np.ndarray, ...]:
+        part = bow.batch(first, stop)
+        return (plsi_fold_in(part.indptr, part.indices, part.counts, phi_t, smoothing, int(iterations), float(tol)),)
+
+    (theta,) = by_documents(run, bow.n_docs)
     notify(progress, "infer", len(corpus), len(corpus))
     return theta
