@@ -28,6 +28,8 @@ def counter(request, monkeypatch):
     if request.param == "numba":
         monkeypatch.setattr(counting, "NUMPY_MAX_OCCURRENCES", -1)
         monkeypatch.setattr(jit, "threads", lambda: 4)
+    else:  # whatever this process counted before: numpy's whole budget
+        monkeypatch.setattr(counting, "_numpy_counted", 0)
     return request.param
 
 
@@ -230,6 +232,23 @@ def test_numpy_and_the_sweep_count_alike(monkeypatch, counter):
         b = index.window_counts(range(n), w, c)
         np.testing.assert_array_equal(a.joint, b.joint)
         np.testing.assert_array_equal(a.marginal, b.marginal)
+
+
+@pytest.mark.parametrize("counter", ["numpy"], indirect=True)
+def test_a_process_past_numpys_budget_moves_to_the_sweep(monkeypatch, counter):
+    docs, n = random_docs(9, n_docs=60, n_types=12), 12
+    index = make_index(docs, n)
+    swept = []
+    sweep = RefIndex._swept_counts
+    monkeypatch.setattr(RefIndex, "_swept_counts", lambda self, *a: swept.append(1) or sweep(self, *a))
+    first = index.window_counts(range(n), 10, None)
+    occurrences = counting._numpy_counted
+    assert swept == [] and occurrences == sum(len(doc) for doc in docs)
+    monkeypatch.setattr(counting, "NUMPY_BUDGET", 2 * occurrences - 1)  # the first count fits, not a second
+    second = index.window_counts(range(n), 10, None)
+    assert swept == [1] and counting._numpy_counted == occurrences
+    np.testing.assert_array_equal(first.joint, second.joint)
+    np.testing.assert_array_equal(first.marginal, second.marginal)
 
 
 @pytest.mark.parametrize("counter", ["numba"], indirect=True)

@@ -9,7 +9,8 @@ whole-document window and ±c context windows from the positions of the words as
 their occurrences, merged in position order, are swept once, in time proportional to those
 occurrences, not to the corpus. Up to
 :data:`~tealeaves.coherence.counting.NUMPY_MAX_OCCURRENCES` occurrences numpy counts them
-(:mod:`tealeaves.coherence.counting`); more are swept by numba kernels on threads.
+(:mod:`tealeaves.coherence.counting`); more, or a process's counts past
+:data:`~tealeaves.coherence.counting.NUMPY_BUDGET`, are swept by numba kernels on threads.
 
 On disk an index is a folder with
 
@@ -412,7 +413,7 @@ class RefIndex:
         occurrences, offsets = counting.gather_occurrences(
             np.asarray(self.positions), np.asarray(self.word_offsets), ids
         )
-        if len(occurrences) <= counting.NUMPY_MAX_OCCURRENCES:
+        if counting.counts_here(len(occurrences)):
             marginal, joint = self._numpy_counts(occurrences, offsets, left, right, window, compat)
         else:
             marginal, joint = self._swept_counts(occurrences, offsets, ids, left, right, window, compat)
