@@ -88,8 +88,8 @@ class Result:
 
         By default the result's single-valued fields (text, numbers, flags, paths), the number
         of topics of a ``per_topic`` field, a ``model_mean`` over them with its 95% interval
-        (:func:`tealeaves.display.mean_interval`: bootstrap-t, the t interval under five topics),
-        and the size of each DataFrame field.
+        (:func:`mean_interval`: bootstrap-t, the t interval under five topics), and the size of
+        each DataFrame field.
         """
         values: dict[str, Any] = {}
         for f in dataclasses.fields(self):  # type: ignore[arg-type]
@@ -97,7 +97,7 @@ class Result:
             if f.name == "per_topic" and isinstance(value, np.ndarray):
                 values["topics"] = len(value)
             elif f.name == "model_mean" and isinstance(getattr(self, "per_topic", None), np.ndarray):
-                values["model mean"] = display.mean_interval(self.per_topic)  # type: ignore[attr-defined]
+                values["model mean"] = mean_interval(self.per_topic)  # type: ignore[attr-defined]
             elif value is None or isinstance(value, (str, int, float, bool, np.number, np.bool_)):
                 values[f.name] = value
             elif isinstance(value, os.PathLike):
@@ -125,6 +125,41 @@ class Result:
     def _repr_html_(self) -> str:
         """The notebook display: the summary and the first rows of :meth:`display_columns`."""
         return display.html(type(self).__name__, self.summary(), self.display_columns())
+
+
+def mean_interval(values: np.ndarray | Sequence[float]) -> str:
+    """The mean of the finite ``values`` with its 95% interval, as every display shows a mean over topics.
+
+    The interval is :func:`tealeaves.stats.mean_with_interval`'s (bootstrap-t over the ``n``
+    finite values; the t interval :math:`\\bar x \\pm t_{0.975, n-1}\\, s / \\sqrt n` for fewer
+    than five or without spread), the one the evaluation's tables give a topic-level metric,
+    worded by :func:`tealeaves.display.estimate`: with one value the mean alone, with none ``nan``.
+
+    Parameters
+    ----------
+    values : array-like of float
+        Per-topic values; NaN and infinite ones are left out.
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    Three values with standard deviation 0.1 (too few for the bootstrap): the half-width is
+    :math:`t_{0.975, 2} \\times 0.1 / \\sqrt 3 = 4.303 \\times 0.05774 = 0.2484`.
+
+    >>> from tealeaves.results import mean_interval
+    >>> mean_interval([0.1, 0.2, 0.3, float("nan")])
+    '0.2 [-0.04841, 0.4484]'
+    >>> mean_interval([0.02, 0.03, 0.04, 0.05, 0.06, 0.08, 0.1, 0.12, 0.16, 0.3])
+    '0.096 [0.05111, 0.2107]'
+    >>> mean_interval([0.2]), mean_interval([])
+    ('0.2', 'nan')
+    """
+    from tealeaves.stats.intervals import mean_with_interval
+
+    return display.estimate(*mean_with_interval(values))
 
 
 def dataframe(columns: Columns) -> pd.DataFrame:

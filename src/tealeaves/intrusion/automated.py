@@ -43,7 +43,6 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 
-from tealeaves import display
 from tealeaves.coherence import RefIndex, Window
 from tealeaves.errors import InputError
 from tealeaves.intrusion.features import (
@@ -59,7 +58,7 @@ from tealeaves.intrusion.intruders import PROTOCOLS, IntruderSets, Protocol, int
 from tealeaves.intrusion.ranking import SVM_RANK_C, fit_ranking_svm
 from tealeaves.models import TopicModel, Topics, as_topics
 from tealeaves.progress import ProgressCallback, notify
-from tealeaves.results import Columns, Result, dataframe
+from tealeaves.results import Columns, Result, dataframe, mean_interval
 from tealeaves.rng import as_seed, family_generator
 
 if TYPE_CHECKING:
@@ -245,8 +244,8 @@ class WordIntrusionComparison(Result):
         return dataframe(self._model_columns())
 
     def summary(self) -> dict[str, Any]:
-        """Each model's WI-Auto mean over its topics with its 95% interval (:func:`tealeaves.display.mean_interval`), by model name."""
-        return {f"model mean ({name})": display.mean_interval(r.per_topic) for name, r in self.results.items()}
+        """Each model's WI-Auto mean over its topics with its 95% interval (:func:`tealeaves.results.mean_interval`), by model name."""
+        return {f"model mean ({name})": mean_interval(r.per_topic) for name, r in self.results.items()}
 
     def display_columns(self) -> Columns:
         """One row per model (:meth:`models_frame`'s columns), not the thousands of sets."""

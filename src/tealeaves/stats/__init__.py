@@ -43,6 +43,7 @@ if TYPE_CHECKING:
         stratified_indices,
         two_way_cluster_bootstrap,
         weighted_group_means,
+        within_group_draws,
     )
     from tealeaves.stats.result import TestResult
     from tealeaves.stats.tests import (
@@ -98,4 +99,5 @@ __all__ = [
     "two_way_cluster_bootstrap",
     "weighted_group_means",
     "welch_test",
+    "within_group_draws",
 ]

@@ -13,6 +13,7 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
+from tealeaves.errors import InputError
 from tealeaves.stats.resampling import random_orders
 
 CONFIDENCE = 0.95
@@ -66,11 +67,10 @@ def t_interval(value, se, df, confidence: float = CONFIDENCE):
     return low, high
 
 
-def percentile_interval(resamples: np.ndarray, confidence: float = CONFIDENCE) -> Bounds:
+def percentile_interval(resamples: np.ndarray, confidence: float = CONFIDENCE, nan_policy: str = "omit") -> Bounds:
     """The percentile interval of a statistic's resamples: their :math:`(1 \\pm c)/2` quantiles.
 
-    NaN resamples (a statistic undefined on a resample) are left out. Efron and Tibshirani
-    (1993, *An Introduction to the Bootstrap*, ch. 13.3).
+    Efron and Tibshirani (1993, *An Introduction to the Bootstrap*, ch. 13.3).
 
     Parameters
     ----------
@@ -78,6 +78,9 @@ def percentile_interval(resamples: np.ndarray, confidence: float = CONFIDENCE) -
         The statistic on each resample.
     confidence : float, optional
         The interval's coverage :math:`c`.
+    nan_policy : {"omit", "propagate"}, optional
+        NaN resamples (a statistic undefined on a resample) are left out, or make the interval
+        NaN, as in SciPy.
 
     Returns
     -------
@@ -90,23 +93,28 @@ def percentile_interval(resamples: np.ndarray, confidence: float = CONFIDENCE) -
     >>> from tealeaves.stats import percentile_interval
     >>> [round(bound, 6) for bound in percentile_interval(np.arange(101.0))]
     [2.5, 97.5]
+    >>> percentile_interval([1.0, 2.0, float("nan")], nan_policy="propagate")
+    (nan, nan)
     """
+    quantile = _nan_function(np.nanquantile, np.quantile, nan_policy)
     tail = (1 - confidence) / 2
-    return float(np.nanquantile(resamples, tail)), float(np.nanquantile(resamples, 1 - tail))
+    return float(quantile(resamples, tail)), float(quantile(resamples, 1 - tail))
 
 
-def bootstrap_se(resamples: np.ndarray) -> float:
-    """The bootstrap standard error: the standard deviation (ddof 1) of the finite resamples.
+def bootstrap_se(resamples: np.ndarray, nan_policy: str = "omit") -> float:
+    """The bootstrap standard error: the standard deviation (ddof 1) of the resamples.
 
     Parameters
     ----------
     resamples : array-like
-        The statistic on each resample; NaN ones are left out.
+        The statistic on each resample.
+    nan_policy : {"omit", "propagate"}, optional
+        NaN resamples are left out, or make the standard error NaN.
 
     Returns
     -------
     float
-        NaN with fewer than two finite resamples.
+        NaN with fewer than two (finite) resamples.
 
     Examples
     --------
@@ -115,7 +123,16 @@ def bootstrap_se(resamples: np.ndarray) -> float:
     (1.0, nan)
     """
     resamples = np.asarray(resamples, dtype=np.float64)
-    return float(np.nanstd(resamples, ddof=1)) if np.isfinite(resamples).sum() > 1 else math.nan
+    if np.isfinite(resamples).sum() < 2 and nan_policy == "omit":
+        return math.nan
+    return float(_nan_function(np.nanstd, np.std, nan_policy)(resamples, ddof=1))
+
+
+def _nan_function(omit: Callable, propagate: Callable, nan_policy: str) -> Callable:
+    """The NumPy function of a ``nan_policy``."""
+    if nan_policy not in ("omit", "propagate"):
+        raise InputError(f"nan_policy must be 'omit' or 'propagate', got {nan_policy!r}")
+    return omit if nan_policy == "omit" else propagate
 
 
 def bootstrap_t_interval(values: np.ndarray | Sequence[float], confidence: float = CONFIDENCE) -> Bounds:

@@ -13,8 +13,9 @@ share a stream. The engines:
   strata (topics within their model or data set), as indices or as multiplicities;
 - :func:`bootstrap_counts`: the multiplicities of units drawn with replacement (annotators);
 - :func:`weighted_group_means`: each group's mean with its members weighted per resample;
-- :func:`resampled_group_means`: each group's mean over its own members drawn with replacement
-  (a topic's answers: Hoyle et al. 2021's bootstrap);
+- :func:`within_group_draws` and :func:`resampled_group_means`: each group's members drawn with
+  replacement within the group, and the group's mean over them (a topic's answers: Hoyle et al.
+  2021's bootstrap);
 - :func:`two_way_cluster_bootstrap`: Owen's (2007) pigeonhole bootstrap of crossed clusters
   (topics within strata x annotators).
 """
@@ -237,12 +238,13 @@ def weighted_group_means(values: np.ndarray, group: np.ndarray, n_groups: int, w
         return numerator / denominator
 
 
-def resampled_group_means(values: np.ndarray, sizes: np.ndarray, n_resamples: int, rng: np.random.Generator) -> np.ndarray:
-    """Each group's mean over its own members drawn with replacement, ``n_resamples`` times.
+def within_group_draws(values: np.ndarray, sizes: np.ndarray, n_resamples: int, rng: np.random.Generator) -> np.ndarray:
+    """Every group's members drawn with replacement within the group, ``n_resamples`` times.
 
     The members are stored group after group (``values``, with ``sizes`` members per group);
-    each resample draws, within every group, as many members as it has, with replacement
-    (Hoyle et al. 2021, Table 3: each topic's annotations resampled), and averages them.
+    each resample draws, within every group, as many members as it has, with replacement, and
+    puts them in the group's own positions (Hoyle et al. 2021, Table 3: each topic's annotations
+    resampled).
 
     Parameters
     ----------
@@ -254,6 +256,39 @@ def resampled_group_means(values: np.ndarray, sizes: np.ndarray, n_resamples: in
         Resamples.
     rng : numpy.random.Generator
         The stream to draw from (one uniform per member and resample).
+
+    Returns
+    -------
+    ndarray of shape (n_resamples, n)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from tealeaves.stats import within_group_draws
+    >>> drawn = within_group_draws(np.array([1.0, 2.0, 10.0, 20.0, 30.0]), np.array([2, 3]), 4, np.random.default_rng(0))
+    >>> bool(np.isin(drawn[:, :2], [1.0, 2.0]).all() and np.isin(drawn[:, 2:], [10.0, 20.0, 30.0]).all())
+    True
+    """
+    sizes = np.asarray(sizes)
+    offsets = np.concatenate([[0], np.cumsum(sizes)[:-1]])
+    owner = np.repeat(np.arange(len(sizes)), sizes)
+    picks = offsets[owner] + (rng.random((n_resamples, values.size)) * sizes[owner]).astype(np.int64)
+    return values[picks]
+
+
+def resampled_group_means(values: np.ndarray, sizes: np.ndarray, n_resamples: int, rng: np.random.Generator) -> np.ndarray:
+    """Each group's mean over its own members drawn with replacement (:func:`within_group_draws`).
+
+    Parameters
+    ----------
+    values : ndarray of shape (n,)
+        Every member's value, group after group.
+    sizes : ndarray of int, shape (G,)
+        Each group's number of members (at least one).
+    n_resamples : int
+        Resamples.
+    rng : numpy.random.Generator
+        The stream to draw from.
 
     Returns
     -------
@@ -269,9 +304,7 @@ def resampled_group_means(values: np.ndarray, sizes: np.ndarray, n_resamples: in
     """
     sizes = np.asarray(sizes)
     offsets = np.concatenate([[0], np.cumsum(sizes)[:-1]])
-    owner = np.repeat(np.arange(len(sizes)), sizes)
-    picks = offsets[owner] + (rng.random((n_resamples, values.size)) * sizes[owner]).astype(np.int64)
-    return np.add.reduceat(values[picks], offsets, axis=1) / sizes
+    return np.add.reduceat(within_group_draws(values, sizes, n_resamples, rng), offsets, axis=1) / sizes
 
 
 def two_way_cluster_bootstrap(
