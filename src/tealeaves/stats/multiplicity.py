@@ -88,7 +88,7 @@ def benjamini_hochberg(pvalues) -> np.ndarray:
     out = np.full(p.shape, np.nan)
     order = _finite_order(p)
     m = len(order)
-    scaled = np.minimum(1.0, m * p[order] / np.arange(1, m + 1))
+    scaled = np.minimum(1.0, p[order] / (np.arange(1, m + 1) / m))  # p / (i / m), as statsmodels divides
     out[order] = np.minimum.accumulate(scaled[::-1])[::-1] if m else scaled
     return out
 
