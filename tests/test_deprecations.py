@@ -60,7 +60,9 @@ def same(old, new) -> bool:
         lambda **k: topic_bootstrap_correlations(HUMAN.means(), METRICS, seed=0, **k).table,
         lambda **k: paired_bootstrap(HUMAN, METRICS["npmi"], METRICS["umass"], seed=0, **k).pvalue,
         lambda **k: resampled_means(
-            HumanJudgments("h", "rating", pd.DataFrame({"dataset": "", "model": "m", "topic": range(6), "words": ""}), HUMAN),
+            HumanJudgments(
+                "h", "rating", pd.DataFrame({"dataset": "", "model": "m", "topic": range(6), "words": ""}), HUMAN
+            ),
             seed=0,
             **k,
         )[1].sum(),
@@ -77,17 +79,23 @@ def test_n_boot_is_the_old_name_of_n_resamples(call):
 
 def test_n_boot_of_the_cluster_bootstrap_and_the_runs():
     answers = pd.DataFrame(
-        {"model": ["a"] * 6 + ["b"] * 6, "topic": [0, 0, 1, 1, 2, 2] * 2, "annotator": [0, 1] * 6, "value": [1.0, 0.0] * 6}
+        {
+            "model": ["a"] * 6 + ["b"] * 6,
+            "topic": [0, 0, 1, 1, 2, 2] * 2,
+            "annotator": [0, 1] * 6,
+            "value": [1.0, 0.0] * 6,
+        }
     )
     with pytest.warns(DeprecationWarning, match="n_boot="):
         old = cluster_bootstrap_comparison(answers, n_boot=50, seed=1)
     assert same(old, cluster_bootstrap_comparison(answers, n_resamples=50, seed=1))
     # the whole runs: the old name is accepted, and both names together are refused before any work
-    for function in (validate, analyze_export, replicate_hoyle2021):
+    for function, refused in ((validate, []), (analyze_export, "missing.csv"), (replicate_hoyle2021, "missing")):
         with pytest.raises(InputError, match="give n_resamples= only"):
-            function([], n_boot=10, n_resamples=10)
-        with pytest.warns(DeprecationWarning, match=f"{function.__name__}: n_boot= is deprecated"), pytest.raises(Exception):
-            function([], n_boot=10)  # then refused for the empty input, as under the new name
+            function(refused, n_boot=10, n_resamples=10)
+        warned = pytest.warns(DeprecationWarning, match=f"{function.__name__}: n_boot= is deprecated")
+        with warned, pytest.raises(InputError):  # then refused for its input, as under the new name
+            function(refused, n_boot=10)
 
 
 def test_the_results_old_field_names():
@@ -113,7 +121,9 @@ def test_the_configuration_keys_bootstrap_and_level():
     with pytest.raises(InputError, match="both alpha and level"):
         read_config({"models": models, "level": 0.1, "alpha": 0.1})
     config = read_config({"models": models})
-    with pytest.warns(DeprecationWarning, match="EvaluateConfig.bootstrap is deprecated; use EvaluateConfig.n_resamples"):
+    with pytest.warns(
+        DeprecationWarning, match="EvaluateConfig.bootstrap is deprecated; use EvaluateConfig.n_resamples"
+    ):
         assert config.bootstrap == 1000
     with pytest.warns(DeprecationWarning, match="EvaluateConfig.level is deprecated; use EvaluateConfig.alpha"):
         assert config.level == 0.05

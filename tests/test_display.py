@@ -126,7 +126,9 @@ def test_display_formats_and_computes_no_interval():
     from tealeaves import stats as statistics
 
     for old, new in (("t_interval", statistics.t_interval), ("bootstrap_t_interval", statistics.bootstrap_t_interval)):
-        with pytest.warns(DeprecationWarning, match=f"tealeaves.display.{old} is deprecated; use tealeaves.stats.{old}"):
+        with pytest.warns(
+            DeprecationWarning, match=f"tealeaves.display.{old} is deprecated; use tealeaves.stats.{old}"
+        ):
             assert getattr(display, old) is new
     with pytest.warns(DeprecationWarning, match="use tealeaves.results.mean_interval"):
         assert display.mean_interval is mean_interval

@@ -27,20 +27,29 @@ def test_pair_verdicts_say_who_is_better_or_what_the_test_could_find():
     assert wording.pair_verdict("a", "b", 0.1, 0.3, 0.2, 0.1, 0.9) == (
         "not significant (Holm, level 0.1); a difference of 0.2 would be found with 90% power"
     )
-    assert wording.pair_verdict("x", "y", 0.1, 0.3, 0.1234, 0.05, digits=".2f").endswith("difference of 0.12 would be found with 80% power")
-    assert wording.pair_verdict("x", "y", 0.1, 0.01, 0.1, 0.05, better="correlates better than").startswith("x correlates better than y")
+    assert wording.pair_verdict("x", "y", 0.1, 0.3, 0.1234, 0.05, digits=".2f").endswith(
+        "difference of 0.12 would be found with 80% power"
+    )
+    assert wording.pair_verdict("x", "y", 0.1, 0.01, 0.1, 0.05, better="correlates better than").startswith(
+        "x correlates better than y"
+    )
 
 
 def test_scope_one_run_or_several():
     assert wording.scope(None) == wording.scope({}) == wording.SCOPE
-    assert wording.scope({"a": ["a/1", "a/2"], "b": ["b/1", "b/2", "b/3"]}).startswith("Each model is 2 to 3 trained runs")
+    assert wording.scope({"a": ["a/1", "a/2"], "b": ["b/1", "b/2", "b/3"]}).startswith(
+        "Each model is 2 to 3 trained runs"
+    )
 
 
 def test_winners_beaten_and_the_comparison_caption():
     rows = [row("npmi", "a", "b", "a"), row("npmi", "a", "c", "a"), row("npmi", "b", "c", "c"), row("cv", "a", "b", "")]
     assert wording.winners(rows) == {"npmi": "a"}
     assert wording.beaten(rows) == {("a", "npmi"): ["b", "c"], ("c", "npmi"): ["b"]}
-    assert wording.comparison_caption(rows[:3], 0.05) == "significantly (Holm-corrected): a better than b; a better than c; c better than b"
+    assert (
+        wording.comparison_caption(rows[:3], 0.05)
+        == "significantly (Holm-corrected): a better than b; a better than c; c better than b"
+    )
     assert wording.comparison_caption(rows[3:], 0.05) == "not significant (Holm, level 0.05) for any pair"
 
 
@@ -82,7 +91,10 @@ def test_summary_cells():
     models, rows = wording.summary_rows(per_model, [row("npmi", "a", "b", "a")], {"npmi": NPMI, "redundant": FILTER})
     assert models == ["a", "b"]
     assert rows == [
-        ("NPMI", [wording.SummaryCell("0.1235", "[0.1, 0.15]", True), wording.SummaryCell("0.05", "[0.01, 0.09]", False)]),
+        (
+            "NPMI",
+            [wording.SummaryCell("0.1235", "[0.1, 0.15]", True), wording.SummaryCell("0.05", "[0.01, 0.09]", False)],
+        ),
         ("redundant (model-level; not tested)", [wording.SummaryCell("0", "", False), None]),
     ]
 

@@ -85,7 +85,7 @@ def renamed_parameters(**renames: str) -> Callable[[F], F]:
     return decorate
 
 
-class renamed_attribute:  # noqa: N801 - used as a decorator-like class attribute, named as one
+class renamed_attribute:  # a descriptor, named like the functions beside it
     """A class attribute that reads the attribute ``new`` of the instance, with a warning (a renamed field).
 
     Parameters

@@ -48,10 +48,17 @@ SCOPE = (
 class Described(Protocol):
     """What the wording needs of a metric's output (:class:`tealeaves.evaluation.Output` has it)."""
 
-    label: str
-    higher_is_better: bool
-    unit: str
-    plan: str | None
+    @property
+    def label(self) -> str: ...
+
+    @property
+    def higher_is_better(self) -> bool: ...
+
+    @property
+    def unit(self) -> str: ...
+
+    @property
+    def plan(self) -> str | None: ...
 
 
 class SummaryCell(NamedTuple):
@@ -331,11 +338,12 @@ def summary_rows(
     for metric, values in table.items():
         cells: list[SummaryCell | None] = []
         for model in models:
-            r = values.get(model)
-            if r is None:
+            value = values.get(model)
+            if value is None:
                 cells.append(None)
                 continue
-            interval = f"[{r['ci_low']:.3g}, {r['ci_high']:.3g}]" if r["ci_low"] == r["ci_low"] else ""
-            cells.append(SummaryCell(f"{r['mean']:.4g}", interval, best.get(metric) == model))
+            low, high = value["ci_low"], value["ci_high"]
+            interval = f"[{low:.3g}, {high:.3g}]" if low == low else ""
+            cells.append(SummaryCell(f"{value['mean']:.4g}", interval, best.get(metric) == model))
         out.append((row_label(outputs[metric]), cells))
     return models, out

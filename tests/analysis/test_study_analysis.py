@@ -87,7 +87,9 @@ def test_cli_analyze_takes_the_old_name_of_n_resamples_with_a_warning(tmp_path, 
     assert old.exit_code == new.exit_code == 0, old.output
     assert "--bootstrap is deprecated; use --n-resamples" in old.stderr and "deprecated" not in new.stderr
     assert old.stdout.replace(str(tmp_path / "b"), "OUT") == new.stdout.replace(str(tmp_path / "a"), "OUT")
-    both = runner.invoke(app, ["analyze", str(export_csv), "--out", str(tmp_path / "c"), "--bootstrap", "5", "--n-resamples", "5"])
+    both = runner.invoke(
+        app, ["analyze", str(export_csv), "--out", str(tmp_path / "c"), "--bootstrap", "5", "--n-resamples", "5"]
+    )
     assert both.exit_code == 2 and "give --n-resamples only" in both.stderr
 
 

@@ -15,7 +15,6 @@ from scipy import stats
 
 import tealeaves
 from tealeaves import display
-from tealeaves.results import mean_interval
 from tealeaves.coherence import RefIndex, diversity, score
 from tealeaves.corpus import Corpus
 from tealeaves.errors import ArtifactError, InputError
@@ -25,6 +24,7 @@ from tealeaves.evaluation.stats import SUBSETS, randomisation
 from tealeaves.intrusion import compare_word_intrusion
 from tealeaves.likelihood import estimate, predictive
 from tealeaves.models import TopicModel, Topics
+from tealeaves.results import mean_interval
 from tealeaves.rng import family_generator
 from tealeaves.stats import bootstrap_t_interval, holm, jackknife_se
 

@@ -47,7 +47,9 @@ def test_the_permutation_test_draws_from_its_own_stream_per_purpose():
 
     a, b = np.array([1.0, 2.0, 2.5]), np.array([3.0, 4.0, 3.5])
     test = permutation(a, b, 3, "npmi x y")
-    assert test.pvalue == permutation_test(a, b, family_generator(3, "evaluate permutation npmi x y"), PERMUTATIONS).pvalue
+    assert (
+        test.pvalue == permutation_test(a, b, family_generator(3, "evaluate permutation npmi x y"), PERMUTATIONS).pvalue
+    )
     assert permutation(np.ones(20), np.zeros(20), 0, "apart").pvalue == pytest.approx(1 / (1 + PERMUTATIONS))
 
 

@@ -158,7 +158,7 @@ def test_randomisation_test_is_uniform_under_the_null():
     rejections = 0
     for _ in range(400):
         x = rng.integers(0, 3, 10).astype(float)
-        p = randomisation_test(lambda rows: rows @ x, 5, 10, rng, 99).pvalue
+        p = randomisation_test(lambda rows, x=x: rows @ x, 5, 10, rng, 99).pvalue
         rejections += p < 0.05
     assert abs(rejections / 400 - 0.05) < 4 * np.sqrt(0.05 * 0.95 / 400)
 

@@ -730,11 +730,6 @@ RESAMPLING = {
     "topics+annotators": "topics and annotators (crossed)",
 }
 ANNOTATOR_INTERVAL = "annotators (topics fixed; Hoyle et al. 2021 Table 3)"
-CORRELATION_VERDICT = {  # how pair_verdict words a comparison of two metrics' correlations with people
-    "better": "correlates better than",
-    "untestable": "untestable (no variation in the replicates)",
-    "digits": ".2f",
-}
 
 
 @renamed_parameters(n_boot="n_resamples")
@@ -1023,7 +1018,17 @@ class ValidationResult(Result):
         frame["p_maxt"] = max_t_pvalues(frame["difference"].to_numpy(), frame["se"].to_numpy(), resamples)
         frame["detectable"] = minimal_detectable_difference(frame["se"].to_numpy(), alpha=alpha / len(frame))
         frame["verdict"] = [
-            pair_verdict(r.metric, r.baseline, r.difference, r.p_holm, r.detectable, alpha, **CORRELATION_VERDICT)
+            pair_verdict(
+                r.metric,
+                r.baseline,
+                r.difference,
+                r.p_holm,
+                r.detectable,
+                alpha,
+                better="correlates better than",
+                untestable="untestable (no variation in the replicates)",
+                digits=".2f",
+            )
             for r in frame.itertuples()
         ]
         return frame

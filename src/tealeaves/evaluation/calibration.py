@@ -148,9 +148,11 @@ def rejection(plan: str, k: int, replicates: int, seed: int, shift: float = 0.0,
         else:
             first, second = (model_level_topics(zipf_topics(rng, k, e), 25, 10, 0.9) for e in (1.0, 1.0 + shift))
             regroupings = int(options.get("regroupings", 199))
-            test = randomisation("topic_uniqueness", first, second, int(rng.integers(2**62)), "calibration", regroupings)
+            test = randomisation(
+                "topic_uniqueness", first, second, int(rng.integers(2**62)), "calibration", regroupings
+            )
             p = test.pvalue
-        hits += p < LEVEL
+        hits += float(p) < LEVEL
     check = "rejection under the null" if shift == 0 else f"power at a difference of {shift:.3g}"
     target = LEVEL if shift == 0 else float(options["target"])
     name = f"{plan} ({kind})" if plan == "independent" else plan

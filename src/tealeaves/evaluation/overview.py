@@ -218,5 +218,3 @@ def _section(ident: str, title: str, figures: list[str], lead: str) -> str:
     if not figures:
         return f"<section id='{ident}'><h2>{escape(title)}</h2><p class='muted'>Not available for this run. {escape(lead)}</p></section>"
     return f"<section id='{ident}'><h2>{escape(title)}</h2><p class='muted'>{escape(lead)}</p><div class='grid'>{''.join(figures)}</div></section>"
-
-

@@ -111,6 +111,8 @@ COMPARISON_COLUMNS = (
     "p_equivalence_holm",
     "equivalent",
 )
+
+
 def ratio(items: Items) -> float:
     """``sum(values) / sum(weights)``: the model's value of an output."""
     return float(items.values.sum() / items.weights.sum())
@@ -145,7 +147,7 @@ def document_bootstrap(
         values[v.ids], weights[v.ids] = v.values, v.weights
         dense[model] = values, weights
     rng = family_generator(seed, f"evaluate bootstrap {metric}")
-    return paired_ratio_bootstrap(dense, n_resamples, rng), n  # type: ignore[return-value]
+    return paired_ratio_bootstrap(dense, n_resamples, rng), n
 
 
 def regrouped(metric: str, topics: dict[str, Any]) -> Callable[[np.ndarray], np.ndarray]:

@@ -235,7 +235,9 @@ def bootstrap_t_interval(values: np.ndarray | Sequence[float], confidence: float
     return mean - float(high_t) * se, mean - float(low_t) * se
 
 
-def mean_with_interval(values: np.ndarray | Sequence[float], confidence: float = CONFIDENCE) -> tuple[float, float, float]:
+def mean_with_interval(
+    values: np.ndarray | Sequence[float], confidence: float = CONFIDENCE
+) -> tuple[float, float, float]:
     """The mean of the finite ``values`` with its :func:`bootstrap_t_interval`: the interval of a mean over topics.
 
     Every display of a mean over topics shows this one (the report, the CLI, the notebook:

@@ -23,8 +23,11 @@ share a stream. The engines:
 from __future__ import annotations
 
 from collections.abc import Hashable, Mapping
+from typing import TypeVar
 
 import numpy as np
+
+K = TypeVar("K", bound=Hashable)
 
 
 def random_orders(rng: np.random.Generator, n_resamples: int, n: int) -> np.ndarray:
@@ -53,8 +56,8 @@ def random_orders(rng: np.random.Generator, n_resamples: int, n: int) -> np.ndar
 
 
 def paired_ratio_bootstrap(
-    series: Mapping[Hashable, tuple[np.ndarray, np.ndarray]], n_resamples: int, rng: np.random.Generator
-) -> dict[Hashable, np.ndarray]:
+    series: Mapping[K, tuple[np.ndarray, np.ndarray]], n_resamples: int, rng: np.random.Generator
+) -> dict[K, np.ndarray]:
     """The bootstrap of ratios of sums over shared units: every series resampled with the same units.
 
     Each series is a pair ``(values, weights)`` over the same ``n`` units (a model's
@@ -276,7 +279,9 @@ def within_group_draws(values: np.ndarray, sizes: np.ndarray, n_resamples: int, 
     return values[picks]
 
 
-def resampled_group_means(values: np.ndarray, sizes: np.ndarray, n_resamples: int, rng: np.random.Generator) -> np.ndarray:
+def resampled_group_means(
+    values: np.ndarray, sizes: np.ndarray, n_resamples: int, rng: np.random.Generator
+) -> np.ndarray:
     """Each group's mean over its own members drawn with replacement (:func:`within_group_draws`).
 
     Parameters

@@ -183,7 +183,9 @@ def t_test_of_estimate(
     """
     if not se > 0:
         p = 1.0 if difference == 0 else math.nan
-        return TestResult(test, math.nan, p, difference=difference, se=0.0, df=df, ci_low=difference, ci_high=difference, n=n)
+        return TestResult(
+            test, math.nan, p, difference=difference, se=0.0, df=df, ci_low=difference, ci_high=difference, n=n
+        )
     low, high = t_interval(difference, se, df, confidence)
     p = float(2 * stats.t.sf(abs(difference) / se, df))
     return TestResult(test, difference / se, p, difference=difference, se=se, df=df, ci_low=low, ci_high=high, n=n)
