@@ -240,7 +240,7 @@ def evaluation(small, tmp_path_factory):
     Topics(tuple(tuple(rng.choice(corpus.vocab.words, 25, replace=False)) for _ in range(4))).save(root / "random.txt")
     models = [{"name": HOSTILE, "path": str(root / "model")}, {"name": "a&b", "path": str(root / "random.txt")}]
     corpora = {"heldout": str(root / "heldout"), "train": str(root / "train")}
-    return tealeaves.evaluate({"corpora": corpora, "models": models, "bootstrap": 200}, root / "run")
+    return tealeaves.evaluate({"corpora": corpora, "models": models, "n_resamples": 200}, root / "run")
 
 
 FIGURE_TAGS = {"section", "h2", "h3", "ul", "li", "br", "figure", "figcaption", "style", "svg", "title", "text"}

@@ -82,11 +82,14 @@ def test_cli_analyze_export(tmp_path, export_csv, metrics_csv):
 
 
 def test_cli_analyze_takes_the_old_name_of_n_resamples_with_a_warning(tmp_path, export_csv):
-    new = runner.invoke(app, ["analyze", str(export_csv), "--out", str(tmp_path / "a"), "--n-resamples", "50"])
-    old = runner.invoke(app, ["analyze", str(export_csv), "--out", str(tmp_path / "b"), "--bootstrap", "50"])
+    new = runner.invoke(
+        app, ["analyze", str(export_csv), "--json", "--out", str(tmp_path / "a"), "--n-resamples", "50"]
+    )
+    old = runner.invoke(app, ["analyze", str(export_csv), "--json", "--out", str(tmp_path / "b"), "--bootstrap", "50"])
     assert old.exit_code == new.exit_code == 0, old.output
     assert "--bootstrap is deprecated; use --n-resamples" in old.stderr and "deprecated" not in new.stderr
-    assert old.stdout.replace(str(tmp_path / "b"), "OUT") == new.stdout.replace(str(tmp_path / "a"), "OUT")
+    assert json.loads(old.stdout)["comparisons"] == json.loads(new.stdout)["comparisons"]
+    assert json.loads(old.stdout)["settings"]["n_resamples"] == 50
     both = runner.invoke(
         app, ["analyze", str(export_csv), "--out", str(tmp_path / "c"), "--bootstrap", "5", "--n-resamples", "5"]
     )
