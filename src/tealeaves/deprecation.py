@@ -49,6 +49,16 @@ def warn_renamed(old: str, new: str, stacklevel: int = 3) -> None:
         What the caller used and what to use instead, as the user writes them.
     stacklevel : int, optional
         Passed to :func:`warnings.warn`: 3 points at the caller of the function calling this.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> from tealeaves.deprecation import warn_renamed
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     warn_renamed("--bootstrap", "--n-resamples")
+    >>> str(caught[0].message)
+    '--bootstrap is deprecated; use --n-resamples instead'
     """
     warnings.warn(f"{old} is deprecated; use {new} instead", DeprecationWarning, stacklevel=stacklevel)
 
@@ -67,6 +77,18 @@ def renamed_parameters(**renames: str) -> Callable[[F], F]:
     -------
     callable
         The decorator.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> from tealeaves.deprecation import renamed_parameters
+    >>> @renamed_parameters(level="alpha")
+    ... def verdict(p, alpha=0.05):
+    ...     return p < alpha
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("ignore")
+    ...     verdict(0.07, level=0.1)
+    True
     """
 
     def decorate(func: F) -> F:
@@ -142,6 +164,16 @@ def moved_names(
     -------
     callable
         The ``__getattr__``. The old names are not cached on the module, so every use warns.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> from tealeaves.deprecation import moved_names
+    >>> getattr_ = moved_names("tealeaves.analysis", {"holm": "tealeaves.stats.holm"})
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("ignore")
+    ...     getattr_("holm").__module__
+    'tealeaves.stats.multiplicity'
     """
 
     def __getattr__(name: str) -> Any:

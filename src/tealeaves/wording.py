@@ -62,7 +62,23 @@ class Described(Protocol):
 
 
 class SummaryCell(NamedTuple):
-    """One model's value of one metric in the summary table: the value, its interval, whether it wins."""
+    """One model's value of one metric in the summary table: the value, its interval, whether it wins.
+
+    Attributes
+    ----------
+    value : str
+        The value, four significant digits.
+    interval : str
+        Its 95% interval, ``[low, high]`` with three significant digits; empty without one.
+    best : bool
+        Whether the model is significantly better than every other on the metric.
+
+    Examples
+    --------
+    >>> from tealeaves.wording import SummaryCell
+    >>> SummaryCell("0.1235", "[0.1, 0.15]", True).interval
+    '[0.1, 0.15]'
+    """
 
     value: str
     interval: str
@@ -81,7 +97,24 @@ def directed_label(output: Described) -> str:
 
 def row_label(output: Described) -> str:
     """A metric's label as the tables print it: its direction when lower is better, and what a
-    model-level row is (jackknifed, or not tested)."""
+    model-level row is (jackknifed, or not tested).
+
+    Parameters
+    ----------
+    output : Output
+        The metric's description (``label``, ``higher_is_better``, ``plan``).
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> from tealeaves.evaluation.metrics import outputs
+    >>> from tealeaves.wording import row_label
+    >>> row_label(outputs()["predictive_rank"]), row_label(outputs()["topic_uniqueness"])
+    ('predictive rank (lower is better)', 'topic uniqueness (model-level; jackknife over topics)')
+    """
     if output.plan is None:
         return output.label + " (model-level; not tested)"
     return directed_label(output) + (" (model-level; jackknife over topics)" if output.plan == "jackknife" else "")
@@ -134,7 +167,24 @@ def winners(comparisons: Iterable[Row]) -> dict[str, str]:
 
 
 def beaten(comparisons: Iterable[Row]) -> dict[tuple[str, str], list[str]]:
-    """Per (model, metric), the models it is significantly better than, in the table's order."""
+    """Per (model, metric), the models it is significantly better than, in the table's order.
+
+    Parameters
+    ----------
+    comparisons : iterable of mappings
+        The rows of an evaluation's ``comparisons`` table.
+
+    Returns
+    -------
+    dict
+        (model, metric) -> the models it beat.
+
+    Examples
+    --------
+    >>> from tealeaves.wording import beaten
+    >>> beaten([{"metric": "npmi", "model_a": "a", "model_b": "b", "better": "b"}])
+    {('b', 'npmi'): ['a']}
+    """
     beats: dict[tuple[str, str], list[str]] = {}
     for row in comparisons:
         if row["better"]:
@@ -143,7 +193,25 @@ def beaten(comparisons: Iterable[Row]) -> dict[tuple[str, str], list[str]]:
 
 
 def comparison_caption(comparisons: Iterable[Row], alpha: float) -> str:
-    """The caption of one metric's comparison figure: the significant pairs, or that there are none."""
+    """The caption of one metric's comparison figure: the significant pairs, or that there are none.
+
+    Parameters
+    ----------
+    comparisons : iterable of mappings
+        The comparison rows of one metric.
+    alpha : float
+        The level the pairs were tested at.
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> from tealeaves.wording import comparison_caption
+    >>> comparison_caption([{"metric": "npmi", "model_a": "a", "model_b": "b", "better": ""}], 0.05)
+    'not significant (Holm, level 0.05) for any pair'
+    """
     marks = [f"{r['better']} better than {_other(r)}" for r in comparisons if r["better"]]
     if marks:
         return "significantly (Holm-corrected): " + "; ".join(marks)
@@ -153,6 +221,15 @@ def comparison_caption(comparisons: Iterable[Row], alpha: float) -> str:
 def scope(runs: Mapping[str, list[str]] | None) -> str:
     """What the verdicts are about: these trained models (one run each, :data:`SCOPE`), or, with
     several runs per model, the models as trained with these settings (runs are the units).
+
+    Parameters
+    ----------
+    runs : mapping of str to list of str, or None
+        Each model's runs, as the evaluation's manifest records them (empty or None: one run each).
+
+    Returns
+    -------
+    str
 
     Examples
     --------
@@ -290,6 +367,12 @@ def pair_verdict(
     Returns
     -------
     str
+
+    Examples
+    --------
+    >>> from tealeaves.wording import pair_verdict
+    >>> pair_verdict("npmi", "umass", -0.12, 0.004, 0.1, 0.05, better="correlates better than")
+    'umass correlates better than npmi (Holm p = 0.004)'
     """
     if not math.isfinite(p_holm):
         return untestable
@@ -327,6 +410,17 @@ def summary_rows(
     rows : list of (str, list)
         Each metric's :func:`row_label` and one :class:`SummaryCell` per model (None where the
         model has no value).
+
+    Examples
+    --------
+    >>> from tealeaves.evaluation.metrics import outputs
+    >>> from tealeaves.wording import summary_rows
+    >>> per_model = [
+    ...     {"model": "a", "metric": "npmi", "mean": 0.123456, "ci_low": 0.1, "ci_high": 0.15},
+    ...     {"model": "b", "metric": "npmi", "mean": 0.05, "ci_low": 0.01, "ci_high": 0.09},
+    ... ]
+    >>> summary_rows(per_model, [{"metric": "npmi", "model_a": "a", "model_b": "b", "better": "a"}], outputs())
+    (['a', 'b'], [('NPMI', [SummaryCell(value='0.1235', interval='[0.1, 0.15]', best=True), SummaryCell(value='0.05', interval='[0.01, 0.09]', best=False)])])
     """
     rows = list(per_model)
     models = list(dict.fromkeys(str(r["model"]) for r in rows))
