@@ -319,13 +319,18 @@ def test_metric_specs():
             parse_metric(bad)
 
 
-def test_cli_writes_the_leaderboard_and_refuses_bad_metrics(small, tmp_path):
-    _, answers, _, path = small
+def answers_csv(answers, folder):
+    """The answers of the ``small`` fixture as a CSV of one score a row."""
     rows = pd.DataFrame(
         [{"topic": k, "words": f"w{k} x{k}", "model": "m", "score": x} for k, a in enumerate(answers) for x in a]
     )
-    human = tmp_path / "human.csv"
-    rows.to_csv(human, index=False)
+    rows.to_csv(folder / "human.csv", index=False)
+    return folder / "human.csv"
+
+
+def test_cli_writes_the_leaderboard_and_refuses_bad_metrics(small, tmp_path):
+    _, answers, _, path = small
+    human = answers_csv(answers, tmp_path)
     out = tmp_path / "val"
     args = ["validate", "--human", str(human), "-m", f"csv:{path}", "--out", str(out), "--n-resamples", "50"]
     result = CliRunner().invoke(app, args)
@@ -344,12 +349,7 @@ def test_cli_writes_the_leaderboard_and_refuses_bad_metrics(small, tmp_path):
 
 def test_cli_validate_takes_the_old_name_of_n_resamples_with_a_warning(small, tmp_path):
     _, answers, _, path = small
-    rows = pd.DataFrame(
-        [{"topic": k, "words": f"w{k} x{k}", "model": "m", "score": x} for k, a in enumerate(answers) for x in a]
-    )
-    human = tmp_path / "human.csv"
-    rows.to_csv(human, index=False)
-    args = ["validate", "--human", str(human), "-m", f"csv:{path}", "--json", "--out"]
+    args = ["validate", "--human", str(answers_csv(answers, tmp_path)), "-m", f"csv:{path}", "--json", "--out"]
     new = CliRunner().invoke(app, [*args, str(tmp_path / "a"), "--n-resamples", "30"])
     old = CliRunner().invoke(app, [*args, str(tmp_path / "b"), "--bootstrap", "30"])
     assert old.exit_code == new.exit_code == 0, old.output

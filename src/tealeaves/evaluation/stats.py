@@ -428,12 +428,8 @@ def _compare(estimates, boots, out: Output, metric: str, a: str, b: str, seed: i
 
 @renamed_parameters(level="alpha")
 def verdicts(comparisons: pd.DataFrame, alpha: float) -> dict[str, str]:
-    """One sentence per compared output: what was found and how sure (:func:`tealeaves.wording.verdicts`).
-
-    The pairs significantly different after Holm's correction ("A better than B", with the
-    difference, its 95% interval and the Holm-corrected two-sided p-value); the other pairs are
-    "not significant (Holm, level 0.05)", with the difference the test could have found with 80%
-    power, and "equivalent within ±ε (TOST)" where the output has a margin and the pair passes.
+    """One sentence per compared output: what was found and how sure, as :func:`tealeaves.wording.verdicts`
+    words it with the outputs' labels, directions and plans (:func:`tealeaves.evaluation.metrics.outputs`).
 
     Parameters
     ----------

@@ -7,15 +7,20 @@ does not count in the family.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
 
-def _finite_order(p: np.ndarray) -> np.ndarray:
-    """The positions of the finite p-values, smallest first (ties in their given order)."""
+def _adjusted(pvalues, step: Callable[[np.ndarray, int], np.ndarray]) -> np.ndarray:
+    """``step(sorted finite p-values, m)`` put back in the given order; NaN stays NaN and does not count in m."""
+    p = np.asarray(pvalues, dtype=np.float64)
+    out = np.full(p.shape, np.nan)
     ok = np.flatnonzero(np.isfinite(p))
-    return ok[np.argsort(p[ok], kind="stable")]
+    order = ok[np.argsort(p[ok], kind="stable")]  # smallest first, ties in their given order
+    if len(order):
+        out[order] = step(p[order], len(order))
+    return out
 
 
 def holm(pvalues) -> np.ndarray:
@@ -47,13 +52,7 @@ def holm(pvalues) -> np.ndarray:
     >>> holm([0.01, 0.04, 0.03, float("nan")]).round(4).tolist()
     [0.03, 0.06, 0.06, nan]
     """
-    p = np.asarray(pvalues, dtype=np.float64)
-    out = np.full(p.shape, np.nan)
-    order = _finite_order(p)
-    m = len(order)
-    scaled = np.minimum(1.0, (m - np.arange(m)) * p[order])
-    out[order] = np.maximum.accumulate(scaled) if m else scaled
-    return out
+    return _adjusted(pvalues, lambda p, m: np.maximum.accumulate(np.minimum(1.0, (m - np.arange(m)) * p)))
 
 
 def benjamini_hochberg(pvalues) -> np.ndarray:
@@ -84,13 +83,10 @@ def benjamini_hochberg(pvalues) -> np.ndarray:
     >>> benjamini_hochberg([0.01, 0.04, 0.03, float("nan")]).round(4).tolist()
     [0.03, 0.04, 0.04, nan]
     """
-    p = np.asarray(pvalues, dtype=np.float64)
-    out = np.full(p.shape, np.nan)
-    order = _finite_order(p)
-    m = len(order)
-    scaled = np.minimum(1.0, p[order] / (np.arange(1, m + 1) / m))  # p / (i / m), as statsmodels divides
-    out[order] = np.minimum.accumulate(scaled[::-1])[::-1] if m else scaled
-    return out
+    # p / (i / m), as statsmodels divides, then the running minimum from the largest down
+    return _adjusted(
+        pvalues, lambda p, m: np.minimum.accumulate(np.minimum(1.0, p / (np.arange(1, m + 1) / m))[::-1])[::-1]
+    )
 
 
 def max_t_pvalues(observed: np.ndarray, se: np.ndarray, resamples: Sequence[np.ndarray]) -> np.ndarray:

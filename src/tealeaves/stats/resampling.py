@@ -131,10 +131,8 @@ def stratified_indices(strata: np.ndarray, n_resamples: int, rng: np.random.Gene
     >>> bool((drawn[:, :2] < 2).all() and (drawn[:, 2:] >= 2).all())
     True
     """
-    _, label = np.unique(np.asarray(strata), return_inverse=True)
-    drawn = np.empty((n_resamples, len(label)), dtype=np.int64)
-    for s in range(label.max() + 1 if len(label) else 0):
-        own = np.flatnonzero(label == s)
+    drawn = np.empty((n_resamples, len(strata)), dtype=np.int64)
+    for own in _strata(strata):
         drawn[:, own] = own[rng.integers(len(own), size=(n_resamples, len(own)))]
     return drawn
 
@@ -190,12 +188,16 @@ def stratified_counts(strata: np.ndarray, n_resamples: int, rng: np.random.Gener
     >>> counts[:, :3].sum(axis=1).tolist(), counts[:, 3:].sum(axis=1).tolist()
     ([3.0, 3.0, 3.0, 3.0], [2.0, 2.0, 2.0, 2.0])
     """
-    _, label = np.unique(np.asarray(strata), return_inverse=True)
-    counts = np.zeros((n_resamples, len(label)))
-    for s in range(label.max() + 1 if len(label) else 0):
-        own = np.flatnonzero(label == s)
+    counts = np.zeros((n_resamples, len(strata)))
+    for own in _strata(strata):
         counts[:, own] = bootstrap_counts(len(own), n_resamples, rng)
     return counts
+
+
+def _strata(strata: np.ndarray) -> list[np.ndarray]:
+    """The positions of each stratum's units, strata in sorted order."""
+    _, label = np.unique(np.asarray(strata), return_inverse=True)
+    return [np.flatnonzero(label == s) for s in range(label.max() + 1 if len(label) else 0)]
 
 
 def _membership(group: np.ndarray, n_groups: int):
@@ -372,11 +374,10 @@ def two_way_cluster_bootstrap(
     weight = cluster_weight * seen
     member = _membership(cluster, n_clusters)
     observed_cluster = np.asarray(member.T @ values) / np.asarray(member.sum(axis=0)).ravel()
-    _, label = np.unique(np.asarray(strata), return_inverse=True)
-    observed = np.empty(label.max() + 1)
-    resampled = np.empty((n_resamples, label.max() + 1))
-    for s in range(label.max() + 1):
-        own = label == s
+    groups = _strata(strata)
+    observed = np.empty(len(groups))
+    resampled = np.empty((n_resamples, len(groups)))
+    for s, own in enumerate(groups):
         with np.errstate(invalid="ignore", divide="ignore"):
             resampled[:, s] = (weight[:, own] * means[:, own]).sum(axis=1) / weight[:, own].sum(axis=1)
         observed[s] = observed_cluster[own].mean()
