@@ -71,6 +71,8 @@ def attach(
 
 
 MOVED = {
+    "tealeaves.analysis.significance": "tealeaves.stats",  # one statistics layer (issue 37)
+    "tealeaves.reporting.svg": "tealeaves.svg",  # the figures the notebook display shares with the report
     "tealeaves.evaluate": "tealeaves.evaluation",
     "tealeaves.sweep": "tealeaves.model_selection",
     "tealeaves.report": "tealeaves.reporting",
