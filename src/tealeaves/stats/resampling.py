@@ -31,7 +31,7 @@ K = TypeVar("K", bound=Hashable)
 
 
 def random_orders(rng: np.random.Generator, n_resamples: int, n: int) -> np.ndarray:
-    """``n_resamples`` random permutations of ``0 .. n-1``, one a row (the ranks of uniform draws).
+    """``n_resamples`` random permutations of the positions 0 to n − 1, one a row (the ranks of uniform draws).
 
     Parameters
     ----------
