@@ -27,7 +27,8 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from tealeaves.analysis import RaggedScores, cluster_bootstrap_comparison, paired_bootstrap, proportion_test, welch_test
+from tealeaves.analysis import RaggedScores, cluster_bootstrap_comparison, paired_bootstrap
+from tealeaves.stats import proportion_test, welch_test
 
 
 def intrusion_counts(rng, n: int, shift: float) -> np.ndarray:
@@ -59,7 +60,7 @@ def cluster_rate(sims: int, shift: float, seed: int) -> float:
         annotator = rng.integers(60, size=len(model))
         value = rng.random(len(model)) < np.clip(quality[model, topic] + bias[annotator], 0, 1)
         frame = pd.DataFrame({"model": model, "topic": topic, "annotator": annotator, "value": value.astype(float)})
-        rejections += cluster_bootstrap_comparison(frame, n_boot=200, seed=sim)["pvalue"].iloc[0] < 0.05
+        rejections += cluster_bootstrap_comparison(frame, n_resamples=200, seed=sim)["pvalue"].iloc[0] < 0.05
     return rejections / sims
 
 
@@ -70,7 +71,7 @@ def paired_rate(sims: int, noise_a: float, seed: int) -> float:
         truth = rng.normal(size=60)
         human = RaggedScores([t + rng.normal(0, 2, 12) for t in truth])
         a, b = truth + rng.normal(0, noise_a, 60), truth + rng.normal(0, 1, 60)
-        rejections += paired_bootstrap(human, a, b, n_boot=200, seed=sim).p_value < 0.05
+        rejections += paired_bootstrap(human, a, b, n_resamples=200, seed=sim).pvalue < 0.05
     return rejections / sims
 
 

@@ -3,14 +3,14 @@
     python benchmarks/calibration_skew.py [--replicates 10000] [--evaluation RUN] [--hoyle2021 DIR]
 
 The evaluation's topic-level interval (NPMI, C_V, WI-Auto per topic) is the studentised
-bootstrap's (bootstrap-t, ``tealeaves.display.bootstrap_t_interval``: 2,000 resamples from one
+bootstrap's (bootstrap-t, ``tealeaves.stats.bootstrap_t_interval``: 2,000 resamples from one
 fixed stream, the interval :math:`[\\bar x - t^*_{(0.975)} s/\\sqrt K, \\bar x - t^*_{(0.025)} s/\\sqrt K]`
 with :math:`t^*` the resampled :math:`(\\bar x^* - \\bar x) / (s^* / \\sqrt K)`; Efron and Tibshirani
 1993, ch. 12). Its coverage is simulated here, R replicates per row (MC SE
 :math:`\\sqrt{0.95 \\cdot 0.05 / R}`), for values that are symmetric (normal), moderately skewed
 (Gamma(6), skewness 0.82), skewed (Gamma(2), 1.41) and very skewed (Gamma(1), 2), at K = 20 and
 50, next to the t interval it replaced, :math:`\\bar x \\pm t_{0.975, K-1} s / \\sqrt K`
-(``tealeaves.display.t_interval``), and BCa (``scipy.stats.bootstrap``, 999 resamples, on R/10
+(``tealeaves.stats.t_interval``), and BCa (``scipy.stats.bootstrap``, 999 resamples, on R/10
 replicates: it is slow). ``--evaluation`` (a ``tealeaves evaluate`` or demo folder) and
 ``--hoyle2021`` (Hoyle et al.'s released judgments) print the sample skewness over topics of
 each model's per-topic metrics.
@@ -26,7 +26,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from tealeaves.display import bootstrap_t_interval
+from tealeaves.stats import bootstrap_t_interval
 
 CASES = {"normal (skewness 0)": None, "Gamma(6) (0.82)": 6.0, "Gamma(2) (1.41)": 2.0, "Gamma(1) (2)": 1.0}
 RESAMPLES = 999  # BCa's

@@ -36,8 +36,8 @@ from tealeaves.evaluation.calibration import (
     welch_detectable,
     zipf_topics,
 )
-from tealeaves.evaluation.stats import welch
 from tealeaves.rng import family_generator
+from tealeaves.stats import welch_test
 
 
 def replaced(replicates: int, seed: int) -> list[Calibration]:
@@ -48,14 +48,14 @@ def replaced(replicates: int, seed: int) -> list[Calibration]:
         hits = 0
         for _ in range(replicates):
             a, b = documents(rng, 200, shift)
-            hits += welch(a.values / a.weights, b.values / b.weights).p < LEVEL
+            hits += welch_test(a.values / a.weights, b.values / b.weights).pvalue < LEVEL
         rows.append(
             Calibration(check, "REPLACED unpaired Welch, documents", 200, replicates, hits / replicates, target)
         )
     hits = 0
     for _ in range(replicates):
         x, y = (topic_uniqueness(zipf_topics(rng, 20), 10) for _ in range(2))
-        hits += welch(x, y).p < LEVEL
+        hits += welch_test(x, y).pvalue < LEVEL
     rows.append(
         Calibration(
             "rejection under the null", "REPLACED per-topic Welch, uniqueness", 20, replicates, hits / replicates, LEVEL

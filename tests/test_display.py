@@ -21,7 +21,7 @@ from scipy import stats
 import tealeaves
 from tealeaves import display
 from tealeaves.analysis.correlation import Correlations
-from tealeaves.analysis.validation import PairedTest, ValidationResult
+from tealeaves.analysis.validation import ValidationResult
 from tealeaves.coherence import RefIndex, diversity, score
 from tealeaves.corpus import Corpus, Vocabulary
 from tealeaves.intrusion import auto_word_intrusion, compare_word_intrusion
@@ -29,7 +29,8 @@ from tealeaves.likelihood import estimate, perturbation_study
 from tealeaves.likelihood.prediction import predictive
 from tealeaves.models import TopicModel, Topics
 from tealeaves.progress import ProgressUpdate
-from tealeaves.rng import family_generator
+from tealeaves.results import mean_interval
+from tealeaves.stats import TestResult, bootstrap_t_interval
 
 formatters = pytest.importorskip("IPython.core.formatters", reason="IPython renders the notebook displays")
 
@@ -107,69 +108,36 @@ def test_wording_is_the_reports():
     assert display.estimate(1.0, 0.5, 1.5) == "1 [0.5, 1.5]" and display.estimate(1.0, np.nan, np.nan) == "1"
     assert display.p_value(0.0004) == "p < 0.001" and display.p_value(0.01234) == "p = 0.0123"
     assert display.p_value(0.001) == "p = 0.001" and display.p_value(np.nan) == "–"
-    # the t interval (the evaluation's and the report's), against scipy's quantile
-    for df in (1.0, 4.0, 37.5, 1000.0):
-        half = stats.t.ppf(0.975, df) * 0.1
-        assert display.t_interval(0.3, 0.1, df) == pytest.approx((0.3 - half, 0.3 + half), abs=1e-12)
-    # the mean over four topics (too few for the bootstrap) with the t interval, against scipy's own
+    # the mean over four topics (too few for the bootstrap) with the t interval, against scipy's own:
+    # the interval is tealeaves.stats' (tests/stats), worded here
     x = np.array([0.1, 0.3, np.nan, 0.2, 0.6])
     finite = x[np.isfinite(x)]
     low, high = stats.t.interval(0.95, len(finite) - 1, loc=finite.mean(), scale=stats.sem(finite))
-    assert display.mean_interval(x) == f"{finite.mean():.4g} [{low:.4g}, {high:.4g}]"
-    assert display.bootstrap_t_interval(x) == pytest.approx((low, high), abs=1e-12)
-    assert display.mean_interval([2.0]) == "2" and display.mean_interval([np.nan]) == "nan"
+    assert mean_interval(x) == f"{finite.mean():.4g} [{low:.4g}, {high:.4g}]"
+    assert mean_interval([2.0]) == "2" and mean_interval([np.nan]) == "nan"
     assert display.shape(1, 3) == "1 row × 3 columns" and display.shape(30, 1) == "30 rows × 1 column"
     cut = display.cell("x" * 500)
     assert len(cut) == display.MAX_CHARS and cut.endswith("…")
 
 
-def studentised(values: np.ndarray) -> tuple[float, float]:
-    """The bootstrap-t interval from its formula (Efron and Tibshirani 1993, ch. 12.5), one resample at a
-    time, on the resamples ``display.bootstrap_t_interval`` draws: 2,000 rows of indices into the sorted
-    values from the family "bootstrap-t interval" (seed 0); t* = ±inf for a resample of equal values."""
-    x = np.sort(values[np.isfinite(values)])
-    n, mean, se = len(x), x.mean(), x.std(ddof=1) / np.sqrt(len(x))
-    draws = family_generator(0, "bootstrap-t interval").integers(0, n, size=(2000, n))
-    t = []
-    for row in x[draws]:
-        if len(set(row)) == 1:
-            t.append(np.sign(row[0] - mean) * np.inf if row[0] != mean else 0.0)
-        else:
-            t.append((row.mean() - mean) / (row.std(ddof=1) / np.sqrt(n)))
-    t = sorted(t)
-    return mean - t[1949] * se, mean - t[49] * se  # the 1,950th and the 50th of 2,000
+def test_display_formats_and_computes_no_interval():
+    """display words what it is given; the interval of a mean over topics is tealeaves.stats' (its
+    old names here still work, with a warning naming the new ones)."""
+    from tealeaves import stats as statistics
 
-
-def test_the_interval_of_a_mean_over_topics_is_the_studentised_bootstraps():
-    rng = np.random.default_rng(3)
-    skewed = np.append(rng.gamma(2.0, 0.05, 20), np.nan)  # 20 topics of skewness 1.41, one unscored
-    low, high = display.bootstrap_t_interval(skewed)
-    assert (low, high) == pytest.approx(studentised(skewed), abs=1e-12)
-    mean = np.nanmean(skewed)
-    assert display.mean_interval(skewed) == display.estimate(mean, low, high)
-    assert high - mean > mean - low  # skewed to the right: the interval reaches further up, unlike t's
-    # deterministic and order-free: the same values always give the same interval
-    assert display.bootstrap_t_interval(skewed[::-1]) == (low, high) == display.bootstrap_t_interval(skewed)
-    # five values are enough for the bootstrap; without spread, or with one value, no bootstrap
-    five = skewed[:5]
-    assert display.bootstrap_t_interval(five) == pytest.approx(studentised(five), abs=1e-12)
-    assert display.bootstrap_t_interval([0.3] * 8) == pytest.approx((0.3, 0.3))
-    assert all(np.isnan(display.bootstrap_t_interval([0.3])))
-    # ties: 16 of 20 topics at 1, so 0.8^20 = 1.2% of resamples are all 1 (s* = 0); they count as
-    # t* = +inf, which widens the interval downwards where leaving them out would narrow it
-    tied = np.array([1.0] * 16 + [0.875, 0.75, 0.625, 0.5])
-    low, high = display.bootstrap_t_interval(tied)
-    assert (low, high) == pytest.approx(studentised(tied), abs=1e-12)
-    x = np.sort(tied)
-    draws = x[family_generator(0, "bootstrap-t interval").integers(0, 20, size=(2000, 20))]
-    spread = draws[np.ptp(draws, axis=1) > 0]
-    t = np.sort((spread.mean(axis=1) - x.mean()) / (spread.std(axis=1, ddof=1) / np.sqrt(20)))
-    dropped = x.mean() - t[int(np.ceil(0.975 * len(t))) - 1] * stats.sem(x)  # their 97.5% point without them
-    assert 0 < 2000 - len(spread) < 50 and low < dropped - 0.1
-    # 17 of 20 at 1: 0.85^20 = 3.9% of resamples are constant, the bootstrap's 97.5% point is infinite: t
-    tied = np.array([1.0] * 17 + [0.875] * 3)
-    t_bounds = stats.t.interval(0.95, 19, loc=tied.mean(), scale=stats.sem(tied))
-    assert display.bootstrap_t_interval(tied) == pytest.approx(t_bounds, abs=1e-12)
+    for old, new in (("t_interval", statistics.t_interval), ("bootstrap_t_interval", statistics.bootstrap_t_interval)):
+        with pytest.warns(
+            DeprecationWarning, match=f"tealeaves.display.{old} is deprecated; use tealeaves.stats.{old}"
+        ):
+            assert getattr(display, old) is new
+    with pytest.warns(DeprecationWarning, match="use tealeaves.results.mean_interval"):
+        assert display.mean_interval is mean_interval
+    with pytest.warns(DeprecationWarning, match="BOOTSTRAP_T_RESAMPLES"):
+        assert display.BOOTSTRAP_T_RESAMPLES == 2000
+    with pytest.warns(DeprecationWarning, match="BOOTSTRAP_T_MIN"):
+        assert display.BOOTSTRAP_T_MIN == 5
+    with pytest.raises(AttributeError):
+        _ = display.nonsense
 
 
 def test_model_corpus_and_index_display(small):
@@ -197,7 +165,7 @@ def test_results_display(small):
         estimate(model, None, corpus.subset(range(5)), method="left-to-right", particles=2),
         predictive(model, corpus.subset(range(5)), seed=0, burn_in=2, samples=2),
         auto_word_intrusion(model, index, seed=0, draws=2, low_rank=20, high_rank=5, folds=2),
-        PairedTest("spearman", 0.1, 0.1, 0.05, 0.0, 0.2, 0.0421, 40, 1000, "topics", np.zeros(1000)),
+        TestResult("paired bootstrap", 2.0, 0.0421, difference=0.1, se=0.05, ci_low=0.0, ci_high=0.2, n=40),
         Correlations("spearman", 10, 0.95, pd.DataFrame({"metric_column": ["npmi"], "mean": [0.4]}), np.zeros((10, 1))),
     ]
     frames = {name: pd.DataFrame({"metric": ["npmi"] * 30, "p_value": np.linspace(0, 1, 30)}) for name in "abcd"}
@@ -208,7 +176,7 @@ def test_results_display(small):
         assert "<script" not in page
     # coherence: the model mean with its interval, the per-topic table with the words
     page, plain, parsed = rendered(npmi)
-    mean = display.mean_interval(npmi.per_topic, (-1.0, 1.0))
+    mean = mean_interval(npmi.per_topic, (-1.0, 1.0))
     assert mean in parsed.text
     assert f"model mean (95% CI, t over 4 topics)={mean}" in plain
     assert "&lt;script&gt;" in page and " ".join(npmi.topics[0]) in parsed.text
@@ -227,7 +195,7 @@ def test_results_of_several_models_or_rows_show_what_they_hold(small):
         {"one": model, "two": model}, index, seed=0, draws=2, low_rank=20, high_rank=5, folds=2
     )
     _, plain, parsed = rendered(comparison)
-    mean = display.mean_interval(comparison["one"].per_topic, (0.0, 1.0))
+    mean = mean_interval(comparison["one"].per_topic, (0.0, 1.0))
     assert f"model mean (one; 95% CI, t over 4 topics)={mean}" in plain and mean in parsed.text
     assert parsed.tags.count("tr") == 2 + 3  # two summary rows, then a header and one row per model
     phi, alpha = np.array([[0.5, 0.4, 0.05, 0.05], [0.05, 0.05, 0.4, 0.5]]), np.array([0.5, 0.5])
@@ -253,7 +221,7 @@ def test_intervals_say_what_they_are_and_stay_within_the_metrics_bounds(small):
     vocab = Vocabulary(["tax", "budget", "war", "peace"])
     tiny = RefIndex.build(Corpus.from_documents([[0, 1, 1], [2, 3], [0, 1, 3]], vocab))
     two = score([["tax", "budget"], ["war", "peace"]], tiny, measure="npmi", window="document")  # NPMI 1 and 0.37
-    low, high = display.bootstrap_t_interval(two.per_topic)
+    low, high = bootstrap_t_interval(two.per_topic)
     label = "model mean (95% CI, t over 2 topics)"
     shown = two.summary()[label]
     assert low < -1 or high > 1, "the fixture should give an interval wider than NPMI's range"
@@ -263,7 +231,7 @@ def test_intervals_say_what_they_are_and_stay_within_the_metrics_bounds(small):
     many = score([top[k % 4][k % 10 : k % 10 + 5] for k in range(20)], index, "npmi")
     assert "model mean (95% CI, bootstrap-t over 20 topics)" in many.summary()
     uci = score([["tax", "budget"], ["war", "peace"]], tiny, measure="uci", window="document")
-    assert uci.summary()["model mean (95% CI, t over 2 topics)"] == display.mean_interval(uci.per_topic)
+    assert uci.summary()["model mean (95% CI, t over 2 topics)"] == mean_interval(uci.per_topic)
     wi = auto_word_intrusion(model, index, seed=0, draws=2, low_rank=20, high_rank=5, folds=2)
     value = next(v for k, v in wi.summary().items() if k.startswith("model mean (95% CI"))
     if "[" in value:
@@ -353,7 +321,7 @@ def evaluation(small, tmp_path_factory):
     Topics(tuple(tuple(rng.choice(corpus.vocab.words, 25, replace=False)) for _ in range(4))).save(root / "random.txt")
     models = [{"name": HOSTILE, "path": str(root / "model")}, {"name": "a&b", "path": str(root / "random.txt")}]
     corpora = {"heldout": str(root / "heldout"), "train": str(root / "train")}
-    return tealeaves.evaluate({"corpora": corpora, "models": models, "bootstrap": 200}, root / "run")
+    return tealeaves.evaluate({"corpora": corpora, "models": models, "n_resamples": 200}, root / "run")
 
 
 FIGURE_TAGS = {"section", "h2", "h3", "ul", "li", "br", "figure", "figcaption", "style", "svg", "title", "text"}

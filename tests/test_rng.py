@@ -149,7 +149,7 @@ FAMILIES = [
     ("paired bootstrap", "tealeaves.analysis.paired_bootstrap"),
     ("cluster bootstrap", "tealeaves.analysis.cluster_bootstrap_comparison"),
     ("topic bootstrap", "tealeaves.analysis.topic_bootstrap_correlations"),
-    ("bootstrap-t interval", "tealeaves.display.bootstrap_t_interval"),  # one fixed stream (seed 0)
+    ("bootstrap-t interval", "tealeaves.stats.bootstrap_t_interval"),  # one fixed stream (seed 0)
     ("evaluate bootstrap lda-gibbs npmi", "tealeaves.evaluation.evaluate"),
     ("evaluate permutation wi-auto lda-gibbs lda-vb", "tealeaves.evaluation.evaluate"),
     ("evaluate randomisation topic_uniqueness lda-gibbs lda-vb", "tealeaves.evaluation.evaluate"),
@@ -327,7 +327,7 @@ def test_no_two_public_functions_seed_the_same_stream(seeded_streams):
         "plsi": lambda: train(corpus, "plsi", k=2, seed=0, iterations=1),
         "split_half": lambda: split_half(items, scores, n_splits=2, seed=0),
         "false_discovery_rates": lambda: false_discovery_rates("rating", human, metrics, {"m": 0.1}, k=3, n_iter=5),
-        "bootstrap_correlations": lambda: bootstrap_correlations(human, metrics, n_boot=5, seed=0),
+        "bootstrap_correlations": lambda: bootstrap_correlations(human, metrics, n_resamples=5, seed=0),
         "simulate_power": lambda: simulate_power("rating", 15, n_sim=50, seed=0),
         "topic_level_power": lambda: topic_level_power("rating", 15, n_sim=50, seed=0),
         "equivalence_margin": lambda: equivalence_margin("rating", 15, n_sim=50, seed=0),

@@ -1,10 +1,11 @@
 """Terminal output shared by the CLI and the demo: rich progress bars and tables.
 
-Values are worded by :mod:`tealeaves.display`, as in the notebook displays (imported where a
-value is worded: it imports numpy, which ``tealeaves --help`` never loads). Nothing here forces
-a terminal: in a Jupyter kernel rich detects the notebook and draws tables as HTML and progress
-bars as live widgets, never as ANSI escape codes; without ``ipywidgets``, which rich's live
-display needs there, a bar is written once as plain text when it stops.
+Values are worded by :mod:`tealeaves.display` and sentences by :mod:`tealeaves.wording`, as in the
+notebook displays and the report (imported where a value is worded: display imports numpy, which
+``tealeaves --help`` never loads). Nothing here forces a terminal: in a Jupyter kernel rich
+detects the notebook and draws tables as HTML and progress bars as live widgets, never as ANSI
+escape codes; without ``ipywidgets``, which rich's live display needs there, a bar is written
+once as plain text when it stops.
 """
 
 from __future__ import annotations
@@ -24,6 +25,8 @@ from tealeaves.progress import ProgressCallback, ProgressUpdate
 
 if TYPE_CHECKING:
     import numpy as np
+
+    from tealeaves.wording import SummaryCell
 
 # Piped or redirected output is not wrapped at 80 columns: a table keeps its natural width
 # (rich wraps to the terminal's width only when there is one).
@@ -111,3 +114,24 @@ def value_cell(value: Any, digits: str = "") -> Text | str:
     if isinstance(value, str):
         return Text(value, justify="left")
     return format(value, digits) if digits and isinstance(value, float) else number(value)
+
+
+def summary_table(title: str, models: Sequence[str], rows: Sequence[tuple[str, Sequence[SummaryCell | None]]]) -> Table:
+    """Metrics x models, as :func:`tealeaves.wording.summary_rows` words them: each value above its
+    interval, in bold only a model significantly better than every other, ``–`` where a model has
+    no value. One column per model keeps the table narrow enough for a terminal however many
+    metrics run."""
+    table = Table(title=title, title_justify="left", show_lines=True)
+    table.add_column("metric")
+    for model in models:
+        table.add_column(model, justify="right")
+    for label, cells in rows:
+        texts = []
+        for cell in cells:
+            if cell is None:
+                texts.append("–")
+                continue
+            value = f"[bold]{cell.value}[/]" if cell.best else cell.value
+            texts.append(value + (f"\n{cell.interval}" if cell.interval else ""))
+        table.add_row(label, *texts)
+    return table

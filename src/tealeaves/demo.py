@@ -16,11 +16,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tealeaves.artifacts import new_manifest, read_manifest, write_json
-from tealeaves.console import console, progress_bar
+from tealeaves.console import console, progress_bar, summary_table
 from tealeaves.corpus import Corpus, prepare
 from tealeaves.errors import ArtifactError, TealeavesError
 from tealeaves.models import TopicModel, train
 from tealeaves.progress import ProgressCallback
+from tealeaves.wording import scope, summary_rows
 
 if TYPE_CHECKING:
     from tealeaves.evaluation import Evaluation
@@ -116,19 +117,19 @@ def evaluate_config(models: list[str], seed: int = 0) -> str:
 
 def step_evaluate(run: DemoRun) -> None:
     """Evaluate every model with the default metrics (tealeaves.evaluate) and print the summary."""
-    from tealeaves.cli.evaluate import summary_table
     from tealeaves.evaluation import evaluate, verdicts
-    from tealeaves.evaluation.stats import scope
+    from tealeaves.evaluation.metrics import outputs
 
     config = run.out / "evaluate.toml"
     config.write_text(evaluate_config(list(run.models), run.seed), encoding="utf-8")
     run.evaluation = evaluate(config, run.out / "evaluation", progress=run.progress)
     if run.show:
-        title = f"{len(run.models)} models, K={run.k} (95% intervals)"
-        console.print(summary_table(run.evaluation.per_model, title, run.evaluation.comparisons))
-        for line in verdicts(run.evaluation.comparisons, run.evaluation.manifest["level"]).values():
+        result = run.evaluation
+        rows = summary_rows(result.per_model.to_dict("records"), result.comparisons.to_dict("records"), outputs())
+        console.print(summary_table(f"{len(run.models)} models, K={run.k} (95% intervals)", *rows))
+        for line in verdicts(result.comparisons, result.alpha).values():
             console.print(line, soft_wrap=True, highlight=False)
-        console.print(scope(run.evaluation.manifest.get("runs") or {}), soft_wrap=True, highlight=False)
+        console.print(scope(result.manifest.get("runs")), soft_wrap=True, highlight=False)
 
 
 def step_report(run: DemoRun) -> None:

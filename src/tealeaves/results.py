@@ -89,9 +89,9 @@ class Result:
 
         By default the result's single-valued fields (text, numbers, flags, paths), the number
         of topics of a ``per_topic`` field, a ``model_mean`` over them with its 95% interval
-        (:func:`tealeaves.display.mean_interval`: bootstrap-t, the t interval under five topics;
-        clipped to :meth:`value_bounds`) under a name that says which
-        (``model mean (95% CI, bootstrap-t over 20 topics)``), and the size of each DataFrame field.
+        (:func:`mean_interval`: bootstrap-t, the t interval under five topics; clipped to
+        :meth:`value_bounds`) under a name that says which (:func:`interval_label`:
+        ``model mean (95% CI, bootstrap-t over 20 topics)``), and the size of each DataFrame field.
         """
         values: dict[str, Any] = {}
         for f in dataclasses.fields(self):  # type: ignore[arg-type]
@@ -100,8 +100,7 @@ class Result:
                 values["topics"] = len(value)
             elif f.name == "model_mean" and isinstance(getattr(self, "per_topic", None), np.ndarray):
                 per_topic = self.per_topic  # type: ignore[attr-defined]
-                label = f"model mean ({display.interval_label(per_topic)})"
-                values[label] = display.mean_interval(per_topic, self.value_bounds())
+                values[f"model mean ({interval_label(per_topic)})"] = mean_interval(per_topic, self.value_bounds())
             elif value is None or isinstance(value, (str, int, float, bool, np.number, np.bool_)):
                 values[f.name] = value
             elif isinstance(value, os.PathLike):
@@ -134,6 +133,91 @@ class Result:
     def _repr_html_(self) -> str:
         """The notebook display: the summary and the first rows of :meth:`display_columns`."""
         return display.html(type(self).__name__, self.summary(), self.display_columns())
+
+
+def mean_interval(values: np.ndarray | Sequence[float], bounds: tuple[float, float] | None = None) -> str:
+    """The mean of the finite ``values`` with its 95% interval, as every display shows a mean over topics.
+
+    The interval is :func:`tealeaves.stats.mean_with_interval`'s (bootstrap-t over the ``n``
+    finite values; the t interval :math:`\\bar x \\pm t_{0.975, n-1}\\, s / \\sqrt n` for fewer
+    than five or without spread), the one the evaluation's tables give a topic-level metric,
+    worded by :func:`tealeaves.display.estimate`: with one value the mean alone, with none ``nan``;
+    :func:`interval_label` says which interval it is. A metric bounded to ``bounds`` (NPMI to
+    [-1, 1], a share to [0, 1]) has its interval clipped to them (to the values themselves where
+    one lies outside, as an epsilon can make NPMI do): the mean lies within them, and so does the
+    interval shown.
+
+    Parameters
+    ----------
+    values : array-like of float
+        Per-topic values; NaN and infinite ones are left out.
+    bounds : tuple of float, optional
+        The values' range, ``(low, high)``, that the interval is clipped to.
+
+    Returns
+    -------
+    str
+        Worded by :func:`tealeaves.display.estimate`.
+
+    Examples
+    --------
+    Three values with standard deviation 0.1 (too few for the bootstrap): the half-width is
+    :math:`t_{0.975, 2} \\times 0.1 / \\sqrt 3 = 4.303 \\times 0.05774 = 0.2484`.
+
+    >>> from tealeaves.results import mean_interval
+    >>> mean_interval([0.1, 0.2, 0.3, float("nan")])
+    '0.2 [-0.04841, 0.4484]'
+    >>> mean_interval([0.02, 0.03, 0.04, 0.05, 0.06, 0.08, 0.1, 0.12, 0.16, 0.3])
+    '0.096 [0.05111, 0.2107]'
+    >>> mean_interval([0.2]), mean_interval([])
+    ('0.2', 'nan')
+
+    NPMI of two topics, clipped to its range:
+
+    >>> mean_interval([1.0, 0.3691]), mean_interval([1.0, 0.3691], bounds=(-1.0, 1.0))
+    ('0.6845 [-3.324, 4.693]', '0.6845 [-1, 1]')
+    """
+    from tealeaves.stats.intervals import mean_with_interval
+
+    mean, low, high = mean_with_interval(values)
+    if bounds is not None and math.isfinite(low):  # widened to the values, should a convention step outside
+        x = np.asarray(values, dtype=np.float64)
+        x = x[np.isfinite(x)]
+        low, high = max(low, min(bounds[0], x.min())), min(high, max(bounds[1], x.max()))
+    return display.estimate(mean, low, high)
+
+
+def interval_label(values: np.ndarray | Sequence[float], unit: str = "topics") -> str:
+    """What the interval of :func:`mean_interval` is: ``95% CI, bootstrap-t over 20 topics``, or ``t`` where it is
+    the t interval (under five values, without spread, or values so tied that the bootstrap's quantiles are not finite).
+
+    Parameters
+    ----------
+    values : array-like of float
+        The values :func:`mean_interval` was given; NaN and infinite ones are left out.
+    unit : str
+        What a value is, in the plural.
+
+    Returns
+    -------
+    str
+        The label; ``no interval: 1 topics`` style under two values.
+
+    Examples
+    --------
+    >>> from tealeaves.results import interval_label
+    >>> interval_label([0.1, 0.2, 0.3]), interval_label(range(20)), interval_label([0.2])
+    ('95% CI, t over 3 topics', '95% CI, bootstrap-t over 20 topics', 'no interval: 1 topics')
+    """
+    from tealeaves.stats.intervals import bootstrap_t_interval, t_interval
+
+    x = np.asarray(values, dtype=np.float64)
+    x = np.sort(x[np.isfinite(x)])  # as bootstrap_t_interval sums them
+    if len(x) < 2:
+        return f"no interval: {len(x)} {unit}"
+    t_bounds = t_interval(float(x.mean()), float(x.std(ddof=1) / np.sqrt(len(x))), len(x) - 1.0)
+    method = "t" if bootstrap_t_interval(x) == t_bounds else "bootstrap-t"
+    return f"95% CI, {method} over {len(x)} {unit}"
 
 
 def words_by_topic(missing: Sequence[tuple[int, str, str]]) -> str:

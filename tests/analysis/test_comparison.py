@@ -9,12 +9,7 @@ from scipy import stats
 from statsmodels.stats.multitest import multipletests
 
 from tealeaves.analysis.comparison import cluster_bootstrap_comparison, compare_models
-from tealeaves.analysis.significance import (
-    holm,
-    minimal_detectable_difference,
-    proportion_test,
-    welch_test,
-)
+from tealeaves.stats import holm, minimal_detectable_difference, proportion_test, welch_test
 
 
 def test_compare_models_is_welch_with_holm():
@@ -99,5 +94,5 @@ def test_cluster_bootstrap_holds_its_level():
         annotator = rng.integers(60, size=len(model))
         value = rng.random(len(model)) < np.clip(quality[model, topic] + bias[annotator], 0, 1)
         answers = pd.DataFrame({"model": model, "topic": topic, "annotator": annotator, "value": value.astype(float)})
-        rejections += cluster_bootstrap_comparison(answers, n_boot=200, seed=sim)["pvalue"].iloc[0] < 0.05
+        rejections += cluster_bootstrap_comparison(answers, n_resamples=200, seed=sim)["pvalue"].iloc[0] < 0.05
     assert abs(rejections / n_sim - 0.05) < 4 * np.sqrt(0.05 * 0.95 / n_sim)

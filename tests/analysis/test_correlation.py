@@ -40,13 +40,13 @@ def test_bootstrap_correlations_interval_and_flags():
     quality = rng.normal(size=60)
     groups = [q + rng.normal(scale=1.0, size=15) for q in quality]
     metrics = pd.DataFrame({"good": quality + rng.normal(scale=0.3, size=60), "noise": rng.normal(size=60)})
-    result = bootstrap_correlations(RaggedScores(groups), metrics, n_boot=300, seed=1)
+    result = bootstrap_correlations(RaggedScores(groups), metrics, n_resamples=300, seed=1)
     table = result.table.set_index("metric_column")
     assert table.loc["good", "best"] and not table.loc["noise", "best"]
     assert table.loc["good", "ci_low"] < table.loc["good", "mean"] < table.loc["good", "ci_high"]
     assert table.loc["noise", "ci_low"] < 0.3 and not table.loc["noise", "overlaps_best"]
-    assert result.replicates.shape == (300, 2)
-    again = bootstrap_correlations(RaggedScores(groups), metrics, n_boot=300, seed=1)
+    assert result.resamples.shape == (300, 2)
+    again = bootstrap_correlations(RaggedScores(groups), metrics, n_resamples=300, seed=1)
     pd.testing.assert_frame_equal(result.table, again.table)  # same seed, same numbers
 
 

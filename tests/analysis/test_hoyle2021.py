@@ -47,14 +47,14 @@ def paper_frame(values, names) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-N_BOOT, N_ITER = 300, 10000  # our bootstrap replicates (Table 3) and FDR iterations (Table 4)
+N_BOOT, N_ITER = 300, 10000  # our bootstrap resamples (Table 3) and FDR iterations (Table 4)
 PAPER_N = 1000  # the paper's, for both ("CIs are estimated using 1,000 samples", "over 1,000 samples")
 
 
 @pytest.fixture(scope="module")
 def replication(shared_data):
     study = load_hoyle2021(shared_data / "human" / "hoyle2021")
-    return replicate_hoyle2021(study, n_boot=N_BOOT, n_iter=N_ITER, n_sim=2000, seed=0)
+    return replicate_hoyle2021(study, n_resamples=N_BOOT, n_iter=N_ITER, n_sim=2000, seed=0)
 
 
 def bonferroni_z(cells: int, familywise: float = 0.001) -> float:

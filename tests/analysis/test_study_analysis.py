@@ -29,7 +29,7 @@ def metrics_csv(tmp_path):
 
 
 def test_analyze_export_tables(export_csv, metrics_csv):
-    result = analyze_export(export_csv, metrics=metrics_csv, n_boot=200)
+    result = analyze_export(export_csv, metrics=metrics_csv, n_resamples=200)
     models = result.models.set_index(["task", "model"])["mean"]
     assert models[("word-intrusion", "good")] > models[("word-intrusion", "bad")]
     assert set(result.agreement["task"]) == {"word-intrusion", "rating"}
@@ -50,7 +50,7 @@ def test_analyze_export_tables(export_csv, metrics_csv):
 
 
 def test_pooled_tests_are_hoyles_and_labelled(export_csv):
-    result = analyze_export(export_csv, pooled_tests=True, comparison="cluster-bootstrap", n_boot=200)
+    result = analyze_export(export_csv, pooled_tests=True, comparison="cluster-bootstrap", n_resamples=200)
     pooled = result.pooled_comparisons.set_index(["task", "model_a", "model_b"])
     assert pooled.loc[("word-intrusion", "good", "bad"), "test"] == "two-proportion z"
     assert pooled["note"].str.contains("for replication only").all()
@@ -60,20 +60,20 @@ def test_pooled_tests_are_hoyles_and_labelled(export_csv):
 
 
 def test_write_study_analysis_is_atomic(tmp_path, export_csv):
-    out = write_study_analysis(analyze_export(export_csv, n_boot=50), tmp_path / "out")
+    out = write_study_analysis(analyze_export(export_csv, n_resamples=50), tmp_path / "out")
     assert {"scores.csv", "models.csv", "agreement.csv", "comparisons.csv", "manifest.json"} <= {
         p.name for p in out.iterdir()
     }
     assert (out / "figures" / "models.svg").is_file() and (out / "figures" / "models.png").is_file()
     assert json.loads((out / "manifest.json").read_text())["kind"] == "analysis-study"
     with pytest.raises(Exception, match="force=True"):
-        write_study_analysis(analyze_export(export_csv, n_boot=50), out)
+        write_study_analysis(analyze_export(export_csv, n_resamples=50), out)
 
 
 def test_cli_analyze_export(tmp_path, export_csv, metrics_csv):
     out = tmp_path / "analysis"
     result = runner.invoke(
-        app, ["analyze", str(export_csv), "--out", str(out), "--metrics", str(metrics_csv), "--bootstrap", "50"]
+        app, ["analyze", str(export_csv), "--out", str(out), "--metrics", str(metrics_csv), "--n-resamples", "50"]
     )
     assert result.exit_code == 0, result.output
     assert "word-intrusion good" in result.stdout and "good better than bad" in result.stdout
@@ -81,12 +81,27 @@ def test_cli_analyze_export(tmp_path, export_csv, metrics_csv):
     assert (out / "correlations.csv").is_file() and (out / "regressions.csv").is_file()
 
 
+def test_cli_analyze_takes_the_old_name_of_n_resamples_with_a_warning(tmp_path, export_csv):
+    new = runner.invoke(
+        app, ["analyze", str(export_csv), "--json", "--out", str(tmp_path / "a"), "--n-resamples", "50"]
+    )
+    old = runner.invoke(app, ["analyze", str(export_csv), "--json", "--out", str(tmp_path / "b"), "--bootstrap", "50"])
+    assert old.exit_code == new.exit_code == 0, old.output
+    assert "--bootstrap is deprecated; use --n-resamples" in old.stderr and "deprecated" not in new.stderr
+    assert json.loads(old.stdout)["comparisons"] == json.loads(new.stdout)["comparisons"]
+    assert json.loads(old.stdout)["settings"]["n_resamples"] == 50
+    both = runner.invoke(
+        app, ["analyze", str(export_csv), "--out", str(tmp_path / "c"), "--bootstrap", "5", "--n-resamples", "5"]
+    )
+    assert both.exit_code == 2 and "give --n-resamples only" in both.stderr
+
+
 @pytest.mark.parametrize(
     ("args", "message"),
     [
         (["--out", "OUT"], "either a study export or --hoyle2021"),
         (["missing.csv", "--out", "OUT"], "does not exist"),
-        (["EXPORT", "--out", "OUT", "--bootstrap", "0"], "at least 1"),
+        (["EXPORT", "--out", "OUT", "--n-resamples", "0"], "at least 1"),
         (["EXPORT", "--out", "OUT", "--metrics", "EXPORT"], "must be numeric"),
     ],
 )
@@ -109,7 +124,7 @@ def test_cli_hoyle2021(tmp_path, shared_data):
             str(shared_data / "human" / "hoyle2021"),
             "--out",
             str(out),
-            "--bootstrap",
+            "--n-resamples",
             "50",
             "--fdr-iterations",
             "200",

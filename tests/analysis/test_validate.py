@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -66,7 +68,7 @@ def direct_bootstrap(answers, metric, method, n_boot, seed):
 
 def test_bootstrap_intervals_match_a_direct_computation(small):
     judgments, answers, scores, path = small
-    result = validate([judgments], [f"csv:{path}"], n_boot=300, seed=3)
+    result = validate([judgments], [f"csv:{path}"], n_resamples=300, seed=3)
     table = result.correlations.set_index(["metric", "method"])
     for metric in ("good", "noise"):
         for method in ("spearman", "pearson", "kendall"):
@@ -82,23 +84,23 @@ def test_bootstrap_intervals_match_a_direct_computation(small):
 def test_paired_test_matches_a_direct_topic_bootstrap(small):
     judgments, answers, scores, _ = small
     a, b = scores["good"].to_numpy(), scores["noise"].to_numpy()
-    test = paired_bootstrap(judgments.answers, a, b, n_boot=200, seed=5)
+    test = paired_bootstrap(judgments.answers, a, b, n_resamples=200, seed=5)
     rng = family_generator(5, "paired bootstrap")
     drawn = rng.integers(K, size=(200, K))  # one stratum: the topics drawn with replacement, their means kept
     means = np.array([x.mean() for x in answers])
     d = np.array([stats.spearmanr(means[r], a[r]).statistic - stats.spearmanr(means[r], b[r]).statistic for r in drawn])
-    np.testing.assert_allclose(test.replicates, d, atol=1e-12)
+    np.testing.assert_allclose(test.resamples, d, atol=1e-12)
     observed = stats.spearmanr(means, a).statistic - stats.spearmanr(means, b).statistic
     se = d.std(ddof=1)
     assert test.difference == pytest.approx(observed) and test.se == pytest.approx(se)
-    assert test.p_value == pytest.approx(2 * stats.norm.sf(abs(observed) / se))
+    assert test.pvalue == pytest.approx(2 * stats.norm.sf(abs(observed) / se))
     assert test.ci_low == pytest.approx(observed - stats.norm.ppf(0.975) * se)
-    result = validate([judgments], [f"csv:{small[3]}"], n_boot=200, seed=5)
+    result = validate([judgments], [f"csv:{small[3]}"], n_resamples=200, seed=5)
     rows = result.comparisons.set_index(["metric", "versus"])
-    assert rows.loc[("good", "noise"), "p_value"] == pytest.approx(test.p_value)
+    assert rows.loc[("good", "noise"), "p_value"] == pytest.approx(test.pvalue)
     assert rows.loc[("noise", "good"), "difference"] == pytest.approx(-observed)
-    assert rows.loc[("noise", "good"), "p_value"] == pytest.approx(test.p_value)  # two-sided
-    assert rows.loc[("good", "noise"), "p_holm"] == pytest.approx(test.p_value)  # one pair: Holm changes nothing
+    assert rows.loc[("noise", "good"), "p_value"] == pytest.approx(test.pvalue)  # two-sided
+    assert rows.loc[("good", "noise"), "p_holm"] == pytest.approx(test.pvalue)  # one pair: Holm changes nothing
     assert set(rows["uncertainty"]) == {"topics (stratified by dataset and model)"}
 
 
@@ -114,7 +116,7 @@ def null_pvalues(n_rep: int, k: int = 60, answers: int = 12, n_boot: int = 200, 
         truth = rng.normal(size=k)
         human = RaggedScores([t + rng.normal(0, 2, answers) for t in truth])
         a, b = truth + rng.normal(0, 1 - effect, k), truth + rng.normal(0, 1, k)
-        out[rep] = paired_bootstrap(human, a, b, n_boot=n_boot, seed=rep).p_value
+        out[rep] = paired_bootstrap(human, a, b, n_resamples=n_boot, seed=rep).pvalue
     return out
 
 
@@ -149,10 +151,10 @@ def test_topic_bootstrap_intervals_cover():
 
 
 def test_topic_draws_keep_every_stratum():
-    from tealeaves.analysis.correlation import stratified_draws
+    from tealeaves.stats import stratified_indices
 
     strata = np.array(["a", "b", "a", "c", "b", "a"])
-    drawn = stratified_draws(strata, 500, np.random.default_rng(0))
+    drawn = stratified_indices(strata, 500, np.random.default_rng(0))
     assert (strata[drawn] == strata[None, :]).all()  # each position draws from its own stratum
     assert set(np.unique(drawn[:, 0])) == {0, 2, 5}  # all of stratum a's topics get drawn
 
@@ -220,8 +222,8 @@ def test_means_only_file_gives_the_answers_point_correlations(shared_data, tmp_p
     scores[["dataset", "model", "topic", "npmi_wiki", "cv_nyt"]].to_csv(metrics, index=False)
     means_only = csv_judgments(path)
     assert [m.name for m in means_only] == ["NYT rating", "NYT intrusion"] and all(m.means_only for m in means_only)
-    from_means = validate(means_only, [f"csv:{metrics}"], n_boot=20)
-    from_answers = validate(judgments[:2], [f"csv:{metrics}"], n_boot=20)
+    from_means = validate(means_only, [f"csv:{metrics}"], n_resamples=20)
+    from_answers = validate(judgments[:2], [f"csv:{metrics}"], n_resamples=20)
     key = ["human", "metric", "method"]
     ours = from_means.correlations.set_index(key)
     theirs = from_answers.correlations.set_index(key).loc[ours.index]
@@ -250,7 +252,7 @@ def test_a_file_mixing_rating_scales_is_two_data_sets(tmp_path):
     assert [len(j.answers) for j in judgments] == [20, 20]
     scores = tmp_path / "m.csv"
     pd.DataFrame({"model": "model", "topic": np.arange(40), "q": quality}).to_csv(scores, index=False)
-    result = validate(judgments, [f"csv:{scores}"], n_boot=50)
+    result = validate(judgments, [f"csv:{scores}"], n_resamples=50)
     board = result.leaderboard.set_index("metric")
     assert board.loc["q", "datasets"] == 2 and board.loc["q", "mean_spearman"] == pytest.approx(1.0)
     assert board.loc["q", "pooled_spearman"] == pytest.approx(1.0)  # ranked within data set: scales not mixed
@@ -263,10 +265,10 @@ def test_versus_best_holm_max_t_and_selection(small, tmp_path):
     other = HumanJudgments("e rating", "rating", judgments.topics.assign(dataset="e"), judgments.answers)
     extra = scores.assign(NPMI_x=scores["noise"], better=scores["good"] + 0.01 * np.arange(K))
     extra.to_csv(path, index=False)
-    result = validate([judgments, other], [f"csv:{path}"], n_boot=300, seed=1)
+    result = validate([judgments, other], [f"csv:{path}"], n_resamples=300, seed=1)
     versus = result.versus_best("NPMI", ["good", "better"])
     assert len(versus) == 4 and set(versus["baseline"]) == {"NPMI_x"}
-    from tealeaves.analysis.significance import holm
+    from tealeaves.stats import holm
 
     np.testing.assert_allclose(versus["p_holm"], holm(versus["p_value"].to_numpy()))
     assert (versus["p_maxt"] >= versus["p_value"] - 1e-12).all() and (versus["p_maxt"] <= versus["p_holm"] + 0.05).all()
@@ -280,7 +282,7 @@ def test_versus_best_holm_max_t_and_selection(small, tmp_path):
 def test_crossed_resampling_needs_annotators(small, export_frame, tmp_path):
     judgments, *_, path = small
     with pytest.raises(InputError, match="annotator"):
-        validate([judgments], [f"csv:{path}"], n_boot=20, resample="topics+annotators")
+        validate([judgments], [f"csv:{path}"], n_resamples=20, resample="topics+annotators")
     study = export_judgments(export_frame, name="s")
     from tealeaves.analysis.validation import resampled_means
 
@@ -293,7 +295,7 @@ def test_crossed_resampling_needs_annotators(small, export_frame, tmp_path):
         ("topics+annotators", "topics and annotators (crossed)"),
         ("topics", "topics (stratified"),
     ):
-        result = validate(study[:1], [f"csv:{tmp_path / 'x.csv'}"], n_boot=50, intervals=intervals)
+        result = validate(study[:1], [f"csv:{tmp_path / 'x.csv'}"], n_resamples=50, intervals=intervals)
         assert result.correlations["uncertainty"].str.startswith(label).all()
         np.testing.assert_allclose(result.correlations["estimate"], result.correlations["observed"])
 
@@ -317,15 +319,20 @@ def test_metric_specs():
             parse_metric(bad)
 
 
-def test_cli_writes_the_leaderboard_and_refuses_bad_metrics(small, tmp_path):
-    _, answers, _, path = small
+def answers_csv(answers, folder):
+    """The answers of the ``small`` fixture as a CSV of one score a row."""
     rows = pd.DataFrame(
         [{"topic": k, "words": f"w{k} x{k}", "model": "m", "score": x} for k, a in enumerate(answers) for x in a]
     )
-    human = tmp_path / "human.csv"
-    rows.to_csv(human, index=False)
+    rows.to_csv(folder / "human.csv", index=False)
+    return folder / "human.csv"
+
+
+def test_cli_writes_the_leaderboard_and_refuses_bad_metrics(small, tmp_path):
+    _, answers, _, path = small
+    human = answers_csv(answers, tmp_path)
     out = tmp_path / "val"
-    args = ["validate", "--human", str(human), "-m", f"csv:{path}", "--out", str(out), "--bootstrap", "50"]
+    args = ["validate", "--human", str(human), "-m", f"csv:{path}", "--out", str(out), "--n-resamples", "50"]
     result = CliRunner().invoke(app, args)
     assert result.exit_code == 0, result.output
     assert "good" in result.output and "human" in result.output
@@ -338,6 +345,18 @@ def test_cli_writes_the_leaderboard_and_refuses_bad_metrics(small, tmp_path):
     assert bad.exit_code == 2 and "unknown metric 'nope'" in bad.output and not (tmp_path / "v2").exists()
     again = CliRunner().invoke(app, args)
     assert again.exit_code == 2 and "already exists" in again.output
+
+
+def test_cli_validate_takes_the_old_name_of_n_resamples_with_a_warning(small, tmp_path):
+    _, answers, _, path = small
+    args = ["validate", "--human", str(answers_csv(answers, tmp_path)), "-m", f"csv:{path}", "--json", "--out"]
+    new = CliRunner().invoke(app, [*args, str(tmp_path / "a"), "--n-resamples", "30"])
+    old = CliRunner().invoke(app, [*args, str(tmp_path / "b"), "--bootstrap", "30"])
+    assert old.exit_code == new.exit_code == 0, old.output
+    assert "--bootstrap is deprecated; use --n-resamples" in old.stderr
+    assert json.loads(old.stdout)["comparisons"] == json.loads(new.stdout)["comparisons"]
+    both = CliRunner().invoke(app, [*args, str(tmp_path / "c"), "--bootstrap", "30", "--n-resamples", "30"])
+    assert both.exit_code == 2 and "give --n-resamples only" in both.stderr
 
 
 def test_cli_means_only_data_sets_and_selection(tmp_path):
@@ -361,7 +380,7 @@ def test_cli_means_only_data_sets_and_selection(tmp_path):
     ).to_csv(scores, index=False)
     out = tmp_path / "v"
     args = ["validate", "--human", str(human), "-m", f"csv:{scores}", "--select-on", "nyt", "--out", str(out)]
-    result = CliRunner().invoke(app, [*args, "--bootstrap", "200"])
+    result = CliRunner().invoke(app, [*args, "--n-resamples", "200"])
     assert result.exit_code == 0, result.output
     assert "selection-aware: close chosen on nyt score" in result.output
     assert "topics (stratified by dataset and model)" in result.output and "no difference" not in result.output
@@ -384,7 +403,7 @@ def test_hoyle2021_given_metrics_reproduce_table_3_and_embedding_leads(shared_da
     study = load_hoyle2021(folder)
     judgments = hoyle2021_judgments(study)
     assert [j.name for j in judgments] == ["NYT rating", "NYT intrusion", "WIKI rating", "WIKI intrusion"]
-    result = validate(judgments, ["embedding", "embedding,topn=5+10"], n_boot=100, seed=0, cache_dir=tmp_path)
+    result = validate(judgments, ["embedding", "embedding,topn=5+10"], n_resamples=100, seed=0, cache_dir=tmp_path)
     table3 = correlation_table(study, False, 100, 0, None)
     spearman = result.correlations[result.correlations["method"] == "spearman"]
     for j in judgments:

@@ -1,5 +1,5 @@
 """The notebook displays need no extra: a core result, model, corpus and index show themselves without
-pandas or the evaluation's statistics (run in ``.venv-core`` by ``make test-core``; also passes in full)."""
+pandas or the evaluation's statistics (the interval of a mean over topics is tealeaves.stats') (run in ``.venv-core`` by ``make test-core``; also passes in full)."""
 
 from __future__ import annotations
 

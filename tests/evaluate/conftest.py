@@ -32,4 +32,4 @@ def config(root, *models, **extra):
     """An evaluate configuration (a dict) over the planted folders."""
     entries = [{"name": name, "path": str(root / ("random.txt" if name == "random" else name))} for name in models]
     corpora = {"heldout": str(root / "heldout"), "train": str(root / "train")}
-    return {"corpora": corpora, "models": entries, "bootstrap": 500, **extra}
+    return {"corpora": corpora, "models": entries, "n_resamples": 500, **extra}

@@ -22,8 +22,8 @@ from tealeaves.evaluation.calibration import (
     welch_detectable,
     zipf_topics,
 )
-from tealeaves.evaluation.stats import welch
 from tealeaves.rng import family_generator
+from tealeaves.stats import welch_test
 
 
 @pytest.mark.parametrize(
@@ -52,7 +52,7 @@ def test_the_model_level_randomisation_test_rejects_at_the_level_under_the_null(
 @pytest.mark.parametrize(
     ("plan", "k", "replicates", "kind"),
     [
-        # the bootstrap-t interval over topics (display.bootstrap_t_interval, as evaluate uses it)
+        # the bootstrap-t interval over topics (tealeaves.stats.bootstrap_t_interval, as evaluate uses it)
         ("independent", 20, 4000, "moderate"),  # skewness 0.82, MC SE 0.0034 (band 0.936-0.964): 95.3%
         ("independent", 50, 2000, "skewed"),  # skewness 1.41, MC SE 0.0049 (band 0.930-0.970): 95.4%
         ("independent", 20, 4000, "very skewed"),  # skewness 2, MC SE 0.0034: 95.1%, where t covers 91.9%
@@ -103,10 +103,10 @@ def test_the_replaced_tests_were_miscalibrated():
     unpaired = 0
     for _ in range(600):
         a, b = documents(rng, 200, paired_detectable(200))
-        unpaired += welch(a.values / a.weights, b.values / b.weights).p < 0.05
+        unpaired += welch_test(a.values / a.weights, b.values / b.weights).pvalue < 0.05
     assert unpaired / 600 < 0.5  # the paired test finds this difference 80% of the time
     per_topic = 0
     for _ in range(600):
         x, y = (topic_uniqueness(zipf_topics(rng, 20), 10) for _ in range(2))
-        per_topic += welch(x, y).p < 0.05
+        per_topic += welch_test(x, y).pvalue < 0.05
     assert per_topic / 600 > 0.05 + 4 * np.sqrt(0.05 * 0.95 / 600)  # anti-conservative: above the band

@@ -19,7 +19,7 @@ def invoke(*args):
 def write_config(planted, path, *extra, models=(("lda", 'path = "lda"'), ("random", 'path = "random.txt"'))):
     lines = [
         "seed = 0",
-        "bootstrap = 200",
+        "n_resamples = 200",
         "[corpora]",
         'heldout = "heldout"',
         "[metrics]",

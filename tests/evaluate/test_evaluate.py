@@ -20,11 +20,13 @@ from tealeaves.corpus import Corpus
 from tealeaves.errors import ArtifactError, InputError
 from tealeaves.evaluation import METRICS, Evaluation, Metric, Output, register
 from tealeaves.evaluation.metrics import model_level_topics
-from tealeaves.evaluation.stats import SUBSETS, holm, jackknife_se, randomisation
+from tealeaves.evaluation.stats import SUBSETS, randomisation
 from tealeaves.intrusion import compare_word_intrusion
 from tealeaves.likelihood import estimate, predictive
 from tealeaves.models import TopicModel, Topics
+from tealeaves.results import mean_interval
 from tealeaves.rng import family_generator
+from tealeaves.stats import bootstrap_t_interval, holm, jackknife_se
 
 from .conftest import K, config
 
@@ -104,11 +106,11 @@ def test_per_topic_table_is_tidy_and_matches_per_model(run):
         assert row["ci_low"] <= value <= row["ci_high"]
         if row["plan"] == "independent":  # the bootstrap-t interval over topics, the displays' own
             values = per_topic[(per_topic.model == model) & (per_topic.metric == metric)]["value"].to_numpy()
-            low, high = display.bootstrap_t_interval(values)  # tested against its formula in test_display
+            low, high = bootstrap_t_interval(values)  # tested against its formula in tests/stats
             if np.ptp(values) == 0:  # every topic has the same value (WI-Auto 1): the interval is that value
                 assert (low, high) == pytest.approx((value, value))
             assert (row["ci_low"], row["ci_high"]) == pytest.approx((low, high), abs=1e-12)
-            assert display.mean_interval(values) == display.estimate(row["mean"], row["ci_low"], row["ci_high"])
+            assert mean_interval(values) == display.estimate(row["mean"], row["ci_low"], row["ci_high"])
 
 
 def test_the_npmi_interval_is_the_one_every_display_shows(run, planted):
@@ -119,8 +121,8 @@ def test_the_npmi_interval_is_the_one_every_display_shows(run, planted):
     for name in ("lda", "lda2"):
         npmi = score(TopicModel.load(planted / name), index, measure="npmi", on_missing="skip")
         row = table.loc[(name, "npmi")]
-        assert (row["ci_low"], row["ci_high"]) == pytest.approx(display.bootstrap_t_interval(npmi.per_topic), abs=1e-12)
-        assert display.mean_interval(npmi.per_topic) == display.estimate(row["mean"], row["ci_low"], row["ci_high"])
+        assert (row["ci_low"], row["ci_high"]) == pytest.approx(bootstrap_t_interval(npmi.per_topic), abs=1e-12)
+        assert mean_interval(npmi.per_topic) == display.estimate(row["mean"], row["ci_low"], row["ci_high"])
         finite = npmi.per_topic[np.isfinite(npmi.per_topic)]
         t = stats.t.interval(0.95, len(finite) - 1, loc=finite.mean(), scale=stats.sem(finite))
         assert (row["ci_low"], row["ci_high"]) != pytest.approx(t, abs=1e-6)
@@ -205,23 +207,9 @@ def test_model_level_quantities_are_jackknifed_over_topics(run, planted):
     assert row.difference == pytest.approx(ta - tb)
     topics = {name: model_level_topics(model, 25, 10, 0.9) for name, model in words.items()}
     for metric in ("topic_uniqueness", "topic_diversity", "inverted_rbo"):  # regroupings of the pooled topics
-        p = randomisation(metric, topics["lda"], topics["random"], 0, f"{metric} lda random")  # seed 0
+        p = randomisation(metric, topics["lda"], topics["random"], 0, f"{metric} lda random").pvalue  # seed 0
         assert rows.loc[metric, "lda", "random"].p == pytest.approx(p)
     assert "redundant" not in set(run.comparisons.metric)  # a yes/no per model: shown, never tested
-
-
-def test_holm_equals_the_step_down_by_hand():
-    rng = np.random.default_rng(5)
-    for _ in range(50):
-        p = rng.uniform(0, 0.2, size=rng.integers(2, 9))
-        order = np.argsort(p)
-        m = len(p)
-        expected = np.empty(m)
-        running = 0.0
-        for rank, i in enumerate(order):
-            running = max(running, min(1.0, (m - rank) * p[i]))
-            expected[i] = running
-        assert np.allclose(holm(p), expected)
 
 
 def test_adding_a_model_recomputes_only_its_steps(planted, tmp_path):
@@ -326,7 +314,8 @@ def test_a_registered_metric_runs_when_configured(planted, tmp_path, monkeypatch
         ({"models": []}, "names no model"),
         ({"models": [{"name": "a", "path": "x"}, {"name": "a", "path": "y"}]}, "appear twice"),
         ({"seed": -1}, "seed must be"),
-        ({"bootstrap": 10}, "bootstrap must be"),
+        ({"n_resamples": 10}, "n_resamples must be"),
+        ({"alpha": 1.5}, "alpha must be"),
         ({"study": {}}, "needs export"),
         ({"models": [{"name": "m", "path": "nowhere"}]}, "does not exist"),
     ],

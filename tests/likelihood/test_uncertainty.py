@@ -20,7 +20,7 @@ def test_bootstrap_sd_matches_the_variance_of_resampled_means():
     rng = np.random.default_rng(0)
     runs = -50.0 + 1e-3 * rng.normal(size=(10, 40)) * np.linspace(0.5, 3, 40)
     expected = np.sqrt((runs.var(axis=0) / 10).sum())
-    assert bootstrap_sd(runs, replicates=20_000, seed=1) == pytest.approx(expected, rel=0.03)
+    assert bootstrap_sd(runs, n_resamples=20_000, seed=1) == pytest.approx(expected, rel=0.03)
     assert bootstrap_sd(np.full((10, 5), -3.0)) == 0.0
     assert bootstrap_sd(runs[:1]) is None
 
@@ -31,6 +31,6 @@ def test_run_seeds_are_distinct_and_stable():
     assert run_seed(8, 1) != run_seed(7, 1)
 
 
-def test_bootstrap_replicates_must_be_at_least_two():
-    with pytest.raises(InputError, match="replicates"):
-        bootstrap_sd(np.zeros((3, 2)), replicates=1)
+def test_bootstrap_resamples_must_be_at_least_two():
+    with pytest.raises(InputError, match="resamples"):
+        bootstrap_sd(np.zeros((3, 2)), n_resamples=1)

@@ -126,7 +126,7 @@ def test_result_table_display_and_files(model, tmp_path):
     columns = result.columns()
     assert list(columns) == ["topic", "kl_uniform", "kl_vacuous", "kl_background", "words"]
     assert columns["words"][0] == " ".join(model.top_words(10)[0])
-    assert repr(result).startswith("SignificanceResult(kl_uniform mean=")
+    assert repr(result).startswith("SignificanceResult(kl_uniform mean (95% CI, ")
     assert "kl_background mean" in result._repr_html_()
     write_result(result, tmp_path / "s.csv")
     assert (tmp_path / "s.csv").read_text().splitlines()[0] == "topic,kl_uniform,kl_vacuous,kl_background,words"

@@ -1,11 +1,18 @@
 """Analysis of human and automated topic evaluations (Chang et al. 2009 §4.3; Lau et al. 2014 §4-5;
-Hoyle et al. 2021 §5-6, A.5-A.7): scores, agreement, significance, correlation, regression,
+Hoyle et al. 2021 §5-6, A.5-A.7): scores, agreement, model comparisons, correlation, regression,
 false discovery rates and power analysis; and the validation of any metric against human
 judgments (:func:`validate`: correlations with bootstrap CIs, paired tests, a leaderboard).
+
+The tests, corrections, intervals and resampling are :mod:`tealeaves.stats`'s; this package
+chooses which fits which score and unit. Their old names here (``holm``, ``welch_test``,
+``t_test``, ``proportion_test``, ``mann_whitney``, ``mann_whitney_counts``,
+``minimal_detectable_difference``, ``TestResult``, and ``PairedTest``, now
+:class:`tealeaves.stats.TestResult`) still work, with a ``DeprecationWarning``.
 """
 
 from typing import TYPE_CHECKING
 
+from tealeaves.deprecation import moved_names
 from tealeaves.lazy import attach
 
 if TYPE_CHECKING:
@@ -35,21 +42,10 @@ if TYPE_CHECKING:
     from tealeaves.analysis.replication import Hoyle2021Replication, replicate_hoyle2021
     from tealeaves.analysis.responses import check_export, failed_checks, read_export, select
     from tealeaves.analysis.scores import HumanScores, human_scores, model_precision, topic_log_odds
-    from tealeaves.analysis.significance import (
-        TestResult,
-        holm,
-        mann_whitney,
-        mann_whitney_counts,
-        minimal_detectable_difference,
-        proportion_test,
-        t_test,
-        welch_test,
-    )
     from tealeaves.analysis.study_analysis import StudyAnalysis, analyze_export, read_metrics
     from tealeaves.analysis.validation import (
         HumanJudgments,
         Metric,
-        PairedTest,
         ValidationResult,
         csv_judgments,
         export_judgments,
@@ -60,7 +56,20 @@ if TYPE_CHECKING:
         write_validation,
     )
 
-__getattr__, __dir__ = attach(__name__, __file__, extra="report")
+MOVED_TO_STATS = {
+    "PairedTest": "tealeaves.stats.TestResult",
+    "TestResult": "tealeaves.stats.TestResult",
+    "holm": "tealeaves.stats.holm",
+    "mann_whitney": "tealeaves.stats.mann_whitney",
+    "mann_whitney_counts": "tealeaves.stats.mann_whitney_counts",
+    "minimal_detectable_difference": "tealeaves.stats.minimal_detectable_difference",
+    "proportion_test": "tealeaves.stats.proportion_test",
+    "t_test": "tealeaves.stats.t_test",
+    "welch_test": "tealeaves.stats.welch_test",
+}
+"""The old names of the statistics this package once held, now :mod:`tealeaves.stats`'s (deprecated)."""
+_lazy, __dir__ = attach(__name__, __file__, extra="report")
+__getattr__ = moved_names(__name__, MOVED_TO_STATS, fallback=_lazy)
 
 __all__ = [
     "HUMAN_MARGINS",
@@ -73,12 +82,10 @@ __all__ = [
     "HumanScores",
     "Metric",
     "OneVsRest",
-    "PairedTest",
     "RaggedScores",
     "RegressionResult",
     "StudyAnalysis",
     "StudySize",
-    "TestResult",
     "ValidationResult",
     "analyze_export",
     "annotators_for_study",
@@ -93,14 +100,10 @@ __all__ = [
     "export_judgments",
     "failed_checks",
     "false_discovery_rates",
-    "holm",
     "hoyle2021_judgments",
     "human_scores",
     "krippendorff_alpha",
     "load_hoyle2021",
-    "mann_whitney",
-    "mann_whitney_counts",
-    "minimal_detectable_difference",
     "model_level_correlation",
     "model_precision",
     "one_vs_rest",
@@ -108,7 +111,6 @@ __all__ = [
     "pairwise_tests",
     "parse_metric",
     "power_curve",
-    "proportion_test",
     "read_export",
     "read_metrics",
     "regress",
@@ -116,12 +118,10 @@ __all__ = [
     "select",
     "simulate_power",
     "split_half",
-    "t_test",
     "topic_bootstrap_correlations",
     "topic_level_power",
     "topic_log_odds",
     "validate",
-    "welch_test",
     "write_replication",
     "write_study_analysis",
     "write_validation",

@@ -9,21 +9,22 @@ null about 29% of the time at a nominal 5% (``benchmarks/calibration_human.py``)
 - :func:`compare_models` (the default): each model's value is the mean over its topics of the
   per-topic score (model precision, mean rating, topic log odds per document), which is what
   the tables print; the test is Welch's two-sided t on the per-topic scores (the topic is the
-  unit), with the Welch interval of the difference.
+  unit), with the Welch interval of the difference (:func:`tealeaves.stats.welch_test`).
 - :func:`cluster_bootstrap_comparison` (optional): the same topic-averaged estimand, with a
   standard error from a two-way (topic x annotator) cluster bootstrap (Owen 2007's pigeonhole
   bootstrap: topics resampled within model, annotators resampled across the study, each
-  answer weighted by its annotator's multiplicity), and a two-sided normal test.
+  answer weighted by its annotator's multiplicity; :func:`tealeaves.stats.two_way_cluster_bootstrap`),
+  and a two-sided normal test (:func:`tealeaves.stats.bootstrap_z_test`).
 - :func:`pairwise_tests`: Hoyle et al. 2021's (§6.1, Fig. 2) pooled one-tailed tests in both
   directions over all answers (two-proportion z, Mann-Whitney U) or items (Student's t). They
   ignore the clustering; they stay for replicating the paper and are labelled as such.
 
 Every model comparison of a family (the :math:`\\binom{M}{2}` pairs of one score) is corrected
-by Holm's step-down procedure. A pair is a verdict "A better than B" only when its Holm p-value
-is below the level; otherwise it is "not significant (Holm, level 0.05)" with the smallest
-difference the test would find with 80% power
-(:func:`~tealeaves.analysis.minimal_detectable_difference` at level
-:math:`\\alpha / \\binom{M}{2}`), never a claim that the models are equal.
+by Holm's step-down procedure (:func:`tealeaves.stats.holm`). A pair is a verdict "A better than
+B" only when its Holm p-value is below the level; otherwise it is "not significant (Holm, level
+0.05)" with the smallest difference the test would find with 80% power
+(:func:`tealeaves.stats.minimal_detectable_difference` at level :math:`\\alpha / \\binom{M}{2}`),
+never a claim that the models are equal (:func:`tealeaves.wording.pair_verdict`).
 """
 
 from __future__ import annotations
@@ -32,18 +33,14 @@ import itertools
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
-from tealeaves.analysis.significance import (
-    holm,
-    mann_whitney,
-    minimal_detectable_difference,
-    proportion_test,
-    t_test,
-    welch_se,
-    welch_test,
-)
+from tealeaves.deprecation import renamed_parameters
 from tealeaves.errors import EmptyResultError, InputError
+from tealeaves.stats.design import minimal_detectable_difference
+from tealeaves.stats.multiplicity import holm
+from tealeaves.stats.resampling import two_way_cluster_bootstrap
+from tealeaves.stats.tests import bootstrap_z_test, mann_whitney, proportion_test, t_test, welch_test
+from tealeaves.wording import pair_verdict
 
 TESTS = ("proportion", "mann-whitney", "t")
 COMPARISON_COLUMNS = (
@@ -82,8 +79,8 @@ def pairwise_tests(groups: dict[str, np.ndarray], test: str, alpha: float = 0.05
     groups : dict of str to array-like
         Each model's answers (0/1, ratings) or per-item scores.
     test : {"proportion", "mann-whitney", "t"}
-        The one-tailed test (:func:`~tealeaves.analysis.proportion_test`,
-        :func:`~tealeaves.analysis.mann_whitney`, :func:`~tealeaves.analysis.t_test`).
+        The one-tailed test (:func:`tealeaves.stats.proportion_test`,
+        :func:`tealeaves.stats.mann_whitney`, :func:`tealeaves.stats.t_test`).
     alpha : float, optional
         The (uncorrected) level of ``significant``.
 
@@ -138,19 +135,6 @@ def pairwise_tests(groups: dict[str, np.ndarray], test: str, alpha: float = 0.05
     return pd.DataFrame(rows)
 
 
-def verdict(a: str, b: str, difference: float, p_holm: float, detectable: float, alpha: float, power: float) -> str:
-    """The sentence of one comparison: who is better, or that the test did not find it and what it could find."""
-    if not np.isfinite(p_holm):
-        return "untestable: no variation within either model"
-    if p_holm < alpha:
-        winner, loser = (a, b) if difference > 0 else (b, a)
-        return f"{winner} better than {loser} (Holm p = {p_holm:.3g})"
-    return (
-        f"not significant (Holm, level {alpha:g}); a difference of {detectable:.3g} "
-        f"would be found with {power:.0%} power"
-    )
-
-
 def _pair_table(pairs: list[dict], alpha: float, power: float, higher_is_better: bool) -> pd.DataFrame:
     """Holm over the pairs' two-sided p-values, the better model, the detectable difference and the verdict."""
     if not pairs:
@@ -165,7 +149,7 @@ def _pair_table(pairs: list[dict], alpha: float, power: float, higher_is_better:
     sign = np.sign(frame["difference"]) * (1 if higher_is_better else -1)
     frame["better"] = np.where(frame["significant"], np.where(sign > 0, frame["model_a"], frame["model_b"]), "")
     frame["verdict"] = [
-        verdict(
+        pair_verdict(
             r.model_a,
             r.model_b,
             r.difference * (1 if higher_is_better else -1),
@@ -192,7 +176,7 @@ def compare_models(
     rating; per document: topic log odds). For each unordered pair (A, B), sorted by name, the
     difference :math:`\\bar x_A - \\bar x_B` of the unit means (the value the tables print), its
     :math:`1-\\alpha` Welch interval :math:`d \\pm t_{1-\\alpha/2,\\nu}\\,\\mathrm{SE}`, Welch's t and
-    its two-sided p-value (:func:`~tealeaves.analysis.welch_test`), the p-value after
+    its two-sided p-value (:func:`tealeaves.stats.welch_test`), the p-value after
     Holm over the :math:`\\binom{M}{2}` pairs, ``better`` (the model the Holm-corrected test
     names, by ``higher_is_better``; empty when not significant), ``detectable`` (the difference
     found with probability ``power`` at level :math:`\\alpha/\\binom{M}{2}`) and ``verdict``.
@@ -253,10 +237,7 @@ def compare_models(
         x, y = np.asarray(groups[a], dtype=np.float64), np.asarray(groups[b], dtype=np.float64)
         if x.size < 2 or y.size < 2:
             raise InputError(f"comparing {a} and {b} needs at least two {unit}s per model")
-        se, df = (float(v) for v in welch_se(x, y))
-        test = welch_test(x, y)
-        difference = float(x.mean() - y.mean())
-        half = float(stats.t.ppf(1 - alpha / 2, df) * se) if se > 0 else np.nan
+        test = welch_test(x, y, confidence=1 - alpha)
         pairs.append(
             {
                 "model_a": a,
@@ -266,22 +247,23 @@ def compare_models(
                 "n_b": y.size,
                 "mean_a": float(x.mean()),
                 "mean_b": float(y.mean()),
-                "difference": difference,
-                "ci_low": difference - half,
-                "ci_high": difference + half,
+                "difference": test.difference,
+                "ci_low": test.ci_low,
+                "ci_high": test.ci_high,
                 "test": f"Welch t ({unit}s)",
-                "statistic": float(test.statistic),
-                "pvalue": float(test.pvalue),
-                "se": se,
-                "df": df,
+                "statistic": test.statistic,
+                "pvalue": test.pvalue,
+                "se": test.se,
+                "df": test.df,
             }
         )
     return _pair_table(pairs, alpha, power, higher_is_better)
 
 
+@renamed_parameters(n_boot="n_resamples")
 def cluster_bootstrap_comparison(
     answers: pd.DataFrame,
-    n_boot: int = 1000,
+    n_resamples: int = 1000,
     seed: int | np.random.Generator = 0,
     alpha: float = 0.05,
     power: float = 0.8,
@@ -291,23 +273,24 @@ def cluster_bootstrap_comparison(
 
     ``answers`` has one row per answer: ``model``, ``topic``, ``annotator``, ``value`` (0/1 for
     word intrusion, the rating). A model's value is the mean over its topics of the topic's mean
-    answer, as in :func:`compare_models`. Each replicate draws, independently, every model's
+    answer, as in :func:`compare_models`. Each resample draws, independently, every model's
     topics with replacement (as many as it has) and the study's annotators with replacement (as
     many as there are); an answer counts as many times as its annotator was drawn, a topic as
     many times as it was drawn (Owen 2007's pigeonhole bootstrap, which holds for crossed
-    designs where annotators answer topics of several models). A drawn topic none of whose
-    annotators was drawn is left out of that replicate. The standard error of a difference is
-    the standard deviation of its replicates; the interval :math:`d \\pm z_{1-\\alpha/2}\\,\\mathrm{SE}`
-    and the two-sided p-value :math:`2\\Phi(-|d|/\\mathrm{SE})` go with the observed difference
-    :math:`d`. Holm and the verdicts as :func:`compare_models`. The replicates come from the
-    ``"cluster bootstrap"`` stream family under ``seed``.
+    designs where annotators answer topics of several models;
+    :func:`tealeaves.stats.two_way_cluster_bootstrap`). A drawn topic none of whose annotators
+    was drawn is left out of that resample. The standard error of a difference is the standard
+    deviation of its resamples; the interval :math:`d \\pm z_{1-\\alpha/2}\\,\\mathrm{SE}` and the
+    two-sided p-value :math:`2\\Phi(-|d|/\\mathrm{SE})` go with the observed difference :math:`d`
+    (:func:`tealeaves.stats.bootstrap_z_test`). Holm and the verdicts as :func:`compare_models`.
+    The resamples come from the ``"cluster bootstrap"`` stream family under ``seed``.
 
     Parameters
     ----------
     answers : pandas.DataFrame
         One row per answer, with the columns ``model``, ``topic``, ``annotator`` and ``value``.
-    n_boot : int, optional
-        Bootstrap replicates (at least two).
+    n_resamples : int, optional
+        Bootstrap resamples (at least two; ``n_boot``, its old name, is deprecated).
     seed : int or numpy.random.Generator, optional
         Seed of the resampling.
     alpha : float, optional
@@ -325,7 +308,7 @@ def cluster_bootstrap_comparison(
     Raises
     ------
     InputError
-        For a missing column or fewer than two replicates.
+        For a missing column or fewer than two resamples.
     EmptyResultError
         With fewer than two models.
 
@@ -342,15 +325,13 @@ def cluster_bootstrap_comparison(
     ...     "annotator": ["a1", "a2", "a3"] * 8,
     ...     "value": [1, 1, 1, 1, 1, 0, 1, 1, 1, 0, 1, 1, 0, 1, 0, 0, 0, 1, 1, 0, 0, 0, 0, 0],
     ... })
-    >>> table = cluster_bootstrap_comparison(answers, n_boot=200, seed=0)
+    >>> table = cluster_bootstrap_comparison(answers, n_resamples=200, seed=0)
     >>> table[["mean_a", "mean_b", "difference", "ci_low", "ci_high"]].round(4)
        mean_a  mean_b  difference  ci_low  ci_high
     0  0.8333    0.25      0.5833  0.1992   0.9675
     >>> print(table["verdict"][0])
     lda better than nmf (Holm p = 0.00292)
     """
-    from scipy import sparse
-
     from tealeaves.rng import family_generator
 
     missing = {"model", "topic", "annotator", "value"} - set(answers.columns)
@@ -359,55 +340,41 @@ def cluster_bootstrap_comparison(
     models = sorted(answers["model"].astype(str).unique())
     if len(models) < 2:
         raise EmptyResultError("a model comparison needs at least two models")
-    if n_boot < 2:
-        raise InputError("the cluster bootstrap needs at least two replicates")
+    if n_resamples < 2:
+        raise InputError("the cluster bootstrap needs at least two resamples")
     frame = answers.assign(model=answers["model"].astype(str))
     topic_index, topic_keys = pd.factorize(pd.MultiIndex.from_frame(frame[["model", "topic"]]))
-    annotator_index, annotators = pd.factorize(frame["annotator"])
-    x = frame["value"].to_numpy(np.float64)
-    n_topics = len(topic_keys)
-    member = sparse.csr_matrix((np.ones(len(x)), (np.arange(len(x)), topic_index)), shape=(len(x), n_topics))
+    annotator_index, _ = pd.factorize(frame["annotator"])
     topic_model = np.array([models.index(str(m)) for m, _ in topic_keys])
-    rng = family_generator(seed, "cluster bootstrap")
-    annotator_weight = rng.multinomial(len(annotators), np.full(len(annotators), 1 / len(annotators)), size=n_boot)
-    topic_weight = np.zeros((n_boot, n_topics))
-    for i in range(len(models)):
-        own = np.flatnonzero(topic_model == i)
-        topic_weight[:, own] = rng.multinomial(len(own), np.full(len(own), 1 / len(own)), size=n_boot)
-    w = annotator_weight[:, annotator_index].astype(np.float64)
-    numerator, denominator = np.asarray(member.T @ (w * x).T).T, np.asarray(member.T @ w.T).T
-    seen = denominator > 0
-    topic_means = np.divide(numerator, denominator, out=np.zeros_like(numerator), where=seen)
-    weight = topic_weight * seen
-    observed_topic = np.asarray(member.T @ x) / np.asarray(member.sum(axis=0)).ravel()
-    value, observed, count = {}, {}, {}
-    for i, model in enumerate(models):
-        own = topic_model == i
-        with np.errstate(invalid="ignore", divide="ignore"):
-            value[model] = (weight[:, own] * topic_means[:, own]).sum(axis=1) / weight[:, own].sum(axis=1)
-        observed[model], count[model] = float(observed_topic[own].mean()), int(own.sum())
-    z = stats.norm.ppf(1 - alpha / 2)
+    observed, resampled = two_way_cluster_bootstrap(
+        frame["value"].to_numpy(np.float64),
+        topic_index,
+        annotator_index,
+        topic_model,
+        n_resamples,
+        family_generator(seed, "cluster bootstrap"),
+    )
+    count = np.bincount(topic_model, minlength=len(models))
     pairs = []
-    for a, b in itertools.combinations(models, 2):
-        difference = observed[a] - observed[b]
-        se = float(np.nanstd(value[a] - value[b], ddof=1))
-        statistic = difference / se if se > 0 else np.nan
+    for i, j in itertools.combinations(range(len(models)), 2):
+        difference = float(observed[i]) - float(observed[j])
+        test = bootstrap_z_test(difference, resampled[:, i] - resampled[:, j], 1 - alpha)
         pairs.append(
             {
-                "model_a": a,
-                "model_b": b,
+                "model_a": models[i],
+                "model_b": models[j],
                 "unit": "topic",
-                "n_a": count[a],
-                "n_b": count[b],
-                "mean_a": observed[a],
-                "mean_b": observed[b],
+                "n_a": int(count[i]),
+                "n_b": int(count[j]),
+                "mean_a": float(observed[i]),
+                "mean_b": float(observed[j]),
                 "difference": difference,
-                "ci_low": difference - z * se,
-                "ci_high": difference + z * se,
+                "ci_low": test.ci_low,
+                "ci_high": test.ci_high,
                 "test": "two-way cluster bootstrap (topics x annotators)",
-                "statistic": statistic,
-                "pvalue": float(2 * stats.norm.sf(abs(statistic))) if se > 0 else np.nan,
-                "se": se,
+                "statistic": test.statistic,
+                "pvalue": test.pvalue,
+                "se": test.se,
                 "df": np.inf,
             }
         )

@@ -7,7 +7,9 @@ the Spearman correlation each time, and report the mean over the resamples with 
 interval; a value is underlined when its interval overlaps that of the largest value in its row.
 Model level (Lau et al. 2014 §4): Pearson correlation between the per-model means.
 Human data with one mean per topic and no answers get intervals from a bootstrap over the
-topics instead (:func:`topic_bootstrap_correlations`, stratified by :func:`stratified_draws`).
+topics instead (:func:`topic_bootstrap_correlations`, stratified by
+:func:`tealeaves.stats.stratified_indices`). The resampling engines and the percentile intervals
+are :mod:`tealeaves.stats`'s.
 """
 
 from __future__ import annotations
@@ -20,9 +22,12 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from tealeaves.deprecation import renamed_attribute, renamed_parameters
 from tealeaves.errors import EmptyResultError, InputError
 from tealeaves.progress import ProgressCallback, notify
 from tealeaves.results import Result
+from tealeaves.stats.intervals import percentile_interval
+from tealeaves.stats.resampling import resampled_group_means, stratified_indices
 
 Method = Literal["spearman", "pearson", "kendall"]
 
@@ -73,10 +78,9 @@ class RaggedScores:
         return np.add.reduceat(self.values, self.offsets) / self.sizes
 
     def resampled_means(self, n: int, rng: np.random.Generator) -> np.ndarray:
-        """``n`` bootstrap replicates (rows) of every topic's mean, resampling its answers."""
-        owner = np.repeat(np.arange(len(self)), self.sizes)
-        picks = self.offsets[owner] + (rng.random((n, self.values.size)) * self.sizes[owner]).astype(np.int64)
-        return np.add.reduceat(self.values[picks], self.offsets, axis=1) / self.sizes
+        """``n`` bootstrap resamples (rows) of every topic's mean, resampling its answers
+        (:func:`tealeaves.stats.resampled_group_means`)."""
+        return resampled_group_means(self.values, self.sizes, n, rng)
 
     def take(self, index: np.ndarray) -> RaggedScores:
         return RaggedScores([self.values[self.offsets[i] : self.offsets[i] + self.sizes[i]] for i in index])
@@ -87,7 +91,7 @@ def _rank_rows(x: np.ndarray) -> np.ndarray:
 
 
 def correlate_rows(human: np.ndarray, metric: np.ndarray, method: Method = "spearman") -> np.ndarray:
-    """Correlation of each row of ``human`` (replicates x topics) with ``metric`` (topics).
+    """Correlation of each row of ``human`` (resamples x topics) with ``metric`` (topics).
 
     Spearman's rho is Pearson's r of the ranks (average ranks for ties), exactly as
     ``scipy.stats.spearmanr``; Pearson's r as ``scipy.stats.pearsonr``; Kendall's tau-b as
@@ -97,7 +101,7 @@ def correlate_rows(human: np.ndarray, metric: np.ndarray, method: Method = "spea
     Parameters
     ----------
     human : array-like of shape (B, K) or (K,)
-        Human scores of K topics, one row per replicate.
+        Human scores of K topics, one row per resample.
     metric : array-like of shape (K,)
         The metric's value of each topic.
     method : {"spearman", "pearson", "kendall"}, optional
@@ -155,7 +159,7 @@ class Correlations(Result):
     """Topic-level correlations of metrics with human scores and their bootstrap intervals.
 
     ``table`` has one row per metric column: ``metric_column``, ``observed`` (on the observed
-    means), ``mean`` (mean over bootstrap replicates, what Hoyle et al. report), ``ci_low``,
+    means), ``mean`` (mean over bootstrap resamples, what Hoyle et al. report), ``ci_low``,
     ``ci_high`` (percentile interval), ``n_topics``, ``best`` (largest mean) and ``overlaps_best``
     (interval overlaps the best one's; the best overlaps itself).
 
@@ -163,14 +167,15 @@ class Correlations(Result):
     ----------
     method : str
         ``"spearman"``, ``"pearson"`` or ``"kendall"``.
-    n_boot : int
-        Bootstrap replicates.
+    n_resamples : int
+        Bootstrap resamples (``n_boot``, its old name, is deprecated).
     confidence : float
         The intervals' level.
     table : pandas.DataFrame
         One row per metric column, as above.
-    replicates : ndarray of shape (n_boot, metrics)
-        Every replicate's correlation, one column per metric.
+    resamples : ndarray of shape (n_resamples, metrics)
+        Every resample's correlation, one column per metric (``replicates``, its old name, is
+        deprecated).
 
     Examples
     --------
@@ -179,18 +184,21 @@ class Correlations(Result):
     >>> human = RaggedScores([[3, 3, 2], [1, 2], [2, 2, 3, 3], [1, 1, 1], [3, 2]])  # ratings of 5 topics
     >>> metrics = pd.DataFrame({"npmi": [0.12, 0.02, 0.08, -0.05, 0.10], "umass": [-1.2, -3.0, -1.5, -2.0, -2.5]})
     >>> from tealeaves.analysis import bootstrap_correlations
-    >>> result = bootstrap_correlations(human, metrics, n_boot=200, seed=0)
+    >>> result = bootstrap_correlations(human, metrics, n_resamples=200, seed=0)
     >>> result
-    Correlations(method=spearman, n_boot=200, confidence=0.95, table=2 rows × 8 columns)
-    >>> result.replicates.shape
+    Correlations(method=spearman, n_resamples=200, confidence=0.95, table=2 rows × 8 columns)
+    >>> result.resamples.shape
     (200, 2)
     """
 
     method: str
-    n_boot: int
+    n_resamples: int
     confidence: float
     table: pd.DataFrame
-    replicates: np.ndarray  # n_boot x metric columns
+    resamples: np.ndarray  # n_resamples x metric columns
+
+    n_boot = renamed_attribute("n_resamples")
+    replicates = renamed_attribute("resamples")
 
     def to_frame(self) -> pd.DataFrame:
         return self.table.copy()
@@ -198,7 +206,7 @@ class Correlations(Result):
     def to_dict(self) -> dict:
         return {
             "method": self.method,
-            "n_boot": self.n_boot,
+            "n_resamples": self.n_resamples,
             "confidence": self.confidence,
             "table": self.table.to_dict(orient="records"),
         }
@@ -213,23 +221,24 @@ def _usable(column: str, x: np.ndarray) -> np.ndarray:
 
 
 def _row(column: str, observed: float, values: np.ndarray, confidence: float, ok: np.ndarray) -> dict:
-    """One metric's row: the observed correlation, and the mean and percentile interval of its replicates."""
-    tail = (1 - confidence) / 2
+    """One metric's row: the observed correlation, and the mean and percentile interval of its resamples."""
+    low, high = percentile_interval(values, confidence)
     return {
         "metric_column": column,
         "observed": float(observed),
         "mean": float(np.nanmean(values)),
-        "ci_low": float(np.nanquantile(values, tail)),
-        "ci_high": float(np.nanquantile(values, 1 - tail)),
+        "ci_low": low,
+        "ci_high": high,
         "n_topics": int(ok.sum()),
     }
 
 
+@renamed_parameters(n_boot="n_resamples")
 def bootstrap_correlations(
     human: RaggedScores,
     metrics: pd.DataFrame,
     method: Method = "spearman",
-    n_boot: int = 1000,
+    n_resamples: int = 1000,
     confidence: float = 0.95,
     seed: int | np.random.Generator = 0,
     progress: ProgressCallback | None = None,
@@ -237,9 +246,10 @@ def bootstrap_correlations(
     """Correlate every column of ``metrics`` (rows = topics) with the topics' mean human scores.
 
     The human side is bootstrapped over annotators per topic (Hoyle et al. 2021 Table 3): each
-    replicate resamples every topic's answers with replacement, keeping their number. All metric
-    columns share the replicates, so their intervals are comparable. Topics with a missing metric
-    value are dropped from that metric's correlation. The replicates come from the
+    resample draws every topic's answers with replacement, keeping their number
+    (:func:`tealeaves.stats.resampled_group_means`). All metric columns share the resamples, so
+    their intervals are comparable. Topics with a missing metric value are dropped from that
+    metric's correlation. The resamples come from the
     ``"bootstrap correlations"`` stream family under ``seed`` (:func:`tealeaves.rng.family_generator`).
 
     Parameters
@@ -250,8 +260,8 @@ def bootstrap_correlations(
         One row per topic (in the order of ``human``), one column per metric.
     method : {"spearman", "pearson", "kendall"}, optional
         The correlation.
-    n_boot : int, optional
-        Bootstrap replicates.
+    n_resamples : int, optional
+        Bootstrap resamples (``n_boot``, its old name, is deprecated).
     confidence : float, optional
         The percentile intervals' level.
     seed : int or numpy.random.Generator, optional
@@ -267,7 +277,7 @@ def bootstrap_correlations(
     ------
     InputError
         When ``metrics`` and ``human`` have different numbers of topics, or for a bad
-        ``n_boot`` or ``confidence``.
+        ``n_resamples`` or ``confidence``.
     EmptyResultError
         For a metric with values for fewer than three topics.
 
@@ -281,7 +291,7 @@ def bootstrap_correlations(
     >>> human = RaggedScores([[3, 3, 2], [1, 2], [2, 2, 3, 3], [1, 1, 1], [3, 2]])  # ratings of 5 topics
     >>> metrics = pd.DataFrame({"npmi": [0.12, 0.02, 0.08, -0.05, 0.10], "umass": [-1.2, -3.0, -1.5, -2.0, -2.5]})
     >>> from tealeaves.analysis import bootstrap_correlations
-    >>> result = bootstrap_correlations(human, metrics, n_boot=200, seed=0)
+    >>> result = bootstrap_correlations(human, metrics, n_resamples=200, seed=0)
     >>> result.table[["metric_column", "observed", "mean", "ci_low", "ci_high", "overlaps_best"]].round(3)
       metric_column  observed   mean  ci_low  ci_high  overlaps_best
     0          npmi     0.975  0.854     0.6    1.000           True
@@ -291,22 +301,22 @@ def bootstrap_correlations(
 
     if len(metrics) != len(human):
         raise InputError(f"{len(metrics)} metric rows for {len(human)} topics: they must align")
-    if n_boot < 1 or not 0 < confidence < 1:
-        raise InputError("n_boot must be at least 1 and confidence lie in (0, 1)")
+    if n_resamples < 1 or not 0 < confidence < 1:
+        raise InputError("n_resamples must be at least 1 and confidence lie in (0, 1)")
     rng = family_generator(seed, "bootstrap correlations")
-    boots = human.resampled_means(n_boot, rng)
+    boots = human.resampled_means(n_resamples, rng)
     observed_means = human.means()
-    rows, replicates = [], []
+    rows, resamples = [], []
     for i, column in enumerate(metrics.columns):
         x = metrics[column].to_numpy(dtype=np.float64)
         ok = _usable(column, x)
         values = correlate_rows(boots[:, ok], x[ok], method)
-        replicates.append(values)
+        resamples.append(values)
         rows.append(_row(column, correlate_rows(observed_means[ok], x[ok], method)[0], values, confidence, ok))
         notify(progress, "correlations", i + 1, len(metrics.columns))
     table = pd.DataFrame(rows)
     table = flag_overlaps(table)
-    return Correlations(method, n_boot, confidence, table, np.column_stack(replicates))
+    return Correlations(method, n_resamples, confidence, table, np.column_stack(resamples))
 
 
 def flag_overlaps(table: pd.DataFrame, value: str = "mean") -> pd.DataFrame:
@@ -417,36 +427,23 @@ def _paired_kendall_rows(human: np.ndarray, metric: np.ndarray, cells: int = 1 <
     return out
 
 
-def stratified_draws(strata: np.ndarray, n_boot: int, rng: np.random.Generator) -> np.ndarray:
-    """``n_boot`` rows of topic indices drawn with replacement within each stratum, as many as it has.
-
-    ``strata`` labels each topic (e.g. its (dataset, model)); row ``b`` holds, at the positions
-    of each stratum's topics, a draw with replacement from that stratum's topics, so every
-    replicate keeps the number of topics of every stratum.
-    """
-    _, label = np.unique(np.asarray(strata), return_inverse=True)
-    drawn = np.empty((n_boot, len(label)), dtype=np.int64)
-    for s in range(label.max() + 1 if len(label) else 0):
-        own = np.flatnonzero(label == s)
-        drawn[:, own] = own[rng.integers(len(own), size=(n_boot, len(own)))]
-    return drawn
-
-
+@renamed_parameters(n_boot="n_resamples")
 def topic_bootstrap_correlations(
     means: np.ndarray,
     metrics: pd.DataFrame,
     strata: np.ndarray | None = None,
     method: Method = "spearman",
-    n_boot: int = 1000,
+    n_resamples: int = 1000,
     confidence: float = 0.95,
     seed: int | np.random.Generator = 0,
 ) -> Correlations:
     """Correlate every column of ``metrics`` with the topics' mean human scores; intervals over topics.
 
     For human data that give one mean per topic and no answers. The estimate is the correlation
-    on the observed means (``observed``; ``mean`` is the mean over replicates, for reference);
-    the interval is the percentile interval of ``n_boot`` replicates, each drawing the topics
-    with replacement within their ``strata`` (:func:`stratified_draws`; one stratum when None)
+    on the observed means (``observed``; ``mean`` is the mean over resamples, for reference);
+    the interval is the percentile interval of ``n_resamples`` resamples, each drawing the topics
+    with replacement within their ``strata`` (:func:`tealeaves.stats.stratified_indices`; one
+    stratum when None)
     and correlating the drawn topics' means with the drawn topics' metric values. The
     interval carries the sampling of topics only: the annotator noise is inside each topic's
     mean and so inside the topic-to-topic spread, but not separately. Topics with a missing
@@ -460,12 +457,12 @@ def topic_bootstrap_correlations(
     metrics : pandas.DataFrame
         K rows (in the order of ``means``), one column per metric.
     strata : array-like of shape (K,), optional
-        Each topic's stratum (e.g. its (dataset, model)); replicates keep every stratum's
+        Each topic's stratum (e.g. its (dataset, model)); resamples keep every stratum's
         number of topics.
     method : {"spearman", "pearson", "kendall"}, optional
         The correlation.
-    n_boot : int, optional
-        Bootstrap replicates.
+    n_resamples : int, optional
+        Bootstrap resamples (``n_boot``, its old name, is deprecated).
     confidence : float, optional
         The percentile intervals' level.
     seed : int or numpy.random.Generator, optional
@@ -480,7 +477,7 @@ def topic_bootstrap_correlations(
     ------
     InputError
         When ``metrics`` and ``means`` have different numbers of topics, or for a bad
-        ``n_boot`` or ``confidence``.
+        ``n_resamples`` or ``confidence``.
 
     Examples
     --------
@@ -491,7 +488,7 @@ def topic_bootstrap_correlations(
     >>> from tealeaves.analysis import topic_bootstrap_correlations
     >>> means = [8 / 3, 1.5, 2.5, 1.0, 2.5]
     >>> metrics = pd.DataFrame({"npmi": [0.12, 0.02, 0.08, -0.05, 0.10], "umass": [-1.2, -3.0, -1.5, -2.0, -2.5]})
-    >>> result = topic_bootstrap_correlations(means, metrics, n_boot=200, seed=0)
+    >>> result = topic_bootstrap_correlations(means, metrics, n_resamples=200, seed=0)
     >>> result.table[["metric_column", "observed", "ci_low", "ci_high"]].round(3)
       metric_column  observed  ci_low  ci_high
     0          npmi     0.975   0.791      1.0
@@ -502,14 +499,14 @@ def topic_bootstrap_correlations(
     means = np.asarray(means, dtype=np.float64)
     if len(metrics) != len(means):
         raise InputError(f"{len(metrics)} metric rows for {len(means)} topics: they must align")
-    if n_boot < 1 or not 0 < confidence < 1:
-        raise InputError("n_boot must be at least 1 and confidence lie in (0, 1)")
+    if n_resamples < 1 or not 0 < confidence < 1:
+        raise InputError("n_resamples must be at least 1 and confidence lie in (0, 1)")
     rng = family_generator(seed, "topic bootstrap")
-    drawn = stratified_draws(np.zeros(len(means)) if strata is None else strata, n_boot, rng)
-    return replicate_correlations(means, metrics, drawn, means[drawn], method, confidence)
+    drawn = stratified_indices(np.zeros(len(means)) if strata is None else strata, n_resamples, rng)
+    return resampled_correlations(means, metrics, drawn, means[drawn], method, confidence)
 
 
-def replicate_correlations(
+def resampled_correlations(
     means: np.ndarray,
     metrics: pd.DataFrame,
     drawn: np.ndarray,
@@ -517,19 +514,19 @@ def replicate_correlations(
     method: Method = "spearman",
     confidence: float = 0.95,
 ) -> Correlations:
-    """Correlations on the observed means with percentile intervals from given topic replicates.
+    """Correlations on the observed means with percentile intervals from given topic resamples.
 
-    ``drawn`` (replicates x topics) are the topics each replicate drew and ``resampled`` their
-    human scores in that replicate (the observed means for a topic bootstrap; re-weighted
-    answers for a crossed one). Each replicate correlates ``resampled`` with the drawn topics'
+    ``drawn`` (resamples x topics) are the topics each resample drew and ``resampled`` their
+    human scores in that resample (the observed means for a topic bootstrap; re-weighted
+    answers for a crossed one). Each resample correlates ``resampled`` with the drawn topics'
     metric values, over the entries where both are finite. The estimate is ``observed``.
     """
-    rows, replicates = [], []
+    rows, resamples = [], []
     for column in metrics.columns:
         x = metrics[column].to_numpy(dtype=np.float64)
         ok = _usable(column, x)
         values = masked_correlations(resampled, x[drawn], method)
-        replicates.append(values)
+        resamples.append(values)
         rows.append(_row(column, correlate_rows(means[ok], x[ok], method)[0], values, confidence, ok))
     table = flag_overlaps(pd.DataFrame(rows), "observed")
-    return Correlations(method, len(drawn), confidence, table, np.column_stack(replicates))
+    return Correlations(method, len(drawn), confidence, table, np.column_stack(resamples))

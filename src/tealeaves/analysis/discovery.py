@@ -44,10 +44,11 @@ import numpy as np
 import pandas as pd
 
 from tealeaves.analysis.correlation import RaggedScores
-from tealeaves.analysis.significance import Alternative, proportion_test, t_test, t_test_moments
 from tealeaves.errors import InputError
 from tealeaves.progress import ProgressCallback, notify
 from tealeaves.results import Result
+from tealeaves.stats.resampling import random_orders, within_group_draws
+from tealeaves.stats.tests import Alternative, proportion_test, t_test, t_test_moments
 
 HUMAN_MARGINS = {"word-intrusion": 0.05, "rating": 0.11}  # Hoyle et al. 2021, A.5.1
 """The humans' non-superiority margins of Hoyle et al. 2021 (A.5.1), by task: 0.05 of model
@@ -277,12 +278,9 @@ CHUNK = 500
 def _count_chunk(task, human, metrics, metric_margins, margin, k, n_iter, alpha, rng, counts) -> None:
     """Run ``n_iter`` iterations of the procedure and add their outcomes to ``counts``."""
     pool = len(human)
-    order = np.argsort(rng.random((n_iter, pool)), axis=1)[:, : 2 * k]
+    order = random_orders(rng, n_iter, pool)[:, : 2 * k]
     sets = (order[:, :k], order[:, k:])
-    # resample every topic's answers once per iteration (as in Table 3)
-    owner = np.repeat(np.arange(pool), human.sizes)
-    picks = human.offsets[owner] + (rng.random((n_iter, human.values.size)) * human.sizes[owner]).astype(np.int64)
-    drawn = human.values[picks]
+    drawn = within_group_draws(human.values, human.sizes, n_iter, rng)  # every topic's answers, as in Table 3
     sums = (np.add.reduceat(drawn, human.offsets, axis=1), np.add.reduceat(drawn**2, human.offsets, axis=1))
     humans = (_set_sums(sums, human.sizes, sets[0]), _set_sums(sums, human.sizes, sets[1]))
     for column in metrics.columns:

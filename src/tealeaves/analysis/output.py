@@ -75,7 +75,7 @@ def write_replication(result: Hoyle2021Replication, out: str | os.PathLike[str],
     ...         rows = [f"{r}," + ",".join(f'"{rng.choice(answers)},{familiar}"' for _ in range(6)) for r in range(4)]
     ...         _ = (Path(folder.name) / f"{d}_{task}.csv").write_text("\\n".join([header, *rows]) + "\\n")
     >>> from tealeaves.analysis import replicate_hoyle2021, write_replication
-    >>> result = replicate_hoyle2021(folder.name, n_boot=20, n_iter=20, n_sim=20, seed=0)
+    >>> result = replicate_hoyle2021(folder.name, n_resamples=20, n_iter=20, n_sim=20, seed=0)
     >>> out = write_replication(result, Path(folder.name) / "replication")
     >>> sorted(path.relative_to(out).as_posix() for path in out.rglob("*"))  # doctest: +NORMALIZE_WHITESPACE
     ['agreement.csv', 'analysis.json', 'comparisons.csv', 'correlations.csv', 'fdr.csv', 'figures',

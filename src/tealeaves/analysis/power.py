@@ -63,15 +63,9 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from tealeaves.analysis.significance import (
-    Alternative,
-    mann_whitney_counts,
-    proportion_test,
-    t_test_moments,
-    welch_test,
-)
 from tealeaves.errors import InputError
 from tealeaves.results import Result
+from tealeaves.stats.tests import Alternative, mann_whitney_counts, proportion_test, t_test_moments, welch_test
 from tealeaves.study.tasks.registry import task_named
 
 TASK_ALIASES = {

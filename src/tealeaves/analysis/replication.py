@@ -35,6 +35,7 @@ from tealeaves.analysis.hoyle2021 import METRICS, REFERENCES, Hoyle2021, load_ho
 from tealeaves.analysis.power import annotators_needed, equivalence_margin, power_curve, simulate_power
 from tealeaves.analysis.regression import regress
 from tealeaves.analysis.responses import failed_checks
+from tealeaves.deprecation import renamed_parameters
 from tealeaves.progress import ProgressCallback, notify
 from tealeaves.results import Result
 
@@ -89,7 +90,7 @@ class Hoyle2021Replication(Result):
     topic_scores : pandas.DataFrame
         Per-topic mean human scores and in-domain NPMI (Fig. 2's boxes).
     settings : dict
-        ``n_boot``, ``n_iter``, ``n_sim``, ``seed``, ``familiar_only``, the source folder and
+        ``n_resamples``, ``n_iter``, ``n_sim``, ``seed``, ``familiar_only``, the source folder and
         the filled metric values.
 
     Examples
@@ -154,13 +155,13 @@ def _pool(study: Hoyle2021, task: str, datasets: tuple[str, ...], familiar_only:
     )
 
 
-def correlation_table(study, familiar_only, n_boot, seed, progress) -> pd.DataFrame:
+def correlation_table(study, familiar_only, n_resamples, seed, progress) -> pd.DataFrame:
     """Table 3 (Table 11a with ``familiar_only``): bootstrapped Spearman rho for every row and column."""
     frames = []
     for task, task_label in TASK_LABELS.items():
         for dataset, members in DATASET_GROUPS.items():
             human, metrics, _ = _pool(study, task, members, familiar_only)
-            result = bootstrap_correlations(human, metrics, "spearman", n_boot, seed=seed)
+            result = bootstrap_correlations(human, metrics, "spearman", n_resamples, seed=seed)
             table = _split_column(result.table).rename(columns={"mean": "spearman"})
             frames.append(table.assign(task=task_label, dataset=dataset))
             notify(progress, "correlations (Table 3)", len(frames), 6)
@@ -345,9 +346,10 @@ def _topic_scores(study) -> pd.DataFrame:
     return pd.concat([human.assign(task=human["task"].map(TASK_LABELS)), auto], ignore_index=True)
 
 
+@renamed_parameters(n_boot="n_resamples")
 def replicate_hoyle2021(
     path_or_study,
-    n_boot: int = 1000,
+    n_resamples: int = 1000,
     n_iter: int = 1000,
     n_sim: int = 4000,
     seed: int = 0,
@@ -360,8 +362,9 @@ def replicate_hoyle2021(
     ----------
     path_or_study : str, path-like or Hoyle2021
         The ``human/hoyle2021`` folder or a loaded :class:`Hoyle2021`.
-    n_boot : int, optional
-        Bootstrap resamples for Table 3 (the paper: 1,000).
+    n_resamples : int, optional
+        Bootstrap resamples for Table 3 (the paper: 1,000; ``n_boot``, its old name, is
+        deprecated).
     n_iter : int, optional
         Resampling iterations for Table 4 (the paper: 1,000).
     n_sim : int, optional
@@ -409,7 +412,7 @@ def replicate_hoyle2021(
     ...         rows = [f"{r}," + ",".join(f'"{rng.choice(answers)},{familiar}"' for _ in range(6)) for r in range(4)]
     ...         _ = (Path(folder.name) / f"{d}_{task}.csv").write_text("\\n".join([header, *rows]) + "\\n")
     >>> from tealeaves.analysis import replicate_hoyle2021
-    >>> result = replicate_hoyle2021(folder.name, n_boot=20, n_iter=20, n_sim=20, seed=0)
+    >>> result = replicate_hoyle2021(folder.name, n_resamples=20, n_iter=20, n_sim=20, seed=0)
     >>> result.correlations[["task", "dataset", "metric", "reference", "spearman", "ci_low", "ci_high"]].head(2).round(3)
             task dataset metric reference  spearman  ci_low  ci_high
     0  Intrusion     NYT   NPMI       NYT     0.575   0.512    0.626
@@ -423,7 +426,7 @@ def replicate_hoyle2021(
     study = path_or_study if isinstance(path_or_study, Hoyle2021) else load_hoyle2021(path_or_study)
     power, curves = _power(seed, n_sim)
     return Hoyle2021Replication(
-        correlations=correlation_table(study, familiar_only, n_boot, seed, progress),
+        correlations=correlation_table(study, familiar_only, n_resamples, seed, progress),
         regressions=regression_table(study, familiar_only, progress),
         fdr=discovery_table(study, familiar_only, n_iter, seed, progress),
         agreement=_agreement(study, seed),
@@ -433,7 +436,7 @@ def replicate_hoyle2021(
         scores=_scores(study),
         topic_scores=_topic_scores(study),
         settings={
-            "n_boot": n_boot,
+            "n_resamples": n_resamples,
             "n_iter": n_iter,
             "n_sim": n_sim,
             "seed": seed,

@@ -31,6 +31,7 @@ from tealeaves.analysis.correlation import RaggedScores, bootstrap_correlations,
 from tealeaves.analysis.regression import regress
 from tealeaves.analysis.responses import read_export, select
 from tealeaves.analysis.scores import human_scores
+from tealeaves.deprecation import renamed_parameters
 from tealeaves.errors import EmptyResultError, InputError
 from tealeaves.progress import ProgressCallback, notify
 from tealeaves.results import Result
@@ -75,7 +76,7 @@ class StudyAnalysis(Result):
     regressions : pandas.DataFrame
         With metrics: per task and metric, the per-annotation regression (:func:`regress`).
     settings : dict
-        The filters, their effect, ``n_boot``, ``seed``, ``comparison`` and the unit.
+        The filters, their effect, ``n_resamples``, ``seed``, ``comparison`` and the unit.
     pooled_comparisons : pandas.DataFrame
         As above.
 
@@ -220,7 +221,7 @@ def _agreement(kept: pd.DataFrame, seed: int) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def _comparisons(kept: pd.DataFrame, scores: pd.DataFrame, method: str, n_boot: int, seed: int) -> pd.DataFrame:
+def _comparisons(kept: pd.DataFrame, scores: pd.DataFrame, method: str, n_resamples: int, seed: int) -> pd.DataFrame:
     """Topic-level comparisons of every task: per-topic (per-document) scores, Welch t or the cluster bootstrap."""
     frames = []
     for task in _tasks():
@@ -233,7 +234,7 @@ def _comparisons(kept: pd.DataFrame, scores: pd.DataFrame, method: str, n_boot: 
             answers = answers.assign(value=answers[task.answer_column].astype(float))[
                 ["model", "topic", "annotator", "value"]
             ]
-            table = cluster_bootstrap_comparison(answers, n_boot, seed)
+            table = cluster_bootstrap_comparison(answers, n_resamples, seed)
         else:
             table = compare_models(groups, task.unit)
         frames.append(table.assign(task=task.name))
@@ -256,7 +257,7 @@ def _pooled_comparisons(kept: pd.DataFrame, scores: pd.DataFrame) -> pd.DataFram
     return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
 
 
-def _with_metrics(kept, scores, metrics, n_boot, seed, progress):
+def _with_metrics(kept, scores, metrics, n_resamples, seed, progress):
     corr_frames, model_rows, reg_rows = [], [], []
     metric_columns = [c for c in metrics.columns if c not in ("model", "topic", "dataset")]
     for task in _tasks(answered=True):
@@ -271,7 +272,7 @@ def _with_metrics(kept, scores, metrics, n_boot, seed, progress):
             raise InputError(f"fewer than three {task.name} topics have automated metrics; check the model labels")
         human = RaggedScores([answers[key] for key in keys])
         values = table.loc[keys, metric_columns].reset_index(drop=True)
-        result = bootstrap_correlations(human, values, "spearman", n_boot, seed=seed)
+        result = bootstrap_correlations(human, values, "spearman", n_resamples, seed=seed)
         corr_frames.append(
             result.table.rename(columns={"metric_column": "metric", "mean": "spearman"}).assign(task=task.name)
         )
@@ -289,13 +290,14 @@ def _with_metrics(kept, scores, metrics, n_boot, seed, progress):
     return pd.concat(corr_frames, ignore_index=True), pd.DataFrame(model_rows), pd.DataFrame(reg_rows)
 
 
+@renamed_parameters(n_boot="n_resamples")
 def analyze_export(
     export: str | os.PathLike[str] | pd.DataFrame,
     metrics: str | os.PathLike[str] | pd.DataFrame | None = None,
     familiar_only: bool = False,
     exclude_failed_checks: bool = True,
     max_failed_share: float = 0.0,
-    n_boot: int = 1000,
+    n_resamples: int = 1000,
     seed: int = 0,
     progress: ProgressCallback | None = None,
     comparison: str = "topic",
@@ -305,8 +307,8 @@ def analyze_export(
 
     ``comparison`` chooses how models are compared on each task's scores, the topic (document)
     being the unit either way: ``"topic"``, Welch's two-sided t on the per-topic scores;
-    ``"cluster-bootstrap"``, a two-way (topic x annotator) cluster bootstrap with ``n_boot``
-    replicates (word intrusion and ratings; topic intrusion keeps Welch's t over documents).
+    ``"cluster-bootstrap"``, a two-way (topic x annotator) cluster bootstrap with ``n_resamples``
+    resamples (word intrusion and ratings; topic intrusion keeps Welch's t over documents).
     ``pooled_tests`` adds ``pooled_comparisons``, Hoyle et al.'s pooled one-tailed tests, which
     treat answers as independent and are only for replicating the paper.
 
@@ -324,8 +326,9 @@ def analyze_export(
         Drop the annotators who failed more than ``max_failed_share`` of the attention checks.
     max_failed_share : float, optional
         See :func:`select`.
-    n_boot : int, optional
-        Bootstrap replicates of the correlations and of the cluster bootstrap.
+    n_resamples : int, optional
+        Bootstrap resamples of the correlations and of the cluster bootstrap (``n_boot``, its old
+        name, is deprecated).
     seed : int, optional
         Seed of every resampling.
     progress : callable, optional
@@ -383,7 +386,7 @@ def analyze_export(
     ...     {"model": ["lda"] * 4 + ["nmf"] * 4, "topic": [0, 1, 2, 3] * 2,
     ...      "npmi": [0.14, 0.10, 0.12, 0.08, -0.02, -0.05, 0.03, 0.04]}
     ... )
-    >>> analysis = analyze_export(export, metrics, n_boot=100)
+    >>> analysis = analyze_export(export, metrics, n_resamples=100)
     >>> analysis.correlations[["metric", "observed", "ci_low", "ci_high"]].round(3)
       metric  observed  ci_low  ci_high
     0   npmi     0.815   0.395    0.902
@@ -397,18 +400,18 @@ def analyze_export(
     if metrics is not None:
         table = read_metrics(metrics) if not isinstance(metrics, pd.DataFrame) else metrics
         correlations, model_correlations, regressions = _with_metrics(
-            kept, scores.per_item, table, n_boot, seed, progress
+            kept, scores.per_item, table, n_resamples, seed, progress
         )
         extra = {"correlations": correlations, "model_correlations": model_correlations, "regressions": regressions}
     return StudyAnalysis(
         scores=scores.per_item,
         models=scores.per_model,
         agreement=_agreement(kept, seed),
-        comparisons=_comparisons(kept, scores.per_item, comparison, n_boot, seed),
+        comparisons=_comparisons(kept, scores.per_item, comparison, n_resamples, seed),
         pooled_comparisons=_pooled_comparisons(kept, scores.per_item) if pooled_tests else pd.DataFrame(),
         settings={
             **kept.attrs["filters"],
-            "n_boot": n_boot,
+            "n_resamples": n_resamples,
             "seed": seed,
             "responses": len(kept),
             "comparison": comparison,

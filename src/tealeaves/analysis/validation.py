@@ -3,20 +3,22 @@
 For every metric and every human data set, :func:`validate` correlates the metric's per-topic
 values with the topics' mean human scores (Spearman's rho, Pearson's r, Kendall's tau-b). With
 the answers, each correlation gets Hoyle et al.'s (2021, Table 3) 95% bootstrap interval: every
-replicate resamples each topic's annotators with replacement, keeping their number
-(:func:`~tealeaves.analysis.bootstrap_correlations`; the mean over replicates is the estimate,
+resample draws each topic's annotators with replacement, keeping their number
+(:func:`~tealeaves.analysis.bootstrap_correlations`; the mean over resamples is the estimate,
 as in Table 3); it holds the topics fixed. With one mean per topic and no answers, the interval
 comes from a bootstrap over the topics, stratified by (dataset, model), and the estimate is the
 observed correlation (:func:`~tealeaves.analysis.topic_bootstrap_correlations`). The
 ``uncertainty`` column says which.
 
 Whether two metrics correlate equally well is a paired bootstrap test (:func:`paired_bootstrap`,
-:func:`resampled_means`): each replicate draws the topics with replacement within each
+:func:`resampled_means`): each resample draws the topics with replacement within each
 (dataset, model), keeps each drawn topic's observed mean (which already carries its annotators'
 noise: resampling the answers inside it as well would count that noise twice), and computes
 both metrics' correlations on the same drawn topics. The estimate is the observed difference,
-its standard error the replicates' standard deviation, the test two-sided with Holm over each
-data set's pairs; :meth:`ValidationResult.versus_best` adds Holm and a max-T adjustment over
+its standard error the resamples' standard deviation, the test two-sided
+(:func:`tealeaves.stats.bootstrap_z_test`) with Holm over each data set's pairs;
+:meth:`ValidationResult.versus_best` adds Holm and a max-T adjustment
+(:func:`tealeaves.stats.max_t_pvalues`) over
 the family it returns, and :meth:`ValidationResult.select_and_test` chooses a variant on some
 data sets and tests it on the others. ``resample="topics+annotators"`` resamples topics and
 annotators crossed, when the answers name their annotators.
@@ -52,16 +54,22 @@ from tealeaves.analysis.correlation import (
     bootstrap_correlations,
     correlate_rows,
     masked_correlations,
-    replicate_correlations,
-    stratified_draws,
+    resampled_correlations,
     topic_bootstrap_correlations,
 )
 from tealeaves.analysis.hoyle2021 import Hoyle2021, load_hoyle2021
 from tealeaves.analysis.responses import read_export, select
+from tealeaves.deprecation import renamed_attribute, renamed_parameters
 from tealeaves.errors import EmptyResultError, InputError
 from tealeaves.extras import installed
 from tealeaves.progress import ProgressCallback, notify
 from tealeaves.results import Result
+from tealeaves.stats.design import minimal_detectable_difference
+from tealeaves.stats.multiplicity import holm, max_t_pvalues
+from tealeaves.stats.resampling import bootstrap_counts, stratified_indices, weighted_group_means
+from tealeaves.stats.result import TestResult
+from tealeaves.stats.tests import bootstrap_z_test
+from tealeaves.wording import pair_verdict
 
 METHODS: tuple[Method, ...] = ("spearman", "pearson", "kendall")
 TOPIC_KEYS = ["dataset", "model", "topic"]
@@ -724,86 +732,28 @@ RESAMPLING = {
 ANNOTATOR_INTERVAL = "annotators (topics fixed; Hoyle et al. 2021 Table 3)"
 
 
-@dataclass(frozen=True)
-class PairedTest(Result):
-    """The paired bootstrap test of whether ``a`` and ``b`` correlate equally with people (:func:`paired_bootstrap`).
-
-    ``observed`` and ``difference`` are both the difference on the data, the estimate;
-    ``se`` the standard deviation of its replicates; the interval ``difference ± z se`` and
-    the two-sided ``p_value`` go with it; ``uncertainty`` says what was resampled.
-
-    Attributes
-    ----------
-    method : str
-        The correlation: ``"spearman"``, ``"pearson"`` or ``"kendall"``.
-    observed, difference : float
-        :math:`r(a) - r(b)` on the data.
-    se : float
-        The standard deviation of the replicates' differences.
-    ci_low, ci_high : float
-        The normal interval of the difference.
-    p_value : float
-        Two-sided, of equal correlations.
-    n_topics : int
-        Topics both metrics score.
-    n_boot : int
-        Replicates.
-    uncertainty : str
-        What the replicates resample.
-    replicates : ndarray of shape (n_boot,)
-        The replicates' differences.
-
-    Examples
-    --------
-    >>> from tealeaves.analysis import RaggedScores, paired_bootstrap
-    >>> human = RaggedScores([[3, 3, 2], [1, 2], [2, 2, 3, 3], [1, 1, 1], [3, 2], [2, 3]])  # ratings of 6 topics
-    >>> npmi = [0.12, 0.02, 0.08, -0.05, 0.10, 0.07]
-    >>> umass = [-1.2, -3.0, -1.5, -2.0, -2.5, -1.9]
-    >>> test = paired_bootstrap(human, npmi, umass, n_boot=200, seed=0)
-    >>> test
-    PairedTest(method=spearman, observed=0.2429, difference=0.2429, se=0.3441, ci_low=-0.4316, ci_high=0.9173, …)
-    >>> test.replicates.shape
-    (200,)
-    """
-
-    method: str
-    observed: float
-    difference: float
-    se: float
-    ci_low: float
-    ci_high: float
-    p_value: float
-    n_topics: int
-    n_boot: int
-    uncertainty: str
-    replicates: np.ndarray
-
-    def to_frame(self) -> pd.DataFrame:
-        return pd.DataFrame({"replicate": np.arange(len(self.replicates)), "difference": self.replicates})
-
-
+@renamed_parameters(n_boot="n_resamples")
 def resampled_means(
-    judgment: HumanJudgments, n_boot: int, seed: int | np.random.Generator, resample: str = "topics"
+    judgment: HumanJudgments, n_resamples: int, seed: int | np.random.Generator, resample: str = "topics"
 ) -> tuple[np.ndarray, np.ndarray]:
-    """``n_boot`` replicates of (the topics drawn, the drawn topics' mean human scores), ``B x K``.
+    """``n_resamples`` resamples of (the topics drawn, the drawn topics' mean human scores), ``B x K``.
 
     ``resample="topics"``: the topics are drawn with replacement within each (dataset, model)
-    (:func:`~tealeaves.analysis.correlation.stratified_draws`), each keeping its observed mean:
-    the topic means already hold their annotators' noise, so resampling the answers as well
-    would count it twice. ``"topics+annotators"`` (crossed designs, needs the annotator of
-    each answer): the topics as before and, independently, the annotators with replacement
-    (as many as there are); a drawn topic's mean weights each answer by its annotator's
-    multiplicity, and is NaN (left out of that replicate's correlation) when none of its
-    annotators was drawn. Replicates come from the ``"paired bootstrap"`` stream family.
+    (:func:`tealeaves.stats.stratified_indices`), each keeping its observed mean: the topic means
+    already hold their annotators' noise, so resampling the answers as well would count it twice.
+    ``"topics+annotators"`` (crossed designs, needs the annotator of each answer): the topics as
+    before and, independently, the annotators with replacement (as many as there are;
+    :func:`tealeaves.stats.bootstrap_counts`); a drawn topic's mean weights each answer by its
+    annotator's multiplicity (:func:`tealeaves.stats.weighted_group_means`), and is NaN (left out
+    of that resample's correlation) when none of its annotators was drawn. Resamples come from the
+    ``"paired bootstrap"`` stream family.
     """
-    from scipy import sparse
-
     from tealeaves.rng import family_generator
 
     if resample not in RESAMPLING:
         raise InputError(f"resample must be one of {sorted(RESAMPLING)}, got {resample!r}")
     rng = family_generator(seed, "paired bootstrap")
-    drawn = stratified_draws(judgment.strata(), n_boot, rng)
+    drawn = stratified_indices(judgment.strata(), n_resamples, rng)
     human = judgment.answers
     if resample == "topics":
         return drawn, human.means()[drawn]
@@ -813,60 +763,47 @@ def resampled_means(
             "with score and annotator columns); use resample='topics'"
         )
     ids, index = np.unique(judgment.annotators, return_inverse=True)
-    weight = rng.multinomial(len(ids), np.full(len(ids), 1 / len(ids)), size=n_boot)[:, index].astype(np.float64)
+    weight = bootstrap_counts(len(ids), n_resamples, rng)[:, index].astype(np.float64)
     owner = np.repeat(np.arange(len(human)), human.sizes)
-    member = sparse.csr_matrix((np.ones(len(owner)), (np.arange(len(owner)), owner)), shape=(len(owner), len(human)))
-    numerator = np.asarray(member.T @ (weight * human.values).T).T
-    denominator = np.asarray(member.T @ weight.T).T
-    with np.errstate(invalid="ignore", divide="ignore"):
-        means = numerator / denominator
+    means = weighted_group_means(human.values, owner, len(human), weight)
     return drawn, np.take_along_axis(means, drawn, axis=1)
 
 
-def _paired(
-    d: np.ndarray, observed: float, n_topics: int, method: str, confidence: float, uncertainty: str
-) -> PairedTest:
-    """The normal test and interval of an observed difference with its bootstrap standard error."""
-    from scipy import stats
-
-    se = float(np.nanstd(d, ddof=1)) if np.isfinite(d).sum() > 1 else np.nan
-    z = stats.norm.ppf(0.5 + confidence / 2)
-    p = float(2 * stats.norm.sf(abs(observed) / se)) if se > 0 else np.nan
-    return PairedTest(
-        method=method,
-        observed=observed,
-        difference=observed,
-        se=se,
-        ci_low=observed - z * se,
-        ci_high=observed + z * se,
-        p_value=p,
-        n_topics=n_topics,
-        n_boot=len(d),
-        uncertainty=RESAMPLING.get(uncertainty, uncertainty),
-        replicates=d,
+def _paired(d: np.ndarray, observed: float, n_topics: int, method: str, confidence: float, resample: str) -> TestResult:
+    """The normal test and interval of an observed difference of correlations with its bootstrap standard error."""
+    return bootstrap_z_test(
+        observed,
+        d,
+        confidence,
+        test="paired bootstrap",
+        n=n_topics,
+        estimand=method,
+        resampled=RESAMPLING.get(resample, resample),
     )
 
 
+@renamed_parameters(n_boot="n_resamples")
 def paired_bootstrap(
     human: RaggedScores,
     a: np.ndarray,
     b: np.ndarray,
     method: str = "spearman",
-    n_boot: int = 1000,
+    n_resamples: int = 1000,
     confidence: float = 0.95,
     seed: int | np.random.Generator = 0,
     strata: np.ndarray | None = None,
-) -> PairedTest:
+) -> TestResult:
     """Do metrics ``a`` and ``b`` correlate equally well with the topics' mean human scores?
 
     Over the topics both metrics score, the estimate is the observed difference
     :math:`d = r(a) - r(b)` of the two correlations with the mean scores (``method``: Spearman,
-    Pearson or Kendall). Each of ``n_boot`` replicates draws the topics with replacement (within
-    ``strata``, e.g. each topic's (dataset, model); one stratum when None), keeps each drawn
-    topic's mean, and computes :math:`d^*` on the drawn topics; the standard error is the
+    Pearson or Kendall). Each of ``n_resamples`` resamples draws the topics with replacement
+    (within ``strata``, e.g. each topic's (dataset, model); one stratum when None), keeps each
+    drawn topic's mean, and computes :math:`d^*` on the drawn topics; the standard error is the
     standard deviation of :math:`d^*`. The test of equal correlations is two-sided,
-    :math:`p = 2\\Phi(-|d| / \\mathrm{SE})`, with the interval :math:`d \\pm z_{(1+c)/2}\\,\\mathrm{SE}`.
-    The replicates come from the ``"paired bootstrap"`` stream family under ``seed``.
+    :math:`p = 2\\Phi(-|d| / \\mathrm{SE})`, with the interval :math:`d \\pm z_{(1+c)/2}\\,\\mathrm{SE}`
+    (:func:`tealeaves.stats.bootstrap_z_test`). The resamples come from the ``"paired bootstrap"``
+    stream family under ``seed``.
 
     Parameters
     ----------
@@ -876,8 +813,8 @@ def paired_bootstrap(
         The two metrics' values of each topic (NaN: not scored).
     method : {"spearman", "pearson", "kendall"}, optional
         The correlation.
-    n_boot : int, optional
-        Replicates.
+    n_resamples : int, optional
+        Resamples (``n_boot``, its old name, is deprecated).
     confidence : float, optional
         The interval's level.
     seed : int or numpy.random.Generator, optional
@@ -887,7 +824,13 @@ def paired_bootstrap(
 
     Returns
     -------
-    PairedTest
+    TestResult
+        ``test`` is ``"paired bootstrap"``, ``estimand`` the correlation, ``difference`` the
+        observed difference, ``n`` the topics both metrics score, ``resampled`` what the
+        resamples draw and ``resamples`` their differences (the fields of the deprecated
+        ``PairedTest``: ``p_value`` is ``pvalue``, ``observed`` ``difference``, ``n_topics``
+        ``n``, ``n_boot`` ``n_resamples``, ``replicates`` ``resamples``, ``method``
+        ``estimand``, ``uncertainty`` ``resampled``).
 
     Raises
     ------
@@ -905,9 +848,11 @@ def paired_bootstrap(
     >>> human = RaggedScores([[3, 3, 2], [1, 2], [2, 2, 3, 3], [1, 1, 1], [3, 2], [2, 3]])  # ratings of 6 topics
     >>> npmi = [0.12, 0.02, 0.08, -0.05, 0.10, 0.07]
     >>> umass = [-1.2, -3.0, -1.5, -2.0, -2.5, -1.9]
-    >>> test = paired_bootstrap(human, npmi, umass, n_boot=200, seed=0)
-    >>> round(test.difference, 4), round(test.se, 4), round(test.p_value, 4)
+    >>> test = paired_bootstrap(human, npmi, umass, n_resamples=200, seed=0)
+    >>> round(test.difference, 4), round(test.se, 4), round(test.pvalue, 4)
     (0.2429, 0.3441, 0.4803)
+    >>> test.n_resamples, test.resamples.shape
+    (200, (200,))
     """
     a, b = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
     if len(a) != len(human) or len(b) != len(human):
@@ -918,7 +863,7 @@ def paired_bootstrap(
     means = human.means()[ok]
     topics = pd.DataFrame({"dataset": "", "model": np.zeros(len(ok)) if strata is None else np.asarray(strata)[ok]})
     judgment = HumanJudgments("paired", "", topics.assign(topic=0, words=""), human.take(ok))
-    drawn, resampled = resampled_means(judgment, n_boot, seed)
+    drawn, resampled = resampled_means(judgment, n_resamples, seed)
     d = masked_correlations(resampled, a[ok][drawn], method) - masked_correlations(resampled, b[ok][drawn], method)
     observed = float(correlate_rows(means, a[ok], method)[0] - correlate_rows(means, b[ok], method)[0])  # type: ignore[arg-type]
     return _paired(d, observed, len(ok), method, confidence, "topics")
@@ -936,7 +881,7 @@ class ValidationResult(Result):
         ``family``, ``method``, ``estimate``, ``ci_low``, ``ci_high``, ``observed`` (on the mean
         scores), ``n_topics``, ``coverage``, ``best``, ``overlaps_best`` (within the data set and
         method) and ``uncertainty``, what the interval resamples: with answers, Hoyle et al.'s
-        annotator bootstrap (topics fixed; the estimate is the mean over replicates, as Table 3);
+        annotator bootstrap (topics fixed; the estimate is the mean over resamples, as Table 3);
         with means only, the topics (the estimate is the observed correlation).
     comparisons : DataFrame
         One row per (human data set, ordered metric pair): ``metric``, ``versus``, ``method``,
@@ -954,11 +899,12 @@ class ValidationResult(Result):
         One row per (human data set, topic, metric): keys, ``words``, ``human_mean``,
         ``answers``, ``value``.
     settings : dict
-        The run's settings: ``human`` (the data sets' names), ``n_boot``, ``confidence``,
+        The run's settings: ``human`` (the data sets' names), ``n_resamples``, ``confidence``,
         ``seed``, the resampling.
-    replicates : dict
-        Per (human data set, metric, versus), the bootstrap replicates of the difference, which
-        the max-T adjustment of :meth:`versus_best` uses.
+    resamples : dict
+        Per (human data set, metric, versus), the bootstrap resamples of the difference, which
+        the max-T adjustment of :meth:`versus_best` uses (``replicates``, its old name, is
+        deprecated).
 
     Examples
     --------
@@ -982,7 +928,7 @@ class ValidationResult(Result):
     ...     "npmi": [0.14, 0.10, 0.05, 0.12, -0.02, -0.05, 0.03, 0.04],
     ...     "umass": [-1.1, -1.5, -1.2, -2.8, -2.0, -2.2, -1.4, -1.3],
     ... }).to_csv(scores, index=False)
-    >>> result = validate(csv_judgments(human), [f"csv:{scores}"], n_boot=200, seed=0)
+    >>> result = validate(csv_judgments(human), [f"csv:{scores}"], n_resamples=200, seed=0)
     >>> result
     ValidationResult(correlations=6 rows × 14 columns, comparisons=2 rows × 14 columns, leaderboard=2 rows × 9 columns, topic_values=16 rows × 10 columns)
     >>> result.spearman_table().round(3)
@@ -998,7 +944,9 @@ class ValidationResult(Result):
     leaderboard: pd.DataFrame
     topic_values: pd.DataFrame
     settings: dict = field(default_factory=dict)
-    replicates: dict = field(default_factory=dict, repr=False)
+    resamples: dict = field(default_factory=dict, repr=False)
+
+    replicates = renamed_attribute("resamples")
 
     TABLES = ("leaderboard", "correlations", "comparisons", "topic_values")
 
@@ -1015,9 +963,9 @@ class ValidationResult(Result):
         return table.loc[self.leaderboard["metric"], list(dict.fromkeys(spearman["human"]))]
 
     def _difference(self, human: str, metric: str, versus: str) -> np.ndarray:
-        if (human, metric, versus) in self.replicates:
-            return self.replicates[human, metric, versus]
-        return -self.replicates[human, versus, metric]
+        if (human, metric, versus) in self.resamples:
+            return self.resamples[human, metric, versus]
+        return -self.resamples[human, versus, metric]
 
     def versus_best(self, prefix: str, metrics: Sequence[str] | None = None, alpha: float = 0.05) -> pd.DataFrame:
         """Each data set's metrics against its best-correlating metric whose name starts with ``prefix``.
@@ -1027,17 +975,15 @@ class ValidationResult(Result):
         ``metric``, ``spearman`` (observed), ``baseline`` (the ``prefix`` metric with the largest
         observed Spearman there), ``baseline_spearman``, ``difference`` (observed), ``ci_low``,
         ``ci_high``, ``p_value`` (two-sided), ``p_holm`` (Holm over the rows), ``p_maxt`` (the
-        max-T bootstrap adjustment over the rows: each replicate's largest
+        max-T bootstrap adjustment over the rows: each resample's largest
         :math:`|d^* - d| / \\mathrm{SE}` over the family, so that picking the best of several
         variants on these data is accounted for), ``detectable`` (the difference the test finds
         with 80% power at level ``alpha`` over the number of rows), ``verdict``. Empty when no
         metric matches.
         """
-        from tealeaves.analysis.significance import holm, minimal_detectable_difference
-
         spearman = self.correlations[self.correlations["method"] == "spearman"]
         pairs = self.comparisons.set_index(["human", "metric", "versus"])
-        rows, replicates = [], []
+        rows, resamples = [], []
         for human, part in spearman.groupby("human", sort=False):
             base = part[part["metric"].str.startswith(prefix)]
             if base.empty:
@@ -1050,7 +996,7 @@ class ValidationResult(Result):
                 if (human, row.metric, best["metric"]) not in pairs.index:
                     continue
                 test = pairs.loc[(human, row.metric, best["metric"])]
-                replicates.append(self._difference(str(human), row.metric, best["metric"]))
+                resamples.append(self._difference(str(human), row.metric, best["metric"]))
                 rows.append(
                     {
                         "human": human,
@@ -1069,10 +1015,21 @@ class ValidationResult(Result):
         if frame.empty:
             return frame
         frame["p_holm"] = holm(frame["p_value"].to_numpy())
-        frame["p_maxt"] = max_t_pvalues(frame["difference"].to_numpy(), frame["se"].to_numpy(), replicates)
+        frame["p_maxt"] = max_t_pvalues(frame["difference"].to_numpy(), frame["se"].to_numpy(), resamples)
         frame["detectable"] = minimal_detectable_difference(frame["se"].to_numpy(), alpha=alpha / len(frame))
         frame["verdict"] = [
-            _verdict(r.metric, r.baseline, r.difference, r.p_holm, r.detectable, alpha) for r in frame.itertuples()
+            pair_verdict(
+                r.metric,
+                r.baseline,
+                r.difference,
+                r.p_holm,
+                r.detectable,
+                alpha,
+                better="correlates better than",
+                untestable="untestable (no variation in the replicates)",
+                digits=".2f",
+            )
+            for r in frame.itertuples()
         ]
         return frame
 
@@ -1110,46 +1067,17 @@ class ValidationResult(Result):
             self.leaderboard,
             self.topic_values,
             self.settings,
-            self.replicates,
+            self.resamples,
         )
         out = sub.versus_best(baseline, [chosen], alpha)
         return out.assign(chosen=chosen, selected_on=", ".join(selection), selection_spearman=float(score[chosen]))
 
 
-def max_t_pvalues(observed: np.ndarray, se: np.ndarray, replicates: Sequence[np.ndarray]) -> np.ndarray:
-    """Max-T adjusted two-sided p-values of a family of bootstrap tests (Westfall & Young 1993).
-
-    With :math:`T_i = |d_i| / \\mathrm{SE}_i` and, in replicate :math:`b`, the family's largest
-    centred statistic :math:`M_b = \\max_i |d^*_{i,b} - d_i| / \\mathrm{SE}_i`,
-    :math:`p_i = (1 + \\#\\{M_b \\ge T_i\\}) / (B + 1)`. The replicates of the family's tests are
-    paired by index: those of one data set come from the same draws; those of different data
-    sets from independent ones. Controls the familywise error over the family, including the
-    choice of the best of its members.
-    """
-    d = np.asarray(observed, dtype=np.float64)
-    se = np.asarray(se, dtype=np.float64)
-    stacked = np.vstack([np.asarray(r, dtype=np.float64) for r in replicates])  # family x B
-    with np.errstate(invalid="ignore", divide="ignore"):
-        centred = np.abs(stacked - d[:, None]) / se[:, None]
-        largest = np.nanmax(centred, axis=0)
-        t = np.abs(d) / se
-    return (1 + (largest[None, :] >= t[:, None]).sum(axis=1)) / (stacked.shape[1] + 1)
-
-
-def _verdict(metric: str, versus: str, difference: float, p_holm: float, detectable: float, alpha: float) -> str:
-    """What a paired comparison of correlations found, in words that say only that."""
-    if not np.isfinite(p_holm):
-        return "untestable (no variation in the replicates)"
-    if p_holm < alpha:
-        winner, loser = (metric, versus) if difference > 0 else (versus, metric)
-        return f"{winner} correlates better than {loser} (Holm p = {p_holm:.3g})"
-    return f"not significant (Holm, level {alpha:g}); a difference of {detectable:.2f} would be found with 80% power"
-
-
+@renamed_parameters(n_boot="n_resamples")
 def validate(
     judgments: Sequence[HumanJudgments],
     metrics: Iterable[Metric | str] | None = None,
-    n_boot: int = 1000,
+    n_resamples: int = 1000,
     confidence: float = 0.95,
     seed: int = 0,
     cache_dir: str | os.PathLike[str] | None = None,
@@ -1168,8 +1096,9 @@ def validate(
         Specs for :func:`parse_metric`. Default: :func:`default_metrics` (embedding coherence,
         its centroid variant, embedding word intrusion). The metrics that come with the human
         data (``given``: Hoyle's NPMI and C_v) are always added.
-    n_boot : int
-        Bootstrap replicates, for the intervals and for the paired tests (Hoyle et al.: 1,000).
+    n_resamples : int
+        Bootstrap resamples, for the intervals and for the paired tests (Hoyle et al.: 1,000;
+        ``n_boot``, its old name, is deprecated).
     confidence : float
         Of the intervals.
     seed : int
@@ -1183,7 +1112,7 @@ def validate(
         stratified by dataset and model) or ``"topics+annotators"`` (crossed; needs annotator ids).
     intervals : str
         What the correlations' intervals resample: ``"hoyle"`` (default: each topic's answers,
-        topics fixed, as Table 3; the estimate is the mean over replicates), ``"topics"`` or
+        topics fixed, as Table 3; the estimate is the mean over resamples), ``"topics"`` or
         ``"topics+annotators"`` (as ``resample``; the estimate is the observed correlation).
         Means-only data sets always get ``"topics"``.
 
@@ -1194,7 +1123,7 @@ def validate(
     Raises
     ------
     InputError
-        Without judgments, or for a bad ``n_boot``, ``confidence``, ``resample`` or
+        Without judgments, or for a bad ``n_resamples``, ``confidence``, ``resample`` or
         ``intervals``.
 
     Examples
@@ -1220,7 +1149,7 @@ def validate(
     ...     "npmi": [0.14, 0.10, 0.05, 0.12, -0.02, -0.05, 0.03, 0.04],
     ...     "umass": [-1.1, -1.5, -1.2, -2.8, -2.0, -2.2, -1.4, -1.3],
     ... }).to_csv(scores, index=False)
-    >>> result = validate(csv_judgments(human), [f"csv:{scores}"], n_boot=200, seed=0)
+    >>> result = validate(csv_judgments(human), [f"csv:{scores}"], n_resamples=200, seed=0)
     >>> result.leaderboard[["rank", "metric", "mean_spearman", "wins"]].round(3)
        rank metric  mean_spearman  wins
     0     1   npmi          0.976     1
@@ -1237,8 +1166,8 @@ def validate(
     """
     if not judgments:
         raise InputError("no human judgments given: pass --hoyle2021 DIR, a study export or a CSV")
-    if n_boot < 2 or not 0 < confidence < 1:
-        raise InputError("n_boot must be at least 2 and confidence lie in (0, 1)")
+    if n_resamples < 2 or not 0 < confidence < 1:
+        raise InputError("n_resamples must be at least 2 and confidence lie in (0, 1)")
     if resample not in RESAMPLING:
         raise InputError(f"resample must be one of {sorted(RESAMPLING)}, got {resample!r}")
     if intervals not in ("hoyle", *RESAMPLING):
@@ -1252,7 +1181,7 @@ def validate(
     ]
     all_metrics = _distinct([*given, *chosen])
     sources = _Sources(cache_dir)
-    corr_rows, comp_rows, value_frames, dropped, replicates = [], [], [], [], {}
+    corr_rows, comp_rows, value_frames, dropped, resamples = [], [], [], [], {}
     steps = len(judgments) * (len(all_metrics) + 1)
     for j_index, judgment in enumerate(judgments):
         values: dict[str, np.ndarray] = {}
@@ -1264,11 +1193,11 @@ def validate(
         usable = [c for c in table.columns if np.isfinite(table[c]).sum() >= 3]
         dropped += [{"human": judgment.name, "metric": c} for c in table.columns if c not in usable]
         for method in METHODS:
-            frame = _correlations(judgment, table[usable], method, n_boot, confidence, seed, intervals)
+            frame = _correlations(judgment, table[usable], method, n_resamples, confidence, seed, intervals)
             corr_rows.append(frame.assign(coverage=frame["metric"].map(coverage)))
-        frame, reps = _comparisons(judgment, table[usable], n_boot, confidence, seed, resample)
+        frame, reps = _comparisons(judgment, table[usable], n_resamples, confidence, seed, resample)
         comp_rows.append(frame)
-        replicates.update(reps)
+        resamples.update(reps)
         value_frames.append(_topic_values(judgment, table))
         notify(progress, "validate", (j_index + 1) * (len(all_metrics) + 1), steps)
     family = {m.label: m.family for m in all_metrics}
@@ -1298,7 +1227,7 @@ def validate(
         leaderboard=_leaderboard(correlations, topic_values),
         topic_values=topic_values,
         settings={
-            "n_boot": n_boot,
+            "n_resamples": n_resamples,
             "confidence": confidence,
             "seed": seed,
             "resample": RESAMPLING[resample],
@@ -1314,7 +1243,7 @@ def validate(
             "encoders": {str(spec): enc.identity() for spec, enc in sources.encoders.items()},
             "dropped_fewer_than_three_topics": dropped,
         },
-        replicates=replicates,
+        resamples=resamples,
     )
 
 
@@ -1335,7 +1264,7 @@ def _correlations(
     judgment: HumanJudgments,
     table: pd.DataFrame,
     method: Method,
-    n_boot: int,
+    n_resamples: int,
     confidence: float,
     seed: int,
     intervals: str,
@@ -1343,14 +1272,14 @@ def _correlations(
     """One data set's correlations with the intervals ``intervals`` asks for (topics only for means-only data)."""
     if judgment.means_only or intervals == "topics":
         means = judgment.answers.means()
-        result = topic_bootstrap_correlations(means, table, judgment.strata(), method, n_boot, confidence, seed)
+        result = topic_bootstrap_correlations(means, table, judgment.strata(), method, n_resamples, confidence, seed)
         frame = result.table.assign(estimate=result.table["observed"], uncertainty=RESAMPLING["topics"])
     elif intervals == "topics+annotators":
-        drawn, resampled = resampled_means(judgment, n_boot, seed, intervals)
-        result = replicate_correlations(judgment.answers.means(), table, drawn, resampled, method, confidence)
+        drawn, resampled = resampled_means(judgment, n_resamples, seed, intervals)
+        result = resampled_correlations(judgment.answers.means(), table, drawn, resampled, method, confidence)
         frame = result.table.assign(estimate=result.table["observed"], uncertainty=RESAMPLING[intervals])
     else:
-        result = bootstrap_correlations(judgment.answers, table, method, n_boot, confidence, seed)
+        result = bootstrap_correlations(judgment.answers, table, method, n_resamples, confidence, seed)
         frame = result.table.rename(columns={"mean": "estimate"}).assign(uncertainty=ANNOTATOR_INTERVAL)
     return frame.rename(columns={"metric_column": "metric"}).assign(
         human=judgment.name, task=judgment.task, method=method
@@ -1358,17 +1287,15 @@ def _correlations(
 
 
 def _comparisons(
-    judgment: HumanJudgments, table: pd.DataFrame, n_boot: int, confidence: float, seed: int, resample: str
+    judgment: HumanJudgments, table: pd.DataFrame, n_resamples: int, confidence: float, seed: int, resample: str
 ) -> tuple[pd.DataFrame, dict]:
-    """Paired tests of every pair of metrics on one set of replicates; Holm over the data set's pairs."""
-    from tealeaves.analysis.significance import holm
-
-    drawn, resampled = resampled_means(judgment, n_boot, seed, resample)
+    """Paired tests of every pair of metrics on one set of resamples; Holm over the data set's pairs."""
+    drawn, resampled = resampled_means(judgment, n_resamples, seed, resample)
     observed = judgment.answers.means()
     columns = list(table.columns)
     values = {c: table[c].to_numpy(np.float64) for c in columns}
     boots = {c: masked_correlations(resampled, values[c][drawn], "spearman") for c in columns}
-    rows, replicates = [], {}
+    rows, resamples = [], {}
     for i, a in enumerate(columns):
         for b in columns[i + 1 :]:
             ok = np.isfinite(values[a]) & np.isfinite(values[b])
@@ -1381,7 +1308,7 @@ def _comparisons(
                 )
             r_a, r_b = (correlate_rows(observed[ok], values[c][ok], "spearman")[0] for c in (a, b))
             test = _paired(d, float(r_a - r_b), int(ok.sum()), "spearman", confidence, resample)
-            replicates[judgment.name, a, b] = d
+            resamples[judgment.name, a, b] = d
             for metric, versus, sign in ((a, b, 1.0), (b, a, -1.0)):
                 low, high = (test.ci_low, test.ci_high) if sign > 0 else (-test.ci_high, -test.ci_low)
                 rows.append(
@@ -1390,22 +1317,22 @@ def _comparisons(
                         "task": judgment.task,
                         "metric": metric,
                         "versus": versus,
-                        "method": test.method,
-                        "observed": sign * test.observed,
+                        "method": test.estimand,
+                        "observed": sign * test.difference,
                         "difference": sign * test.difference,
                         "se": test.se,
                         "ci_low": low,
                         "ci_high": high,
-                        "p_value": test.p_value,
-                        "n_topics": test.n_topics,
-                        "uncertainty": test.uncertainty,
+                        "p_value": test.pvalue,
+                        "n_topics": test.n,
+                        "uncertainty": test.resampled,
                     }
                 )
     frame = pd.DataFrame(rows)
     if not frame.empty:
         unordered = frame.iloc[::2]["p_value"].to_numpy()
         frame["p_holm"] = np.repeat(holm(unordered), 2)
-    return frame, replicates
+    return frame, resamples
 
 
 def _topic_values(judgment: HumanJudgments, table: pd.DataFrame) -> pd.DataFrame:
@@ -1500,7 +1427,7 @@ def write_validation(
     ...     "npmi": [0.14, 0.10, 0.05, 0.12, -0.02, -0.05, 0.03, 0.04],
     ...     "umass": [-1.1, -1.5, -1.2, -2.8, -2.0, -2.2, -1.4, -1.3],
     ... }).to_csv(scores, index=False)
-    >>> result = validate(csv_judgments(human), [f"csv:{scores}"], n_boot=200, seed=0)
+    >>> result = validate(csv_judgments(human), [f"csv:{scores}"], n_resamples=200, seed=0)
     >>> from tealeaves.analysis import write_validation
     >>> out = write_validation(result, Path(folder.name) / "validation", parquet=False)
     >>> sorted(path.relative_to(out).as_posix() for path in out.rglob("*"))  # doctest: +NORMALIZE_WHITESPACE

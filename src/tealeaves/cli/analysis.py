@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from tealeaves.cli.common import JsonOption, app, reports_errors, show
+from tealeaves.cli.common import JsonOption, app, renamed_option, reports_errors, show
 from tealeaves.console import mapping_table, progress_bar
 from tealeaves.errors import InputError
 from tealeaves.extras import require
@@ -32,7 +32,10 @@ def analyze(
     keep_failed_checks: Annotated[
         bool, typer.Option(help="Keep annotators who failed attention checks (they are excluded by default).")
     ] = False,
-    bootstrap: Annotated[int, typer.Option(help="Bootstrap resamples of annotators for correlation CIs.")] = 1000,
+    n_resamples: Annotated[
+        int | None, typer.Option(help="Bootstrap resamples of annotators for correlation CIs. [default: 1000]")
+    ] = None,
+    bootstrap: Annotated[int | None, typer.Option(hidden=True, help="Deprecated name of --n-resamples.")] = None,
     fdr_iterations: Annotated[
         int, typer.Option(help="Resampling iterations for false discovery rates (the paper: 1,000).")
     ] = 10000,
@@ -62,13 +65,14 @@ def analyze(
 
     if (export is None) == (hoyle2021 is None):
         raise InputError("give either a study export or --hoyle2021 DIR (one of the two)")
-    if bootstrap < 1 or fdr_iterations < 1:
-        raise InputError("--bootstrap and --fdr-iterations must be at least 1")
+    resamples: int = renamed_option(bootstrap, n_resamples, "--bootstrap", "--n-resamples", 1000)
+    if resamples < 1 or fdr_iterations < 1:
+        raise InputError("--n-resamples and --fdr-iterations must be at least 1")
     with progress_bar(transient=True) as progress:
         if hoyle2021 is not None:
             result = replicate_hoyle2021(
                 hoyle2021,
-                n_boot=bootstrap,
+                n_resamples=resamples,
                 n_iter=fdr_iterations,
                 seed=seed,
                 familiar_only=familiar_only,
@@ -87,7 +91,7 @@ def analyze(
                 metrics=metrics,
                 familiar_only=familiar_only,
                 exclude_failed_checks=not keep_failed_checks,
-                n_boot=bootstrap,
+                n_resamples=resamples,
                 seed=seed,
                 progress=progress,
                 comparison=comparison,

@@ -185,6 +185,20 @@ def _flags(command: Callable[..., Any]) -> Iterator[tuple[str, tuple[str, str | 
         yield name, (on, off)
 
 
+def renamed_option(old_value: Any, new_value: Any, old: str, new: str, default: Any) -> Any:
+    """The value of an option given by its deprecated name ``old`` (with a warning on stderr), else
+    ``new_value``, else ``default``.
+
+    Both options are declared with a default of None (the old one hidden), so that giving both
+    can be refused."""
+    if old_value is None:
+        return default if new_value is None else new_value
+    if new_value is not None:
+        raise InputError(f"give {new} only ({old} is its deprecated name)")
+    err_console.print(f"warning: {old} is deprecated; use {new}", highlight=False, soft_wrap=True)
+    return old_value
+
+
 def print_json(payload: Any) -> None:
     """One JSON document on stdout (arrays as lists, non-finite floats as null)."""
     from tealeaves.artifacts import json_safe

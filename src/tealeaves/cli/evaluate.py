@@ -3,16 +3,12 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import Annotated
 
 import typer
 
 from tealeaves.cli.common import JsonOption, app, reports_errors, show
 from tealeaves.extras import require
-
-if TYPE_CHECKING:
-    import pandas as pd
-    from rich.table import Table
 
 
 @app.command("evaluate")
@@ -30,18 +26,19 @@ def evaluate_command(
 ) -> None:
     """Evaluate every model of CONFIG with every metric; write per_topic, per_model and comparisons tables."""
     require("report", what="tealeaves evaluate")
-    from tealeaves.console import console, progress_bar
+    from tealeaves.console import console, progress_bar, summary_table
     from tealeaves.evaluation import evaluate as run_evaluation
     from tealeaves.evaluation import verdicts
-    from tealeaves.evaluation.stats import scope
+    from tealeaves.evaluation.metrics import outputs
+    from tealeaves.wording import scope, summary_rows
 
     with progress_bar(transient=True) as progress:
         result = run_evaluation(config, out, workers=workers, scheduler=scheduler, progress=progress)
-    lines = verdicts(result.comparisons, result.manifest["level"])
+    lines = verdicts(result.comparisons, result.alpha)
     runs = result.manifest.get("runs") or {}
     per_model = result.per_model[result.per_model["model"].isin(runs)] if runs else result.per_model
-    table = summary_table(per_model, f"{out}: per model (95% intervals)", result.comparisons)
-    show(as_json, result.to_dict, table)
+    rows = summary_rows(per_model.to_dict("records"), result.comparisons.to_dict("records"), outputs())
+    show(as_json, result.to_dict, summary_table(f"{out}: per model (95% intervals)", *rows))
     if not as_json:
         for line in lines.values():
             console.print(line, highlight=False, soft_wrap=True)
@@ -65,33 +62,3 @@ def report(
 
     path = write_report(run, out)
     show(as_json, lambda: {"report": str(path)}, str(path))
-
-
-def summary_table(per_model: pd.DataFrame, title: str, comparisons: pd.DataFrame | None = None) -> Table:
-    """Metrics x models: each value above its 95% interval (untested model-level values stand alone);
-    bold only a model significantly better than every other (Holm), which needs ``comparisons``.
-
-    One column per model keeps the table narrow enough for a terminal however many metrics run.
-    """
-    from rich.table import Table
-
-    from tealeaves.evaluation.stats import row_label, winners
-
-    models = list(dict.fromkeys(per_model["model"]))
-    best = winners(comparisons) if comparisons is not None else {}
-    table = Table(title=title, title_justify="left", show_lines=True)
-    table.add_column("metric")
-    for model in models:
-        table.add_column(model, justify="right")
-    for metric, part in per_model.groupby("metric", sort=False):
-        rows = part.set_index("model")
-        cells = []
-        for model in models:
-            if model not in rows.index:
-                cells.append("–")
-                continue
-            r = rows.loc[model]
-            text = f"[bold]{r['mean']:.4g}[/]" if best.get(str(metric)) == model else f"{r['mean']:.4g}"
-            cells.append(text + (f"\n[{r.ci_low:.3g}, {r.ci_high:.3g}]" if r.ci_low == r.ci_low else ""))
-        table.add_row(row_label(str(metric)), *cells)
-    return table

@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from tealeaves.cli.common import JsonOption, app, print_json, reports_errors
+from tealeaves.cli.common import JsonOption, app, print_json, renamed_option, reports_errors
 from tealeaves.console import console, progress_bar
 from tealeaves.errors import InputError
 from tealeaves.extras import require
@@ -46,7 +46,10 @@ def validate_command(
     familiar_only: Annotated[
         bool, typer.Option(help="Keep only answers of annotators familiar with the terms (Hoyle A.7).")
     ] = False,
-    bootstrap: Annotated[int, typer.Option(help="Bootstrap replicates (intervals and paired tests).")] = 1000,
+    n_resamples: Annotated[
+        int | None, typer.Option(help="Bootstrap resamples (intervals and paired tests). [default: 1000]")
+    ] = None,
+    bootstrap: Annotated[int | None, typer.Option(hidden=True, help="Deprecated name of --n-resamples.")] = None,
     resample: Annotated[
         str,
         typer.Option(
@@ -94,8 +97,9 @@ def validate_command(
     from tealeaves.console import err_console
 
     check_writable(out, force)
-    if bootstrap < 2:
-        raise InputError("--bootstrap must be at least 2")
+    resamples: int = renamed_option(bootstrap, n_resamples, "--bootstrap", "--n-resamples", 1000)
+    if resamples < 2:
+        raise InputError("--n-resamples must be at least 2")
     judgments = hoyle2021_judgments(hoyle2021, familiar_only) if hoyle2021 is not None else []
     for path in export or []:
         judgments += export_judgments(path, familiar_only=familiar_only)
@@ -108,7 +112,7 @@ def validate_command(
         result = run_validate(
             judgments,
             metrics,
-            n_boot=bootstrap,
+            n_resamples=resamples,
             seed=seed,
             cache_dir=cache_dir,
             progress=progress,

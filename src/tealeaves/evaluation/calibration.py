@@ -22,7 +22,7 @@ of them of the target. The simulated data, one plan each:
   from a Zipf(``exponent``) vocabulary of 1,000 words, so popular words recur across topics;
   the quantity is topic uniqueness over the top 10 words, tested by the randomisation test
   (:func:`tealeaves.evaluation.stats.randomisation`), its interval the delete-d jackknife's
-  (:func:`tealeaves.evaluation.stats.delete_d_se`); its true value at K topics is estimated by the
+  (:func:`tealeaves.stats.delete_d_jackknife_se`); its true value at K topics is estimated by the
   mean over ``truth_replicates`` further models.
 
 Used by ``tests/evaluate/test_calibration.py`` (small) and ``benchmarks/calibration_verdicts.py`` (large).
@@ -33,22 +33,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import stats as sps
 
-from tealeaves.display import bootstrap_t_interval, t_interval
 from tealeaves.evaluation.metrics import Items, model_level_topics
-from tealeaves.evaluation.stats import (
-    CONFIDENCE,
-    SUBSETS,
-    delete_d_se,
-    interval,
-    paired_bootstrap,
-    paired_t,
-    randomisation,
-    regrouped,
-    welch,
-)
+from tealeaves.evaluation.stats import CONFIDENCE, SUBSETS, document_bootstrap, paired_t, randomisation, regrouped
 from tealeaves.rng import family_generator
+from tealeaves.stats.design import minimal_detectable_difference
+from tealeaves.stats.intervals import bootstrap_t_interval, delete_d_jackknife_se, percentile_interval, t_interval
+from tealeaves.stats.tests import welch_test
 
 LEVEL = 0.05
 VOCABULARY = 1000
@@ -116,7 +107,7 @@ def paired_detectable(n: int) -> float:
     :math:`(t_{0.975} + t_{0.8})\\, sd(d) / \\sqrt n`, :math:`sd(d) = \\sqrt 2\\, \\sigma_e \\sqrt{E w^2} / E w`."""
     mean = LENGTH_MIN + LENGTH_MEAN
     sd = np.sqrt(2) * NOISE_SD * np.sqrt(LENGTH_MEAN + mean**2) / mean
-    return float((sps.t.ppf(1 - LEVEL / 2, n - 1) + sps.t.ppf(0.8, n - 1)) * sd / np.sqrt(n))
+    return float(minimal_detectable_difference(sd, n - 1, LEVEL, 0.8) / np.sqrt(n))
 
 
 def welch_detectable(k: int, kind: str = "moderate") -> float:
@@ -125,7 +116,7 @@ def welch_detectable(k: int, kind: str = "moderate") -> float:
     gamma = TOPIC_KINDS[kind]
     sd = np.sqrt((2 / 3 - var_p - 4 / 9) / 8 + var_p) if gamma is None else np.sqrt(gamma[0]) * gamma[1]
     df = 2 * k - 2
-    return float((sps.t.ppf(1 - LEVEL / 2, df) + sps.t.ppf(0.8, df)) * sd * np.sqrt(2 / k))
+    return float(minimal_detectable_difference(sd, df, LEVEL, 0.8) * np.sqrt(2 / k))
 
 
 def zipf_topics(rng: np.random.Generator, k: int, exponent: float = 1.0) -> list[list[str]]:
@@ -151,14 +142,17 @@ def rejection(plan: str, k: int, replicates: int, seed: int, shift: float = 0.0,
     for _ in range(replicates):
         if plan == "paired":
             a, b = documents(rng, k, shift)
-            p = paired_t(a, b).p
+            p = paired_t(a, b).pvalue
         elif plan == "independent":
-            p = welch(topic_values(rng, k, 0.0, kind), topic_values(rng, k, shift, kind)).p
+            p = welch_test(topic_values(rng, k, 0.0, kind), topic_values(rng, k, shift, kind)).pvalue
         else:
             first, second = (model_level_topics(zipf_topics(rng, k, e), 25, 10, 0.9) for e in (1.0, 1.0 + shift))
             regroupings = int(options.get("regroupings", 199))
-            p = randomisation("topic_uniqueness", first, second, int(rng.integers(2**62)), "calibration", regroupings)
-        hits += p < LEVEL
+            test = randomisation(
+                "topic_uniqueness", first, second, int(rng.integers(2**62)), "calibration", regroupings
+            )
+            p = test.pvalue
+        hits += float(p) < LEVEL
     check = "rejection under the null" if shift == 0 else f"power at a difference of {shift:.3g}"
     target = LEVEL if shift == 0 else float(options["target"])
     name = f"{plan} ({kind})" if plan == "independent" else plan
@@ -169,7 +163,7 @@ def coverage(plan: str, k: int, replicates: int, seed: int, *, boot: int = 500, 
     """How often the plan's 95% interval of one model's value covers the true value.
 
     ``"independent"``: the interval of the mean over ``k`` topics the evaluation uses, the
-    bootstrap-t interval (:func:`tealeaves.display.bootstrap_t_interval`, its fixed stream of 2,000
+    bootstrap-t interval (:func:`tealeaves.stats.bootstrap_t_interval`, its fixed stream of 2,000
     resamples), or with ``options["interval"] = "t"`` the t interval it replaced; ``"paired"``: the bootstrap
     percentile interval of the ratio over ``k`` documents (``boot`` resamples); ``"jackknife"``:
     the delete-d jackknife t interval of topic uniqueness at ``k`` topics (as
@@ -191,7 +185,8 @@ def coverage(plan: str, k: int, replicates: int, seed: int, *, boot: int = 500, 
     for r in range(replicates):
         if plan == "paired":
             a, _ = documents(rng, k)
-            low, high = interval(paired_bootstrap({"a": a}, boot, seed + r, "coverage")[0]["a"])
+            resamples = document_bootstrap({"a": a}, boot, seed + r, "coverage")[0]["a"]
+            low, high = percentile_interval(resamples, CONFIDENCE, nan_policy="propagate")
         elif plan == "independent":
             x = topic_values(rng, k, 0.0, kind)
             if replaced:
@@ -201,7 +196,7 @@ def coverage(plan: str, k: int, replicates: int, seed: int, *, boot: int = 500, 
         else:
             quantity = regrouped("topic_uniqueness", model_level_topics(zipf_topics(rng, k), 25, 10, 0.9))
             value = float(quantity(np.ones((1, k), dtype=bool))[0])
-            se = delete_d_se(quantity, k, rng, int(options.get("subsets", SUBSETS)))
+            se = delete_d_jackknife_se(quantity, k, rng, int(options.get("subsets", SUBSETS)))
             low, high = t_interval(value, se, k - 1.0)
         hits += low <= truth <= high
     name = f"{plan} ({kind})" if plan == "independent" else plan

@@ -3,8 +3,8 @@
 ::
 
     seed = 0            # every step's seed
-    bootstrap = 1000    # resamples for the 95% intervals
-    level = 0.05        # significance level of the Holm-corrected two-sided tests
+    n_resamples = 1000  # bootstrap resamples for the 95% intervals (once "bootstrap")
+    alpha = 0.05        # significance level of the Holm-corrected two-sided tests (once "level")
 
     [corpora]
     heldout = "sotu/heldout"     # held-out likelihood and Chang's predictive metrics
@@ -41,6 +41,8 @@ runs as a list of such objects, and a corpus as a :class:`~tealeaves.corpus.Corp
 lists (anything :func:`tealeaves.corpus.as_corpus` reads). The whole configuration, every key
 of every table and every metric's options, is checked before any step runs: an unknown key
 is refused with the closest known one.
+
+The keys' old names, ``bootstrap`` and ``level``, are read too, with a ``DeprecationWarning``.
 """
 
 from __future__ import annotations
@@ -51,10 +53,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from tealeaves.deprecation import renamed_attribute, warn_renamed
 from tealeaves.errors import InputError
 from tealeaves.evaluation.metrics import METRICS, unknown_keys
 
-TOP_KEYS = {"seed", "bootstrap", "level", "corpora", "models", "metrics", "study"}
+TOP_KEYS = {"seed", "n_resamples", "alpha", "corpora", "models", "metrics", "study"}
+RENAMED_KEYS = {"bootstrap": "n_resamples", "level": "alpha"}  # deprecated key -> its name
 CORPORA = ("heldout", "reference", "train")
 MODEL_KEYS = {"name", "path", "model", "runs", "format", "options"}
 STUDY_KEYS = {"export", "familiar_only"}
@@ -116,10 +120,11 @@ class EvaluateConfig:
         ``export`` (a study export) and ``familiar_only``, when human scores are read.
     seed : int
         Every step's seed.
-    bootstrap : int
-        Resamples for the 95% intervals.
-    level : float
-        Significance level of the Holm-corrected two-sided tests.
+    n_resamples : int
+        Bootstrap resamples for the 95% intervals (``bootstrap``, its old name, is deprecated).
+    alpha : float
+        Significance level of the Holm-corrected two-sided tests (``level``, its old name, is
+        deprecated).
     source : dict
         The configuration as given, for the manifest.
 
@@ -137,7 +142,7 @@ class EvaluateConfig:
     (['npmi', 'diversity', 'wi-auto', 'likelihood', 'predictive'], {'topn': 5, 'window': 10, 'on_missing': 'skip'})
     >>> config.runs, sorted(config.corpora)  # the reference corpus defaults to the held-out one
     ({'lda': ['lda/1', 'lda/2'], 'vb': ['vb/1', 'vb/2']}, ['heldout', 'reference'])
-    >>> config.seed, config.bootstrap, config.level
+    >>> config.seed, config.n_resamples, config.alpha
     (0, 1000, 0.05)
     """
 
@@ -146,9 +151,12 @@ class EvaluateConfig:
     corpora: dict[str, Any]
     study: dict[str, Any] | None = None
     seed: int = 0
-    bootstrap: int = 1000
-    level: float = 0.05
+    n_resamples: int = 1000
+    alpha: float = 0.05
     source: dict[str, Any] = field(default_factory=dict)  # the configuration as given, for the manifest
+
+    bootstrap = renamed_attribute("n_resamples")
+    level = renamed_attribute("alpha")
 
     @property
     def runs(self) -> dict[str, list[str]]:
@@ -178,7 +186,7 @@ def read_config(config: str | os.PathLike[str] | dict[str, Any] | EvaluateConfig
     ------
     InputError
         For unreadable TOML, unknown keys (all of them, each with the closest known key), a
-        model without a name or path, a name given twice, or a seed, bootstrap or level out of
+        model without a name or path, a name given twice, or a seed, n_resamples or alpha out of
         range; the message says which.
 
     Examples
@@ -230,6 +238,7 @@ def parse_config(data: dict[str, Any], base: Path) -> EvaluateConfig:
     """Check the structure of ``data`` and resolve its paths against ``base``."""
     from tealeaves.evaluation.metrics import active_metrics
 
+    source, data = data, _renamed_keys(data)
     refuse_unknown_keys(data)
     corpora_in = _table(data.get("corpora", {}), "[corpora]")
     corpora = {name: _corpus(corpora_in[name], base, f"corpora.{name}") for name in CORPORA if name in corpora_in}
@@ -243,22 +252,22 @@ def parse_config(data: dict[str, Any], base: Path) -> EvaluateConfig:
             raise InputError("[study] needs export = the study export (CSV or Parquet) to read human scores from")
         study["export"] = _path(study["export"], base, "study.export")
         study["familiar_only"] = bool(study.get("familiar_only", False))
-    seed, bootstrap, level = data.get("seed", 0), data.get("bootstrap", 1000), data.get("level", 0.05)
+    seed, n_resamples, alpha = data.get("seed", 0), data.get("n_resamples", 1000), data.get("alpha", 0.05)
     if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
         raise InputError(f"seed must be a non-negative integer, got {seed!r}")
-    if isinstance(bootstrap, bool) or not isinstance(bootstrap, int) or bootstrap < 100:
-        raise InputError(f"bootstrap must be an integer of at least 100 resamples, got {bootstrap!r}")
-    if not isinstance(level, (int, float)) or not 0 < level < 1:
-        raise InputError(f"level must be a significance level between 0 and 1, got {level!r}")
+    if isinstance(n_resamples, bool) or not isinstance(n_resamples, int) or n_resamples < 100:
+        raise InputError(f"n_resamples must be an integer of at least 100 resamples, got {n_resamples!r}")
+    if not isinstance(alpha, (int, float)) or not 0 < alpha < 1:
+        raise InputError(f"alpha must be a significance level between 0 and 1, got {alpha!r}")
     return EvaluateConfig(
         models=models,
         metrics=active_metrics(_table(data.get("metrics", {}), "[metrics]")),
         corpora=corpora,
         study=study,
         seed=seed,
-        bootstrap=bootstrap,
-        level=float(level),
-        source=_plain(data),
+        n_resamples=n_resamples,
+        alpha=float(alpha),
+        source=_plain(source),
     )
 
 
@@ -313,6 +322,17 @@ def refuse_unknown_keys(data: dict[str, Any]) -> None:
         raise InputError(
             "; ".join(problems) if len(problems) == 1 else f"{len(problems)} problems: " + "; ".join(problems)
         )
+
+
+def _renamed_keys(data: dict[str, Any]) -> dict[str, Any]:
+    """``data`` with the deprecated top-level keys under their names (:data:`RENAMED_KEYS`), with a warning."""
+    for old, new in RENAMED_KEYS.items():
+        if old in data:
+            if new in data:
+                raise InputError(f"the configuration gives both {new} and {old}, its deprecated name: give {new} only")
+            warn_renamed(f"the configuration key {old!r}", repr(new), stacklevel=4)
+            data = {**{k: v for k, v in data.items() if k != old}, new: data[old]}
+    return data
 
 
 def _models(entries: Any, base: Path) -> tuple[ModelSpec, ...]:

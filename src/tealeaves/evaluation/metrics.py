@@ -462,7 +462,7 @@ def model_level_topics(
 ) -> dict[str, Any]:
     """The top words of every topic and the settings of the model-level quantities: what
     :func:`tealeaves.evaluation.stats.randomisation` regroups and the per-model interval
-    (:func:`tealeaves.evaluation.stats.delete_d_se`) subsets to recompute them."""
+    (:func:`tealeaves.stats.delete_d_jackknife_se`) subsets to recompute them."""
     from tealeaves.models import as_topics
 
     words = as_topics(model, max(diversity_topn, uniqueness_topn)).words
@@ -475,8 +475,8 @@ def leave_one_topic_out(
 ) -> dict[str, np.ndarray]:
     """Topic uniqueness, topic diversity and inverted RBO of the model without topic j, for every j.
 
-    The input of the comparisons' jackknife (:func:`tealeaves.evaluation.stats.jackknife_contrast`;
-    a model's own interval is the delete-d jackknife's, :func:`tealeaves.evaluation.stats.delete_d_se`):
+    The input of the comparisons' jackknife (:func:`tealeaves.stats.jackknife_difference_test`;
+    a model's own interval is the delete-d jackknife's, :func:`tealeaves.stats.delete_d_jackknife_se`):
     each is a function of all topics together, so a topic's share cannot be resampled on its own. With :math:`c_w` the
     number of topics whose top-N words hold ``w`` and :math:`u_{jw}` whether topic j's do,
     topic uniqueness without j is :math:`\\frac1{K-1} \\sum_{i \\ne j} \\frac1N \\sum_{w \\in i}

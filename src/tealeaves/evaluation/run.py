@@ -141,7 +141,8 @@ class Evaluation(Result):
     def to_dict(self) -> dict[str, Any]:
         """The path, the per-model and comparison tables as records, the verdicts, what they are about
         (``scope``), and the step counts."""
-        from tealeaves.evaluation.stats import scope, verdicts
+        from tealeaves.evaluation.stats import verdicts
+        from tealeaves.wording import scope
 
         steps = self.manifest.get("steps", [])
         return json_safe(
@@ -149,16 +150,22 @@ class Evaluation(Result):
                 "path": self.path,
                 "per_model": self.per_model.to_dict(orient="records"),
                 "comparisons": self.comparisons.to_dict(orient="records"),
-                "verdicts": verdicts(self.comparisons, self.manifest.get("level", 0.05)),
+                "verdicts": verdicts(self.comparisons, self.alpha),
                 "scope": scope(self.manifest.get("runs")),
                 "steps": {"computed": sum(not s["cached"] for s in steps), "cached": sum(s["cached"] for s in steps)},
             }
         )
 
+    @property
+    def alpha(self) -> float:
+        """The significance level the comparisons were tested at (the manifest's ``alpha``; ``level``
+        in runs written before it was renamed)."""
+        return float(self.manifest.get("alpha", self.manifest.get("level", 0.05)))
+
     def _repr_html_(self) -> str:
         """The notebook display: the report's summary table, verdicts and figures (inline SVG, no
-        script; :func:`tealeaves.reporting.html.inline`)."""
-        from tealeaves.reporting.html import inline
+        script; :func:`tealeaves.evaluation.overview.inline`)."""
+        from tealeaves.evaluation.overview import inline
 
         return inline(self)
 
@@ -304,12 +311,12 @@ def evaluate(
         timings["study"] = time.perf_counter() - tick
 
     tick = time.perf_counter()
-    per_model, boots = per_model_table(estimates, cfg.bootstrap, cfg.seed)
-    comparisons = comparisons_table(estimates, boots, [spec.name for spec in cfg.models], cfg.level, cfg.seed)
+    per_model, boots = per_model_table(estimates, cfg.n_resamples, cfg.seed)
+    comparisons = comparisons_table(estimates, boots, [spec.name for spec in cfg.models], cfg.alpha, cfg.seed)
     if cfg.runs:  # the runs are the units: the models' rows and tests over runs replace the runs' own tests
         import pandas as pd
 
-        model_rows, comparisons = runs_tables(per_model, cfg.runs, cfg.level)
+        model_rows, comparisons = runs_tables(per_model, cfg.runs, cfg.alpha)
         per_model = pd.concat([per_model, model_rows], ignore_index=True)
     items = estimates.items
     tables = {
@@ -328,8 +335,8 @@ def evaluate(
         corpora={name: {"path": _given(cfg.corpora[name]), "fingerprint": fp} for name, fp in fingerprints.items()},
         models={spec.name: _model_entry(spec, models[spec.name], model_fps[spec.name]) for spec in cfg.models},
         seed=cfg.seed,
-        bootstrap=cfg.bootstrap,
-        level=cfg.level,
+        n_resamples=cfg.n_resamples,
+        alpha=cfg.alpha,
         versions=_versions(),
         steps=step_log,
         skipped=skipped,
@@ -518,7 +525,7 @@ def _study_step(
             for topic, value in zip(values.ids, values.values / values.weights):
                 rows.setdefault((model, int(topic)), {})[metric] = value
     wide = pd.DataFrame([{"model": m, "topic": t, **v} for (m, t), v in rows.items()])
-    settings = {"familiar_only": cfg.study["familiar_only"], "bootstrap": cfg.bootstrap, "seed": cfg.seed}
+    settings = {"familiar_only": cfg.study["familiar_only"], "n_resamples": cfg.n_resamples, "seed": cfg.seed}
     key = _step_key(step="study", export=file_sha256(export), metrics=wide.to_csv(index=False), **settings)
     file = cache / "steps" / f"{key}.json"
     cached = file.is_file()
@@ -533,7 +540,7 @@ def _study_step(
                 "name the models as the study labelled them"
             )
         analysis = analyze_export(
-            responses, wide, familiar_only=cfg.study["familiar_only"], n_boot=cfg.bootstrap, seed=cfg.seed
+            responses, wide, familiar_only=cfg.study["familiar_only"], n_resamples=cfg.n_resamples, seed=cfg.seed
         )
         payload = {
             "scores": analysis.scores.to_dict(orient="records"),

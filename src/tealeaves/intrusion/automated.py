@@ -43,7 +43,6 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 
-from tealeaves import display
 from tealeaves.coherence import RefIndex, Window
 from tealeaves.coherence.reference import as_reference_index
 from tealeaves.errors import InputError
@@ -61,7 +60,7 @@ from tealeaves.intrusion.ranking import SVM_RANK_C, fit_ranking_svm
 from tealeaves.models import TopicModel, Topics, as_model, as_topics
 from tealeaves.models.adapters import library_of
 from tealeaves.progress import ProgressCallback, notify
-from tealeaves.results import Columns, Result, dataframe, words_by_topic
+from tealeaves.results import Columns, Result, dataframe, interval_label, mean_interval, words_by_topic
 from tealeaves.rng import as_seed, family_generator
 
 if TYPE_CHECKING:
@@ -259,12 +258,10 @@ class WordIntrusionComparison(Result):
         return dataframe(self._model_columns())
 
     def summary(self) -> dict[str, Any]:
-        """Each model's WI-Auto mean over its topics with its 95% interval (:func:`tealeaves.display.mean_interval`,
+        """Each model's WI-Auto mean over its topics with its 95% interval (:func:`tealeaves.results.mean_interval`,
         clipped to [0, 1]), named by model and by what the interval is."""
         return {
-            f"model mean ({name}; {display.interval_label(r.per_topic)})": display.mean_interval(
-                r.per_topic, r.value_bounds()
-            )
+            f"model mean ({name}; {interval_label(r.per_topic)})": mean_interval(r.per_topic, r.value_bounds())
             for name, r in self.results.items()
         }
 

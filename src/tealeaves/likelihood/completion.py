@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from tealeaves.corpus import HALVES_MODES, Corpus, Vocabulary
+from tealeaves.deprecation import renamed_parameters
 from tealeaves.errors import InputError
 from tealeaves.likelihood import _kernels
 from tealeaves.likelihood.documents import Docs, Documents, OnMissing, as_documents, model_arrays
@@ -120,6 +121,7 @@ COMPLETION_METHODS: dict[str, Method] = {
 biased), left-to-right (LR, §5.3) and AIS (Algorithm 4, §5.2)."""
 
 
+@renamed_parameters(bootstrap="n_resamples")
 def complete(
     phi: TopicModel | ArrayLike,
     alpha: ArrayLike | None,
@@ -129,7 +131,7 @@ def complete(
     seed: int | np.random.Generator = 0,
     *,
     runs: int = 1,
-    bootstrap: int = 10_000,
+    n_resamples: int = 10_000,
     on_missing: OnMissing = "error",
     progress: ProgressCallback | None = None,
     **params: Any,
@@ -158,8 +160,8 @@ def complete(
         As for :func:`tealeaves.likelihood.estimate`.
     runs : int
         Independent runs per document (``log_prob`` averages P̂ over them).
-    bootstrap : int
-        Bootstrap replicates for ``total_sd``.
+    n_resamples : int
+        Bootstrap resamples for ``total_sd`` (``bootstrap``, its old name, is deprecated).
     on_missing : "error" or "skip"
         What to do with tokens outside the vocabulary.
     progress : callable, optional
@@ -199,7 +201,7 @@ def complete(
     seed = as_seed(seed)
     halves = split_documents(documents, phi.shape[1], split, seed)
     estimand = f"log P(w2 | w1, Φ, αm), {split} split"
-    return run(spec, resolved, phi, alpha, halves, estimand, f"complete {spec.name}", seed, runs, bootstrap, progress)
+    return run(spec, resolved, phi, alpha, halves, estimand, f"complete {spec.name}", seed, runs, n_resamples, progress)
 
 
 def split_documents(documents: Documents, n_words: int, split: str, seed: int) -> Documents:

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from tealeaves.deprecation import renamed_parameters
 from tealeaves.errors import InputError
 from tealeaves.jit import batches, map_threads, threads
 from tealeaves.likelihood.documents import Docs, Documents, OnMissing, as_documents, model_arrays
@@ -26,6 +27,7 @@ FULL_DOCUMENT = "log P(w | Φ, αm)"
 BATCHES = 50  # with a progress callback, documents run in at least this many batches, reported after each
 
 
+@renamed_parameters(bootstrap="n_resamples")
 def estimate(
     phi: TopicModel | ArrayLike,
     alpha: ArrayLike | None,
@@ -34,7 +36,7 @@ def estimate(
     seed: int | np.random.Generator = 0,
     *,
     runs: int = 1,
-    bootstrap: int = 10_000,
+    n_resamples: int = 10_000,
     on_missing: OnMissing = "error",
     progress: ProgressCallback | None = None,
     **params: Any,
@@ -61,8 +63,8 @@ def estimate(
     runs : int
         Independent runs per document; ``log_prob`` is the log of the mean of P̂ over runs, and with
         several runs ``total_sd`` is the bootstrap standard deviation of the total (§6.2).
-    bootstrap : int
-        Bootstrap replicates for ``total_sd``.
+    n_resamples : int
+        Bootstrap resamples for ``total_sd`` (``bootstrap``, its old name, is deprecated).
     on_missing : "error" or "skip"
         What to do with tokens outside the vocabulary (see :mod:`tealeaves.likelihood.documents`).
     progress : callable, optional
@@ -110,7 +112,7 @@ def estimate(
     phi, alpha, vocab = model_arrays(phi, alpha, f"{spec.name} ({spec.label})")
     documents = as_documents(docs, phi.shape[1], on_missing, vocab)
     return run(
-        spec, resolved, phi, alpha, documents, FULL_DOCUMENT, f"estimate {spec.name}", seed, runs, bootstrap, progress
+        spec, resolved, phi, alpha, documents, FULL_DOCUMENT, f"estimate {spec.name}", seed, runs, n_resamples, progress
     )
 
 
@@ -124,7 +126,7 @@ def run(
     purpose: str,
     seed: int | np.random.Generator,
     runs: int,
-    bootstrap: int,
+    n_resamples: int,
     progress: ProgressCallback | None,
 ) -> LikelihoodResult:
     """Run ``spec`` ``runs`` times over ``documents`` in batches and collect the result.
@@ -167,7 +169,7 @@ def run(
         run_log_prob=run_log_prob,
         n_tokens=documents.scored,
         n_oov=documents.n_oov,
-        total_sd=bootstrap_sd(run_log_prob, bootstrap, seed),
+        total_sd=bootstrap_sd(run_log_prob, n_resamples, seed),
         site_updates=site_updates,
         seed=seed,
         seconds=round(seconds, 4),

@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import logsumexp
 
+from tealeaves.deprecation import renamed_parameters
 from tealeaves.errors import InputError
 from tealeaves.rng import family_generator
 
@@ -30,10 +31,11 @@ def average_runs(run_log_prob: np.ndarray, axis: int = 0) -> np.ndarray:
     return logsumexp(run_log_prob, axis=axis) - np.log(run_log_prob.shape[axis])
 
 
-def bootstrap_sd(run_log_prob: np.ndarray, replicates: int = 10_000, seed: int = 0) -> float | None:
+@renamed_parameters(replicates="n_resamples")
+def bootstrap_sd(run_log_prob: np.ndarray, n_resamples: int = 10_000, seed: int = 0) -> float | None:
     """Standard deviation of Σ_d log P̄(w^(d)) when each document's runs are resampled with replacement.
 
-    Each replicate draws, for every document, as many runs as there are with replacement,
+    Each resample draws, for every document, as many runs as there are with replacement,
     averages their P̂ (log P̄ = log of the mean) and sums over documents; the result is the
     standard deviation of those totals (Wallach et al. 2009, §6.2).
 
@@ -41,8 +43,8 @@ def bootstrap_sd(run_log_prob: np.ndarray, replicates: int = 10_000, seed: int =
     ----------
     run_log_prob : ndarray of shape (runs, D)
         The log estimate of every run for every document (``LikelihoodResult.run_log_prob``).
-    replicates : int
-        Bootstrap replicates, at least 2.
+    n_resamples : int
+        Bootstrap resamples, at least 2 (``replicates``, its old name, is deprecated).
     seed : int
         The resampling draws from the bootstrap's own stream family under ``seed``
         (:func:`tealeaves.rng.family_generator`).
@@ -71,14 +73,14 @@ def bootstrap_sd(run_log_prob: np.ndarray, replicates: int = 10_000, seed: int =
     n_runs, n_docs = run_log_prob.shape
     if n_runs < 2:
         return None
-    if isinstance(replicates, bool) or not isinstance(replicates, (int, np.integer)) or replicates < 2:
-        raise InputError(f"bootstrap replicates must be an integer >= 2, got {replicates!r}")
+    if isinstance(n_resamples, bool) or not isinstance(n_resamples, (int, np.integer)) or n_resamples < 2:
+        raise InputError(f"bootstrap resamples must be an integer >= 2, got {n_resamples!r}")
     rng = family_generator(seed, "bootstrap runs")
     columns = np.arange(n_docs)
     chunk = max(1, BOOTSTRAP_CHUNK // max(1, n_runs * n_docs))
     totals = []
-    for lo in range(0, replicates, chunk):
-        size = min(chunk, replicates - lo)
+    for lo in range(0, n_resamples, chunk):
+        size = min(chunk, n_resamples - lo)
         picks = rng.integers(0, n_runs, size=(size, n_runs, n_docs))
         resampled = run_log_prob[picks, columns]
         totals.append(average_runs(resampled, axis=1).sum(axis=1))

@@ -10,6 +10,7 @@ computes the Kullback-Leibler divergence of every topic from the three, as OCTIS
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -18,7 +19,7 @@ from scipy.special import rel_entr
 
 from tealeaves import display
 from tealeaves.errors import InputError
-from tealeaves.results import Columns, Result
+from tealeaves.results import Columns, Result, interval_label, mean_interval
 
 if TYPE_CHECKING:
     from tealeaves.models.topic_model import TopicModel
@@ -73,7 +74,7 @@ class SignificanceResult(Result):
     >>> round(result.model_mean["kl_uniform"], 4)
     0.2229
     >>> result
-    SignificanceResult(kl_uniform mean=0.2229 [-2.61, 3.055], kl_vacuous mean=0.1053 [0.08311, 0.1275], ...)
+    SignificanceResult(kl_uniform mean (95% CI, t over 2 topics)=0.2229 [0, 3.055], kl_vacuous mean (...)=0.1053 ...)
     >>> result.columns()["words"][0]
     'tax war farm school'
     """
@@ -88,8 +89,13 @@ class SignificanceResult(Result):
     n_words: int
 
     def summary(self) -> dict[str, Any]:
-        """Each divergence's mean over topics with its 95% interval, then topics, documents, words and ε."""
-        values: dict[str, Any] = {f"{name} mean": display.mean_interval(getattr(self, name)) for name in JUNK}
+        """Each divergence's mean over topics with its 95% interval (:func:`tealeaves.results.mean_interval`, kept
+        at or above 0: a divergence is never negative), named by what the interval is; then topics, documents,
+        words and ε."""
+        values: dict[str, Any] = {
+            f"{name} mean ({interval_label(getattr(self, name))})": mean_interval(getattr(self, name), (0.0, math.inf))
+            for name in JUNK
+        }
         return {
             **values,
             "topics": len(self.kl_uniform),

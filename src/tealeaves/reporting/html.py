@@ -5,13 +5,15 @@ The page reads an evaluation run (:class:`tealeaves.evaluation.Evaluation`) and 
 1. the summary: models x metrics with 95% intervals, the models each one is significantly
    better than, in bold only a model significantly better than every other, model-level rows
    labelled, one sentence per metric of what was found and how sure (two-sided tests by the
-   metric's plan, Holm-corrected; :mod:`tealeaves.evaluation.stats`), and what the verdicts are
-   about (one trained run per model, this reference corpus);
+   metric's plan, Holm-corrected; :mod:`tealeaves.evaluation.stats`, worded by
+   :mod:`tealeaves.wording`), and what the verdicts are about (one trained run per model, this
+   reference corpus);
 2. the model comparison per metric, value and interval per model (Hoyle et al. 2021 Fig. 2);
 3. the distribution over topics of each per-topic metric per model (Chang et al. 2009 Figs. 3
    and 5, box plots; model precision and topic log odds when the run has human data);
 4. held-out likelihood (or predictive log likelihood) against an interpretability score, one
-   point per model (Chang et al. 2009 Fig. 6), with :data:`MIN_SCATTER_MODELS` models or more
+   point per model (Chang et al. 2009 Fig. 6), with
+   :data:`~tealeaves.evaluation.overview.MIN_SCATTER_MODELS` models or more
    (with fewer, a scatter of a handful of points invites reading a trend into noise);
 5. with human data, per-topic automated metrics against model precision with Spearman's rho and
    its bootstrap interval (Hoyle et al. 2021 Fig. 3, Table 3);
@@ -19,14 +21,14 @@ The page reads an evaluation run (:class:`tealeaves.evaluation.Evaluation`) and 
    and sortable;
 7. the configuration, versions and fingerprints that reproduce the run.
 
-Figures are inline SVG (:mod:`tealeaves.reporting.svg`); the page makes no request: its one style
-sheet and one script are inline and allowed by their SHA-256 hashes in a Content-Security-Policy
-that forbids everything else. Colours are the Okabe-Ito palette; the layout reflows down to a
-phone's width and prints without the controls.
-
-In a notebook, an :class:`~tealeaves.evaluation.Evaluation` displays sections 1 to 5, the same
-HTML and SVG (:func:`inline`, no script), and the :class:`Report` that :func:`report` returns
-displays the whole page in a sandboxed ``<iframe srcdoc>`` (:meth:`Report._repr_html_`).
+Sections 1 to 5 are :func:`tealeaves.evaluation.overview.summary_and_figures`, which the notebook
+display of an :class:`~tealeaves.evaluation.Evaluation` shows too (the same HTML and SVG, no
+script), so the report sits above the evaluation and never the other way round. Figures are
+inline SVG (:mod:`tealeaves.svg`); the page makes no request: its one style sheet and one script
+are inline and allowed by their SHA-256 hashes in a Content-Security-Policy that forbids
+everything else. Colours are the Okabe-Ito palette; the layout reflows down to a phone's width
+and prints without the controls. The :class:`Report` that :func:`report` returns displays the
+whole page in a notebook, in a sandboxed ``<iframe srcdoc>`` (:meth:`Report._repr_html_`).
 """
 
 from __future__ import annotations
@@ -39,19 +41,12 @@ from html import escape
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
-
 from tealeaves.artifacts import atomic_file
 from tealeaves.display import number as fmt
 from tealeaves.errors import InputError
-from tealeaves.reporting import svg
 
 if TYPE_CHECKING:
     from tealeaves.evaluation import Evaluation
-
-LIKELIHOODS = ("heldout_log_likelihood", "predictive_log_likelihood")
-MIN_SCATTER_MODELS = 5
-INTERPRETABILITY = ("model_precision", "topic_log_odds", "wi_auto_pmi", "npmi")
 
 STYLE = """
 :root { --ink: #1a1a1a; --muted: #555; --line: #ccc; --bg: #fff; --band: #f4f6f8; }
@@ -126,15 +121,6 @@ CSP = (
     "img-src data:; base-uri 'none'; form-action 'none'"
 )
 
-# the few rules of STYLE that the inline display needs, scoped to it (a notebook has its own style sheet)
-INLINE_STYLE = (
-    ".tealeaves-evaluation td.num { text-align: right; white-space: nowrap; } "
-    ".tealeaves-evaluation td.best { font-weight: bold; } "
-    ".tealeaves-evaluation .muted, .tealeaves-evaluation td small { color: #555; } "
-    ".tealeaves-evaluation .grid { display: flex; flex-wrap: wrap; gap: 1rem; } "
-    ".tealeaves-evaluation figure { margin: 0; width: min(100%, 480px); } "
-    ".tealeaves-evaluation figure svg { width: 100%; height: auto; background: #fff; }"
-)
 IFRAME_HEIGHT = 720  # pixels of a notebook cell the report's page scrolls in
 
 
@@ -300,12 +286,12 @@ def render(evaluation: Evaluation) -> str:
     >>> tmp.cleanup()
     """
     from tealeaves.evaluation.metrics import outputs
-    from tealeaves.evaluation.stats import scope
+    from tealeaves.evaluation.overview import summary_and_figures
+    from tealeaves.wording import scope
 
     manifest = evaluation.manifest
     runs = manifest.get("runs") or {}
     models = list(runs) or list(manifest["models"])
-    level = float(manifest.get("level", 0.05))
     sections = [
         *summary_and_figures(evaluation),
         _cards(evaluation, list(manifest["models"]), outputs()),
@@ -326,212 +312,10 @@ def render(evaluation: Evaluation) -> str:
         f"likelihoods, jackknife intervals over topics for model-level quantities. Differences are "
         f"tested two-sided (Welch's t over topics, paired t over documents, a randomisation test over "
         f"regroupings of both models' topics for model-level quantities) and "
-        f"Holm-corrected over the pairs of a metric, at level {level}.</p>"
+        f"Holm-corrected over the pairs of a metric, at level {evaluation.alpha}.</p>"
         f"<p class='lead' id='scope'>{escape(scope(runs))}</p></header>"
     )
     return head + intro + "".join(s for s in sections if s) + f"<script>{SCRIPT}</script></body></html>\n"
-
-
-def summary_and_figures(evaluation: Evaluation) -> list[str]:
-    """The report's sections 1 to 5 as HTML: the summary (table and verdicts), the model comparison,
-    the per-topic distributions, likelihood against interpretability and, with human data, the
-    automated metrics against the human scores (empty strings for sections the run has nothing for)."""
-    from tealeaves.evaluation.metrics import outputs
-    from tealeaves.evaluation.stats import verdicts
-
-    manifest = evaluation.manifest
-    trained = list(manifest["models"])  # with several runs per model, the runs (MODEL/1, ...)
-    models = list(manifest.get("runs") or {}) or trained
-    known = outputs()
-    per_model = evaluation.per_model
-    metrics = [m for m in dict.fromkeys(per_model["metric"]) if m in known]
-    level = float(manifest.get("level", 0.05))
-    lines = verdicts(evaluation.comparisons, level)
-    return [
-        _summary(per_model, evaluation.comparisons, models, metrics, known, lines, level),
-        _comparison_figures(per_model, models, metrics, known, evaluation.comparisons, level),
-        _distribution_figures(evaluation, trained, known),
-        _likelihood_figures(per_model, models, known),
-        _human_figures(evaluation, trained, known),
-    ]
-
-
-def inline(evaluation: Evaluation) -> str:
-    """The notebook display of ``evaluation``: what the run is about and the report's sections 1
-    to 5 (:func:`summary_and_figures`, the same tables and SVG), with a scoped style sheet and no
-    script; the topic cards and the provenance stay in the page :func:`report` writes."""
-    from tealeaves.evaluation.stats import scope
-
-    where = escape(str(evaluation.path))
-    sections = "".join(s for s in summary_and_figures(evaluation) if s)
-    return (
-        f"<div class='tealeaves-evaluation'><style>{INLINE_STYLE}</style>"
-        f"<p><strong>Evaluation</strong> <small>{where}</small></p>"
-        f"<p class='muted'>{escape(scope(evaluation.manifest.get('runs') or {}))}</p>{sections}</div>"
-    )
-
-
-def _summary(per_model, comparisons, models, metrics, known, lines, level) -> str:
-    from tealeaves.evaluation.stats import row_label, winners
-
-    best = winners(comparisons)
-    beats: dict[tuple[str, str], list[str]] = {}
-    for row in comparisons.itertuples():
-        if row.better:
-            other = row.model_b if row.better == row.model_a else row.model_a
-            beats.setdefault((row.better, row.metric), []).append(other)
-    table = per_model.set_index(["model", "metric"])
-    head = "".join(f"<th class='num'>{escape(model)}</th>" for model in models)
-    rows = []
-    for metric in metrics:
-        cells = [f"<th>{escape(row_label(metric))}</th>"]
-        for model in models:
-            if (model, metric) not in table.index:
-                cells.append("<td class='num muted'>–</td>")
-                continue
-            r = table.loc[(model, metric)]
-            ci = f"<br><small>[{fmt(r.ci_low)}, {fmt(r.ci_high)}]</small>" if np.isfinite(r.ci_low) else ""
-            won = beats.get((model, metric))
-            mark = f"<br><small class='beats'>better than {escape(', '.join(won))}</small>" if won else ""
-            cls = "num best" if best.get(metric) == model else "num"
-            cells.append(
-                f"<td class='{cls}' data-model='{escape(model)}' data-metric='{metric}' "
-                f"data-value='{float(r['mean'])!r}'><span class='value'>{fmt(r['mean'])}</span>{ci}{mark}</td>"
-            )
-        rows.append("<tr>" + "".join(cells) + "</tr>")
-    verdict_items = "".join(f"<li data-metric='{m}'>{escape(line)}</li>" for m, line in lines.items())
-    return (
-        "<section id='summary'><h2>Summary</h2><div class='scroll'><table id='summary-table'>"
-        f"<thead><tr><th>metric</th>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table></div>"
-        f"<p class='muted'>Bold: a model significantly better than every other model on that metric "
-        f"(none is bold where no model is); under a value, the models it is significantly better than "
-        f"(two-sided tests, Holm-corrected, level {level}). Model-level rows are one number per model; "
-        f"only the jackknifed ones have an interval and a test.</p>"
-        f"<h3>Verdicts</h3><ul class='verdicts'>{verdict_items}</ul></section>"
-    )
-
-
-def _figure(name: str, body: str, caption: str) -> str:
-    return f"<figure data-figure='{name}'>{body}<figcaption>{escape(caption)}</figcaption></figure>"
-
-
-def _comparison_figures(per_model, models, metrics, known, comparisons, level) -> str:
-    figures = []
-    for metric in metrics:
-        part = per_model[(per_model["metric"] == metric) & per_model["ci_low"].notna()].set_index("model")
-        names = [m for m in models if m in part.index]
-        if not names:
-            continue
-        title = known[metric].label + ("" if known[metric].higher_is_better else " (lower is better)")
-        body = svg.interval_plot(
-            title,
-            known[metric].label,
-            names,
-            part.loc[names, "mean"].tolist(),
-            part.loc[names, "ci_low"].tolist(),
-            part.loc[names, "ci_high"].tolist(),
-        )
-        tested = comparisons[comparisons["metric"] == metric]
-        marks = [
-            f"{r.better} better than {r.model_b if r.better == r.model_a else r.model_a}"
-            for r in tested.itertuples()
-            if r.better
-        ]
-        caption = (
-            "significantly (Holm-corrected): " + "; ".join(marks)
-            if marks
-            else f"not significant (Holm, level {level:g}) for any pair"
-        )
-        figures.append(_figure(f"comparison-{metric}", body, caption))
-    return _section(
-        "comparison", "Model comparison (Hoyle et al. 2021, Fig. 2)", figures, "Value and 95% interval per model."
-    )
-
-
-def _distribution_figures(evaluation, models, known) -> str:
-    per_topic, per_document = evaluation.per_topic, evaluation.per_document
-    parts = [(m, per_topic[per_topic["metric"] == m], "topic") for m in dict.fromkeys(per_topic["metric"])]
-    if "topic_log_odds" in set(per_document["metric"]):  # Chang et al. Fig. 5: one value per document
-        parts.append(("topic_log_odds", per_document[per_document["metric"] == "topic_log_odds"], "document"))
-    figures = []
-    for metric, part, unit in parts:
-        groups = {m: part.loc[part["model"] == m, "value"].to_numpy() for m in models if (part["model"] == m).any()}
-        label = known[metric].label if metric in known else metric
-        body = svg.box_plot(f"{label} per {unit}", label, groups)
-        caption = f"{label} of every {unit}, per model (box: quartiles; whiskers: 1.5 IQR)."
-        figures.append(_figure(f"distribution-{metric}", body, caption))
-    return _section(
-        "distributions",
-        "Per-topic distributions (Chang et al. 2009, Figs. 3 and 5)",
-        figures,
-        "Each box summarises one model's topics (documents for topic log odds).",
-    )
-
-
-def _likelihood_figures(per_model, models, known) -> str:
-    table = per_model.set_index(["model", "metric"])["mean"]
-    present = set(per_model["metric"])
-    figures: list[str] = []
-    title = "Likelihood against interpretability (Chang et al. 2009, Fig. 6)"
-    if len(models) < MIN_SCATTER_MODELS:
-        why = (
-            f"Shown with {MIN_SCATTER_MODELS} models or more: with {len(models)}, one point per model "
-            "cannot show whether a better fit goes with more interpretable topics."
-        )
-        return _section("likelihood", title, figures, why)
-    for x_metric in (m for m in LIKELIHOODS if m in present):
-        for y_metric in (m for m in INTERPRETABILITY if m in present):
-            points = [
-                (float(table[m, x_metric]), float(table[m, y_metric]), m, i)
-                for i, m in enumerate(models)
-                if (m, x_metric) in table.index and (m, y_metric) in table.index
-            ]
-            if not points:
-                continue
-            x_label, y_label = known[x_metric].label, known[y_metric].label
-            body = svg.scatter_plot(f"{y_label} against {x_label}", x_label, y_label, points, labelled=True)
-            figures.append(
-                _figure(
-                    f"likelihood-{x_metric}-{y_metric}",
-                    body,
-                    "One point per model: does a better fit mean more interpretable topics?",
-                )
-            )
-        if len(figures) >= 4:
-            break
-    return _section("likelihood", title, figures, "Models without a prior have no held-out likelihood.")
-
-
-def _human_figures(evaluation, models, known) -> str:
-    correlations = evaluation.correlations
-    per_topic = evaluation.per_topic
-    if correlations.empty or "model_precision" not in set(per_topic["metric"]):
-        return ""
-    human = per_topic[per_topic["metric"] == "model_precision"].set_index(["model", "topic"])["value"]
-    figures = []
-    for row in correlations[correlations["task"] == "word-intrusion"].itertuples():
-        part = per_topic[per_topic["metric"] == row.metric].set_index(["model", "topic"])["value"]
-        keys = [k for k in part.index if k in human.index]
-        points = [(float(part[k]), float(human[k]), f"{k[0]} topic {k[1]}", models.index(k[0])) for k in keys]
-        label = known[row.metric].label if row.metric in known else row.metric
-        title = f"model precision against {label}: Spearman {row.spearman:.2f} [{row.ci_low:.2f}, {row.ci_high:.2f}]"
-        body = svg.scatter_plot(title, label, "model precision", points)
-        figures.append(
-            _figure(
-                f"human-{row.metric}",
-                body,
-                "One point per topic; colours are models. Interval: bootstrap over annotators.",
-            )
-        )
-    return _section(
-        "human", "Automated metrics against human judgments (Hoyle et al. 2021, Fig. 3 and Table 3)", figures, ""
-    )
-
-
-def _section(ident: str, title: str, figures: list[str], lead: str) -> str:
-    if not figures:
-        return f"<section id='{ident}'><h2>{escape(title)}</h2><p class='muted'>Not available for this run. {escape(lead)}</p></section>"
-    return f"<section id='{ident}'><h2>{escape(title)}</h2><p class='muted'>{escape(lead)}</p><div class='grid'>{''.join(figures)}</div></section>"
 
 
 def _cards(evaluation, models, known) -> str:
@@ -570,7 +354,7 @@ def _cards(evaluation, models, known) -> str:
 def _provenance(manifest: dict[str, Any]) -> str:
     keep = {
         k: manifest.get(k)
-        for k in ("config", "corpora", "models", "versions", "seed", "bootstrap", "level", "timings", "skipped")
+        for k in ("config", "corpora", "models", "versions", "seed", "n_resamples", "alpha", "timings", "skipped")
     }
     steps = manifest.get("steps", [])
     computed = sum(not s["cached"] for s in steps)

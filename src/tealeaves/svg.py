@@ -1,4 +1,4 @@
-"""Hand-written SVG figures for the report: interval plots, box plots and scatter plots.
+"""Hand-written SVG figures (the report's and the notebook's): interval plots, box plots and scatter plots.
 
 Plain SVG text with presentation attributes (no ``style`` attributes, which a strict
 Content-Security-Policy would block), scalable through ``viewBox``, in the Okabe-Ito palette

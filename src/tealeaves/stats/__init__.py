@@ -1,0 +1,103 @@
+"""The statistics every part of tealeaves uses: tests, multiplicity, intervals, design, resampling.
+
+One implementation of each procedure, on NumPy and SciPy alone (no pandas, no statsmodels, no
+wording), so that it works in the core install; :mod:`tealeaves.evaluation` and
+:mod:`tealeaves.analysis` only choose which procedure fits which metric and unit, and
+:mod:`tealeaves.wording` says what it found.
+
+- :mod:`~tealeaves.stats.tests`: Welch's t, the paired t, the t-test of any estimate with a
+  standard error, the jackknife t, permutation and randomisation tests, the bootstrap normal
+  test, and Hoyle et al.'s one-tailed tests (two proportions, Student's t, Mann-Whitney U);
+- :mod:`~tealeaves.stats.multiplicity`: Holm, Benjamini-Hochberg, Westfall and Young's max-T;
+- :mod:`~tealeaves.stats.intervals`: t, percentile and bootstrap-t intervals, bootstrap,
+  jackknife and delete-d jackknife standard errors;
+- :mod:`~tealeaves.stats.design`: the minimal detectable difference, the two one-sided tests;
+- :mod:`~tealeaves.stats.resampling`: the resampling engines (paired ratios over documents,
+  stratified topics, annotators, crossed clusters), drawing from the caller's seeded stream
+  (:func:`tealeaves.rng.family_generator`);
+- :mod:`~tealeaves.stats.result`: :class:`TestResult`, what every test returns.
+"""
+
+from typing import TYPE_CHECKING
+
+from tealeaves.lazy import attach
+
+if TYPE_CHECKING:
+    from tealeaves.stats.design import minimal_detectable_difference, tost_pvalue
+    from tealeaves.stats.intervals import (
+        bootstrap_se,
+        bootstrap_t_interval,
+        delete_d_jackknife_se,
+        jackknife_se,
+        mean_with_interval,
+        percentile_interval,
+        t_interval,
+    )
+    from tealeaves.stats.multiplicity import benjamini_hochberg, holm, max_t_pvalues
+    from tealeaves.stats.resampling import (
+        bootstrap_counts,
+        paired_ratio_bootstrap,
+        random_orders,
+        resampled_group_means,
+        stratified_counts,
+        stratified_indices,
+        two_way_cluster_bootstrap,
+        weighted_group_means,
+        within_group_draws,
+    )
+    from tealeaves.stats.result import TestResult
+    from tealeaves.stats.tests import (
+        bootstrap_z_test,
+        jackknife_difference_test,
+        mann_whitney,
+        mann_whitney_counts,
+        paired_t_test,
+        permutation_test,
+        proportion_test,
+        randomisation_test,
+        satterthwaite_df,
+        t_test,
+        t_test_moments,
+        t_test_of_estimate,
+        welch_test,
+    )
+
+__getattr__, __dir__ = attach(__name__, __file__)
+
+__all__ = [
+    "TestResult",
+    "benjamini_hochberg",
+    "bootstrap_counts",
+    "bootstrap_se",
+    "bootstrap_t_interval",
+    "bootstrap_z_test",
+    "delete_d_jackknife_se",
+    "holm",
+    "jackknife_difference_test",
+    "jackknife_se",
+    "mann_whitney",
+    "mann_whitney_counts",
+    "max_t_pvalues",
+    "mean_with_interval",
+    "minimal_detectable_difference",
+    "paired_ratio_bootstrap",
+    "paired_t_test",
+    "percentile_interval",
+    "permutation_test",
+    "proportion_test",
+    "random_orders",
+    "randomisation_test",
+    "resampled_group_means",
+    "satterthwaite_df",
+    "stratified_counts",
+    "stratified_indices",
+    "t_interval",
+    "t_test",
+    "t_test_moments",
+    "t_test_of_estimate",
+    "tost_pvalue",
+    "two_way_cluster_bootstrap",
+    "weighted_group_means",
+    "welch_test",
+    "within_group_draws",
+]

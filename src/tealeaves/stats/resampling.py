@@ -1,0 +1,384 @@
+"""Resampling engines: the draws behind every bootstrap, permutation and randomisation of tealeaves.
+
+Each engine draws from the ``numpy.random.Generator`` it is given, which the caller takes from
+its own stream family (:func:`tealeaves.rng.family_generator` with the caller's seed and a
+purpose of its own), so that the same seed always gives the same resamples and two callers never
+share a stream. The engines:
+
+- :func:`random_orders`: random permutations of ``n`` positions (random subsets, relabellings,
+  regroupings are their first positions);
+- :func:`paired_ratio_bootstrap`: a ratio of sums over units shared by several series (held-out
+  documents scored by every model), every series resampled with the same units;
+- :func:`stratified_indices` and :func:`stratified_counts`: units drawn with replacement within
+  strata (topics within their model or data set), as indices or as multiplicities;
+- :func:`bootstrap_counts`: the multiplicities of units drawn with replacement (annotators);
+- :func:`weighted_group_means`: each group's mean with its members weighted per resample;
+- :func:`within_group_draws` and :func:`resampled_group_means`: each group's members drawn with
+  replacement within the group, and the group's mean over them (a topic's answers: Hoyle et al.
+  2021's bootstrap);
+- :func:`two_way_cluster_bootstrap`: Owen's (2007) pigeonhole bootstrap of crossed clusters
+  (topics within strata x annotators).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Mapping
+from typing import TypeVar
+
+import numpy as np
+
+K = TypeVar("K", bound=Hashable)
+
+
+def random_orders(rng: np.random.Generator, n_resamples: int, n: int) -> np.ndarray:
+    """``n_resamples`` random permutations of the positions 0 to n − 1, one a row (the ranks of uniform draws).
+
+    Parameters
+    ----------
+    rng : numpy.random.Generator
+        The stream to draw from.
+    n_resamples, n : int
+        Rows, and positions per row.
+
+    Returns
+    -------
+    ndarray of int64, shape (n_resamples, n)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from tealeaves.stats import random_orders
+    >>> orders = random_orders(np.random.default_rng(0), 3, 5)
+    >>> np.sort(orders, axis=1).tolist()
+    [[0, 1, 2, 3, 4], [0, 1, 2, 3, 4], [0, 1, 2, 3, 4]]
+    """
+    return np.argsort(rng.random((n_resamples, n)), axis=1)
+
+
+def paired_ratio_bootstrap(
+    series: Mapping[K, tuple[np.ndarray, np.ndarray]], n_resamples: int, rng: np.random.Generator
+) -> dict[K, np.ndarray]:
+    """The bootstrap of ratios of sums over shared units: every series resampled with the same units.
+
+    Each series is a pair ``(values, weights)`` over the same ``n`` units (a model's
+    log likelihood and token count of every held-out document; a unit a series did not score
+    has value and weight 0). Each of ``n_resamples`` resamples draws ``n`` units with
+    replacement, the same for every series, and gives each series its ratio
+    :math:`R^* = \\sum_{i \\in \\text{draw}} v_i / \\sum_{i \\in \\text{draw}} w_i`; the
+    difference of two series' :math:`R^*` is then the paired bootstrap of their difference
+    (Efron and Tibshirani 1993, ch. 9).
+
+    Parameters
+    ----------
+    series : mapping of hashable to (ndarray, ndarray)
+        Each series' values and weights, arrays of the same length ``n``.
+    n_resamples : int
+        Resamples.
+    rng : numpy.random.Generator
+        The stream the units are drawn from (in chunks of at most 2,000,000 indices).
+
+    Returns
+    -------
+    dict
+        Each series' ``n_resamples`` ratios, by key.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from tealeaves.stats import paired_ratio_bootstrap
+    >>> ones = np.ones(4)
+    >>> out = paired_ratio_bootstrap({"a": (np.arange(4.0), ones), "b": (np.arange(4.0) + 1, ones)}, 5, np.random.default_rng(0))
+    >>> (out["b"] - out["a"]).tolist()  # the same units in both: the difference is exactly 1
+    [1.0, 1.0, 1.0, 1.0, 1.0]
+    """
+    n = len(next(iter(series.values()))[0])
+    out = {key: np.empty(n_resamples) for key in series}
+    chunk = max(1, 2_000_000 // n)
+    for start in range(0, n_resamples, chunk):
+        stop = min(n_resamples, start + chunk)
+        draw = rng.integers(0, n, size=(stop - start, n))
+        for key, (values, weights) in series.items():
+            out[key][start:stop] = values[draw].sum(axis=1) / weights[draw].sum(axis=1)
+    return out
+
+
+def stratified_indices(strata: np.ndarray, n_resamples: int, rng: np.random.Generator) -> np.ndarray:
+    """``n_resamples`` rows of unit indices drawn with replacement within each stratum, as many as it has.
+
+    ``strata`` labels each unit (e.g. a topic's (dataset, model)); row ``b`` holds, at the
+    positions of each stratum's units, a draw with replacement from that stratum's units, so every
+    resample keeps the number of units of every stratum (the stratified bootstrap; Davison and
+    Hinkley 1997, *Bootstrap Methods and their Application*, §3.7).
+
+    Parameters
+    ----------
+    strata : array-like of shape (n,)
+        Each unit's stratum.
+    n_resamples : int
+        Rows.
+    rng : numpy.random.Generator
+        The stream to draw from, stratum after stratum in sorted order.
+
+    Returns
+    -------
+    ndarray of int64, shape (n_resamples, n)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from tealeaves.stats import stratified_indices
+    >>> drawn = stratified_indices(["a", "a", "b", "b", "b"], 4, np.random.default_rng(0))
+    >>> bool((drawn[:, :2] < 2).all() and (drawn[:, 2:] >= 2).all())
+    True
+    """
+    drawn = np.empty((n_resamples, len(strata)), dtype=np.int64)
+    for own in _strata(strata):
+        drawn[:, own] = own[rng.integers(len(own), size=(n_resamples, len(own)))]
+    return drawn
+
+
+def bootstrap_counts(n: int, n_resamples: int, rng: np.random.Generator) -> np.ndarray:
+    """How many times each of ``n`` units is drawn in each of ``n_resamples`` draws of ``n`` with replacement.
+
+    Parameters
+    ----------
+    n : int
+        Units.
+    n_resamples : int
+        Resamples.
+    rng : numpy.random.Generator
+        The stream to draw from (one multinomial of ``n`` trials per resample).
+
+    Returns
+    -------
+    ndarray of int64, shape (n_resamples, n)
+        Every row sums to ``n``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from tealeaves.stats import bootstrap_counts
+    >>> bootstrap_counts(6, 3, np.random.default_rng(0)).sum(axis=1).tolist()
+    [6, 6, 6]
+    """
+    return rng.multinomial(n, np.full(n, 1 / n), size=n_resamples)
+
+
+def stratified_counts(strata: np.ndarray, n_resamples: int, rng: np.random.Generator) -> np.ndarray:
+    """:func:`bootstrap_counts` within each stratum: each unit's multiplicity, every stratum keeping its size.
+
+    Parameters
+    ----------
+    strata : array-like of shape (n,)
+        Each unit's stratum.
+    n_resamples : int
+        Resamples.
+    rng : numpy.random.Generator
+        The stream to draw from, stratum after stratum in sorted order.
+
+    Returns
+    -------
+    ndarray of float64, shape (n_resamples, n)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from tealeaves.stats import stratified_counts
+    >>> counts = stratified_counts([0, 0, 0, 1, 1], 4, np.random.default_rng(0))
+    >>> counts[:, :3].sum(axis=1).tolist(), counts[:, 3:].sum(axis=1).tolist()
+    ([3.0, 3.0, 3.0, 3.0], [2.0, 2.0, 2.0, 2.0])
+    """
+    counts = np.zeros((n_resamples, len(strata)))
+    for own in _strata(strata):
+        counts[:, own] = bootstrap_counts(len(own), n_resamples, rng)
+    return counts
+
+
+def _strata(strata: np.ndarray) -> list[np.ndarray]:
+    """The positions of each stratum's units, strata in sorted order."""
+    _, label = np.unique(np.asarray(strata), return_inverse=True)
+    return [np.flatnonzero(label == s) for s in range(label.max() + 1 if len(label) else 0)]
+
+
+def _membership(group: np.ndarray, n_groups: int):
+    """The sparse (members x groups) indicator matrix of ``group``."""
+    from scipy import sparse
+
+    n = len(group)
+    return sparse.csr_matrix((np.ones(n), (np.arange(n), group)), shape=(n, n_groups))
+
+
+def weighted_group_means(values: np.ndarray, group: np.ndarray, n_groups: int, weights: np.ndarray) -> np.ndarray:
+    """Each group's weighted mean of its members' ``values``, for every row of ``weights``.
+
+    .. math:: \\bar x^*_{b,g} = \\frac{\\sum_{i \\in g} w_{bi} x_i}{\\sum_{i \\in g} w_{bi}}
+
+    Parameters
+    ----------
+    values : array-like of shape (n,)
+        The members' values.
+    group : array-like of int, shape (n,)
+        Each member's group, ``0 .. n_groups - 1``.
+    n_groups : int
+        Groups.
+    weights : ndarray of shape (B, n)
+        Each resample's weight of each member (multiplicities).
+
+    Returns
+    -------
+    ndarray of shape (B, n_groups)
+        NaN where a group has no weight in a resample.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from tealeaves.stats import weighted_group_means
+    >>> weighted_group_means(np.array([1.0, 3.0, 5.0]), np.array([0, 0, 1]), 2, np.array([[1.0, 3.0, 0.0]])).tolist()
+    [[2.5, nan]]
+    """
+    member = _membership(np.asarray(group), n_groups)
+    numerator = np.asarray(member.T @ (weights * np.asarray(values)).T).T
+    denominator = np.asarray(member.T @ weights.T).T
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return numerator / denominator
+
+
+def within_group_draws(values: np.ndarray, sizes: np.ndarray, n_resamples: int, rng: np.random.Generator) -> np.ndarray:
+    """Every group's members drawn with replacement within the group, ``n_resamples`` times.
+
+    The members are stored group after group (``values``, with ``sizes`` members per group);
+    each resample draws, within every group, as many members as it has, with replacement, and
+    puts them in the group's own positions (Hoyle et al. 2021, Table 3: each topic's annotations
+    resampled).
+
+    Parameters
+    ----------
+    values : ndarray of shape (n,)
+        Every member's value, group after group.
+    sizes : ndarray of int, shape (G,)
+        Each group's number of members (at least one).
+    n_resamples : int
+        Resamples.
+    rng : numpy.random.Generator
+        The stream to draw from (one uniform per member and resample).
+
+    Returns
+    -------
+    ndarray of shape (n_resamples, n)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from tealeaves.stats import within_group_draws
+    >>> drawn = within_group_draws(np.array([1.0, 2.0, 10.0, 20.0, 30.0]), np.array([2, 3]), 4, np.random.default_rng(0))
+    >>> bool(np.isin(drawn[:, :2], [1.0, 2.0]).all() and np.isin(drawn[:, 2:], [10.0, 20.0, 30.0]).all())
+    True
+    """
+    sizes = np.asarray(sizes)
+    offsets = np.concatenate([[0], np.cumsum(sizes)[:-1]])
+    owner = np.repeat(np.arange(len(sizes)), sizes)
+    picks = offsets[owner] + (rng.random((n_resamples, values.size)) * sizes[owner]).astype(np.int64)
+    return values[picks]
+
+
+def resampled_group_means(
+    values: np.ndarray, sizes: np.ndarray, n_resamples: int, rng: np.random.Generator
+) -> np.ndarray:
+    """Each group's mean over its own members drawn with replacement (:func:`within_group_draws`).
+
+    Parameters
+    ----------
+    values : ndarray of shape (n,)
+        Every member's value, group after group.
+    sizes : ndarray of int, shape (G,)
+        Each group's number of members (at least one).
+    n_resamples : int
+        Resamples.
+    rng : numpy.random.Generator
+        The stream to draw from.
+
+    Returns
+    -------
+    ndarray of shape (n_resamples, G)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from tealeaves.stats import resampled_group_means
+    >>> means = resampled_group_means(np.array([1.0, 1.0, 2.0, 4.0]), np.array([2, 2]), 200, np.random.default_rng(0))
+    >>> bool((means[:, 0] == 1).all()), sorted(set(means[:, 1].tolist()))
+    (True, [2.0, 3.0, 4.0])
+    """
+    sizes = np.asarray(sizes)
+    offsets = np.concatenate([[0], np.cumsum(sizes)[:-1]])
+    return np.add.reduceat(within_group_draws(values, sizes, n_resamples, rng), offsets, axis=1) / sizes
+
+
+def two_way_cluster_bootstrap(
+    values: np.ndarray,
+    cluster: np.ndarray,
+    crossed: np.ndarray,
+    strata: np.ndarray,
+    n_resamples: int,
+    rng: np.random.Generator,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Owen's (2007) pigeonhole bootstrap of crossed clusters: each stratum's mean of cluster means.
+
+    ``values`` are observations, each in one ``cluster`` (a topic) and one level of a ``crossed``
+    factor (an annotator, who answers topics of several strata); each cluster lies in one of
+    ``strata`` (a model). A stratum's statistic is the mean over its clusters of the cluster's
+    mean observation. Each resample draws, independently, the crossed levels with replacement
+    (as many as there are; :func:`bootstrap_counts`, first) and every stratum's clusters with
+    replacement (as many as it has; :func:`stratified_counts`); an observation counts as many
+    times as its crossed level was drawn, a cluster as many times as it was drawn, and a drawn
+    cluster none of whose crossed levels was drawn is left out of that resample (Owen 2007,
+    "The pigeonhole bootstrap", Ann. Appl. Stat. 1, 386-411).
+
+    Parameters
+    ----------
+    values : ndarray of shape (n,)
+        The observations.
+    cluster, crossed : ndarray of int, shape (n,)
+        Each observation's cluster (``0 .. C-1``) and crossed level (``0 .. A-1``).
+    strata : ndarray of shape (C,)
+        Each cluster's stratum.
+    n_resamples : int
+        Resamples.
+    rng : numpy.random.Generator
+        The stream to draw from.
+
+    Returns
+    -------
+    observed : ndarray of shape (S,)
+        Each stratum's statistic on the data (strata in sorted order).
+    resampled : ndarray of shape (n_resamples, S)
+        The same on every resample.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from tealeaves.stats import two_way_cluster_bootstrap
+    >>> values = np.array([1.0, 1.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0])
+    >>> cluster, crossed = np.array([0, 0, 1, 1, 2, 2, 3, 3]), np.array([0, 1, 0, 1, 0, 1, 0, 1])
+    >>> observed, resampled = two_way_cluster_bootstrap(values, cluster, crossed, np.array([0, 0, 1, 1]), 100, np.random.default_rng(0))
+    >>> observed.tolist(), resampled.shape
+    ([0.75, 0.25], (100, 2))
+    """
+    n_clusters = len(strata)
+    n_crossed = int(np.max(crossed)) + 1
+    crossed_weight = bootstrap_counts(n_crossed, n_resamples, rng)
+    cluster_weight = stratified_counts(strata, n_resamples, rng)
+    means = weighted_group_means(values, cluster, n_clusters, crossed_weight[:, crossed].astype(np.float64))
+    seen = ~np.isnan(means)
+    means = np.where(seen, means, 0.0)
+    weight = cluster_weight * seen
+    member = _membership(cluster, n_clusters)
+    observed_cluster = np.asarray(member.T @ values) / np.asarray(member.sum(axis=0)).ravel()
+    groups = _strata(strata)
+    observed = np.empty(len(groups))
+    resampled = np.empty((n_resamples, len(groups)))
+    for s, own in enumerate(groups):
+        with np.errstate(invalid="ignore", divide="ignore"):
+            resampled[:, s] = (weight[:, own] * means[:, own]).sum(axis=1) / weight[:, own].sum(axis=1)
+        observed[s] = observed_cluster[own].mean()
+    return observed, resampled

@@ -1,0 +1,443 @@
+"""How every surface words what the statistics found: verdicts, scope, winners, row labels, summary cells.
+
+The command line (``tealeaves evaluate``, ``analyze``, ``validate``), the report, the notebook
+display of an :class:`~tealeaves.evaluation.Evaluation`, the demo and the analysis' model
+comparisons read their sentences here, so a verdict is worded once. Numbers are worded by
+:mod:`tealeaves.display`; the tests behind the sentences are :mod:`tealeaves.stats`'s.
+
+Plain Python: tables come in as records (``DataFrame.to_dict("records")``, one mapping per
+row), and a metric's description as any object with the attributes of
+:class:`tealeaves.evaluation.Output` (``label``, ``higher_is_better``, ``unit``, ``plan``), so this
+module imports neither pandas nor the packages whose results it words.
+
+A verdict says only what the test found: "A better than B" where the Holm-corrected p-value is
+below the level, and otherwise "not significant" with the difference the test could have found,
+never that two models are equal (only an equivalence test within a stated margin says that).
+
+Examples
+--------
+>>> from tealeaves.wording import pair_verdict
+>>> pair_verdict("lda", "nmf", 0.28, 0.0333, 0.2, 0.05)
+'lda better than nmf (Holm p = 0.0333)'
+>>> pair_verdict("etm", "nmf", 0.18, 0.1317, 0.331, 0.05)
+'not significant (Holm, level 0.05); a difference of 0.331 would be found with 80% power'
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping
+from typing import Any, NamedTuple, Protocol
+
+from tealeaves.display import p_value
+
+Row = Mapping[str, Any]
+
+PLAN_WORDS = {
+    "paired": "documents as units, paired across models (paired t on linearised contributions)",
+    "independent": "topics as units, independent across models (Welch's t)",
+    "jackknife": "model-level quantity, randomisation test over topics, jackknife interval",
+    "runs": "trained runs as units (Welch's t over runs)",
+}
+SCOPE = (
+    "Each model is one trained run (one seed): the verdicts are about these trained models, scored "
+    "on this held-out and this reference corpus, not about the algorithms that trained them."
+)
+
+
+class Described(Protocol):
+    """What the wording needs of a metric's output (:class:`tealeaves.evaluation.Output` has it)."""
+
+    @property
+    def label(self) -> str: ...
+
+    @property
+    def higher_is_better(self) -> bool: ...
+
+    @property
+    def unit(self) -> str: ...
+
+    @property
+    def plan(self) -> str | None: ...
+
+
+class SummaryCell(NamedTuple):
+    """One model's value of one metric in the summary table: the value, its interval, whether it wins.
+
+    Attributes
+    ----------
+    value : str
+        The value, four significant digits.
+    interval : str
+        Its 95% interval, ``[low, high]`` with three significant digits; empty without one.
+    best : bool
+        Whether the model is significantly better than every other on the metric.
+
+    Examples
+    --------
+    >>> from tealeaves.wording import SummaryCell
+    >>> SummaryCell("0.1235", "[0.1, 0.15]", True).interval
+    '[0.1, 0.15]'
+    """
+
+    value: str
+    interval: str
+    best: bool
+
+
+def holm_level(alpha: float) -> str:
+    """``Holm, level 0.05``: the correction and level every verdict names."""
+    return f"Holm, level {alpha:g}"
+
+
+def directed_label(output: Described) -> str:
+    """A metric's label, with ``(lower is better)`` where it is."""
+    return output.label + ("" if output.higher_is_better else " (lower is better)")
+
+
+def row_label(output: Described) -> str:
+    """A metric's label as the tables print it: its direction when lower is better, and what a
+    model-level row is (jackknifed, or not tested).
+
+    Parameters
+    ----------
+    output : Output
+        The metric's description (``label``, ``higher_is_better``, ``plan``).
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> from tealeaves.evaluation.metrics import outputs
+    >>> from tealeaves.wording import row_label
+    >>> row_label(outputs()["predictive_rank"]), row_label(outputs()["topic_uniqueness"])
+    ('predictive rank (lower is better)', 'topic uniqueness (model-level; jackknife over topics)')
+    """
+    if output.plan is None:
+        return output.label + " (model-level; not tested)"
+    return directed_label(output) + (" (model-level; jackknife over topics)" if output.plan == "jackknife" else "")
+
+
+def _other(row: Row) -> str:
+    """The model of a comparison row that its ``better`` model beat."""
+    return row["model_b"] if row["better"] == row["model_a"] else row["model_a"]
+
+
+def _by_metric(comparisons: Iterable[Row]) -> dict[str, list[Row]]:
+    """The comparison rows of each metric, metrics in order of first appearance."""
+    groups: dict[str, list[Row]] = {}
+    for row in comparisons:
+        groups.setdefault(str(row["metric"]), []).append(row)
+    return groups
+
+
+def winners(comparisons: Iterable[Row]) -> dict[str, str]:
+    """Per metric, the model significantly better than every other model (Holm), where one is.
+
+    Parameters
+    ----------
+    comparisons : iterable of mappings
+        The rows of an evaluation's ``comparisons`` table.
+
+    Returns
+    -------
+    dict of str to str
+        Metric -> model.
+
+    Examples
+    --------
+    >>> from tealeaves.wording import winners
+    >>> rows = [
+    ...     {"metric": "npmi", "model_a": "a", "model_b": "b", "better": "a"},
+    ...     {"metric": "npmi", "model_a": "a", "model_b": "c", "better": "a"},
+    ...     {"metric": "npmi", "model_a": "b", "model_b": "c", "better": ""},
+    ... ]
+    >>> winners(rows)
+    {'npmi': 'a'}
+    """
+    found = {}
+    for metric, part in _by_metric(comparisons).items():
+        models = {r["model_a"] for r in part} | {r["model_b"] for r in part}
+        for model in models:
+            if sum(r["better"] == model for r in part) == len(models) - 1:
+                found[metric] = str(model)
+    return found
+
+
+def beaten(comparisons: Iterable[Row]) -> dict[tuple[str, str], list[str]]:
+    """Per (model, metric), the models it is significantly better than, in the table's order.
+
+    Parameters
+    ----------
+    comparisons : iterable of mappings
+        The rows of an evaluation's ``comparisons`` table.
+
+    Returns
+    -------
+    dict
+        (model, metric) -> the models it beat.
+
+    Examples
+    --------
+    >>> from tealeaves.wording import beaten
+    >>> beaten([{"metric": "npmi", "model_a": "a", "model_b": "b", "better": "b"}])
+    {('b', 'npmi'): ['a']}
+    """
+    beats: dict[tuple[str, str], list[str]] = {}
+    for row in comparisons:
+        if row["better"]:
+            beats.setdefault((row["better"], row["metric"]), []).append(_other(row))
+    return beats
+
+
+def comparison_caption(comparisons: Iterable[Row], alpha: float) -> str:
+    """The caption of one metric's comparison figure: the significant pairs, or that there are none.
+
+    Parameters
+    ----------
+    comparisons : iterable of mappings
+        The comparison rows of one metric.
+    alpha : float
+        The level the pairs were tested at.
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> from tealeaves.wording import comparison_caption
+    >>> comparison_caption([{"metric": "npmi", "model_a": "a", "model_b": "b", "better": ""}], 0.05)
+    'not significant (Holm, level 0.05) for any pair'
+    """
+    marks = [f"{r['better']} better than {_other(r)}" for r in comparisons if r["better"]]
+    if marks:
+        return "significantly (Holm-corrected): " + "; ".join(marks)
+    return f"not significant ({holm_level(alpha)}) for any pair"
+
+
+def scope(runs: Mapping[str, list[str]] | None) -> str:
+    """What the verdicts are about: these trained models (one run each, :data:`SCOPE`), or, with
+    several runs per model, the models as trained with these settings (runs are the units).
+
+    Parameters
+    ----------
+    runs : mapping of str to list of str, or None
+        Each model's runs, as the evaluation's manifest records them (empty or None: one run each).
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> from tealeaves.wording import scope
+    >>> print(scope({"lda": ["lda/1", "lda/2"], "vb": ["vb/1", "vb/2"]})[:60])
+    Each model is 2 trained runs (seeds), the units of its inter
+    """
+    if not runs:
+        return SCOPE
+    counts = sorted({len(names) for names in runs.values()})
+    many = " to ".join(str(n) for n in (counts[0], counts[-1]) if n) if len(counts) > 1 else str(counts[0])
+    return (
+        f"Each model is {many} trained runs (seeds), the units of its intervals and tests: the verdicts are "
+        "about the models as trained with these settings, run to run variation included, scored on this "
+        "held-out and this reference corpus."
+    )
+
+
+def _plan_words(output: Described, part: list[Row]) -> str:
+    """How one metric's pairs were tested, in words: the units and the tests they had."""
+    over_runs = str(part[0]["test"]).endswith("over runs")
+    plan = PLAN_WORDS["runs" if over_runs else str(output.plan)]
+    if output.unit == "document" and output.plan != "paired":  # topic log odds: the rated documents
+        plan = plan.replace("topics as units", "rated documents as units")
+    tests = {str(r["test"]) for r in part}
+    if any(test.startswith("permutation") for test in tests):  # too few units, or no spread
+        used = "permutation test" if all(t.startswith("permutation") for t in tests) else "Welch's t or permutation"
+        plan = plan.replace("Welch's t", used)
+    return plan
+
+
+def _found(row: Row) -> str:
+    """``A better than B by 0.1 [0.05, 0.15] (p = 0.002)``: a significant pair, its size and Holm p."""
+    size = abs(row["difference"])
+    low, high = sorted(abs(x) for x in (row["ci_low"], row["ci_high"]))
+    interval = f" [{low:.3g}, {high:.3g}]" if row["ci_low"] * row["ci_high"] > 0 else ""
+    return f"{row['better']} better than {_other(row)} by {size:.3g}{interval} ({p_value(row['p_holm'])})"
+
+
+def _open(open_pairs: list[Row], alpha: float) -> str:
+    """The pairs not found different, with the difference their tests would have found."""
+    names = ", ".join(f"{r['model_a']} vs {r['model_b']}" for r in open_pairs)
+    mdd = [float(r["mdd"]) for r in open_pairs if math.isfinite(float(r["mdd"]))]
+    span = f"{min(mdd):.3g}" if mdd and f"{min(mdd):.3g}" == f"{max(mdd):.3g}" else ""
+    span = span or (f"{min(mdd):.3g} to {max(mdd):.3g}" if mdd else "")
+    reach = f"; the smallest true difference these tests find with 80% power: {span}" if span else ""
+    return f"Not significant ({holm_level(alpha)}): {names}{reach}."
+
+
+def verdicts(comparisons: Iterable[Row], outputs: Mapping[str, Described], alpha: float) -> dict[str, str]:
+    """One sentence per compared metric of an evaluation: what was found and how sure.
+
+    The pairs significantly different after Holm's correction ("A better than B", with the
+    difference, its 95% interval and the Holm-corrected two-sided p-value); the other pairs are
+    "not significant (Holm, level 0.05)", with the difference the test could have found with 80%
+    power, and "equivalent within ±ε (TOST)" where the metric has a margin and the pair passes.
+
+    Parameters
+    ----------
+    comparisons : iterable of mappings
+        The rows of an evaluation's ``comparisons`` table.
+    outputs : mapping of str to Output
+        Each metric's description (:func:`tealeaves.evaluation.metrics.outputs`).
+    alpha : float
+        The significance level the table was tested at, named in the sentences.
+
+    Returns
+    -------
+    dict of str to str
+        One sentence per metric, by metric name, in the table's order.
+
+    Examples
+    --------
+    >>> from types import SimpleNamespace
+    >>> from tealeaves.wording import verdicts
+    >>> npmi = SimpleNamespace(label="NPMI", higher_is_better=True, unit="topic", plan="independent")
+    >>> row = {"metric": "npmi", "model_a": "a", "model_b": "b", "difference": 0.2, "ci_low": 0.1, "ci_high": 0.3,
+    ...        "test": "Welch's t", "p_holm": 0.004, "better": "a", "equivalent": False, "mdd": 0.1, "margin": 0.05}
+    >>> print(verdicts([row], {"npmi": npmi}, 0.05)["npmi"])
+    NPMI (higher is better; topics as units, independent across models (Welch's t), 1 pair): a better than b by 0.2 [0.1, 0.3] (p = 0.004).
+    """
+    lines = {}
+    for metric, part in _by_metric(comparisons).items():
+        output = outputs[metric]
+        direction = "higher is better" if output.higher_is_better else "lower is better"
+        pairs = f"{len(part)} pair" + ("s" if len(part) > 1 else "")
+        head = f"{output.label} ({direction}; {_plan_words(output, part)}, {pairs})"
+        found = [_found(r) for r in part if r["better"]]
+        equivalent = [f"{r['model_a']} and {r['model_b']}" for r in part if not r["better"] and r["equivalent"]]
+        open_pairs = [r for r in part if not r["better"] and not r["equivalent"]]
+        sentences = [f"{', '.join(found)}." if found else "no pair differs significantly."]
+        if equivalent:
+            margin = float(part[0]["margin"])
+            sentences.append(f"Equivalent within ±{margin:g} (TOST, {holm_level(alpha)}): {', '.join(equivalent)}.")
+        if open_pairs:
+            sentences.append(_open(open_pairs, alpha))
+        lines[metric] = f"{head}: " + " ".join(sentences)
+    return lines
+
+
+def pair_verdict(
+    a: str,
+    b: str,
+    difference: float,
+    p_holm: float,
+    detectable: float,
+    alpha: float,
+    power: float = 0.8,
+    *,
+    better: str = "better than",
+    untestable: str = "untestable: no variation within either model",
+    digits: str = ".3g",
+) -> str:
+    """The sentence of one comparison of A and B: who is better, or that the test did not find it and what it could.
+
+    Parameters
+    ----------
+    a, b : str
+        The two compared (models, metrics).
+    difference : float
+        A − B, signed so that positive means A is better.
+    p_holm : float
+        The Holm-corrected p-value; NaN where the data could not be tested.
+    detectable : float
+        The difference the test finds with probability ``power``.
+    alpha, power : float
+        The level and the power of ``detectable``.
+    better : str, optional
+        The comparison's verb (``"correlates better than"`` for two metrics).
+    untestable : str, optional
+        The sentence for a NaN p-value.
+    digits : str, optional
+        The format of ``detectable``.
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> from tealeaves.wording import pair_verdict
+    >>> pair_verdict("npmi", "umass", -0.12, 0.004, 0.1, 0.05, better="correlates better than")
+    'umass correlates better than npmi (Holm p = 0.004)'
+    """
+    if not math.isfinite(p_holm):
+        return untestable
+    if p_holm < alpha:
+        winner, loser = (a, b) if difference > 0 else (b, a)
+        return f"{winner} {better} {loser} (Holm p = {p_holm:.3g})"
+    return (
+        f"not significant ({holm_level(alpha)}); a difference of {detectable:{digits}} "
+        f"would be found with {power:.0%} power"
+    )
+
+
+def summary_rows(
+    per_model: Iterable[Row], comparisons: Iterable[Row] | None, outputs: Mapping[str, Described]
+) -> tuple[list[str], list[tuple[str, list[SummaryCell | None]]]]:
+    """The summary table of an evaluation (metrics x models) as the terminal shows it.
+
+    Each cell is a model's value of a metric (four significant digits), its 95% interval below
+    it (three; none for an untested model-level value) and whether it is the one model
+    significantly better than every other (:func:`winners`, which needs ``comparisons``).
+
+    Parameters
+    ----------
+    per_model : iterable of mappings
+        The rows of an evaluation's ``per_model`` table.
+    comparisons : iterable of mappings or None
+        The rows of its ``comparisons`` table.
+    outputs : mapping of str to Output
+        Each metric's description.
+
+    Returns
+    -------
+    models : list of str
+        The columns, in the table's order.
+    rows : list of (str, list)
+        Each metric's :func:`row_label` and one :class:`SummaryCell` per model (None where the
+        model has no value).
+
+    Examples
+    --------
+    >>> from tealeaves.evaluation.metrics import outputs
+    >>> from tealeaves.wording import summary_rows
+    >>> per_model = [
+    ...     {"model": "a", "metric": "npmi", "mean": 0.123456, "ci_low": 0.1, "ci_high": 0.15},
+    ...     {"model": "b", "metric": "npmi", "mean": 0.05, "ci_low": 0.01, "ci_high": 0.09},
+    ... ]
+    >>> summary_rows(per_model, [{"metric": "npmi", "model_a": "a", "model_b": "b", "better": "a"}], outputs())
+    (['a', 'b'], [('NPMI', [SummaryCell(value='0.1235', interval='[0.1, 0.15]', best=True), SummaryCell(value='0.05', interval='[0.01, 0.09]', best=False)])])
+    """
+    rows = list(per_model)
+    models = list(dict.fromkeys(str(r["model"]) for r in rows))
+    best = winners(comparisons) if comparisons is not None else {}
+    table: dict[str, dict[str, Row]] = {}
+    for r in rows:
+        table.setdefault(str(r["metric"]), {})[str(r["model"])] = r
+    out = []
+    for metric, values in table.items():
+        cells: list[SummaryCell | None] = []
+        for model in models:
+            value = values.get(model)
+            if value is None:
+                cells.append(None)
+                continue
+            low, high = value["ci_low"], value["ci_high"]
+            interval = f"[{low:.3g}, {high:.3g}]" if low == low else ""
+            cells.append(SummaryCell(f"{value['mean']:.4g}", interval, best.get(metric) == model))
+        out.append((row_label(outputs[metric]), cells))
+    return models, out
