@@ -29,8 +29,8 @@ from tealeaves.likelihood import estimate, perturbation_study
 from tealeaves.likelihood.prediction import predictive
 from tealeaves.models import TopicModel, Topics
 from tealeaves.progress import ProgressUpdate
-from tealeaves.results import mean_interval
 from tealeaves.stats import TestResult, bootstrap_t_interval
+from tealeaves.topic_means import mean_interval
 
 formatters = pytest.importorskip("IPython.core.formatters", reason="IPython renders the notebook displays")
 
@@ -130,7 +130,7 @@ def test_display_formats_and_computes_no_interval():
             DeprecationWarning, match=f"tealeaves.display.{old} is deprecated; use tealeaves.stats.{old}"
         ):
             assert getattr(display, old) is new
-    with pytest.warns(DeprecationWarning, match="use tealeaves.results.mean_interval"):
+    with pytest.warns(DeprecationWarning, match="use tealeaves.topic_means.mean_interval"):
         assert display.mean_interval is mean_interval
     with pytest.warns(DeprecationWarning, match="BOOTSTRAP_T_RESAMPLES"):
         assert display.BOOTSTRAP_T_RESAMPLES == 2000

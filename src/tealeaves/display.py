@@ -8,13 +8,13 @@ The terminal (:mod:`tealeaves.console`), the notebook (``_repr_html_`` of every 
 - a mean with its 95% interval as ``0.1234 [0.1011, 0.1457]`` (:func:`estimate`); the interval
   is computed by the caller, never here: a mean over topics gets the one the evaluation's tables
   give a topic-level metric, :func:`tealeaves.stats.mean_with_interval`'s (as
-  :func:`tealeaves.results.mean_interval` words it for every result's summary);
+  :func:`tealeaves.topic_means.mean_interval` words it for every per-topic result's summary);
 - a p-value as ``p = 0.0123`` or ``p < 0.001`` (:func:`p_value`).
 
 Only NumPy is needed (no extra), so the core install displays results too; sentences (verdicts,
 what they are about, row labels) are :mod:`tealeaves.wording`'s. ``t_interval``,
 ``bootstrap_t_interval`` and ``mean_interval``, once here, are :mod:`tealeaves.stats`'s and
-:mod:`tealeaves.results`' (their old names still work, with a ``DeprecationWarning``).
+:mod:`tealeaves.topic_means`' (their old names still work, with a ``DeprecationWarning``).
 
 A display is a compact summary: a few named values and the first :data:`MAX_ROWS` rows of one
 table (per topic, with its top words, where there are topics), never the whole table; every
@@ -55,7 +55,7 @@ __getattr__ = moved_names(
     {
         "t_interval": "tealeaves.stats.t_interval",
         "bootstrap_t_interval": "tealeaves.stats.bootstrap_t_interval",
-        "mean_interval": "tealeaves.results.mean_interval",
+        "mean_interval": "tealeaves.topic_means.mean_interval",
         "BOOTSTRAP_T_RESAMPLES": "tealeaves.stats.intervals.BOOTSTRAP_T_RESAMPLES",
         "BOOTSTRAP_T_MIN": "tealeaves.stats.intervals.BOOTSTRAP_T_MIN",
     },

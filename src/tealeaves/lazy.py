@@ -128,6 +128,7 @@ def install_extra_guard(package: str, extra: str) -> None:
 MOVED = {
     "tealeaves.analysis.significance": "tealeaves.stats",  # one statistics layer (issue 37)
     "tealeaves.reporting.svg": "tealeaves.svg",  # the figures the notebook display shares with the report
+    "tealeaves.coherence.confirmation": "tealeaves.confirmation",  # shared with models (D-VAE's NPMI): no circle
     "tealeaves.evaluate": "tealeaves.evaluation",
     "tealeaves.sweep": "tealeaves.model_selection",
     "tealeaves.report": "tealeaves.reporting",

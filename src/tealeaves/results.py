@@ -26,6 +26,7 @@ import numpy as np
 
 from tealeaves import display
 from tealeaves.artifacts import atomic_file, json_safe, write_json
+from tealeaves.deprecation import moved_names
 from tealeaves.errors import InputError
 from tealeaves.extras import require
 
@@ -33,6 +34,9 @@ if TYPE_CHECKING:
     import pandas as pd
 
 Columns = dict[str, Sequence[Any] | np.ndarray]
+__getattr__ = moved_names(
+    __name__, {name: f"tealeaves.topic_means.{name}" for name in ("mean_interval", "interval_label")}
+)
 
 
 class Result:
@@ -45,10 +49,8 @@ class Result:
     Attributes
     ----------
     per_topic : ndarray, optional
-        A subclass's per-topic values: :meth:`summary` shows their number as ``topics``.
-    model_mean : float, optional
-        Their mean, which :meth:`summary` shows with its 95% interval over the topics, named by
-        what it is and clipped to :meth:`value_bounds`.
+        A subclass's per-topic values: :meth:`summary` shows their number as ``topics`` (and a
+        :class:`~tealeaves.topic_means.PerTopicResult` their mean with its 95% interval).
 
     Examples
     --------
@@ -88,19 +90,14 @@ class Result:
         """The values a display shows first, by name.
 
         By default the result's single-valued fields (text, numbers, flags, paths), the number
-        of topics of a ``per_topic`` field, a ``model_mean`` over them with its 95% interval
-        (:func:`mean_interval`: bootstrap-t, the t interval under five topics; clipped to
-        :meth:`value_bounds`) under a name that says which (:func:`interval_label`:
-        ``model mean (95% CI, bootstrap-t over 20 topics)``), and the size of each DataFrame field.
+        of topics of a ``per_topic`` field and the size of each DataFrame field (a
+        :class:`~tealeaves.topic_means.PerTopicResult` words its ``model_mean`` with an interval).
         """
         values: dict[str, Any] = {}
         for f in dataclasses.fields(self):  # type: ignore[arg-type]
             value = getattr(self, f.name)
             if f.name == "per_topic" and isinstance(value, np.ndarray):
                 values["topics"] = len(value)
-            elif f.name == "model_mean" and isinstance(getattr(self, "per_topic", None), np.ndarray):
-                per_topic = self.per_topic  # type: ignore[attr-defined]
-                values[f"model mean ({interval_label(per_topic)})"] = mean_interval(per_topic, self.value_bounds())
             elif value is None or isinstance(value, (str, int, float, bool, np.number, np.bool_)):
                 values[f.name] = value
             elif isinstance(value, os.PathLike):
@@ -108,11 +105,6 @@ class Result:
             elif hasattr(value, "shape") and len(getattr(value, "shape", ())) == 2 and hasattr(value, "columns"):
                 values[f.name] = display.shape(*value.shape)  # a DataFrame
         return values
-
-    def value_bounds(self) -> tuple[float, float] | None:
-        """The range a ``per_topic`` value lies in, to which :meth:`summary` clips the interval of their mean
-        (None: unbounded; a result of a bounded metric says so)."""
-        return None
 
     def display_columns(self) -> Columns | None:
         """The table a display shows the first rows of: per topic with its words where the result
@@ -133,91 +125,6 @@ class Result:
     def _repr_html_(self) -> str:
         """The notebook display: the summary and the first rows of :meth:`display_columns`."""
         return display.html(type(self).__name__, self.summary(), self.display_columns())
-
-
-def mean_interval(values: np.ndarray | Sequence[float], bounds: tuple[float, float] | None = None) -> str:
-    """The mean of the finite ``values`` with its 95% interval, as every display shows a mean over topics.
-
-    The interval is :func:`tealeaves.stats.mean_with_interval`'s (bootstrap-t over the ``n``
-    finite values; the t interval :math:`\\bar x \\pm t_{0.975, n-1}\\, s / \\sqrt n` for fewer
-    than five or without spread), the one the evaluation's tables give a topic-level metric,
-    worded by :func:`tealeaves.display.estimate`: with one value the mean alone, with none ``nan``;
-    :func:`interval_label` says which interval it is. A metric bounded to ``bounds`` (NPMI to
-    [-1, 1], a share to [0, 1]) has its interval clipped to them (to the values themselves where
-    one lies outside, as an epsilon can make NPMI do): the mean lies within them, and so does the
-    interval shown.
-
-    Parameters
-    ----------
-    values : array-like of float
-        Per-topic values; NaN and infinite ones are left out.
-    bounds : tuple of float, optional
-        The values' range, ``(low, high)``, that the interval is clipped to.
-
-    Returns
-    -------
-    str
-        Worded by :func:`tealeaves.display.estimate`.
-
-    Examples
-    --------
-    Three values with standard deviation 0.1 (too few for the bootstrap): the half-width is
-    :math:`t_{0.975, 2} \\times 0.1 / \\sqrt 3 = 4.303 \\times 0.05774 = 0.2484`.
-
-    >>> from tealeaves.results import mean_interval
-    >>> mean_interval([0.1, 0.2, 0.3, float("nan")])
-    '0.2 [-0.04841, 0.4484]'
-    >>> mean_interval([0.02, 0.03, 0.04, 0.05, 0.06, 0.08, 0.1, 0.12, 0.16, 0.3])
-    '0.096 [0.05111, 0.2107]'
-    >>> mean_interval([0.2]), mean_interval([])
-    ('0.2', 'nan')
-
-    NPMI of two topics, clipped to its range:
-
-    >>> mean_interval([1.0, 0.3691]), mean_interval([1.0, 0.3691], bounds=(-1.0, 1.0))
-    ('0.6845 [-3.324, 4.693]', '0.6845 [-1, 1]')
-    """
-    from tealeaves.stats.intervals import mean_with_interval
-
-    mean, low, high = mean_with_interval(values)
-    if bounds is not None and math.isfinite(low):  # widened to the values, should a convention step outside
-        x = np.asarray(values, dtype=np.float64)
-        x = x[np.isfinite(x)]
-        low, high = max(low, min(bounds[0], x.min())), min(high, max(bounds[1], x.max()))
-    return display.estimate(mean, low, high)
-
-
-def interval_label(values: np.ndarray | Sequence[float], unit: str = "topics") -> str:
-    """What the interval of :func:`mean_interval` is: ``95% CI, bootstrap-t over 20 topics``, or ``t`` where it is
-    the t interval (under five values, without spread, or values so tied that the bootstrap's quantiles are not finite).
-
-    Parameters
-    ----------
-    values : array-like of float
-        The values :func:`mean_interval` was given; NaN and infinite ones are left out.
-    unit : str
-        What a value is, in the plural.
-
-    Returns
-    -------
-    str
-        The label; ``no interval: 1 topics`` style under two values.
-
-    Examples
-    --------
-    >>> from tealeaves.results import interval_label
-    >>> interval_label([0.1, 0.2, 0.3]), interval_label(range(20)), interval_label([0.2])
-    ('95% CI, t over 3 topics', '95% CI, bootstrap-t over 20 topics', 'no interval: 1 topics')
-    """
-    from tealeaves.stats.intervals import bootstrap_t_interval, t_interval
-
-    x = np.asarray(values, dtype=np.float64)
-    x = np.sort(x[np.isfinite(x)])  # as bootstrap_t_interval sums them
-    if len(x) < 2:
-        return f"no interval: {len(x)} {unit}"
-    t_bounds = t_interval(float(x.mean()), float(x.std(ddof=1) / np.sqrt(len(x))), len(x) - 1.0)
-    method = "t" if bootstrap_t_interval(x) == t_bounds else "bootstrap-t"
-    return f"95% CI, {method} over {len(x)} {unit}"
 
 
 def words_by_topic(missing: Sequence[tuple[int, str, str]]) -> str:

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from tealeaves.coherence import MEASURES, Conventions, RefIndex, get_measure, score
-from tealeaves.coherence.confirmation import cosine_rows
+from tealeaves.confirmation import cosine_rows
 from tealeaves.corpus import Corpus, Vocabulary
 from tealeaves.errors import EmptyResultError, InputError
 from tealeaves.models import TopicModel, Topics

@@ -6,7 +6,8 @@ import bz2
 
 import pytest
 
-from tealeaves.corpus.readers import ReadStats, detect_format, read_inputs
+from tealeaves.corpus.formats import detect_format, read_inputs
+from tealeaves.corpus.readers import ReadStats
 from tealeaves.corpus.wikipedia import is_disambiguation, strip_wikitext
 from tealeaves.errors import InputError
 from tests.corpus.wikisample import Article, sample_articles, write_dump, write_wikiextractor

@@ -12,7 +12,7 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from tealeaves.corpus.readers import read_inputs
+from tealeaves.corpus.formats import read_inputs
 
 NS = "http://www.mediawiki.org/xml/export-0.10/"
 

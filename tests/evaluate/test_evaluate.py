@@ -24,9 +24,9 @@ from tealeaves.evaluation.stats import SUBSETS, randomisation
 from tealeaves.intrusion import compare_word_intrusion
 from tealeaves.likelihood import estimate, predictive
 from tealeaves.models import TopicModel, Topics
-from tealeaves.results import mean_interval
 from tealeaves.rng import family_generator
 from tealeaves.stats import bootstrap_t_interval, holm, jackknife_se
+from tealeaves.topic_means import mean_interval
 
 from .conftest import K, config
 

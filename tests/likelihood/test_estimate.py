@@ -164,7 +164,9 @@ def test_oov_policy_on_token_lists(small):
         estimate(phi, alpha, [[0, 1, 30], [-1]])
     result = estimate(phi, alpha, [[0, 1, 30], [-1]], on_missing="skip")
     assert list(result.n_oov) == [1, 1] and list(result.n_tokens) == [2, 0] and result.log_prob[1] == 0.0
-    with pytest.raises(InputError, match="'error' or 'skip'"):
+    with pytest.raises(
+        InputError, match="on_missing must be one of error, skip, got 'zero' \\(a word of probability zero"
+    ):
         estimate(phi, alpha, [[0]], on_missing="zero")
 
 

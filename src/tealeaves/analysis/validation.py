@@ -569,8 +569,7 @@ def parse_metric(text: str) -> list[Metric]:
     ...
     tealeaves.errors.InputError: metric 'npmi': npmi counts a reference corpus; write npmi@INDEX_FOLDER
     """
-    from tealeaves.coherence.embedding import EMBEDDING_MEASURES
-    from tealeaves.coherence.measures import ALIASES, MEASURES
+    from tealeaves.coherence.measures import ALIASES, EMBEDDING_MEASURES, MEASURES
 
     text = text.strip()
     if text.startswith("csv:"):

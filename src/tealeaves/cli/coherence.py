@@ -20,7 +20,7 @@ from tealeaves.cli.common import (
 from tealeaves.console import console, err_console, mapping_table, progress_bar
 
 if TYPE_CHECKING:
-    from tealeaves.coherence.scoring import CoherenceResult
+    from tealeaves.coherence.result import CoherenceResult
 
 
 @app.command()
@@ -112,8 +112,8 @@ def coherence_command(
 
 def _report_missing(result: CoherenceResult) -> None:
     """On stderr: the missing topic words and the topics left unscored, each counted and listed."""
-    from tealeaves.coherence.embedding import EMBEDDING_MEASURES
-    from tealeaves.coherence.scoring import WHOLE_TOPIC
+    from tealeaves.coherence.measures import EMBEDDING_MEASURES
+    from tealeaves.coherence.result import WHOLE_TOPIC
 
     words = [(k, word, why) for k, word, why in result.missing if word != WHOLE_TOPIC]
     holder = "the encoder" if result.measure in EMBEDDING_MEASURES else "the index"

@@ -14,8 +14,7 @@ from typing import TYPE_CHECKING
 from tealeaves.lazy import attach
 
 if TYPE_CHECKING:
-    from tealeaves.coherence.confirmation import Conventions
-    from tealeaves.coherence.embedding import EMBEDDING_MEASURES, EmbeddingMeasure, embedding_coherence
+    from tealeaves.coherence.embedding import embedding_coherence
     from tealeaves.coherence.encoders import (
         DEFAULT_ENCODER,
         ENCODERS,
@@ -28,7 +27,7 @@ if TYPE_CHECKING:
         read_vectors,
     )
     from tealeaves.coherence.index import RefIndex, WindowCounts
-    from tealeaves.coherence.measures import MEASURES, Measure, get_measure
+    from tealeaves.coherence.measures import EMBEDDING_MEASURES, MEASURES, EmbeddingMeasure, Measure, get_measure
     from tealeaves.coherence.redundancy import (
         UNIQUENESS_FILTER_MODELS,
         DiversityResult,
@@ -42,8 +41,10 @@ if TYPE_CHECKING:
         topic_uniqueness,
     )
     from tealeaves.coherence.reference import as_reference_index
-    from tealeaves.coherence.scoring import CoherenceResult, score
+    from tealeaves.coherence.result import CoherenceResult
+    from tealeaves.coherence.scoring import score
     from tealeaves.coherence.windows import Window
+    from tealeaves.confirmation import Conventions
 
 __getattr__, __dir__ = attach(__name__, __file__)
 

@@ -3,7 +3,8 @@
 No reference corpus is counted: each word gets a vector from an encoder
 (:mod:`tealeaves.coherence.encoders`: a sentence-transformers model, skip-gram vectors trained on
 a reference corpus, or a word-vector file), and a topic's coherence is the mean cosine
-similarity of its words. Two measures, registered in :data:`EMBEDDING_MEASURES` and computed by
+similarity of its words. Two measures, registered in
+:data:`~tealeaves.coherence.measures.EMBEDDING_MEASURES` and computed by
 :func:`embedding_coherence` (also through :func:`tealeaves.coherence.score` with
 ``measure="embedding"``):
 
@@ -25,110 +26,28 @@ share of topic words the encoder covers is in ``result.encoder["coverage"]``.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
 from tealeaves.coherence.encoders import Encoder, WordVectors, get_encoder
-from tealeaves.coherence.scoring import (
-    ON_MISSING,
-    CoherenceResult,
-    OnMissing,
-    Segments,
-    _topns,
-    aggregate_segments,
-    refuse_missing,
-)
-from tealeaves.coherence.segmentation import one_one, one_set
+from tealeaves.coherence.measures import EMBEDDING_MEASURES
+from tealeaves.coherence.result import CoherenceResult, Segments, aggregate_segments, refuse_missing, topn_values
+from tealeaves.deprecation import moved_names
 from tealeaves.errors import InputError
+from tealeaves.missing import OnMissing, check_on_missing
 from tealeaves.models import TopicModel, Topics, as_model, as_topics
 from tealeaves.progress import ProgressCallback, notify
 
 NOT_ENCODED = "not represented by the encoder"
-
-
-def unit_rows(vectors: np.ndarray) -> np.ndarray:
-    """Each row divided by its Euclidean norm; a zero row stays zero (its cosines are 0)."""
-    norms = np.linalg.norm(vectors, axis=1, keepdims=True)
-    return np.divide(vectors, norms, out=np.zeros_like(vectors, dtype=np.float64), where=norms > 0)
-
-
-def pairwise_cosine(vectors: np.ndarray, prime: np.ndarray, star: np.ndarray) -> np.ndarray:
-    """Embedding coherence's confirmation: ``cos(v_i, v_j)`` for each segment (i = prime, j = star).
-
-    ``cos(u, v) = u . v / (|u| |v|)``; 0 when either vector is zero. The topic's ``embedding``
-    coherence is the mean over the ordered pairs ``i != j`` of its top-N words (the average
-    pairwise cosine similarity of word vectors, Fang et al. 2016, "Using word embedding to
-    evaluate the coherence of topics from Twitter data", SIGIR; Aletras & Stevenson 2013 use
-    distributional vectors the same way). Range [-1, 1]; no window, no smoothing, no logarithm.
-    """
-    unit = unit_rows(vectors)
-    return np.einsum("ij,ij->i", unit[prime], unit[star])
-
-
-def centroid_cosine(vectors: np.ndarray, prime: np.ndarray, star: np.ndarray) -> np.ndarray:
-    """The centroid variant's confirmation: ``cos(v_i, c)`` with ``c = mean_j v_j / |v_j|``.
-
-    S_one^set (Röder et al. 2015's segmentation of C_V, with word vectors in place of NPMI
-    context vectors): each word against the whole topic, the centroid of the unit vectors of
-    the words represented (a zero vector, a word the encoder lacks, is left out of the centroid
-    and scores 0). The topic's ``embedding_centroid`` coherence is the mean over its words.
-    Range [-1, 1]; no window, no smoothing, no logarithm.
-    """
-    unit = unit_rows(vectors)
-    kept = np.linalg.norm(unit, axis=1) > 0
-    centroid = unit[kept].mean(axis=0) if kept.any() else np.zeros(unit.shape[1])
-    return unit_rows(unit[prime]) @ unit_rows(centroid[None, :])[0]
-
-
-@dataclass(frozen=True)
-class EmbeddingMeasure:
-    """A registered embedding measure: its confirmation over vectors and its segmentation.
-
-    Attributes
-    ----------
-    name : str
-        The key in :data:`EMBEDDING_MEASURES`.
-    function : callable
-        ``function(vectors, prime, star)``: the confirmation of each segment from the words'
-        vectors (:func:`pairwise_cosine`, :func:`centroid_cosine`); its docstring states the
-        formula and its source.
-    segment : callable
-        The segmentation: the ``(W', W*)`` index pairs of a topic of N words.
-    bounds : tuple of float
-        The range of a segment's value, a cosine's: [-1, 1].
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from tealeaves.coherence import EMBEDDING_MEASURES
-    >>> measure = EMBEDDING_MEASURES["embedding"]
-    >>> prime, star = measure.segment(3)  # every ordered pair of three words
-    >>> prime.tolist(), star.tolist()
-    ([0, 0, 1, 1, 2, 2], [1, 2, 0, 2, 0, 1])
-    >>> measure.function(np.array([[1.0, 0.0], [1.0, 1.0], [0.0, 1.0]]), prime, star).round(4).tolist()
-    [0.7071, 0.0, 0.7071, 0.7071, 0.0, 0.7071]
-    """
-
-    name: str
-    function: Callable[[np.ndarray, np.ndarray, np.ndarray], np.ndarray]
-    segment: Callable[[int], tuple[np.ndarray, np.ndarray]]
-    bounds: tuple[float, float] = (-1.0, 1.0)
-
-    @property
-    def summary(self) -> str:
-        """The first line of the confirmation's docstring."""
-        return (self.function.__doc__ or self.name).strip().splitlines()[0]
-
-
-EMBEDDING_MEASURES: dict[str, EmbeddingMeasure] = {
-    "embedding": EmbeddingMeasure("embedding", pairwise_cosine, one_one),
-    "embedding_centroid": EmbeddingMeasure("embedding_centroid", centroid_cosine, one_set),
-}
-"""Measure name -> :class:`EmbeddingMeasure`, the measures :func:`~tealeaves.coherence.score`
-computes from word vectors rather than a reference index."""
+__getattr__ = moved_names(
+    __name__,
+    {
+        name: f"tealeaves.coherence.measures.{name}"
+        for name in ("EmbeddingMeasure", "unit_rows", "pairwise_cosine", "centroid_cosine")
+    },
+)
 
 
 def embedding_coherence(
@@ -195,11 +114,10 @@ def embedding_coherence(
     if key not in EMBEDDING_MEASURES:
         raise InputError(f"unknown embedding measure {measure!r}; choose one of {', '.join(EMBEDDING_MEASURES)}")
     spec = EMBEDDING_MEASURES[key]
-    if on_missing not in ON_MISSING:
-        raise InputError(f"on_missing must be one of {', '.join(ON_MISSING)}, got {on_missing!r}")
+    check_on_missing(on_missing)
     model = get_encoder(encoder)
     topics = as_model(topics)
-    topns = _topns(topn, topics)
+    topns = topn_values(topn, topics)
     scored = as_topics(topics, max(topns) if topns[0] is not None else None)  # type: ignore[type-var]
     notify(progress, "embedding coherence", 0, 2)
     encoded_before = model.encoded

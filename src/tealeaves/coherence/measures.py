@@ -8,6 +8,10 @@ A topic's score is the arithmetic mean of its segment values (Röder et al. 2015
 gensim and Lau et al.'s toolkit also average).
 
 Missing words kept with ``on_missing="zero"`` contribute 0 to every segment they are in.
+
+The embedding measures (:data:`EMBEDDING_MEASURES`) confirm a segment from the words' vectors
+instead of counts (:func:`pairwise_cosine`, :func:`centroid_cosine`); their pipeline, from an
+encoder, is :mod:`tealeaves.coherence.embedding`.
 """
 
 from __future__ import annotations
@@ -19,7 +23,9 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from tealeaves.coherence import segmentation
-from tealeaves.coherence.confirmation import (
+from tealeaves.coherence.segmentation import SET
+from tealeaves.coherence.windows import Window
+from tealeaves.confirmation import (
     ROEDER_EPSILON,
     Conventions,
     conditional,
@@ -29,8 +35,6 @@ from tealeaves.coherence.confirmation import (
     log_ratio,
     normalized_log_ratio,
 )
-from tealeaves.coherence.segmentation import SET
-from tealeaves.coherence.windows import Window
 from tealeaves.errors import InputError
 
 
@@ -379,3 +383,86 @@ def get_measure(name: str) -> Measure:
     if key not in MEASURES:
         raise InputError(f"unknown coherence measure {name!r}; choose one of {', '.join(MEASURES)}")
     return MEASURES[key]
+
+
+# --------------------------------------------------------------------------- the embedding measures
+def unit_rows(vectors: np.ndarray) -> np.ndarray:
+    """Each row divided by its Euclidean norm; a zero row stays zero (its cosines are 0)."""
+    norms = np.linalg.norm(vectors, axis=1, keepdims=True)
+    return np.divide(vectors, norms, out=np.zeros_like(vectors, dtype=np.float64), where=norms > 0)
+
+
+def pairwise_cosine(vectors: np.ndarray, prime: np.ndarray, star: np.ndarray) -> np.ndarray:
+    """Embedding coherence's confirmation: ``cos(v_i, v_j)`` for each segment (i = prime, j = star).
+
+    ``cos(u, v) = u . v / (|u| |v|)``; 0 when either vector is zero. The topic's ``embedding``
+    coherence is the mean over the ordered pairs ``i != j`` of its top-N words (the average
+    pairwise cosine similarity of word vectors, Fang et al. 2016, "Using word embedding to
+    evaluate the coherence of topics from Twitter data", SIGIR; Aletras & Stevenson 2013 use
+    distributional vectors the same way). Range [-1, 1]; no window, no smoothing, no logarithm.
+    """
+    unit = unit_rows(vectors)
+    return np.einsum("ij,ij->i", unit[prime], unit[star])
+
+
+def centroid_cosine(vectors: np.ndarray, prime: np.ndarray, star: np.ndarray) -> np.ndarray:
+    """The centroid variant's confirmation: ``cos(v_i, c)`` with ``c = mean_j v_j / |v_j|``.
+
+    S_one^set (Röder et al. 2015's segmentation of C_V, with word vectors in place of NPMI
+    context vectors): each word against the whole topic, the centroid of the unit vectors of
+    the words represented (a zero vector, a word the encoder lacks, is left out of the centroid
+    and scores 0). The topic's ``embedding_centroid`` coherence is the mean over its words.
+    Range [-1, 1]; no window, no smoothing, no logarithm.
+    """
+    unit = unit_rows(vectors)
+    kept = np.linalg.norm(unit, axis=1) > 0
+    centroid = unit[kept].mean(axis=0) if kept.any() else np.zeros(unit.shape[1])
+    return unit_rows(unit[prime]) @ unit_rows(centroid[None, :])[0]
+
+
+@dataclass(frozen=True)
+class EmbeddingMeasure:
+    """A registered embedding measure: its confirmation over vectors and its segmentation.
+
+    Attributes
+    ----------
+    name : str
+        The key in :data:`EMBEDDING_MEASURES`.
+    function : callable
+        ``function(vectors, prime, star)``: the confirmation of each segment from the words'
+        vectors (:func:`pairwise_cosine`, :func:`centroid_cosine`); its docstring states the
+        formula and its source.
+    segment : callable
+        The segmentation: the ``(W', W*)`` index pairs of a topic of N words.
+    bounds : tuple of float
+        The range of a segment's value, a cosine's: [-1, 1].
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from tealeaves.coherence import EMBEDDING_MEASURES
+    >>> measure = EMBEDDING_MEASURES["embedding"]
+    >>> prime, star = measure.segment(3)  # every ordered pair of three words
+    >>> prime.tolist(), star.tolist()
+    ([0, 0, 1, 1, 2, 2], [1, 2, 0, 2, 0, 1])
+    >>> measure.function(np.array([[1.0, 0.0], [1.0, 1.0], [0.0, 1.0]]), prime, star).round(4).tolist()
+    [0.7071, 0.0, 0.7071, 0.7071, 0.0, 0.7071]
+    """
+
+    name: str
+    function: Callable[[np.ndarray, np.ndarray, np.ndarray], np.ndarray]
+    segment: Callable[[int], tuple[np.ndarray, np.ndarray]]
+    bounds: tuple[float, float] = (-1.0, 1.0)
+
+    @property
+    def summary(self) -> str:
+        """The first line of the confirmation's docstring."""
+        return (self.function.__doc__ or self.name).strip().splitlines()[0]
+
+
+EMBEDDING_MEASURES: dict[str, EmbeddingMeasure] = {
+    "embedding": EmbeddingMeasure("embedding", pairwise_cosine, segmentation.one_one),
+    "embedding_centroid": EmbeddingMeasure("embedding_centroid", centroid_cosine, segmentation.one_set),
+}
+"""Measure name -> :class:`EmbeddingMeasure`, the measures :func:`~tealeaves.coherence.score`
+computes from word vectors rather than a reference index."""

@@ -8,7 +8,7 @@ import numpy as np
 from rich.table import Table
 
 from tealeaves.coherence.redundancy import DiversityResult
-from tealeaves.coherence.scoring import CoherenceResult
+from tealeaves.coherence.result import CoherenceResult
 from tealeaves.console import value_cell
 
 

@@ -7,9 +7,10 @@ from tealeaves.lazy import attach
 if TYPE_CHECKING:
     from tealeaves.corpus.adapters import as_corpus
     from tealeaves.corpus.corpus import HALVES_MODES, Corpus
+    from tealeaves.corpus.formats import FORMATS, read_inputs
     from tealeaves.corpus.preparation import prepare
     from tealeaves.corpus.preprocess import PreprocessConfig, min_df_threshold
-    from tealeaves.corpus.readers import FORMATS, RawDocument, read_inputs
+    from tealeaves.corpus.readers import RawDocument
     from tealeaves.corpus.vocabulary import Vocabulary
 
 __getattr__, __dir__ = attach(__name__, __file__)

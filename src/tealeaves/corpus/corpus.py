@@ -22,8 +22,9 @@ import numpy as np
 
 from tealeaves import display
 from tealeaves.artifacts import arrays_sha256, new_manifest, read_manifest, write_artifact, write_json
-from tealeaves.corpus.vocabulary import OnMissing, Vocabulary
+from tealeaves.corpus.vocabulary import Vocabulary
 from tealeaves.errors import ArtifactError, InputError
+from tealeaves.missing import OnMissingSkip
 
 if TYPE_CHECKING:
     import scipy.sparse as sp
@@ -162,7 +163,7 @@ class Corpus:
         cls,
         docs: Sequence[Sequence[str]],
         vocab: Vocabulary | None = None,
-        on_missing: OnMissing = "skip",
+        on_missing: OnMissingSkip = "skip",
         **fields: Any,
     ) -> Corpus:
         """A corpus from already tokenized documents (lists of word strings, gensim style).

@@ -52,8 +52,17 @@ import numpy as np
 
 from tealeaves.artifacts import atomic_folder, check_writable, new_manifest, write_json
 from tealeaves.corpus.corpus import Corpus
-from tealeaves.corpus.preparation import (
+from tealeaves.corpus.formats import input_format, read_inputs
+from tealeaves.corpus.preprocess import (
     TOKEN_RULES,
+    PreprocessConfig,
+    TokenizedBatch,
+    TokenizeTask,
+    tokenize_batch,
+    trim_pipeline,
+)
+from tealeaves.corpus.readers import FieldNames, ReadStats, snippet
+from tealeaves.corpus.steps import (
     describe_input,
     document_frequency,
     fixed_vocabulary,
@@ -63,14 +72,6 @@ from tealeaves.corpus.preparation import (
     screen_text,
     vocabulary_from_df,
 )
-from tealeaves.corpus.preprocess import (
-    PreprocessConfig,
-    TokenizedBatch,
-    TokenizeTask,
-    tokenize_batch,
-    trim_pipeline,
-)
-from tealeaves.corpus.readers import FieldNames, ReadStats, input_format, read_inputs, snippet
 from tealeaves.corpus.vocabulary import Vocabulary
 from tealeaves.errors import EmptyResultError, InputError
 from tealeaves.parallel import local_cluster, parallel_map

@@ -5,13 +5,14 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
-from typing import Literal
 
 import numpy as np
 
+from tealeaves.deprecation import moved_names
 from tealeaves.errors import ArtifactError, InputError
+from tealeaves.missing import SKIP, OnMissingSkip, check_on_missing
 
-OnMissing = Literal["error", "skip"]
+__getattr__ = moved_names(__name__, {"OnMissing": "tealeaves.missing.OnMissingSkip"})
 
 
 class Vocabulary:
@@ -94,10 +95,9 @@ class Vocabulary:
         """The word with id ``i``."""
         return self._words[i]
 
-    def ids(self, words: Sequence[str], on_missing: OnMissing = "error") -> np.ndarray:
+    def ids(self, words: Sequence[str], on_missing: OnMissingSkip = "error") -> np.ndarray:
         """Ids of ``words`` as int64; missing words raise (``"error"``) or are dropped (``"skip"``)."""
-        if on_missing not in ("error", "skip"):
-            raise InputError(f"on_missing must be 'error' or 'skip', got {on_missing!r}")
+        check_on_missing(on_missing, SKIP)
         out = [self._index.get(w, -1) for w in words]
         missing = [w for w, i in zip(words, out) if i < 0]
         if missing and on_missing == "error":

@@ -1,6 +1,6 @@
 """Wikipedia as a reference corpus: the raw XML dump and WikiExtractor's output, streamed.
 
-Two input formats of :mod:`tealeaves.corpus.readers` live here:
+Two input formats of :mod:`tealeaves.corpus.formats` live here:
 
 ``wikipedia-xml``
     A ``pages-articles*.xml.bz2`` dump (or its parts, ``pages-articles1.xml-p1p41242.bz2``,

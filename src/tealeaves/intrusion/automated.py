@@ -39,7 +39,7 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -57,11 +57,13 @@ from tealeaves.intrusion.features import (
 )
 from tealeaves.intrusion.intruders import PROTOCOLS, IntruderSets, Protocol, intruder_sets
 from tealeaves.intrusion.ranking import SVM_RANK_C, fit_ranking_svm
+from tealeaves.missing import OnMissingZero
 from tealeaves.models import TopicModel, Topics, as_model, as_topics
 from tealeaves.models.adapters import library_of
 from tealeaves.progress import ProgressCallback, notify
-from tealeaves.results import Columns, Result, dataframe, interval_label, mean_interval, words_by_topic
+from tealeaves.results import Columns, Result, dataframe, words_by_topic
 from tealeaves.rng import as_seed, family_generator
+from tealeaves.topic_means import PerTopicResult, interval_label, mean_interval
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -73,7 +75,7 @@ TopicsLike = TopicModel | Topics | Sequence[Sequence[str]] | IntruderSets
 
 
 @dataclass(frozen=True)
-class WordIntrusionResult(Result):
+class WordIntrusionResult(PerTopicResult):
     """Automated word intrusion of a set of topics.
 
     Attributes
@@ -151,8 +153,11 @@ class WordIntrusionResult(Result):
     scores: dict[str, np.ndarray]
 
     def summary(self) -> dict[str, Any]:
-        """The default summary (:meth:`Result.summary`), with the set words the reference corpus lacks (counted as
-        never occurring), listed by topic."""
+        """The default summary, with the set words the reference corpus lacks (counted as never occurring) by topic.
+
+        The default is :meth:`PerTopicResult.summary <tealeaves.topic_means.PerTopicResult.summary>`'s: the model
+        mean with its named interval.
+        """
         values = super().summary()
         if self.missing:
             values["words counted as never occurring"] = words_by_topic(self.missing)
@@ -258,7 +263,7 @@ class WordIntrusionComparison(Result):
         return dataframe(self._model_columns())
 
     def summary(self) -> dict[str, Any]:
-        """Each model's WI-Auto mean over its topics with its 95% interval (:func:`tealeaves.results.mean_interval`,
+        """Each model's WI-Auto mean over its topics with its 95% interval (:func:`tealeaves.topic_means.mean_interval`,
         clipped to [0, 1]), named by model and by what the interval is."""
         return {
             f"model mean ({name}; {interval_label(r.per_topic)})": mean_interval(r.per_topic, r.value_bounds())
@@ -284,7 +289,7 @@ def auto_word_intrusion(
     protocol: Protocol = "chang",
     low_rank: int = 50,
     high_rank: int = 10,
-    on_missing: Literal["error", "zero"] = "error",
+    on_missing: OnMissingZero = "error",
     progress: ProgressCallback | None = None,
 ) -> WordIntrusionResult:
     """WI-Auto of every topic of one model (Lau et al. 2014; see the module docstring).
@@ -395,7 +400,7 @@ def compare_word_intrusion(
     protocol: Protocol = "chang",
     low_rank: int = 50,
     high_rank: int = 10,
-    on_missing: Literal["error", "zero"] = "error",
+    on_missing: OnMissingZero = "error",
     progress: ProgressCallback | None = None,
 ) -> WordIntrusionComparison:
     """WI-Auto of several models on equal footing: one ranking SVM for the topics of all of them.

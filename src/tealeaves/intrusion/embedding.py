@@ -24,26 +24,29 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from tealeaves.coherence.embedding import NOT_ENCODED, unit_rows
+from tealeaves.coherence.embedding import NOT_ENCODED
 from tealeaves.coherence.encoders import Encoder, get_encoder
+from tealeaves.coherence.measures import unit_rows
 from tealeaves.errors import InputError
 from tealeaves.intrusion.automated import CHANG_ANNOTATORS, TopicsLike, _per_topic, _shown_words, first_place_share
 from tealeaves.intrusion.intruders import IntruderSets, Protocol, intruder_sets
+from tealeaves.missing import ZERO, OnMissingZero, check_on_missing
 from tealeaves.models import as_model
 from tealeaves.progress import ProgressCallback, notify
-from tealeaves.results import Columns, Result, dataframe
+from tealeaves.results import Columns, dataframe
 from tealeaves.rng import as_seed
+from tealeaves.topic_means import PerTopicResult
 
 if TYPE_CHECKING:
     import pandas as pd
 
 
 @dataclass(frozen=True)
-class EmbeddingIntrusionResult(Result):
+class EmbeddingIntrusionResult(PerTopicResult):
     """Word intrusion by word vectors (:func:`embedding_word_intrusion`).
 
     Attributes
@@ -122,7 +125,7 @@ def embedding_word_intrusion(
     protocol: Protocol = "chang",
     low_rank: int = 50,
     high_rank: int = 10,
-    on_missing: Literal["error", "zero"] = "error",
+    on_missing: OnMissingZero = "error",
     progress: ProgressCallback | None = None,
 ) -> EmbeddingIntrusionResult:
     """Word intrusion of every topic of one model, the machine picking the word farthest from the others.
@@ -173,8 +176,7 @@ def embedding_word_intrusion(
     """
     if isinstance(topics, Mapping):
         raise InputError("embedding_word_intrusion scores one model; call it once per model")
-    if on_missing not in ("error", "zero"):
-        raise InputError(f"on_missing must be 'error' or 'zero' for word intrusion, got {on_missing!r}")
+    check_on_missing(on_missing, ZERO)
     model = get_encoder(encoder)
     if isinstance(topics, IntruderSets):
         sets, shown = topics, _shown_words(topics)

@@ -41,8 +41,10 @@ import numpy as np
 
 from tealeaves.coherence import RefIndex, Window
 from tealeaves.coherence.scoring import NEVER_OCCURS, NOT_IN_VOCABULARY
+from tealeaves.deprecation import moved_names
 from tealeaves.errors import InputError
 from tealeaves.intrusion.intruders import IntruderSets
+from tealeaves.missing import ZERO, OnMissingZero, check_on_missing
 
 Association = Literal["pmi", "npmi"]
 ASSOCIATIONS: tuple[Association, ...] = ("pmi", "npmi")
@@ -50,7 +52,7 @@ ASSOCIATIONS: tuple[Association, ...] = ("pmi", "npmi")
 FEATURES: tuple[str, ...] = ("pmi", "npmi", "cp1", "cp2")
 """The word association features, in the order of the last axis of :attr:`SetFeatures.raw`
 (formulas in the module docstring)."""
-ON_MISSING: tuple[str, ...] = ("error", "zero")
+__getattr__ = moved_names(__name__, {"ON_MISSING": "tealeaves.missing.ZERO"})
 LAU_WINDOW = 20  # Lau et al.'s toolkit: ComputeWordCount.py's default window size
 
 
@@ -136,7 +138,7 @@ def word_association_features(
     index: RefIndex | str | os.PathLike[str],
     window: Window | int | str = LAU_WINDOW,
     compat: str | None = None,
-    on_missing: Literal["error", "zero"] = "error",
+    on_missing: OnMissingZero = "error",
 ) -> SetFeatures:
     """Count every set's words and pairs in the reference index and compute their features.
 
@@ -182,8 +184,7 @@ def word_association_features(
     >>> features.normalized[0, :, 0]  # min-max within the set
     array([1., 1., 0.])
     """
-    if on_missing not in ON_MISSING:
-        raise InputError(f"on_missing must be 'error' or 'zero', got {on_missing!r}")
+    check_on_missing(on_missing, ZERO)
     if not isinstance(index, RefIndex):
         index = RefIndex.load(index)
     parsed = Window.parse(window)

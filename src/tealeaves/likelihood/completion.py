@@ -20,7 +20,7 @@ from tealeaves.corpus import HALVES_MODES, Corpus, Vocabulary
 from tealeaves.deprecation import renamed_parameters
 from tealeaves.errors import InputError
 from tealeaves.likelihood import _kernels
-from tealeaves.likelihood.documents import Docs, Documents, OnMissing, as_documents, model_arrays
+from tealeaves.likelihood.documents import Docs, Documents, as_documents, model_arrays
 from tealeaves.likelihood.estimation import run
 from tealeaves.likelihood.estimators import (
     Estimates,
@@ -32,6 +32,7 @@ from tealeaves.likelihood.estimators import (
 )
 from tealeaves.likelihood.result import LikelihoodResult
 from tealeaves.likelihood.schedules import temperatures_schedule
+from tealeaves.missing import OnMissingSkip
 from tealeaves.models import TopicModel
 from tealeaves.progress import ProgressCallback
 from tealeaves.rng import as_seed
@@ -132,7 +133,7 @@ def complete(
     *,
     runs: int = 1,
     n_resamples: int = 10_000,
-    on_missing: OnMissing = "error",
+    on_missing: OnMissingSkip = "error",
     progress: ProgressCallback | None = None,
     **params: Any,
 ) -> LikelihoodResult:

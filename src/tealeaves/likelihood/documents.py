@@ -16,18 +16,20 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from tealeaves.corpus import Corpus, Vocabulary
+from tealeaves.deprecation import moved_names
 from tealeaves.errors import InputError
+from tealeaves.missing import SKIP, OnMissingSkip, check_on_missing
 from tealeaves.models import TopicModel
 
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
 
-OnMissing = Literal["error", "skip"]
+__getattr__ = moved_names(__name__, {"OnMissing": "tealeaves.missing.OnMissingSkip"})
 ROW_SUM_TOLERANCE = 1e-6
 
 Docs = Corpus | Sequence["ArrayLike"]
@@ -167,17 +169,14 @@ def model_arrays(
 
 
 def as_documents(
-    docs: Docs, n_words: int, on_missing: OnMissing = "error", vocab: Vocabulary | None = None
+    docs: Docs, n_words: int, on_missing: OnMissingSkip = "error", vocab: Vocabulary | None = None
 ) -> Documents:
     """Validate ``docs`` against a vocabulary of ``n_words`` words (``vocab``: the model's words).
 
     A corpus over another vocabulary is mapped word by word onto ``vocab``; without ``vocab``
     (bare arrays) its vocabulary must have exactly ``n_words`` words.
     """
-    if on_missing not in ("error", "skip"):
-        raise InputError(
-            f"on_missing must be 'error' or 'skip', got {on_missing!r} (a word of probability zero has log -inf)"
-        )
+    check_on_missing(on_missing, SKIP, why="a word of probability zero has log -inf")
     if isinstance(docs, Corpus):
         tokens = np.asarray(docs.tokens, dtype=np.int64)
         offsets = np.asarray(docs.offsets, dtype=np.int64)

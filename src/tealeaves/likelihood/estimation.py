@@ -12,10 +12,11 @@ import numpy as np
 from tealeaves.deprecation import renamed_parameters
 from tealeaves.errors import InputError
 from tealeaves.jit import batches, map_threads, threads
-from tealeaves.likelihood.documents import Docs, Documents, OnMissing, as_documents, model_arrays
+from tealeaves.likelihood.documents import Docs, Documents, as_documents, model_arrays
 from tealeaves.likelihood.estimators import METHODS, Estimates, Method, find_method
 from tealeaves.likelihood.result import LikelihoodResult
 from tealeaves.likelihood.uncertainty import average_runs, bootstrap_sd, run_seed
+from tealeaves.missing import OnMissingSkip
 from tealeaves.models import TopicModel
 from tealeaves.progress import ProgressCallback, notify
 from tealeaves.rng import as_seed, family_seed
@@ -37,7 +38,7 @@ def estimate(
     *,
     runs: int = 1,
     n_resamples: int = 10_000,
-    on_missing: OnMissing = "error",
+    on_missing: OnMissingSkip = "error",
     progress: ProgressCallback | None = None,
     **params: Any,
 ) -> LikelihoodResult:

@@ -14,6 +14,7 @@ import numpy as np
 from tealeaves.artifacts import json_safe
 from tealeaves.coherence.redundancy import UNIQUENESS_FILTER_MODELS
 from tealeaves.errors import InputError
+from tealeaves.missing import check_on_missing
 from tealeaves.model_selection.space import (
     CONSTRAINTS,
     FIXED,
@@ -124,7 +125,6 @@ class SweepConfig:
     uniqueness_filter: tuple[str, ...] = UNIQUENESS_FILTER_MODELS
 
     def __post_init__(self) -> None:
-        from tealeaves.coherence.scoring import ON_MISSING
         from tealeaves.coherence.windows import check_compat
 
         object.__setattr__(self, "corpus", Path(self.corpus))
@@ -144,8 +144,7 @@ class SweepConfig:
                 raise InputError(f"{name} must be a positive integer, got {value!r}")
         if not _is_int(self.seed) or self.seed < 0:
             raise InputError(f"seed must be a non-negative integer, got {self.seed!r}")
-        if self.on_missing not in ON_MISSING:
-            raise InputError(f"on_missing must be one of {', '.join(ON_MISSING)}, got {self.on_missing!r}")
+        check_on_missing(self.on_missing)
         check_compat(self.compat)
         unknown = sorted((set(self.max_steps) | set(self.spaces) | set(self.constraints)) - set(self.models))
         if unknown:

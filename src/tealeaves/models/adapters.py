@@ -602,6 +602,49 @@ def as_model(
     return build_model(source, target_vocabulary(vocab_from), floor, provenance)
 
 
+def as_topics(topics: Any, topn: int | None = None) -> Topics:
+    """A :class:`Topics` from a TopicModel (its top ``topn`` words), Topics, word lists, or another library's model.
+
+    Parameters
+    ----------
+    topics : TopicModel, Topics, sequence of sequence of str, or a model of another library
+        A model (its most probable words), a Topics object, word lists in rank order, or
+        anything :func:`~tealeaves.models.as_model` reads (a gensim ``LdaModel``, OCTIS's
+        model output, ...).
+    topn : int, optional
+        Words kept per topic: the first ``topn`` (default: 10 for a model, every word
+        otherwise); a topic with fewer words is refused.
+
+    Returns
+    -------
+    Topics
+
+    Raises
+    ------
+    InputError
+        For a list of strings instead of word lists, an empty topic, a word listed twice in a
+        topic, a topic shorter than ``topn``, or an object that is none of these.
+
+    Examples
+    --------
+    >>> from tealeaves.models import as_topics
+    >>> as_topics([["tax", "budget", "deficit"], ["war", "peace", "army"]], topn=2).words
+    (('tax', 'budget'), ('war', 'peace'))
+
+    A model gives its top words, most probable first:
+
+    >>> import numpy as np
+    >>> from tealeaves.corpus import Vocabulary
+    >>> from tealeaves.models import TopicModel
+    >>> phi = np.array([[0.5, 0.4, 0.05, 0.05], [0.05, 0.05, 0.4, 0.5]])
+    >>> model = TopicModel(Vocabulary(["tax", "budget", "war", "peace"]), phi, kind="example")
+    >>> as_topics(model, topn=2)
+    Topics(topics=2, words per topic=2, name=example)
+    """
+    model = as_model(topics)
+    return model.topics(topn or 10) if isinstance(model, TopicModel) else model.top(topn)
+
+
 def check_options(library: str, reader: Callable[..., Any], options: Mapping[str, Any]) -> None:
     """Refuse options that ``reader`` (an adapter or a file importer of ``library``) does not take, naming those it does."""
     import inspect

@@ -19,7 +19,8 @@ from scipy.special import rel_entr
 
 from tealeaves import display
 from tealeaves.errors import InputError
-from tealeaves.results import Columns, Result, interval_label, mean_interval
+from tealeaves.results import Columns, Result
+from tealeaves.topic_means import interval_label, mean_interval
 
 if TYPE_CHECKING:
     from tealeaves.models.topic_model import TopicModel
@@ -89,7 +90,7 @@ class SignificanceResult(Result):
     n_words: int
 
     def summary(self) -> dict[str, Any]:
-        """Each divergence's mean over topics with its 95% interval (:func:`tealeaves.results.mean_interval`, kept
+        """Each divergence's mean over topics with its 95% interval (:func:`tealeaves.topic_means.mean_interval`, kept
         at or above 0: a divergence is never negative), named by what the interval is; then topics, documents,
         words and ε."""
         values: dict[str, Any] = {

@@ -2,7 +2,9 @@
 
 A :class:`Topics` object may come from a :class:`~tealeaves.models.TopicModel` (its top words),
 from a plain text file (one topic per line, words separated by spaces, as Lau et al.'s
-toolkit and Palmetto read them) or from Python lists. :func:`as_topics` accepts any of these.
+toolkit and Palmetto read them) or from Python lists. :func:`~tealeaves.models.as_topics`
+accepts any of these, and any model :func:`~tealeaves.models.as_model` reads
+(:mod:`tealeaves.models.adapters`).
 """
 
 from __future__ import annotations
@@ -14,9 +16,12 @@ from typing import Any
 
 import numpy as np
 
+from tealeaves.deprecation import moved_names
 from tealeaves.errors import InputError
 from tealeaves.results import Columns, Result
 from tealeaves.textfiles import DEFAULT_ENCODING, read_text
+
+__getattr__ = moved_names(__name__, {"as_topics": "tealeaves.models.adapters.as_topics"})
 
 
 @dataclass(frozen=True)
@@ -116,49 +121,3 @@ class Topics(Result):
         if not lines:
             raise InputError(f"topic list {path} is empty; write one topic per line, words separated by spaces")
         return cls(tuple(tuple(t) for t in lines), name=path.stem, meta={"source": str(path)})
-
-
-def as_topics(topics: Any, topn: int | None = None) -> Topics:
-    """A :class:`Topics` from a TopicModel (its top ``topn`` words), Topics, word lists, or another library's model.
-
-    Parameters
-    ----------
-    topics : TopicModel, Topics, sequence of sequence of str, or a model of another library
-        A model (its most probable words), a Topics object, word lists in rank order, or
-        anything :func:`~tealeaves.models.as_model` reads (a gensim ``LdaModel``, OCTIS's
-        model output, ...).
-    topn : int, optional
-        Words kept per topic: the first ``topn`` (default: 10 for a model, every word
-        otherwise); a topic with fewer words is refused.
-
-    Returns
-    -------
-    Topics
-
-    Raises
-    ------
-    InputError
-        For a list of strings instead of word lists, an empty topic, a word listed twice in a
-        topic, a topic shorter than ``topn``, or an object that is none of these.
-
-    Examples
-    --------
-    >>> from tealeaves.models import as_topics
-    >>> as_topics([["tax", "budget", "deficit"], ["war", "peace", "army"]], topn=2).words
-    (('tax', 'budget'), ('war', 'peace'))
-
-    A model gives its top words, most probable first:
-
-    >>> import numpy as np
-    >>> from tealeaves.corpus import Vocabulary
-    >>> from tealeaves.models import TopicModel
-    >>> phi = np.array([[0.5, 0.4, 0.05, 0.05], [0.05, 0.05, 0.4, 0.5]])
-    >>> model = TopicModel(Vocabulary(["tax", "budget", "war", "peace"]), phi, kind="example")
-    >>> as_topics(model, topn=2)
-    Topics(topics=2, words per topic=2, name=example)
-    """
-    from tealeaves.models.adapters import as_model
-    from tealeaves.models.topic_model import TopicModel
-
-    model = as_model(topics)
-    return model.topics(topn or 10) if isinstance(model, TopicModel) else model.top(topn)

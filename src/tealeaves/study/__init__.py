@@ -23,10 +23,11 @@ if TYPE_CHECKING:
         write_qualtrics_survey,
         write_responses,
     )
-    from tealeaves.study.items import Item, synthetic_topics
+    from tealeaves.study.items import synthetic_topics
     from tealeaves.study.schema import AUDIT_COLUMNS, EXPORT_COLUMNS, TASKS
     from tealeaves.study.store import SCHEMA_VERSION, Store
     from tealeaves.study.tasks.base import HumanTask, TopicTask
+    from tealeaves.study.tasks.item import Item
     from tealeaves.study.tasks.registry import register_task, task_named, task_names
 
 __getattr__, __dir__ = attach(__name__, __file__, extra="study")

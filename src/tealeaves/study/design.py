@@ -40,9 +40,10 @@ from tealeaves.intrusion import PROTOCOLS
 from tealeaves.models import TopicModel, Topics, as_topics
 from tealeaves.rng import as_seed, family_generator
 from tealeaves.study import texts
-from tealeaves.study.items import CHECK_LABEL, Item, check_items, ranked_words
+from tealeaves.study.items import check_items, ranked_words
 from tealeaves.study.schema import TASKS
 from tealeaves.study.tasks.base import HumanTask, ItemRequest
+from tealeaves.study.tasks.item import CHECK_LABEL, Item
 from tealeaves.study.tasks.registry import task_named
 
 ITEMS_FILE = "items.jsonl"

@@ -34,9 +34,9 @@ from tealeaves.errors import InputError
 from tealeaves.extras import require
 from tealeaves.study import texts
 from tealeaves.study.design import Study
-from tealeaves.study.items import Item
 from tealeaves.study.schema import AUDIT_COLUMNS, EXPORT_COLUMNS, spreadsheet_safe
 from tealeaves.study.store import Store, annotator_id
+from tealeaves.study.tasks.item import Item
 from tealeaves.study.tasks.registry import task_named
 
 INT_COLUMNS = ("topic", "intruder_position", "response", "familiarity", "scale", "rt_ms")

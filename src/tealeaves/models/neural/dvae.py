@@ -67,7 +67,7 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
-from tealeaves.coherence.confirmation import Conventions, normalized_log_ratio
+from tealeaves.confirmation import Conventions, normalized_log_ratio
 from tealeaves.corpus import Corpus
 from tealeaves.errors import InputError
 from tealeaves.models.neural._training import (

@@ -43,7 +43,7 @@ if TYPE_CHECKING:
     import pandas as pd
 
     from tealeaves.corpus import Corpus
-    from tealeaves.study.items import Item
+    from tealeaves.study.tasks.item import Item
 
 Unit = Literal["topic", "document"]
 Level = Literal["nominal", "ordinal"]

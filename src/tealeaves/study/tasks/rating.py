@@ -15,8 +15,8 @@ from typing import TYPE_CHECKING, Any
 
 from tealeaves.models import TopicModel, Topics, as_topics
 from tealeaves.study import texts
-from tealeaves.study.items import RATING_WORDS, Item
 from tealeaves.study.tasks.base import ItemRequest, TopicTask, mean
+from tealeaves.study.tasks.item import RATING_WORDS, Item
 
 if TYPE_CHECKING:
     import pandas as pd

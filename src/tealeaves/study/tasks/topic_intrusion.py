@@ -20,8 +20,8 @@ import numpy as np
 from tealeaves.corpus import Corpus
 from tealeaves.errors import EmptyResultError, InputError
 from tealeaves.models import TopicModel
-from tealeaves.study.items import Item
 from tealeaves.study.tasks.base import HumanTask, ItemRequest, found_share, mean, model_record
+from tealeaves.study.tasks.item import Item
 
 if TYPE_CHECKING:
     import pandas as pd

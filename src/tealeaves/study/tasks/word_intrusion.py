@@ -17,8 +17,8 @@ import numpy as np
 from tealeaves.errors import EmptyResultError
 from tealeaves.intrusion import intruder_sets
 from tealeaves.models import TopicModel, Topics
-from tealeaves.study.items import Item
 from tealeaves.study.tasks.base import ItemRequest, TopicTask, found_share
+from tealeaves.study.tasks.item import Item
 
 if TYPE_CHECKING:
     import pandas as pd

@@ -19,7 +19,7 @@ HttpOnly cookie, and a request whose key does not match is refused (403: :data:`
 <tealeaves.study.web.dependencies.SessionKey>`). The key of a participant with a platform id or a
 consent nonce is derived from it under the study secret, so every browser of that participant
 holds the same key. Question pages carry only what :meth:`Item.public
-<tealeaves.study.items.Item.public>` gives (what its task shows): the key, the model and whether
+<tealeaves.study.tasks.item.Item.public>` gives (what its task shows): the key, the model and whether
 the item is an attention check never reach the browser before the answer is stored.
 """
 

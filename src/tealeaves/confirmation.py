@@ -9,6 +9,12 @@ joint probability ``P(W', W*) = (n12 + smoothing) / n + epsilon`` under the
 Every function returns float64 arrays; what happens to a pair that never co-occurs is set by
 the conventions (a fixed ``zero_pair`` value, or whatever the smoothed formula gives), and
 the caller checks that nothing non-finite is left.
+
+A base module (NumPy only), below both of its users: the coherence measures
+(:mod:`tealeaves.coherence.measures`) and D-VAE's training NPMI
+(:func:`tealeaves.models.neural.dvae.training_npmi`), so that NPMI is written once and
+``models`` need not import ``coherence`` (which reads models). It was
+``tealeaves.coherence.confirmation`` before 0.2.
 """
 
 from __future__ import annotations
