@@ -16,7 +16,9 @@ import pytest
 from tealeaves import stats
 from tealeaves.analysis import (
     MOVED_TO_STATS,
+    HumanJudgments,
     RaggedScores,
+    ValidationResult,
     analyze_export,
     bootstrap_correlations,
     cluster_bootstrap_comparison,
@@ -25,7 +27,7 @@ from tealeaves.analysis import (
     topic_bootstrap_correlations,
     validate,
 )
-from tealeaves.analysis.validation import HumanJudgments, ValidationResult, resampled_means
+from tealeaves.analysis.paired_tests import resampled_means
 from tealeaves.errors import InputError
 from tealeaves.evaluation import read_config
 from tealeaves.likelihood import bootstrap_sd, complete, estimate

@@ -20,8 +20,8 @@ from scipy import stats
 
 import tealeaves
 from tealeaves import display
+from tealeaves.analysis import ValidationResult
 from tealeaves.analysis.correlation import Correlations
-from tealeaves.analysis.validation import ValidationResult
 from tealeaves.coherence import RefIndex, diversity, score
 from tealeaves.corpus import Corpus, Vocabulary
 from tealeaves.intrusion import auto_word_intrusion, compare_word_intrusion

@@ -10,20 +10,19 @@ import pytest
 from scipy import stats
 from typer.testing import CliRunner
 
-from tealeaves.analysis.correlation import RaggedScores
-from tealeaves.analysis.validation import (
+from tealeaves.analysis import (
     HumanJudgments,
-    Metric,
-    _Sources,
+    MetricSpec,
     csv_judgments,
     export_judgments,
     hoyle2021_judgments,
-    metric_values,
     paired_bootstrap,
     parse_metric,
     validate,
     write_validation,
 )
+from tealeaves.analysis.correlation import RaggedScores
+from tealeaves.analysis.topic_metrics import MetricSources, metric_values
 from tealeaves.cli import app
 from tealeaves.errors import InputError
 from tealeaves.rng import family_generator
@@ -195,9 +194,9 @@ def test_study_export_keeps_the_sets_people_saw(tmp_path):
     sets, ids = intrusion.sets["good"]
     assert ids.tolist() == list(range(6)) and all(s.intruder == "f" for s in sets)
     table = {w: np.eye(7)[0] for w in "abcde"} | {"f": np.eye(7)[1]}  # the intruder f is orthogonal to the rest
-    sources = _Sources(tmp_path)
+    sources = MetricSources(tmp_path)
     sources.encoders["table"] = TableEncoder(table, tmp_path)
-    metric = Metric("wi", "embedding_intrusion", "embedding_intrusion", "table")
+    metric = MetricSpec("wi", "embedding_intrusion", "embedding_intrusion", "table")
     values, coverage = metric_values(metric, intrusion, 0, sources)
     assert coverage == 1.0 and values.tolist() == [1.0] * 12
     assert intrusion.words()[0] == judgments[0].words()[0] == ["a", "b", "c"]  # the rated words, in rank order
@@ -284,7 +283,7 @@ def test_crossed_resampling_needs_annotators(small, export_frame, tmp_path):
     with pytest.raises(InputError, match="annotator"):
         validate([judgments], [f"csv:{path}"], n_resamples=20, resample="topics+annotators")
     study = export_judgments(export_frame, name="s")
-    from tealeaves.analysis.validation import resampled_means
+    from tealeaves.analysis.paired_tests import resampled_means
 
     drawn, means = resampled_means(study[0], 50, 0, "topics+annotators")
     assert means.shape == (50, 12) and np.nanmax(means) <= 3 and np.nanmin(means) >= 1

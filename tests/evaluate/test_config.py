@@ -31,7 +31,8 @@ def test_defaults_are_the_issues():
     assert METRICS["npmi"].defaults["window"] == 10 and METRICS["npmi"].defaults["topn"] == 10
     assert METRICS["cv"].defaults["window"] == 110 and METRICS["cv"].defaults["topn"] == 10
     assert METRICS["likelihood"].defaults == {"method": "left-to-right", "variant": "sis"}
-    off = {"significance", "classification"}  # OCTIS's metrics: turned on in [metrics]
+    # OCTIS's metrics and the embedding metrics (validate's defaults): turned on in [metrics]
+    off = {"significance", "classification", "embedding", "embedding_centroid", "embedding_intrusion"}
     assert all(metric.default != (name in off) for name, metric in METRICS.items())
 
 

@@ -19,10 +19,10 @@ from tealeaves.coherence import RefIndex, diversity, score
 from tealeaves.corpus import Corpus
 from tealeaves.errors import ArtifactError, InputError
 from tealeaves.evaluation import METRICS, Evaluation, Metric, Output, register
-from tealeaves.evaluation.metrics import model_level_topics
 from tealeaves.evaluation.stats import SUBSETS, randomisation
 from tealeaves.intrusion import compare_word_intrusion
 from tealeaves.likelihood import estimate, predictive
+from tealeaves.metrics.words import model_level_topics
 from tealeaves.models import TopicModel, Topics
 from tealeaves.rng import family_generator
 from tealeaves.stats import bootstrap_t_interval, holm, jackknife_se
@@ -285,7 +285,7 @@ def test_worker_processes_print_nothing_into_the_output(planted, tmp_path):
 
 def test_a_registered_metric_runs_when_configured(planted, tmp_path, monkeypatch):
     """A new metric needs only its function and a registration (e.g. an embedding coherence)."""
-    from tealeaves.evaluation.metrics import Measured
+    from tealeaves.metrics import Measured
 
     def first_word_length(model, inputs, seed, **options):
         measured = Measured()

@@ -12,7 +12,6 @@ import pytest
 from scipy import stats
 
 from tealeaves.coherence import diversity
-from tealeaves.evaluation.metrics import Items, model_level_topics
 from tealeaves.evaluation.stats import (
     COMPARISON_COLUMNS,
     PERMUTATIONS,
@@ -24,6 +23,8 @@ from tealeaves.evaluation.stats import (
     regrouped,
     verdicts,
 )
+from tealeaves.metrics import Items
+from tealeaves.metrics.words import model_level_topics
 
 
 def test_paired_t_tests_the_difference_of_two_token_weighted_ratios():

@@ -28,7 +28,10 @@ if TYPE_CHECKING:
     )
     from tealeaves.analysis.discovery import HUMAN_MARGINS, METRIC_MARGINS, DiscoveryRates, false_discovery_rates
     from tealeaves.analysis.hoyle2021 import Hoyle2021, load_hoyle2021
-    from tealeaves.analysis.output import write_replication, write_study_analysis
+    from tealeaves.analysis.judgments import HumanJudgments, csv_judgments, export_judgments, hoyle2021_judgments
+    from tealeaves.analysis.metric_specs import MetricSpec, parse_metric
+    from tealeaves.analysis.output import write_replication, write_study_analysis, write_validation
+    from tealeaves.analysis.paired_tests import paired_bootstrap
     from tealeaves.analysis.power import (
         StudySize,
         annotators_for_study,
@@ -43,18 +46,8 @@ if TYPE_CHECKING:
     from tealeaves.analysis.responses import check_export, failed_checks, read_export, select
     from tealeaves.analysis.scores import HumanScores, human_scores, model_precision, topic_log_odds
     from tealeaves.analysis.study_analysis import StudyAnalysis, analyze_export, read_metrics
-    from tealeaves.analysis.validation import (
-        HumanJudgments,
-        Metric,
-        ValidationResult,
-        csv_judgments,
-        export_judgments,
-        hoyle2021_judgments,
-        paired_bootstrap,
-        parse_metric,
-        validate,
-        write_validation,
-    )
+    from tealeaves.analysis.validation import validate
+    from tealeaves.analysis.validation_result import ValidationResult
 
 MOVED_TO_STATS = {
     "PairedTest": "tealeaves.stats.TestResult",
@@ -68,8 +61,11 @@ MOVED_TO_STATS = {
     "welch_test": "tealeaves.stats.welch_test",
 }
 """The old names of the statistics this package once held, now :mod:`tealeaves.stats`'s (deprecated)."""
+RENAMED = {"Metric": "tealeaves.analysis.metric_specs.MetricSpec"}
+"""Old names of this package's own (deprecated): ``Metric``, validate's metric spec, is :class:`MetricSpec`
+(:class:`tealeaves.metrics.Metric` is the registry's metric)."""
 _lazy, __dir__ = attach(__name__, __file__, extra="report")
-__getattr__ = moved_names(__name__, MOVED_TO_STATS, fallback=_lazy)
+__getattr__ = moved_names(__name__, {**MOVED_TO_STATS, **RENAMED}, fallback=_lazy)
 
 __all__ = [
     "HUMAN_MARGINS",
@@ -80,7 +76,7 @@ __all__ = [
     "Hoyle2021Replication",
     "HumanJudgments",
     "HumanScores",
-    "Metric",
+    "MetricSpec",
     "OneVsRest",
     "RaggedScores",
     "RegressionResult",

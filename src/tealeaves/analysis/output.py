@@ -10,7 +10,9 @@ import pandas as pd
 from tealeaves.analysis import figures
 from tealeaves.analysis.replication import Hoyle2021Replication
 from tealeaves.analysis.study_analysis import StudyAnalysis
+from tealeaves.analysis.validation_result import ValidationResult
 from tealeaves.artifacts import atomic_folder, new_manifest, write_json
+from tealeaves.extras import installed
 
 
 def _tables(result, folder: Path) -> list[str]:
@@ -161,4 +163,88 @@ def write_study_analysis(result: StudyAnalysis, out: str | os.PathLike[str], for
                 "correlations",
             )
         write_json(tmp / "manifest.json", new_manifest("analysis-study", settings=result.settings, tables=tables))
+    return Path(out)
+
+
+def write_validation(
+    result: ValidationResult, out: str | os.PathLike[str], force: bool = False, parquet: bool = True
+) -> Path:
+    """Write the tables (CSV, and Parquet when ``parquet`` and pyarrow is installed: ``tealeaves[parquet]``),
+    ``validation.json``, the figure and a manifest.
+
+    Parameters
+    ----------
+    result : ValidationResult
+        What :func:`validate` returned.
+    out : str or path-like
+        The folder to write (written whole or not at all).
+    force : bool, optional
+        Replace an existing folder.
+    parquet : bool, optional
+        Also write each table as Parquet, when pyarrow is installed.
+
+    Returns
+    -------
+    pathlib.Path
+        ``out``.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> import pandas as pd
+    >>> from tealeaves.analysis import csv_judgments, validate
+    >>> folder = tempfile.TemporaryDirectory()
+    >>> keys = {"model": ["lda"] * 4 + ["nmf"] * 4, "topic": [0, 1, 2, 3] * 2}
+    >>> human = Path(folder.name) / "ratings.csv"
+    >>> pd.DataFrame({
+    ...     **keys,
+    ...     "words": ["tax budget", "war peace", "court law", "oil gas", "tax war", "law oil", "court gas", "peace oil"],
+    ...     "mean": [2.8, 2.5, 2.2, 2.6, 1.4, 1.2, 1.9, 1.6],  # each topic's mean rating
+    ... }).to_csv(human, index=False)
+    >>> scores = Path(folder.name) / "scores.csv"
+    >>> pd.DataFrame({
+    ...     **keys,
+    ...     "npmi": [0.14, 0.10, 0.05, 0.12, -0.02, -0.05, 0.03, 0.04],
+    ...     "umass": [-1.1, -1.5, -1.2, -2.8, -2.0, -2.2, -1.4, -1.3],
+    ... }).to_csv(scores, index=False)
+    >>> result = validate(csv_judgments(human), [f"csv:{scores}"], n_resamples=200, seed=0)
+    >>> from tealeaves.analysis import write_validation
+    >>> out = write_validation(result, Path(folder.name) / "validation", parquet=False)
+    >>> sorted(path.relative_to(out).as_posix() for path in out.rglob("*"))  # doctest: +NORMALIZE_WHITESPACE
+    ['comparisons.csv', 'correlations.csv', 'figures', 'figures/leaderboard.png', 'figures/leaderboard.svg',
+     'leaderboard.csv', 'manifest.json', 'topic_values.csv', 'validation.json']
+    >>> folder.cleanup()
+    """
+    with atomic_folder(out, force=force) as tmp:
+        tables = []
+        for name in result.TABLES:
+            table: pd.DataFrame = getattr(result, name)
+            table.to_csv(tmp / f"{name}.csv", index=False)
+            tables.append(f"{name}.csv")
+            if parquet and installed("pyarrow"):
+                table.to_parquet(tmp / f"{name}.parquet", index=False)
+                tables.append(f"{name}.parquet")
+        write_json(tmp / "validation.json", result.to_dict())
+        figs = tmp / "figures"
+        figs.mkdir()
+        spearman = result.correlations[result.correlations["method"] == "spearman"].rename(
+            columns={"estimate": "spearman"}
+        )
+        rank = {m: i for i, m in enumerate(result.leaderboard["metric"])}
+        first = {h: i for i, h in enumerate(result.settings["human"])}
+        spearman = spearman.assign(_h=spearman["human"].map(first), _m=spearman["metric"].map(rank))
+        spearman = spearman.sort_values(["_h", "_m"])
+        figure = figures.leaderboard_bars(
+            spearman,
+            "human",
+            "metric",
+            f"Spearman rho with people, {int(result.settings['confidence'] * 100)}% bootstrap CIs "
+            "(the correlations table's uncertainty column says over what)",
+        )
+        written = [p.name for p in figures.save(figure, figs, "leaderboard")]
+        write_json(
+            tmp / "manifest.json",
+            new_manifest("validation", settings=result.settings, tables=tables, figures=written),
+        )
     return Path(out)

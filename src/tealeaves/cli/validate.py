@@ -82,17 +82,10 @@ def validate_command(
 ) -> None:
     """Correlate automated metrics with human judgments (Spearman, Pearson, Kendall; bootstrap CIs) and rank them."""
     require("report", what="tealeaves validate")
-    from tealeaves.analysis.validation import (
-        csv_judgments,
-        default_metrics,
-        export_judgments,
-        hoyle2021_judgments,
-        parse_metric,
-        write_validation,
-    )
-    from tealeaves.analysis.validation import (
-        validate as run_validate,
-    )
+    from tealeaves.analysis.judgments import csv_judgments, export_judgments, hoyle2021_judgments
+    from tealeaves.analysis.metric_specs import default_metrics, parse_metric
+    from tealeaves.analysis.output import write_validation
+    from tealeaves.analysis.validation import validate as run_validate
     from tealeaves.artifacts import check_writable
     from tealeaves.console import err_console
 

@@ -5,7 +5,8 @@
   the fingerprints of its inputs, and write ``per_topic``, ``per_model``, ``comparisons``,
   ``topics`` and ``correlations`` (Parquet and CSV) with a manifest;
 - :class:`Evaluation`: those tables, read back with :meth:`Evaluation.load`;
-- :data:`METRICS` and :func:`register`: the metric registry.
+- :data:`METRICS` and :func:`register`: the metric registry, :mod:`tealeaves.metrics`' (which
+  ``validate`` and ``sweep`` share).
 """
 
 from typing import TYPE_CHECKING
@@ -14,9 +15,10 @@ from tealeaves.lazy import attach
 
 if TYPE_CHECKING:
     from tealeaves.evaluation.config import EvaluateConfig, ModelSpec, read_config
-    from tealeaves.evaluation.metrics import METRICS, Inputs, Items, Measured, Metric, Output, register
     from tealeaves.evaluation.run import Evaluation, evaluate, model_fingerprint
     from tealeaves.evaluation.stats import verdicts
+    from tealeaves.metrics.measured import Inputs, Items, Measured, Metric, Output
+    from tealeaves.metrics.registry import METRICS, register
 
 __getattr__, __dir__ = attach(__name__, __file__, extra="report")
 

@@ -34,8 +34,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from tealeaves.evaluation.metrics import Items, model_level_topics
 from tealeaves.evaluation.stats import CONFIDENCE, SUBSETS, document_bootstrap, paired_t, randomisation, regrouped
+from tealeaves.metrics.measured import Items
+from tealeaves.metrics.words import model_level_topics
 from tealeaves.rng import family_generator
 from tealeaves.stats.design import minimal_detectable_difference
 from tealeaves.stats.intervals import bootstrap_t_interval, delete_d_jackknife_se, percentile_interval, t_interval

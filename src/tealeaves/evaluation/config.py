@@ -55,7 +55,7 @@ from typing import Any
 
 from tealeaves.deprecation import renamed_attribute, warn_renamed
 from tealeaves.errors import InputError
-from tealeaves.evaluation.metrics import METRICS, unknown_keys
+from tealeaves.metrics import METRICS, unknown_keys
 
 TOP_KEYS = {"seed", "n_resamples", "alpha", "corpora", "models", "metrics", "study"}
 RENAMED_KEYS = {"bootstrap": "n_resamples", "level": "alpha"}  # deprecated key -> its name

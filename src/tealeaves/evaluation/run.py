@@ -48,8 +48,9 @@ from tealeaves.artifacts import (
 )
 from tealeaves.errors import ArtifactError, InputError, TealeavesError
 from tealeaves.evaluation.config import EvaluateConfig, ModelSpec, read_config
-from tealeaves.evaluation.metrics import METRICS, Inputs, Items, Measured, outputs
+from tealeaves.evaluation.metrics import outputs
 from tealeaves.evaluation.stats import Estimates, comparisons_table, per_model_table, runs_tables
+from tealeaves.metrics import METRICS, Inputs, Items, Measured
 from tealeaves.progress import ProgressCallback, notify
 from tealeaves.results import Result
 

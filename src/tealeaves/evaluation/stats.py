@@ -58,7 +58,8 @@ import numpy as np
 
 from tealeaves import wording
 from tealeaves.deprecation import renamed_parameters
-from tealeaves.evaluation.metrics import JACKKNIFE, PAIRED, Items, Output, outputs
+from tealeaves.evaluation.metrics import outputs
+from tealeaves.metrics.measured import JACKKNIFE, PAIRED, Items, Output
 from tealeaves.rng import family_generator
 from tealeaves.stats.design import minimal_detectable_difference, tost_pvalue
 from tealeaves.stats.intervals import (
@@ -158,7 +159,7 @@ def regrouped(metric: str, topics: dict[str, Any]) -> Callable[[np.ndarray], np.
     = |\\bigcup_k \\mathrm{top}_N(k)| / (K N)` (each distinct word contributes :math:`c_w \\cdot 1/c_w`;
     Nan et al. 2019), topic diversity the same over the top 25 (Dieng et al. 2020), inverted RBO
     one minus the mean RBO of the subset's pairs (Bianchi et al. 2021), with the settings of
-    :func:`tealeaves.evaluation.metrics.model_level_topics`.
+    :func:`tealeaves.metrics.words.model_level_topics`.
     """
     from tealeaves.coherence import rank_biased_overlap
 
@@ -192,7 +193,7 @@ def randomisation(
     """The randomisation test of the difference of a model-level quantity :math:`Q` of two models' topics.
 
     Under the null the :math:`K_A + K_B` topics of the two models (``a["words"]``, ``b["words"]``;
-    :func:`tealeaves.evaluation.metrics.model_level_topics`) are exchangeable: the test pools them
+    :func:`tealeaves.metrics.words.model_level_topics`) are exchangeable: the test pools them
     and recomputes :math:`Q` (:func:`regrouped`) on ``regroupings`` random splits into groups of
     :math:`K_A` and :math:`K_B` topics (:func:`tealeaves.stats.randomisation_test`; exact in level,
     ties broken at random, where :math:`(1 + \\#\\{\\ge\\}) / (1 + P)` rejects about 3.5% at
@@ -239,7 +240,7 @@ def margin_of(metric: str) -> float:
 @dataclass
 class Estimates:
     """What the tables are made of: per-item values, model-level values, leave-one-topic-out values,
-    and every model's top words (:func:`tealeaves.evaluation.metrics.model_level_topics`)."""
+    and every model's top words (:func:`tealeaves.metrics.words.model_level_topics`)."""
 
     items: dict[tuple[str, str], Items]
     scalars: dict[tuple[str, str], float]

@@ -3,7 +3,9 @@
 For each model type, ``settings`` settings are drawn without replacement from the grid of
 Hoyle et al.'s Table 8 ranges and run seeds, less the settings that break the authors'
 constraints (:mod:`tealeaves.model_selection.space`); each is trained with :func:`tealeaves.train` and
-scored on its top-10 words as the authors scored it:
+scored on its top-10 words as the authors scored it, by the metrics ``npmi``, ``cv`` and
+``diversity`` of :data:`tealeaves.metrics.METRICS` (the registry ``evaluate`` and ``validate``
+use):
 
 - NPMI over 10-token sliding windows of a reference corpus, the score Hoyle et al. select by,
   and C_V (110-token windows), both by :func:`tealeaves.coherence.score` with gensim's counts
@@ -287,25 +289,29 @@ def run_trial(trial: Trial) -> dict[str, Any]:
     [['army', 'peace', 'troops', 'war'], ['budget', 'deficit', 'tax', 'debt']]
     >>> folder.cleanup()
     """
-    from tealeaves.coherence import RefIndex, diversity, score
+    from tealeaves.coherence import RefIndex
+    from tealeaves.metrics import Inputs
 
     if TRAINERS.get(trial.model) != trial.trainer:
         TRAINERS[trial.model] = trial.trainer
     model = train(trial.corpus, trial.model, k=trial.k, seed=trial.seed, **trial.params)
     started = time.perf_counter()
-    index = RefIndex.load(trial.reference)
+    inputs = Inputs(index=RefIndex.load(trial.reference))
     opts = {"topn": TOPN, "on_missing": trial.score["on_missing"], "compat": trial.score["compat"]}
-    npmi = score(model, index, measure="npmi", window=NPMI_WINDOW, **opts)
-    cv = score(model, index, measure="cv", **opts)
-    div = diversity(
+    npmi = _measured("npmi", model, inputs, trial.seed, window=NPMI_WINDOW, **opts)
+    cv = _measured("cv", model, inputs, trial.seed, **opts)
+    div = _measured(
+        "diversity",
         model,
+        inputs,
+        trial.seed,
         uniqueness_topn=TOPN,
         filter_topn=trial.score["filter_topn"],
         min_uniqueness=trial.score["min_uniqueness"],
         uniqueness_filter=trial.uniqueness_filter,
         overlap_topn=trial.score["filter_topn"],
     )
-    scores = {
+    scores = {  # the selection criterion (select_best) reads npmi and passes
         "npmi": npmi.model_mean,
         "cv": cv.model_mean,
         "topic_uniqueness": div.topic_uniqueness,
@@ -326,6 +332,13 @@ def run_trial(trial: Trial) -> dict[str, Any]:
         "duplicate_topics": div.duplicate_topics,
         "model": model,
     }
+
+
+def _measured(metric: str, model: TopicModel, inputs: Any, seed: int, **options: Any) -> Any:
+    """The library's result of the registered ``metric`` of ``model`` (:data:`tealeaves.metrics.METRICS`)."""
+    from tealeaves.metrics import METRICS
+
+    return METRICS[metric].compute(model, inputs, seed, **options).result
 
 
 def select_best(frame: pd.DataFrame) -> dict[str, str | None]:
