@@ -30,7 +30,7 @@ import os
 import shutil
 import tempfile
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -252,8 +252,6 @@ def evaluate(
     {'computed': 0, 'cached': 2}
     >>> tmp.cleanup()
     """
-    from tealeaves.parallel import parallel_map
-
     started = time.perf_counter()
     cfg = read_config(config)
     out = _claim(Path(out))
@@ -277,32 +275,13 @@ def evaluate(
     timings["index"] = time.perf_counter() - tick
 
     plan, skipped = _plan(cfg, models, model_fps, fingerprints, corpora)
-    todo = [(names, [s for s in steps if not (cache / "steps" / f"{s[2]}.json").is_file()]) for names, steps in plan]
-    jobs = [
-        _Job({name: models[name] for name in names}, steps, heldout_path, index_path, cfg.seed)
-        for names, steps in todo
-        if steps
-    ]
     tick = time.perf_counter()
-    for finished in parallel_map(_run_job, jobs, workers, scheduler, progress, task="models"):
-        for key, payload in finished:
-            _write_atomic(cache / "steps" / f"{key}.json", payload)
+    jobs = [
+        _Job({name: models[name] for name in names}, steps, heldout_path, index_path, cfg.seed) for names, steps in plan
+    ]
+    computed = _compute_steps(jobs, cache, workers, scheduler, progress)
     timings["models"] = time.perf_counter() - tick
-    computed = {s[2] for _, steps in todo for s in steps}
-
-    step_log, measured, pooled = [], {}, {}  # pooled: metric -> the models of its one step
-    for names, steps in plan:
-        for metric, _, key in steps:
-            payload = json.loads((cache / "steps" / f"{key}.json").read_text(encoding="utf-8"))
-            results = payload["models"]  # one model's step may be cached under another name (the same run twice)
-            for name in names:
-                measured[name, metric] = _measured(results[name] if len(names) > 1 else next(iter(results.values())))
-            entry: dict[str, Any] = {"model": names[0] if len(names) == 1 else "*", "metric": metric, "key": key}
-            if len(names) > 1:
-                entry["models"] = names
-                pooled[metric] = names
-            step_log.append({**entry, "cached": key not in computed, "seconds": payload["seconds"]})
-
+    step_log, measured, pooled = _read_steps(plan, cache, computed)
     estimates, flags = _collect(measured)
     correlations = None
     if cfg.study is not None:
@@ -312,13 +291,7 @@ def evaluate(
         timings["study"] = time.perf_counter() - tick
 
     tick = time.perf_counter()
-    per_model, boots = per_model_table(estimates, cfg.n_resamples, cfg.seed)
-    comparisons = comparisons_table(estimates, boots, [spec.name for spec in cfg.models], cfg.alpha, cfg.seed)
-    if cfg.runs:  # the runs are the units: the models' rows and tests over runs replace the runs' own tests
-        import pandas as pd
-
-        model_rows, comparisons = runs_tables(per_model, cfg.runs, cfg.alpha)
-        per_model = pd.concat([per_model, model_rows], ignore_index=True)
+    per_model, comparisons = _model_tables(cfg, estimates)
     items = estimates.items
     tables = {
         "per_topic": _per_topic_table(items),
@@ -349,6 +322,56 @@ def evaluate(
     _write_tables(out, tables, manifest)
     notify(progress, "write tables", 1, 1)
     return Evaluation(path=out, manifest=json.loads(json.dumps(manifest)), **tables)
+
+
+def _compute_steps(
+    jobs: list[_Job], cache: Path, workers: int | None, scheduler: str | None, progress: ProgressCallback | None
+) -> set[str]:
+    """Run the steps no earlier run cached, the models spread over processes or Dask, and cache each
+    under ``cache/steps``; returns the keys of the steps computed."""
+    from tealeaves.parallel import parallel_map
+
+    todo = [
+        replace(job, steps=[s for s in job.steps if not (cache / "steps" / f"{s[2]}.json").is_file()]) for job in jobs
+    ]
+    todo = [job for job in todo if job.steps]
+    for finished in parallel_map(_run_job, todo, workers, scheduler, progress, task="models"):
+        for key, payload in finished:
+            _write_atomic(cache / "steps" / f"{key}.json", payload)
+    return {s[2] for job in todo for s in job.steps}
+
+
+def _read_steps(
+    plan: list[tuple[list[str], list[tuple[str, dict[str, Any], str]]]], cache: Path, computed: set[str]
+) -> tuple[list[dict[str, Any]], dict[tuple[str, str], Measured], dict[str, list[str]]]:
+    """Every step's measurements from the cache, the manifest's log of the steps, and the models of each
+    pooled metric's one step."""
+    step_log, measured, pooled = [], {}, {}
+    for names, steps in plan:
+        for metric, _, key in steps:
+            payload = json.loads((cache / "steps" / f"{key}.json").read_text(encoding="utf-8"))
+            results = payload["models"]  # one model's step may be cached under another name (the same run twice)
+            for name in names:
+                measured[name, metric] = _measured(results[name] if len(names) > 1 else next(iter(results.values())))
+            entry: dict[str, Any] = {"model": names[0] if len(names) == 1 else "*", "metric": metric, "key": key}
+            if len(names) > 1:
+                entry["models"] = names
+                pooled[metric] = names
+            step_log.append({**entry, "cached": key not in computed, "seconds": payload["seconds"]})
+    return step_log, measured, pooled
+
+
+def _model_tables(cfg: EvaluateConfig, estimates: Estimates) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """``per_model`` and ``comparisons`` by each output's plan; with runs, the models' rows and tests over
+    their runs replace the runs' own tests."""
+    per_model, boots = per_model_table(estimates, cfg.n_resamples, cfg.seed)
+    comparisons = comparisons_table(estimates, boots, [spec.name for spec in cfg.models], cfg.alpha, cfg.seed)
+    if cfg.runs:
+        import pandas as pd
+
+        model_rows, comparisons = runs_tables(per_model, cfg.runs, cfg.alpha)
+        per_model = pd.concat([per_model, model_rows], ignore_index=True)
+    return per_model, comparisons
 
 
 @dataclass(frozen=True)

@@ -195,7 +195,7 @@ def fit(
         raise InputError("dvae needs k >= 2: with one topic θ is always 1")
     if len(corpus) < 2:
         raise InputError("dvae needs at least 2 training documents (batch norm needs two per minibatch)")
-    torch = require_torch()
+    require_torch()  # refused in one line before any work when PyTorch is missing
     resolved = resolve_device(device)
     data = DocTerm.of(corpus, resolved)
     params: dict[str, Any] = {
@@ -217,46 +217,7 @@ def fit(
         "mixture_decoder": False,
     }
     with torch_session(seed, "train dvae", threads):
-        net = _network(len(corpus.vocab), params).to(resolved)
-        prior = torch.distributions.Dirichlet(torch.full((k,), float(alpha), device=resolved), validate_args=False)
-
-        def loss(rows: np.ndarray, epoch: int, b: int, n_batches: int) -> tuple[Any, Any]:
-            weights = annealing_factor(b, epoch, gamma_bn, n_batches), annealing_factor(b, epoch, gamma_kl, n_batches)
-            return minibatch_loss(net, prior, data.batch(rows), *weights, beta_reg)
-
-        present = data.counts.tocsc()
-        present.data[:] = 1.0
-        kept: dict[str, Any] = {"npmi": -np.inf, "epoch": epochs, "state": None}
-        scores: list[list[float]] = []
-
-        def keep_best(epoch: int, _loss: float, _optimizer: Any) -> dict[str, float]:
-            if checkpoint == "last" or epoch % checkpoint_every:
-                return {}
-            with torch.no_grad():
-                top = np.argsort(-net.topics.weight.t().cpu().numpy(), axis=1, kind="stable")[:, :CHECKPOINT_WORDS]
-            value = training_npmi(present, top)
-            scores.append([epoch + 1, value])
-            if value >= kept["npmi"]:
-                kept.update(npmi=value, epoch=epoch + 1, state=copy_state(net))
-            return {"training_npmi": value}
-
-        net.train()
-        trace = train_epochs(
-            net.parameters(),
-            loss,
-            data,
-            epochs=epochs,
-            batch_size=batch_size,
-            learning_rate=learning_rate,
-            reduction="sum",
-            drop_last=True,
-            seed=seed,
-            task="train dvae",
-            progress=progress,
-            after_epoch=keep_best,
-        )
-        if kept["state"] is not None:
-            net.load_state_dict(kept["state"])
+        net, trace, best = _train(data, len(corpus.vocab), params, resolved, progress)
         _set_population_statistics(net, data, batch_size)
         theta = _posterior_mean(net, data, batch_size)
     weights = net.topics.weight.detach().double().cpu().numpy().T  # K x V
@@ -273,19 +234,90 @@ def fit(
         "objective": "training loss per word: -E_q log p(x | θ) + annealed KL (the L1 penalty excluded)",
         "trace": trace,
         "device": str(resolved),
-        "checkpoint": {
-            "criterion": (
-                "last epoch"
-                if checkpoint == "last"
-                else f"training NPMI of the top {CHECKPOINT_WORDS} words (document co-occurrence), every {checkpoint_every} epochs"
-            ),
-            "epoch": kept["epoch"],
-            "npmi": float(kept["npmi"]) if scores else None,
-            "trace": scores,
-            "columns": ["epoch", "training NPMI"],
-        },
+        "checkpoint": best.record(),
     }
     return model
+
+
+def _train(
+    data: DocTerm, n_words: int, params: dict[str, Any], device: Any, progress: ProgressCallback | None
+) -> tuple[Any, list[list[float]], _Checkpoint]:
+    """Build the network and train it (in the caller's ``torch_session``), keeping the checkpoint's epoch."""
+    torch = require_torch()
+    net = _network(n_words, params).to(device)
+    prior = torch.distributions.Dirichlet(
+        torch.full((params["k"],), params["alpha"], device=device), validate_args=False
+    )
+    gamma_bn, gamma_kl, beta_reg = params["gamma_bn"], params["gamma_kl"], params["beta_reg"]
+
+    def loss(rows: np.ndarray, epoch: int, b: int, n_batches: int) -> tuple[Any, Any]:
+        weights = annealing_factor(b, epoch, gamma_bn, n_batches), annealing_factor(b, epoch, gamma_kl, n_batches)
+        return minibatch_loss(net, prior, data.batch(rows), *weights, beta_reg)
+
+    best = _Checkpoint(net, data, params)
+    net.train()
+    trace = train_epochs(
+        net.parameters(),
+        loss,
+        data,
+        epochs=params["epochs"],
+        batch_size=params["batch_size"],
+        learning_rate=params["learning_rate"],
+        reduction="sum",
+        drop_last=True,
+        seed=params["seed"],
+        task="train dvae",
+        progress=progress,
+        after_epoch=best,
+    )
+    best.restore()
+    return net, trace, best
+
+
+class _Checkpoint:
+    """Hoyle et al.'s checkpoint (module docstring): after the first epoch and every ``checkpoint_every``-th
+    after it, the training NPMI of each topic's top words; the weights of the best epoch are kept
+    (``checkpoint="last"``: the last epoch's, nothing scored)."""
+
+    def __init__(self, net: Any, data: DocTerm, params: dict[str, Any]) -> None:
+        self.net, self.every, self.last = net, params["checkpoint_every"], params["checkpoint"] == "last"
+        self.present = data.counts.tocsc()
+        self.present.data[:] = 1.0
+        self.npmi, self.epoch = -np.inf, params["epochs"]
+        self.state: dict[str, Any] | None = None
+        self.scores: list[list[float]] = []
+
+    def __call__(self, epoch: int, _loss: float, _optimizer: Any) -> dict[str, float]:
+        """The ``after_epoch`` of :func:`~tealeaves.models.neural._training.train_epochs`."""
+        if self.last or epoch % self.every:
+            return {}
+        with require_torch().no_grad():
+            top = np.argsort(-self.net.topics.weight.t().cpu().numpy(), axis=1, kind="stable")[:, :CHECKPOINT_WORDS]
+        value = training_npmi(self.present, top)
+        self.scores.append([epoch + 1, value])
+        if value >= self.npmi:
+            self.npmi, self.epoch, self.state = value, epoch + 1, copy_state(self.net)
+        return {"training_npmi": value}
+
+    def restore(self) -> None:
+        """Load the kept epoch's weights into the network (the last epoch's are in it otherwise)."""
+        if self.state is not None:
+            self.net.load_state_dict(self.state)
+
+    def record(self) -> dict[str, Any]:
+        """The checkpoint as the manifest records it."""
+        criterion = (
+            "last epoch"
+            if self.last
+            else f"training NPMI of the top {CHECKPOINT_WORDS} words (document co-occurrence), every {self.every} epochs"
+        )
+        return {
+            "criterion": criterion,
+            "epoch": self.epoch,
+            "npmi": float(self.npmi) if self.scores else None,
+            "trace": self.scores,
+            "columns": ["epoch", "training NPMI"],
+        }
 
 
 def minibatch_loss(

@@ -210,7 +210,7 @@ def fit(
     docs, scored, split = _validation_split(corpus, validation, validation_share, seed)
     if len(docs) < 1 or corpus.n_tokens == 0:
         raise InputError("etm needs at least one training document with tokens")
-    torch = require_torch()
+    require_torch()  # refused in one line before any work when PyTorch is missing
     resolved = resolve_device(device)
     params: dict[str, Any] = {
         "k": k,
@@ -232,46 +232,8 @@ def fit(
     notify(progress, "train etm: skip-gram embeddings", 1, 1)
     data = DocTerm.of(corpus, resolved)
     halves = tuple(DocTerm(half, resolved) for half in completion_halves(scored))
-    criterion: list[list[float]] = []
-    best: dict[str, Any] = {"loss": np.inf, "epoch": 0, "state": None}
     with torch_session(seed, "train etm", threads):
-        net = _network(len(corpus.vocab), params).to(resolved)
-        net.word_embeddings.copy_(torch.from_numpy(embeddings))
-
-        def loss(rows: np.ndarray, epoch: int, b: int, n_batches: int) -> tuple[Any, None]:
-            return minibatch_loss(net, data.batch(rows)), None
-
-        def checkpoint(epoch: int, _loss: float, optimizer: Any) -> dict[str, float]:
-            net.eval()
-            value = completion_loss(net, halves[0], halves[1], batch_size)
-            net.train()
-            group = optimizer.param_groups[0]
-            if value < best["loss"]:
-                best.update(loss=value, epoch=epoch + 1, state=copy_state(net))
-            elif anneal_lr:
-                group["lr"] = annealed_learning_rate([row[1] for row in criterion], value, group["lr"])
-            criterion.append([epoch + 1, value, group["lr"]])
-            return {"completion_loss_per_word": value, "learning_rate": group["lr"]}
-
-        net.train()
-        trace = train_epochs(
-            [p for p in net.parameters() if p.requires_grad],
-            loss,
-            data,
-            epochs=epochs,
-            batch_size=batch_size,
-            learning_rate=learning_rate,
-            weight_decay=weight_decay,
-            reduction="mean",
-            drop_last=False,
-            seed=seed,
-            task="train etm",
-            progress=progress,
-            after_epoch=checkpoint,
-            docs=docs,
-        )
-        if best["state"] is not None:
-            net.load_state_dict(best["state"])
+        net, trace, best = _train(data, halves, embeddings, docs, params, resolved, progress)
         net.eval()
         theta = _theta(net, data, batch_size)
     model = TopicModel(
@@ -288,18 +250,93 @@ def fit(
         "trace": trace,
         "device": str(resolved),
         "embeddings": {"method": "gensim Word2Vec skip-gram", "dimensions": embedding_dim, **SKIP_GRAM, **cache},
-        "checkpoint": {
-            "criterion": "document completion: loss per word of each document's second half, θ from its first",
-            "split": split,
-            "documents": halves[0].n_docs,
-            "epoch": best["epoch"],
-            "loss_per_word": float(best["loss"]),
-            "perplexity": float(np.exp(best["loss"])),
-            "trace": criterion,
-            "columns": ["epoch", "completion loss per word", "learning rate after the epoch"],
-        },
+        "checkpoint": best.record(split, halves[0].n_docs),
     }
     return model
+
+
+def _train(
+    data: DocTerm,
+    halves: tuple[DocTerm, ...],
+    embeddings: np.ndarray,
+    docs: np.ndarray,
+    params: dict[str, Any],
+    device: Any,
+    progress: ProgressCallback | None,
+) -> tuple[Any, list[list[float]], _Checkpoint]:
+    """Build the network on the skip-gram embeddings and train it on ``docs`` (in the caller's
+    ``torch_session``), keeping the epoch with the best document completion of ``halves``."""
+    torch = require_torch()
+    net = _network(len(embeddings), params).to(device)
+    net.word_embeddings.copy_(torch.from_numpy(embeddings))
+
+    def loss(rows: np.ndarray, epoch: int, b: int, n_batches: int) -> tuple[Any, None]:
+        return minibatch_loss(net, data.batch(rows)), None
+
+    best = _Checkpoint(net, halves, params)
+    net.train()
+    trace = train_epochs(
+        [p for p in net.parameters() if p.requires_grad],
+        loss,
+        data,
+        epochs=params["epochs"],
+        batch_size=params["batch_size"],
+        learning_rate=params["learning_rate"],
+        weight_decay=params["weight_decay"],
+        reduction="mean",
+        drop_last=False,
+        seed=params["seed"],
+        task="train etm",
+        progress=progress,
+        after_epoch=best,
+        docs=docs,
+    )
+    best.restore()
+    return net, trace, best
+
+
+class _Checkpoint:
+    """Hoyle et al.'s checkpoint (module docstring): after every epoch, the document completion loss per
+    word of the validation halves; the best epoch's weights are kept, and with ``anneal_lr`` the
+    learning rate is divided by 4 when the loss stops improving (:func:`annealed_learning_rate`)."""
+
+    def __init__(self, net: Any, halves: tuple[DocTerm, ...], params: dict[str, Any]) -> None:
+        self.net, self.halves, self.batch_size = net, halves, params["batch_size"]
+        self.anneal = params["anneal_lr"]
+        self.loss, self.epoch = np.inf, 0
+        self.state: dict[str, Any] | None = None
+        self.criterion: list[list[float]] = []
+
+    def __call__(self, epoch: int, _loss: float, optimizer: Any) -> dict[str, float]:
+        """The ``after_epoch`` of :func:`~tealeaves.models.neural._training.train_epochs`."""
+        self.net.eval()
+        value = completion_loss(self.net, self.halves[0], self.halves[1], self.batch_size)
+        self.net.train()
+        group = optimizer.param_groups[0]
+        if value < self.loss:
+            self.loss, self.epoch, self.state = value, epoch + 1, copy_state(self.net)
+        elif self.anneal:
+            group["lr"] = annealed_learning_rate([row[1] for row in self.criterion], value, group["lr"])
+        self.criterion.append([epoch + 1, value, group["lr"]])
+        return {"completion_loss_per_word": value, "learning_rate": group["lr"]}
+
+    def restore(self) -> None:
+        """Load the kept epoch's weights into the network."""
+        if self.state is not None:
+            self.net.load_state_dict(self.state)
+
+    def record(self, split: str, documents: int) -> dict[str, Any]:
+        """The checkpoint as the manifest records it, with the validation documents (``split``: which)."""
+        return {
+            "criterion": "document completion: loss per word of each document's second half, θ from its first",
+            "split": split,
+            "documents": documents,
+            "epoch": self.epoch,
+            "loss_per_word": float(self.loss),
+            "perplexity": float(np.exp(self.loss)),
+            "trace": self.criterion,
+            "columns": ["epoch", "completion loss per word", "learning rate after the epoch"],
+        }
 
 
 def _validation_split(
