@@ -2,7 +2,9 @@
 
 One name per concept: ``n_resamples`` for the number of bootstrap resamples (once ``n_boot``,
 ``replicates`` or ``bootstrap``), ``alpha`` for the significance level (once ``level``), and the
-statistics in :mod:`tealeaves.stats`. (The old names of ``TestResult``'s fields are tested in
+statistics in :mod:`tealeaves.stats`; and the names that moved when the import circles were cut,
+the metric registry got one place (:mod:`tealeaves.metrics`) or two things shared one name
+(:data:`MOVED_NAMES`). (The old names of ``TestResult``'s fields are tested in
 tests/stats/test_result.py, those of ``tealeaves.display`` in tests/test_display.py, ``verdicts(level=)``
 in tests/evaluate/test_stats.py and the command-line options beside each command's tests.)
 """
@@ -142,3 +144,57 @@ def test_the_likelihoods_bootstrap_and_replicates():
             old = function(phi, np.array([0.5, 0.5]), docs, seed=0, runs=2, bootstrap=50, particles=2)
         new = function(phi, np.array([0.5, 0.5]), docs, seed=0, runs=2, n_resamples=50, particles=2)
         assert old.total_sd == new.total_sd and np.array_equal(old.log_prob, new.log_prob)
+
+
+# issue 37's structure: names that moved to cut the import circles, to give the metric registry
+# one place, or because two things had one name; each old name reads the new object with a warning
+MOVED_NAMES = [
+    ("tealeaves.corpus.vocabulary", "OnMissing", "tealeaves.missing.OnMissingSkip"),
+    ("tealeaves.likelihood.documents", "OnMissing", "tealeaves.missing.OnMissingSkip"),
+    ("tealeaves.intrusion.features", "ON_MISSING", "tealeaves.missing.ZERO"),
+    ("tealeaves.coherence.scoring", "ON_MISSING", "tealeaves.missing.ON_MISSING"),
+    ("tealeaves.coherence.scoring", "WHOLE_TOPIC", "tealeaves.coherence.result.WHOLE_TOPIC"),
+    ("tealeaves.coherence.scoring", "SEGMENT_COLUMNS", "tealeaves.coherence.result.SEGMENT_COLUMNS"),
+    *[
+        ("tealeaves.coherence.embedding", name, f"tealeaves.coherence.measures.{name}")
+        for name in ("EmbeddingMeasure", "unit_rows", "pairwise_cosine", "centroid_cosine")
+    ],
+    ("tealeaves.models.topics", "as_topics", "tealeaves.models.adapters.as_topics"),
+    *[
+        ("tealeaves.corpus.readers", name, f"tealeaves.corpus.formats.{name}")
+        for name in ("FORMATS", "detect_format", "read_inputs", "check_format", "input_format", "reader")
+    ],
+    ("tealeaves.results", "mean_interval", "tealeaves.topic_means.mean_interval"),
+    ("tealeaves.results", "interval_label", "tealeaves.topic_means.interval_label"),
+    ("tealeaves.display", "estimate", "tealeaves.display.interval_estimate"),
+    *[
+        ("tealeaves.evaluation.metrics", name, f"tealeaves.metrics.{name}")
+        for name in ("Metric", "Items", "Measured", "Inputs", "register", "PAIRED", "JACKKNIFE", "unknown_keys")
+    ],
+    ("tealeaves.evaluation.metrics", "accepts", "tealeaves.metrics.accepts"),
+    ("tealeaves.evaluation.metrics", "DEFAULT_PLAN", "tealeaves.metrics.measured.DEFAULT_PLAN"),
+    ("tealeaves.evaluation.metrics", "model_level_topics", "tealeaves.metrics.words.model_level_topics"),
+    ("tealeaves.evaluation.metrics", "leave_one_topic_out", "tealeaves.metrics.words.leave_one_topic_out"),
+    ("tealeaves.evaluation.stats", "Estimates", "tealeaves.evaluation.stats.Measurements"),
+    ("tealeaves.analysis", "Metric", "tealeaves.analysis.metric_specs.MetricSpec"),
+    ("tealeaves.analysis.validation", "Metric", "tealeaves.analysis.metric_specs.MetricSpec"),
+    *[
+        ("tealeaves.analysis.validation", name, f"tealeaves.analysis.judgments.{name}")
+        for name in ("hoyle2021_judgments", "export_judgments", "csv_judgments")
+    ],
+    ("tealeaves.analysis.validation", "paired_bootstrap", "tealeaves.analysis.paired_tests.paired_bootstrap"),
+    ("tealeaves.analysis.validation", "write_validation", "tealeaves.analysis.output.write_validation"),
+    ("tealeaves.intrusion.tables", "topics_table", "tealeaves.intrusion.tables.wi_auto_topics_table"),
+    ("tealeaves.intrusion.tables", "models_table", "tealeaves.intrusion.tables.wi_auto_models_table"),
+    ("tealeaves.cli.common", "number", "tealeaves.cli.common.parse_number"),
+]
+
+
+@pytest.mark.parametrize(("module", "old", "new"), MOVED_NAMES, ids=lambda value: str(value))
+def test_a_moved_or_renamed_name_is_the_new_object_with_a_warning(module, old, new):
+    import importlib
+
+    home, _, name = new.rpartition(".")
+    with pytest.warns(DeprecationWarning, match=f"{module}.{old} is deprecated; use {new} instead"):
+        value = getattr(importlib.import_module(module), old)
+    assert value is getattr(importlib.import_module(home), name)

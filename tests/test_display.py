@@ -105,7 +105,10 @@ def small():
 def test_wording_is_the_reports():
     assert display.number(0.123456) == "0.1235" and display.number(np.float32(2.5)) == "2.5"
     assert display.number(np.int64(7)) == "7" and display.number(None) == "–" and display.number(np.True_) == "True"
-    assert display.estimate(1.0, 0.5, 1.5) == "1 [0.5, 1.5]" and display.estimate(1.0, np.nan, np.nan) == "1"
+    assert (
+        display.interval_estimate(1.0, 0.5, 1.5) == "1 [0.5, 1.5]"
+        and display.interval_estimate(1.0, np.nan, np.nan) == "1"
+    )
     assert display.p_value(0.0004) == "p < 0.001" and display.p_value(0.01234) == "p = 0.0123"
     assert display.p_value(0.001) == "p = 0.001" and display.p_value(np.nan) == "–"
     # the mean over four topics (too few for the bootstrap) with the t interval, against scipy's own:
@@ -225,7 +228,7 @@ def test_intervals_say_what_they_are_and_stay_within_the_metrics_bounds(small):
     label = "model mean (95% CI, t over 2 topics)"
     shown = two.summary()[label]
     assert low < -1 or high > 1, "the fixture should give an interval wider than NPMI's range"
-    assert shown == display.estimate(two.model_mean, max(low, -1.0), min(high, 1.0))
+    assert shown == display.interval_estimate(two.model_mean, max(low, -1.0), min(high, 1.0))
     assert all(-1 <= float(bound) <= 1 for bound in shown[shown.index("[") + 1 : -1].split(", "))
     top = model.top_words(20)
     many = score([top[k % 4][k % 10 : k % 10 + 5] for k in range(20)], index, "npmi")

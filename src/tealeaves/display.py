@@ -5,7 +5,7 @@ The terminal (:mod:`tealeaves.console`), the notebook (``_repr_html_`` of every 
 :class:`~tealeaves.coherence.RefIndex`) and the plain ``repr`` word values alike:
 
 - a number with four significant digits (:func:`number`, as the report's tables print it);
-- a mean with its 95% interval as ``0.1234 [0.1011, 0.1457]`` (:func:`estimate`); the interval
+- a mean with its 95% interval as ``0.1234 [0.1011, 0.1457]`` (:func:`interval_estimate`); the interval
   is computed by the caller, never here: a mean over topics gets the one the evaluation's tables
   give a topic-level metric, :func:`tealeaves.stats.mean_with_interval`'s (as
   :func:`tealeaves.topic_means.mean_interval` words it for every per-topic result's summary);
@@ -23,10 +23,10 @@ cell is HTML-escaped and cut to :data:`MAX_CHARS` characters, so a display stays
 
 Examples
 --------
->>> from tealeaves.display import estimate, html_table, number
+>>> from tealeaves.display import html_table, interval_estimate, number
 >>> number(0.123456), number(12), number(None)
 ('0.1235', '12', '–')
->>> estimate(0.5, 0.25, 0.75)
+>>> interval_estimate(0.5, 0.25, 0.75)
 '0.5 [0.25, 0.75]'
 >>> print(html_table({"word": ["<script>"], "n": [3]}))
 <table><thead><tr><th style='text-align:left'>word</th><th>n</th></tr></thead><tbody><tr><td style='text-align:left'>&lt;script&gt;</td><td>3</td></tr></tbody></table>
@@ -58,6 +58,7 @@ __getattr__ = moved_names(
         "mean_interval": "tealeaves.topic_means.mean_interval",
         "BOOTSTRAP_T_RESAMPLES": "tealeaves.stats.intervals.BOOTSTRAP_T_RESAMPLES",
         "BOOTSTRAP_T_MIN": "tealeaves.stats.intervals.BOOTSTRAP_T_MIN",
+        "estimate": "tealeaves.display.interval_estimate",  # the name of tealeaves.likelihood.estimate
     },
 )
 
@@ -95,7 +96,7 @@ def number(value: Any) -> str:
     return str(value)
 
 
-def estimate(value: float, low: float, high: float) -> str:
+def interval_estimate(value: float, low: float, high: float) -> str:
     """A value with its interval: ``0.1234 [0.1011, 0.1457]`` (the value alone when the interval is NaN).
 
     Parameters
@@ -112,10 +113,10 @@ def estimate(value: float, low: float, high: float) -> str:
 
     Examples
     --------
-    >>> from tealeaves.display import estimate
-    >>> estimate(0.123449, 0.101123, 0.145678)
+    >>> from tealeaves.display import interval_estimate
+    >>> interval_estimate(0.123449, 0.101123, 0.145678)
     '0.1234 [0.1011, 0.1457]'
-    >>> estimate(0.5, float("nan"), float("nan"))
+    >>> interval_estimate(0.5, float("nan"), float("nan"))
     '0.5'
     """
     if not (math.isfinite(low) and math.isfinite(high)):

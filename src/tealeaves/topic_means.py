@@ -76,7 +76,7 @@ def mean_interval(values: np.ndarray | Sequence[float], bounds: tuple[float, flo
     The interval is :func:`tealeaves.stats.mean_with_interval`'s (bootstrap-t over the ``n``
     finite values; the t interval :math:`\\bar x \\pm t_{0.975, n-1}\\, s / \\sqrt n` for fewer
     than five or without spread), the one the evaluation's tables give a topic-level metric,
-    worded by :func:`tealeaves.display.estimate`: with one value the mean alone, with none ``nan``;
+    worded by :func:`tealeaves.display.interval_estimate`: with one value the mean alone, with none ``nan``;
     :func:`interval_label` says which interval it is. A metric bounded to ``bounds`` (NPMI to
     [-1, 1], a share to [0, 1]) has its interval clipped to them (to the values themselves where
     one lies outside, as an epsilon can make NPMI do): the mean lies within them, and so does the
@@ -92,7 +92,7 @@ def mean_interval(values: np.ndarray | Sequence[float], bounds: tuple[float, flo
     Returns
     -------
     str
-        Worded by :func:`tealeaves.display.estimate`.
+        Worded by :func:`tealeaves.display.interval_estimate`.
 
     Examples
     --------
@@ -117,7 +117,7 @@ def mean_interval(values: np.ndarray | Sequence[float], bounds: tuple[float, flo
         x = np.asarray(values, dtype=np.float64)
         x = x[np.isfinite(x)]
         low, high = max(low, min(bounds[0], x.min())), min(high, max(bounds[1], x.max()))
-    return display.estimate(mean, low, high)
+    return display.interval_estimate(mean, low, high)
 
 
 def interval_label(values: np.ndarray | Sequence[float], unit: str = "topics") -> str:

@@ -110,7 +110,7 @@ def test_per_topic_table_is_tidy_and_matches_per_model(run):
             if np.ptp(values) == 0:  # every topic has the same value (WI-Auto 1): the interval is that value
                 assert (low, high) == pytest.approx((value, value))
             assert (row["ci_low"], row["ci_high"]) == pytest.approx((low, high), abs=1e-12)
-            assert mean_interval(values) == display.estimate(row["mean"], row["ci_low"], row["ci_high"])
+            assert mean_interval(values) == display.interval_estimate(row["mean"], row["ci_low"], row["ci_high"])
 
 
 def test_the_npmi_interval_is_the_one_every_display_shows(run, planted):
@@ -122,7 +122,7 @@ def test_the_npmi_interval_is_the_one_every_display_shows(run, planted):
         npmi = score(TopicModel.load(planted / name), index, measure="npmi", on_missing="skip")
         row = table.loc[(name, "npmi")]
         assert (row["ci_low"], row["ci_high"]) == pytest.approx(bootstrap_t_interval(npmi.per_topic), abs=1e-12)
-        assert mean_interval(npmi.per_topic) == display.estimate(row["mean"], row["ci_low"], row["ci_high"])
+        assert mean_interval(npmi.per_topic) == display.interval_estimate(row["mean"], row["ci_low"], row["ci_high"])
         finite = npmi.per_topic[np.isfinite(npmi.per_topic)]
         t = stats.t.interval(0.95, len(finite) - 1, loc=finite.mean(), scale=stats.sem(finite))
         assert (row["ci_low"], row["ci_high"]) != pytest.approx(t, abs=1e-6)

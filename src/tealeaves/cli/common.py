@@ -26,6 +26,7 @@ from rich.markup import escape
 from typer.models import OptionInfo
 
 from tealeaves.console import console, err_console
+from tealeaves.deprecation import moved_names
 from tealeaves.errors import InputError, TealeavesError
 
 app = typer.Typer(
@@ -39,6 +40,7 @@ app = typer.Typer(
 )
 
 F = TypeVar("F", bound=Callable[..., Any])
+__getattr__ = moved_names(__name__, {"number": "tealeaves.cli.common.parse_number"})
 
 JsonOption = Annotated[bool, typer.Option("--json", help="Print the results as JSON on stdout instead of tables.")]
 EncodingOption = Annotated[
@@ -235,8 +237,11 @@ def check_result_path(out: Path | None) -> None:
         raise InputError(f"--out must end in .json or .csv, got {out}")
 
 
-def number(text: str, name: str) -> float | int:
-    """A share (has a dot) or a count (an integer), as scikit-learn's max_df/min_df."""
+def parse_number(text: str, name: str) -> float | int:
+    """An option's number: a float when it has a dot (a share, as scikit-learn's max_df), else an int (a count).
+
+    Was ``number``, the name of :func:`tealeaves.display.number`, which formats one.
+    """
     try:
         return float(text) if "." in text else int(text)
     except ValueError:

@@ -7,7 +7,7 @@ from typing import Annotated, Any
 
 import typer
 
-from tealeaves.cli.common import EncodingOption, JsonOption, app, number, print_json, reports_errors, show
+from tealeaves.cli.common import EncodingOption, JsonOption, app, parse_number, print_json, reports_errors, show
 from tealeaves.console import console, mapping_table, progress_bar
 
 
@@ -78,8 +78,8 @@ def prepare(
         "max_doc_words": max_doc_words,
         "min_chars": min_chars,
         "stopwords": stopwords,
-        "max_df": None if max_df is None else number(max_df, "--max-df"),
-        "min_df": None if min_df in (None, "auto") else int(number(min_df, "--min-df")),
+        "max_df": None if max_df is None else parse_number(max_df, "--max-df"),
+        "min_df": None if min_df in (None, "auto") else int(parse_number(min_df, "--min-df")),
         "min_doc_tokens": min_doc_tokens,
         "entities": entities,
         "lowercase": lowercase,

@@ -48,8 +48,7 @@ def intrusion_command(
     Several models are compared on equal footing: one ranking SVM per fold for the topics of all of them.
     """
     from tealeaves.intrusion import compare_word_intrusion
-    from tealeaves.intrusion.tables import models_table as intrusion_models_table
-    from tealeaves.intrusion.tables import topics_table as intrusion_topics_table
+    from tealeaves.intrusion.tables import wi_auto_models_table, wi_auto_topics_table
     from tealeaves.results import write_result
 
     check_result_path(out)
@@ -83,10 +82,10 @@ def intrusion_command(
             f"word intrusion: {name}, {settings['draws']} sets per topic, {settings['window']} windows, "
             f"C={settings['c']}, {settings['folds']}-fold cross-validation by topic"
         )
-        console.print(intrusion_topics_table(title, result))
+        console.print(wi_auto_topics_table(title, result))
         for k, word, why in result.missing:
             err_console.print(f"missing: {name} topic {k} {word!r} ({why}; never occurring)", highlight=False)
     if len(names) > 1:
-        console.print(intrusion_models_table("WI-Auto per model, one SVM per fold for all", comparison.results))
+        console.print(wi_auto_models_table("WI-Auto per model, one SVM per fold for all", comparison.results))
     if out is not None:
         console.print(f"-> {out}")

@@ -7,7 +7,7 @@ from typing import Annotated, Any
 
 import typer
 
-from tealeaves.cli.common import JsonOption, app, number, reports_errors, show
+from tealeaves.cli.common import JsonOption, app, parse_number, reports_errors, show
 from tealeaves.console import console, mapping_table
 from tealeaves.errors import InputError
 from tealeaves.extras import require
@@ -28,7 +28,7 @@ def report_responses(frame: Any, out: Path, as_json: bool) -> None:
 
 def _share_or_count(text: str | None, name: str) -> float | int | None:
     """``0.25`` (a share, has a dot) or ``12`` (a count)."""
-    return None if text is None else number(text, name)
+    return None if text is None else parse_number(text, name)
 
 
 @study_app.command("create")
@@ -116,7 +116,7 @@ def study_create(
 
         per_model = items_per_model([str(m) for m in models], task, docs=docs, topics_per_model=topics_per_model)
         size = annotators_for_study(
-            task, per_model, power=power, alpha=alpha, effect=number(effect, "--effect"), models=len(models)
+            task, per_model, power=power, alpha=alpha, effect=parse_number(effect, "--effect"), models=len(models)
         )
         annotators = size.annotators
         console.print(

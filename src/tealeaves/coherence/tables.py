@@ -4,16 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-import numpy as np
 from rich.table import Table
 
 from tealeaves.coherence.redundancy import DiversityResult
 from tealeaves.coherence.result import CoherenceResult
 from tealeaves.console import value_cell
-
-
-def _label(result: CoherenceResult) -> str:
-    return f"{result.measure} ({result.window})"
 
 
 def topn_label(result: CoherenceResult) -> str:
@@ -43,28 +38,6 @@ def _scored_note(result: CoherenceResult) -> str:
     """Empty when every topic is scored, else how many the mean is over (NaN topics: not scored)."""
     unscored = len(result.unscored)
     return f"over {len(result.per_topic) - unscored} scored topics ({unscored} not scored)" if unscored else ""
-
-
-def models_table(title: str, results: Mapping[str, Mapping[str, CoherenceResult]]) -> Table:
-    """One row per model: the mean and the standard deviation over topics of each measure.
-
-    Both are over the scored topics; a topic left unscored (NaN) is counted in the cell.
-    """
-    table = Table(title=title, title_justify="left")
-    table.add_column("model")
-    table.add_column("K", justify="right")
-    measures = next(iter(results.values()))
-    for result in measures.values():
-        table.add_column(f"{_label(result)} mean ± SD over topics", justify="right")
-    for model, by_measure in results.items():
-        k = len(next(iter(by_measure.values())).per_topic)
-        cells = [f"{r.model_mean:.3f} ± {np.nanstd(r.per_topic):.3f}" for r in by_measure.values()]
-        cells = [
-            cell + (f" ({len(r.unscored)} not scored)" if len(r.unscored) else "")
-            for cell, r in zip(cells, by_measure.values())
-        ]
-        table.add_row(model, str(k), *cells)
-    return table
 
 
 def diversity_table(title: str, result: DiversityResult) -> Table:

@@ -49,7 +49,7 @@ from tealeaves.artifacts import (
 from tealeaves.errors import ArtifactError, InputError, TealeavesError
 from tealeaves.evaluation.config import EvaluateConfig, ModelSpec, read_config
 from tealeaves.evaluation.metrics import outputs
-from tealeaves.evaluation.stats import Estimates, comparisons_table, per_model_table, runs_tables
+from tealeaves.evaluation.stats import Measurements, comparisons_table, per_model_table, runs_tables
 from tealeaves.metrics import METRICS, Inputs, Items, Measured
 from tealeaves.progress import ProgressCallback, notify
 from tealeaves.results import Result
@@ -282,17 +282,17 @@ def evaluate(
     computed = _compute_steps(jobs, cache, workers, scheduler, progress)
     timings["models"] = time.perf_counter() - tick
     step_log, measured, pooled = _read_steps(plan, cache, computed)
-    estimates, flags = _collect(measured)
+    measurements, flags = _collect(measured)
     correlations = None
     if cfg.study is not None:
         tick = time.perf_counter()
-        correlations, entry = _study_step(cfg, estimates.items, cache, progress)
+        correlations, entry = _study_step(cfg, measurements.items, cache, progress)
         step_log.append(entry)
         timings["study"] = time.perf_counter() - tick
 
     tick = time.perf_counter()
-    per_model, comparisons = _model_tables(cfg, estimates)
-    items = estimates.items
+    per_model, comparisons = _model_tables(cfg, measurements)
+    items = measurements.items
     tables = {
         "per_topic": _per_topic_table(items),
         "per_document": _per_document_table(items),
@@ -361,11 +361,11 @@ def _read_steps(
     return step_log, measured, pooled
 
 
-def _model_tables(cfg: EvaluateConfig, estimates: Estimates) -> tuple[pd.DataFrame, pd.DataFrame]:
+def _model_tables(cfg: EvaluateConfig, measurements: Measurements) -> tuple[pd.DataFrame, pd.DataFrame]:
     """``per_model`` and ``comparisons`` by each output's plan; with runs, the models' rows and tests over
     their runs replace the runs' own tests."""
-    per_model, boots = per_model_table(estimates, cfg.n_resamples, cfg.seed)
-    comparisons = comparisons_table(estimates, boots, [spec.name for spec in cfg.models], cfg.alpha, cfg.seed)
+    per_model, boots = per_model_table(measurements, cfg.n_resamples, cfg.seed)
+    comparisons = comparisons_table(measurements, boots, [spec.name for spec in cfg.models], cfg.alpha, cfg.seed)
     if cfg.runs:
         import pandas as pd
 
@@ -586,21 +586,21 @@ def _study_step(
     return correlations, entry
 
 
-def _collect(measured: dict[tuple[str, str], Measured]) -> tuple[Estimates, dict[tuple[str, int], list[str]]]:
-    estimates = Estimates({}, {}, {})
+def _collect(measured: dict[tuple[str, str], Measured]) -> tuple[Measurements, dict[tuple[str, int], list[str]]]:
+    measurements = Measurements({}, {}, {})
     flags: dict[tuple[str, int], list[str]] = {}
     for (model, _), result in measured.items():
         for name, values in result.items.items():
-            estimates.items[model, name] = values
+            measurements.items[model, name] = values
         for name, value in result.scalars.items():
-            estimates.scalars[model, name] = value
+            measurements.scalars[model, name] = value
         for name, loo in result.jackknife.items():
-            estimates.jackknife[model, name] = loo
+            measurements.jackknife[model, name] = loo
         if result.topics:
-            estimates.topics[model] = result.topics
+            measurements.topics[model] = result.topics
         for topic, notes in result.flags.items():
             flags.setdefault((model, topic), []).extend(notes)
-    return estimates, flags
+    return measurements, flags
 
 
 def _per_topic_table(items: dict[tuple[str, str], Items]) -> pd.DataFrame:

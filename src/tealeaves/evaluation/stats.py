@@ -57,7 +57,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from tealeaves import wording
-from tealeaves.deprecation import renamed_parameters
+from tealeaves.deprecation import moved_names, renamed_parameters
 from tealeaves.evaluation.metrics import outputs
 from tealeaves.metrics.measured import JACKKNIFE, PAIRED, Items, Output
 from tealeaves.rng import family_generator
@@ -79,6 +79,8 @@ from tealeaves.stats.tests import (
     randomisation_test,
     welch_test,
 )
+
+__getattr__ = moved_names(__name__, {"Estimates": "tealeaves.evaluation.stats.Measurements"})
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -238,9 +240,11 @@ def margin_of(metric: str) -> float:
 
 
 @dataclass
-class Estimates:
-    """What the tables are made of: per-item values, model-level values, leave-one-topic-out values,
-    and every model's top words (:func:`tealeaves.metrics.words.model_level_topics`)."""
+class Measurements:
+    """What the tables are made of, every model's :class:`~tealeaves.metrics.Measured` by (model, output):
+    per-item values, model-level values, leave-one-topic-out values, and every model's top words
+    (:func:`tealeaves.metrics.words.model_level_topics`). Was ``Estimates``, the name of the likelihood
+    estimators' result (:class:`tealeaves.likelihood.estimators.Estimates`)."""
 
     items: dict[tuple[str, str], Items]
     scalars: dict[tuple[str, str], float]
@@ -249,7 +253,7 @@ class Estimates:
 
 
 def per_model_table(
-    estimates: Estimates, n_resamples: int, seed: int
+    measurements: Measurements, n_resamples: int, seed: int
 ) -> tuple[pd.DataFrame, dict[tuple[str, str], np.ndarray]]:
     """One row per (model, metric): the value, its standard error and 95% interval by the metric's plan, and n.
 
@@ -269,12 +273,12 @@ def per_model_table(
     known = outputs()
     rows = []
     boots: dict[tuple[str, str], np.ndarray] = {}
-    for metric in dict.fromkeys(m for _, m in estimates.items):
+    for metric in dict.fromkeys(m for _, m in measurements.items):
         if known[metric].plan == PAIRED:
-            part = {model: v for (model, m), v in estimates.items.items() if m == metric}
+            part = {model: v for (model, m), v in measurements.items.items() if m == metric}
             resampled, _ = document_bootstrap(part, n_resamples, seed, metric)
             boots |= {(model, metric): r for model, r in resampled.items()}
-    for (model, metric), values in estimates.items.items():
+    for (model, metric), values in measurements.items.items():
         out = known[metric]
         if out.plan == JACKKNIFE:
             continue  # the model-level value and its jackknife below
@@ -287,9 +291,9 @@ def per_model_table(
             se = float(linearised(values).std(ddof=1) / np.sqrt(n)) if n > 1 else np.nan
             low, high = bootstrap_t_interval(linearised(values))  # NaN for one item
         rows.append((model, metric, out.label, out.unit, out.plan, ratio(values), se, low, high, len(values.values)))
-    for (model, metric), value in estimates.scalars.items():
+    for (model, metric), value in measurements.scalars.items():
         out = known[metric]
-        topics = estimates.topics.get(model, {}) if out.plan == JACKKNIFE else {}
+        topics = measurements.topics.get(model, {}) if out.plan == JACKKNIFE else {}
         k = len(topics.get("words", ()))
         se = np.nan
         if k >= 3:  # the delete-d jackknife over the model's topics, one stream per (metric, model)
@@ -301,7 +305,7 @@ def per_model_table(
 
 
 def comparisons_table(
-    estimates: Estimates,
+    measurements: Measurements,
     boots: dict[tuple[str, str], np.ndarray],
     models: list[str],
     alpha: float,
@@ -319,13 +323,13 @@ def comparisons_table(
 
     known = outputs()
     rows = []
-    for metric in dict.fromkeys([m for _, m in estimates.items] + [m for _, m in estimates.jackknife]):
+    for metric in dict.fromkeys([m for _, m in measurements.items] + [m for _, m in measurements.jackknife]):
         out = known[metric]
         if out.plan is None:
             continue
-        present = [m for m in models if _has(estimates, out, m, metric)]
+        present = [m for m in models if _has(measurements, out, m, metric)]
         pairs = list(itertools.combinations(present, 2))
-        tested = [_compare(estimates, boots, out, metric, a, b, seed) for a, b in pairs]
+        tested = [_compare(measurements, boots, out, metric, a, b, seed) for a, b in pairs]
         rows += _family(metric, out, pairs, tested, alpha)
     return pd.DataFrame(rows, columns=list(COMPARISON_COLUMNS))
 
@@ -398,23 +402,23 @@ def runs_tables(per_model: pd.DataFrame, runs: dict[str, list[str]], alpha: floa
     )
 
 
-def _has(estimates: Estimates, out: Output, model: str, metric: str) -> bool:
+def _has(measurements: Measurements, out: Output, model: str, metric: str) -> bool:
     if out.plan == JACKKNIFE:
-        loo = estimates.jackknife.get((model, metric))
-        return loo is not None and len(loo) > 1 and model in estimates.topics
-    return (model, metric) in estimates.items and len(estimates.items[model, metric].values) > 0
+        loo = measurements.jackknife.get((model, metric))
+        return loo is not None and len(loo) > 1 and model in measurements.topics
+    return (model, metric) in measurements.items and len(measurements.items[model, metric].values) > 0
 
 
-def _compare(estimates, boots, out: Output, metric: str, a: str, b: str, seed: int) -> TestResult:
+def _compare(measurements, boots, out: Output, metric: str, a: str, b: str, seed: int) -> TestResult:
     """One pair's test by the output's plan (the module docstring)."""
     if out.plan == JACKKNIFE:
         jackknifed = jackknife_difference_test(
-            (estimates.scalars[a, metric], estimates.jackknife[a, metric]),
-            (estimates.scalars[b, metric], estimates.jackknife[b, metric]),
+            (measurements.scalars[a, metric], measurements.jackknife[a, metric]),
+            (measurements.scalars[b, metric], measurements.jackknife[b, metric]),
         )
-        test = randomisation(metric, estimates.topics[a], estimates.topics[b], seed, f"{metric} {a} {b}")
+        test = randomisation(metric, measurements.topics[a], measurements.topics[b], seed, f"{metric} {a} {b}")
         return dataclasses.replace(jackknifed, test=test.test, statistic=test.statistic, pvalue=test.pvalue)
-    items_a, items_b = estimates.items[a, metric], estimates.items[b, metric]
+    items_a, items_b = measurements.items[a, metric], measurements.items[b, metric]
     if out.plan == PAIRED:
         low, high = percentile_interval(boots[a, metric] - boots[b, metric], CONFIDENCE, nan_policy="propagate")
         return dataclasses.replace(

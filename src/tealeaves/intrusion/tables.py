@@ -6,15 +6,20 @@ from collections.abc import Mapping
 
 from rich.table import Table
 
+from tealeaves.deprecation import moved_names
 from tealeaves.intrusion.automated import WordIntrusionResult
 from tealeaves.intrusion.features import ASSOCIATIONS
 
+__getattr__ = moved_names(
+    __name__,
+    {name: f"tealeaves.intrusion.tables.wi_auto_{name}" for name in ("topics_table", "models_table")},
+)
 COLUMNS = [(f"wi_auto_{a}", f"WI-Auto-{a.upper()}") for a in ASSOCIATIONS] + [
     (f"baseline_{a}", f"baseline {a.upper()}") for a in ASSOCIATIONS
 ]
 
 
-def topics_table(title: str, result: WordIntrusionResult) -> Table:
+def wi_auto_topics_table(title: str, result: WordIntrusionResult) -> Table:
     """One row per topic: WI-Auto-PMI, WI-Auto-NPMI, both baselines and the topic's shown words."""
     per_topic = {f"wi_auto_{a}": result.wi_auto[a] for a in ASSOCIATIONS}
     per_topic |= {f"baseline_{a}": result.baseline[a] for a in ASSOCIATIONS}
@@ -30,7 +35,7 @@ def topics_table(title: str, result: WordIntrusionResult) -> Table:
     return table
 
 
-def models_table(title: str, results: Mapping[str, WordIntrusionResult]) -> Table:
+def wi_auto_models_table(title: str, results: Mapping[str, WordIntrusionResult]) -> Table:
     """One row per model: the model-level WI-Auto-PMI, WI-Auto-NPMI and baselines."""
     table = Table(title=title, title_justify="left")
     table.add_column("model")

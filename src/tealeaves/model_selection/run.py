@@ -298,9 +298,9 @@ def run_trial(trial: Trial) -> dict[str, Any]:
     started = time.perf_counter()
     inputs = Inputs(index=RefIndex.load(trial.reference))
     opts = {"topn": TOPN, "on_missing": trial.score["on_missing"], "compat": trial.score["compat"]}
-    npmi = _measured("npmi", model, inputs, trial.seed, window=NPMI_WINDOW, **opts)
-    cv = _measured("cv", model, inputs, trial.seed, **opts)
-    div = _measured(
+    npmi = _result_of("npmi", model, inputs, trial.seed, window=NPMI_WINDOW, **opts)
+    cv = _result_of("cv", model, inputs, trial.seed, **opts)
+    div = _result_of(
         "diversity",
         model,
         inputs,
@@ -334,7 +334,7 @@ def run_trial(trial: Trial) -> dict[str, Any]:
     }
 
 
-def _measured(metric: str, model: TopicModel, inputs: Any, seed: int, **options: Any) -> Any:
+def _result_of(metric: str, model: TopicModel, inputs: Any, seed: int, **options: Any) -> Any:
     """The library's result of the registered ``metric`` of ``model`` (:data:`tealeaves.metrics.METRICS`)."""
     from tealeaves.metrics import METRICS
 

@@ -241,7 +241,7 @@ def mean_with_interval(
     """The mean of the finite ``values`` with its :func:`bootstrap_t_interval`: the interval of a mean over topics.
 
     Every display of a mean over topics shows this one (the report, the CLI, the notebook:
-    ``tealeaves.display.estimate(*mean_with_interval(values))``), and the evaluation's tables
+    ``tealeaves.display.interval_estimate(*mean_with_interval(values))``), and the evaluation's tables
     give it to a topic-level metric.
 
     Parameters
