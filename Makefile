@@ -1,6 +1,7 @@
 # Two commands on a fresh clone with only Python 3 and pip:
 #   make demo   install what the demo needs into .venv and run it on the built-in corpus
-#   make test   install the test and docs dependencies into .venv, lint, check formatting, type-check, build the docs, run the tests;
+#   make test   install the test and docs dependencies into .venv, lint, check formatting and the import contract, type-check,
+#               build the docs, run the tests;
 #               then install the core alone (no extras) into .venv-core and run the tests it must pass (tests/core)
 
 PYTHON ?= python3
@@ -39,9 +40,11 @@ install: $(VENV)/.installed-demo
 demo: $(VENV)/.installed-demo
 	$(BIN)/tealeaves demo
 
+# lint-imports: the import contract of pyproject.toml ([tool.importlinter]): the packages' layering, no circles
 lint: $(VENV)/.installed-test
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	$(BIN)/lint-imports --no-cache
 
 # mypy over src/ with the configuration in pyproject.toml ([tool.mypy])
 typecheck: $(VENV)/.installed-test
