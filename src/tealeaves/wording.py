@@ -7,7 +7,7 @@ comparisons read their sentences here, so a verdict is worded once. Numbers are 
 
 Plain Python: tables come in as records (``DataFrame.to_dict("records")``, one mapping per
 row), and a metric's description as any object with the attributes of
-:class:`tealeaves.evaluation.Output` (``label``, ``higher_is_better``, ``unit``, ``plan``), so this
+:class:`tealeaves.metrics.Output` (``label``, ``higher_is_better``, ``unit``, ``plan``), so this
 module imports neither pandas nor the packages whose results it words.
 
 A verdict says only what the test found: "A better than B" where the Holm-corrected p-value is
@@ -46,7 +46,7 @@ SCOPE = (
 
 
 class Described(Protocol):
-    """What the wording needs of a metric's output (:class:`tealeaves.evaluation.Output` has it)."""
+    """What the wording needs of a metric's output (:class:`tealeaves.metrics.Output` has it)."""
 
     @property
     def label(self) -> str: ...

@@ -4,7 +4,7 @@ The steps:
 
 1. read the configuration, load the corpora and the models (folders, topic lists, imports);
 2. index the reference corpus (cached by its fingerprint);
-3. run every metric of :data:`~tealeaves.evaluation.metrics.METRICS` on every model, the models
+3. run every metric of :data:`~tealeaves.metrics.METRICS` on every model, the models
    spread over processes (or Dask) by :func:`tealeaves.parallel.parallel_map`. Each (model,
    metric) step is cached under ``out/cache/steps`` by a key hashing the model's fingerprint,
    the fingerprints of the corpora it reads, the metric's options, the seed and the tealeaves

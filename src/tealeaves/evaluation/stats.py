@@ -1,6 +1,6 @@
 """The evaluation tables' statistics: one estimand and one resampling plan per metric, tests from :mod:`tealeaves.stats`.
 
-Every output has a plan (:attr:`tealeaves.evaluation.metrics.Output.plan`), which fixes the unit of
+Every output has a plan (:attr:`tealeaves.metrics.Output.plan`), which fixes the unit of
 inference, the interval and the test:
 
 - ``"paired"`` (held-out likelihood, predictive log likelihood, predictive rank): every model is
