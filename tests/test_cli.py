@@ -184,3 +184,11 @@ def test_every_command_is_loaded_by_its_group_alone():
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "['tealeaves.cli.coherence', 'tealeaves.cli.common']"
+
+
+@pytest.mark.parametrize(("command", "option"), [("demo", "--out"), ("intrusion", "--index"), ("validate", "--human")])
+def test_a_group_of_one_command_still_runs_it_by_name(command, option):
+    # alone in the app, a command must still be named: typer would take "validate" as its first argument
+    done = subprocess.run([sys.executable, "-m", "tealeaves.cli", command, "--help"], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert f"tealeaves.cli {command} [OPTIONS]" in done.stdout and option in done.stdout

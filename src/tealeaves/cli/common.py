@@ -39,6 +39,14 @@ app = typer.Typer(
     rich_markup_mode="markdown",  # help texts are not rich markup: "[auto]", "tealeaves[neural]" print as written
 )
 
+
+@app.callback()
+def _root() -> None:
+    # a callback keeps the app a group of commands when only one command is registered
+    # (load_groups("demo")): typer would otherwise run that command with "demo" as its argument
+    pass
+
+
 COMMAND_GROUPS = {  # each command -> the module of tealeaves.cli that registers it
     "analyze": "analysis",
     "index": "coherence",
