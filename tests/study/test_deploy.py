@@ -105,13 +105,13 @@ def retry_after(r):
 
 
 @contextmanager
-def served(folder, db, workers=3):
-    """``tealeaves study serve FOLDER --db DB --workers N`` with the admin token in the environment:
+def served(folder, db, workers=3, *options):
+    """``tealeaves study serve FOLDER --db DB --workers N [OPTIONS]`` with the admin token in the environment:
     the process and the base URL, once ``/healthz`` answers; the output when it stops in ``process.output``."""
     port = free_port()
     process = subprocess.Popen(
         [sys.executable, "-m", "tealeaves.cli", "study", "serve", str(folder), "--port", str(port),
-         "--db", db, "--workers", str(workers)],
+         "--db", db, "--workers", str(workers), *options],
         env={**os.environ, "TEALEAVES_ADMIN_TOKEN": TOKEN}, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
     )  # fmt: skip
     base = f"http://127.0.0.1:{port}"

@@ -204,7 +204,9 @@ def test_schema_version_and_study_identity_are_checked(store_factory, study, mod
         Store(db_url)
 
 
-def test_a_version_2_store_is_upgraded_with_last_answers_id_classes_and_idle_clocks(store_factory, study, clock, db_url):
+def test_a_version_2_store_is_upgraded_with_last_answers_id_classes_and_idle_clocks(
+    store_factory, study, clock, db_url
+):
     store = store_factory()
     store.ensure_study(study)
     token, key = store.start(study, external_id="OLD1")

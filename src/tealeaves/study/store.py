@@ -961,9 +961,9 @@ class Store:
     def _lease_until(self, study: Study, handed_ms: int, now: int, held_ms: int) -> int:
         """A lease renewed now: the study's lease from now, but never past what is left of the
         session's hold budget (:meth:`hold_budget_ms` less ``held_ms``, charged by the questions it
-        held before) after the question was handed; in the past when nothing is left."""
+        held before) after the question was handed; just before the handing when nothing is left."""
         left = self.hold_budget_ms(study) - held_ms
-        return min(now + self._lease_ms(study), handed_ms + left) if left > 0 else now - 1
+        return min(now + self._lease_ms(study), handed_ms + left) if left > 0 else handed_ms - 1
 
     def _expired(self, row: Any, now: int) -> bool:
         """Whether an unfinished participant has gone ``idle_minutes`` without an answer (or a wait)."""
@@ -981,7 +981,8 @@ class Store:
         When every item below its target is on others' screens, a participant with a platform
         id and hold budget left takes over the lease least recently renewed by a participant
         without one (whose answer, if it still comes, is kept and flagged late); anyone else
-        waits, and waiting restarts their idle clock. A participant
+        waits, and waiting restarts the idle clock of a participant with hold budget left (a
+        session that spent it holding questions it never answered expires as it would). A participant
         who has begun and finds every item at its target gets items that have their answers
         (the answers kept, flagged late) until their quota is answered: ``done`` needs every
         question of the quota (``items_per_participant`` + ``checks_per_participant``) answered.
@@ -1031,8 +1032,10 @@ class Store:
             row = self._row(conn, participant_table.c.id == row.id)
         mine = self._mine(conn, row.id)
         for slot in mine:
-            if slot.status == ASSIGNED and self._keep(conn, study, slot, now, row.held_ms):
-                return Step(QUESTION, slot.position)
+            if slot.status == ASSIGNED:
+                if self._keep(conn, study, slot, now, row.held_ms):
+                    return Step(QUESTION, slot.position)
+                row = self._row(conn, participant_table.c.id == row.id)  # its hold budget was charged
         if row.completed_ms is not None:
             return Step(DONE)
         answered = {s.item_id for s in mine if s.status == ANSWERED}
@@ -1073,13 +1076,14 @@ class Store:
             if open_items:
                 return self._hand(conn, study, row, min(open_items)[2], mine, now)
             if below:
-                may_take = row.external_id is not None and row.held_ms < self.hold_budget_ms(study)
-                taken = self._take_over(conn, study, below, now) if may_take else None
+                budget_left = row.held_ms < self.hold_budget_ms(study)
+                taken = self._take_over(conn, study, below, now) if row.external_id and budget_left else None
                 if taken is not None:
                     return self._hand(conn, study, row, taken, mine, now)
                 if want_checks > 0 and checks:
                     return self._hand(conn, study, row, min(checks)[2], mine, now)
-                self._rest(conn, row.id, now)  # waiting is not idling
+                if budget_left:  # waiting is not idling (but a session that spent its budget idles on)
+                    self._rest(conn, row.id, now)
                 return Step(WAIT, wait_s=self._question_expected(conn, study, below, now))
             if rest:  # every item has its answers: the participant's last ones are kept, flagged late
                 return self._hand(conn, study, row, min(rest)[2], mine, now)

@@ -57,9 +57,10 @@ class OwnPortPaths:
         await self.app(scope, receive, send)
 
 
-def path_segments(app: FastAPI) -> set[str]:
+def path_segments() -> set[str]:
     """The first segments of the app's paths (``s``, ``admin``, ...): a ``--root-path`` must not start with one."""
-    return {route.path.split("/")[1] for route in app.routes if hasattr(route, "path")}
+    routers = (participant.router, admin.login, admin.router)
+    return {route.path.split("/")[1] for router in routers for route in router.routes if hasattr(route, "path")} - {""}
 
 
 def create_app(

@@ -121,6 +121,7 @@ def serve(
     if workers < 1:
         raise InputError(f"workers must be at least 1, got {workers}")
     uvicorn_options = server_options(root_path)
+    _check_root_path(root_path)
     study = Study.load(study_path)
     db = db or default_db(study_path)
     store_options: dict[str, Any] = {
@@ -151,7 +152,6 @@ def serve(
             claim = store.claim_connections(budget, DB_HEADROOM)
         store.ensure_study(study)
         app = create_app(study, store, admin_hash=verifier, **options)  # checks the options before announcing
-        _check_root_path(app, root_path)
         store.clear_logins(study)
         _announce(announce, study, store, host, port, root_path, token if made else None)
         if not forwarded_allow_ips:
@@ -224,13 +224,12 @@ def _pool_size(budget: int, workers: int) -> int:
     return (budget - 1) // workers
 
 
-def _check_root_path(app: FastAPI, root_path: str) -> None:
+def _check_root_path(root_path: str) -> None:
     """Refuse a ``root_path`` whose first segment is one of the app's own (``/s``, ``/admin``, ...):
     its paths could not be told from the app's on the app's own port."""
-    first = root_path.split("/")[1] if root_path else ""
-    if first in path_segments(app) - {""}:
+    if root_path and root_path.split("/")[1] in path_segments():
         raise InputError(
-            f"--root-path {root_path} begins like the app's own paths ({', '.join(sorted(path_segments(app) - {''}))}); "
+            f"--root-path {root_path} begins like the app's own paths ({', '.join(sorted(path_segments()))}); "
             "choose another prefix, e.g. /study"
         )
 
