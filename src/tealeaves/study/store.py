@@ -1324,7 +1324,8 @@ class Store:
             return self._counts(conn, study_id, self.clock())
 
     def participants(self, study_id: str) -> list[dict[str, Any]]:
-        """Participants with their platform ids (for paying them; never exported with responses)."""
+        """Participants with their platform ids (for paying them; never exported with responses), and
+        ``held_ms``: how long each held questions it released unanswered (its hold budget spent)."""
         p, r = participant_table, response_table
         answers = select(r.c.participant_id, func.count().label("answers")).group_by(r.c.participant_id).subquery()
         query = (
@@ -1341,6 +1342,7 @@ class Store:
                 p.c.completed_ms,
                 p.c.partial,
                 p.c.evicted_ms,
+                func.coalesce(p.c.held_ms, 0).label("held_ms"),
                 func.coalesce(answers.c.answers, 0).label("answers"),
             )
             .outerjoin(answers, answers.c.participant_id == p.c.id)
