@@ -188,6 +188,15 @@ class Study:
         """The code shown to this participant: per participant when the study asks for that, else the study's."""
         return self.participant_code(raw_id) if self.settings.get("per_participant_codes") else self.completion_code
 
+    def partial_code_for(self, raw_id: str) -> str:
+        """The code for partial completion shown to this participant (a session that came back after
+        the idle limit, when the server gives partial codes): ``TP`` + 10 base-32 characters of
+        HMAC-SHA256(study secret, ``partial-code:`` + the raw id), or of ``partial-code:`` alone when
+        the study shares one code among its participants. Register it on the recruitment site as
+        the code of partial completion."""
+        shared = not self.settings.get("per_participant_codes")
+        return "TP" + base64.b32encode(self.derive("partial-code", "" if shared else raw_id)).decode("ascii")[:10]
+
     @property
     def fingerprint(self) -> str:
         """SHA-256 over the items and settings: what the response store checks on opening."""
