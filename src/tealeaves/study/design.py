@@ -59,10 +59,6 @@ analysis runs (:func:`tealeaves.analysis.annotators_for_study`)."""
 ITEMS_PER_PARTICIPANT_SHARE = 0.25
 """Hoyle et al. 2021 (Appendix A.4) showed each respondent 25% of the questions."""
 
-STREAMS = ("study topic selection", "study item draws", "study attention checks", "study item order")
-"""The stream families of a study under its seed (:func:`tealeaves.rng.family_generator`): which topics
-or documents, the items' own draws, the attention checks, the order of the items."""
-
 
 def default_annotators(task: str) -> int:
     """Annotators per item when none is given (Hoyle et al. 2021's power analysis).
@@ -514,7 +510,12 @@ class _Creation:
             raise InputError(f"annotators per item must be at least 1, got {annotators}")
         checks, checks_per_participant = self.attention_checks(task)
         root = as_seed(self.seed)
-        pick_rng, task_rng, check_rng, order_rng = (family_generator(root, name) for name in STREAMS)
+        # a study's four streams under its seed: which topics or documents, the items' own draws,
+        # the attention checks, the order of the items
+        pick_rng = family_generator(root, "study topic selection")
+        task_rng = family_generator(root, "study item draws")
+        check_rng = family_generator(root, "study attention checks")
+        order_rng = family_generator(root, "study item order")
         request = ItemRequest(
             models=labelled,
             corpus=self.corpus,
