@@ -167,3 +167,28 @@ def test_help_prints_bracketed_text_as_written(command, shown):
     joined = "".join(result.output.replace("│", " ").split())  # the help is wrapped inside boxes
     for text in shown:
         assert "".join(text.split()) in joined, (command, text)
+
+
+def test_every_command_is_loaded_by_its_group_alone():
+    """The console script imports only the group of the command it runs: COMMAND_GROUPS must name, for
+    every registered command, the module that registers it (and nothing else)."""
+    from tealeaves.cli.common import COMMAND_GROUPS, load_groups
+
+    root = load_groups()
+    registered = {info.name or info.callback.__name__: info.callback.__module__ for info in root.registered_commands}
+    registered |= {group.name: "tealeaves.cli.study" for group in root.registered_groups}
+    assert {name: f"tealeaves.cli.{module}" for name, module in COMMAND_GROUPS.items()} == registered
+    code = (
+        "import sys\nfrom tealeaves.cli.common import load_groups\nload_groups('coherence')\n"
+        "print(sorted(m for m in sys.modules if m.startswith('tealeaves.cli.')))"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "['tealeaves.cli.coherence', 'tealeaves.cli.common']"
+
+
+@pytest.mark.parametrize(("command", "option"), [("demo", "--out"), ("intrusion", "--index"), ("validate", "--human")])
+def test_a_group_of_one_command_still_runs_it_by_name(command, option):
+    # alone in the app, a command must still be named: typer would take "validate" as its first argument
+    done = subprocess.run([sys.executable, "-m", "tealeaves.cli", command, "--help"], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert f"tealeaves.cli {command} [OPTIONS]" in done.stdout and option in done.stdout

@@ -136,6 +136,7 @@ FAMILIES = [
     ("train lda-gibbs", "tealeaves.models.lda_gibbs.fit"),
     ("train lda-vb", "tealeaves.models.lda_vb.fit"),
     ("train plsi", "tealeaves.models.plsi.fit"),
+    ("classification folds", "tealeaves.models.classification.classify"),
     ("split-half agreement", "tealeaves.analysis.split_half"),
     ("false discovery rates", "tealeaves.analysis.false_discovery_rates"),
     ("bootstrap correlations", "tealeaves.analysis.bootstrap_correlations"),

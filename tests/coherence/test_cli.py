@@ -122,7 +122,7 @@ def test_skip_reports_unscored_topics_and_averages_the_rest(folders, tmp_path):
     assert "3 topic word(s) missing from the index (on_missing=skip)" in result.stderr
     assert "1 of 3 topic(s) not scored (NaN), left out of the model mean: 1" in result.stderr
     assert "not scored: topic 1 (has only 1 word found in the reference corpus" in result.stderr
-    assert "over 2 scored topics (1 not scored)" in result.stdout
+    assert "95% CI, t over 2 scored topics; 1 not scored" in " ".join(result.stdout.split())
     data = json.loads((tmp_path / "r.json").read_text())
     expected = score([["w0", "w1", "w2"], ["w7", "w8", "w9"]], RefIndex.load(folders / "idx"))
     assert data["per_topic"][1] is None

@@ -124,18 +124,19 @@ def store_factory(db_url, clock):
 @pytest.fixture
 def make(request, models, tmp_path, clock):
     """A study, its store (SQLite, fake clock) and app under the requesting module's ``TOKEN``:
-    ``make(app_options, task=..., source=..., **create_study options)``."""
+    ``make(app_options, task=..., source=..., store_options=..., **create_study options)``."""
     from tealeaves.study import create_study
     from tealeaves.study.web.app import create_app
 
     opened = []
 
-    def build(app_options=None, task="word-intrusion", source=None, **kwargs):
+    def build(app_options=None, task="word-intrusion", source=None, store_options=None, **kwargs):
         kwargs.setdefault("seed", 1)
         kwargs.setdefault("annotators", 2)
         kwargs.setdefault("items_per_participant", 3)
         study = create_study(source or models, task, **kwargs)
-        store = Store(f"sqlite:///{tmp_path / f'r{len(opened)}.sqlite'}", clock=clock, rng=random.Random(0))
+        path = f"sqlite:///{tmp_path / f'r{len(opened)}.sqlite'}"
+        store = Store(path, clock=clock, rng=random.Random(0), **(store_options or {}))
         store.ensure_study(study)
         opened.append(store)
         return study, store, create_app(study, store, request.module.TOKEN, **(app_options or {}))

@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import csv
 import io
+import ipaddress
 import logging
 import os
 import random
@@ -34,7 +35,7 @@ from tealeaves.errors import MissingDependencyError
 from tealeaves.study import create_study, export_responses
 from tealeaves.study.store import Store, pid_class
 from tealeaves.study.testing import LiveServer, TemporaryPostgres, free_port, parse_page, platform_id, unavailable
-from tealeaves.study.web.limits import PROLIFIC_PID_PATTERN, TimedH11Protocol
+from tealeaves.study.web.limits import PROLIFIC_PID_PATTERN, ForwardedFor, TimedH11Protocol
 from tealeaves.study.web.security import ADMIN_CHECKS_IN_FLIGHT, ADMIN_LOGIN_FAILURES, ADMIN_SLOW_LANE
 from tealeaves.study.web.serving import PROXY_WARNING, default_db, serve
 
@@ -104,13 +105,13 @@ def retry_after(r):
 
 
 @contextmanager
-def served(folder, db, workers=3):
-    """``tealeaves study serve FOLDER --db DB --workers N`` with the admin token in the environment:
+def served(folder, db, workers=3, *options):
+    """``tealeaves study serve FOLDER --db DB --workers N [OPTIONS]`` with the admin token in the environment:
     the process and the base URL, once ``/healthz`` answers; the output when it stops in ``process.output``."""
     port = free_port()
     process = subprocess.Popen(
         [sys.executable, "-m", "tealeaves.cli", "study", "serve", str(folder), "--port", str(port),
-         "--db", db, "--workers", str(workers)],
+         "--db", db, "--workers", str(workers), *options],
         env={**os.environ, "TEALEAVES_ADMIN_TOKEN": TOKEN}, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
     )  # fmt: skip
     base = f"http://127.0.0.1:{port}"
@@ -143,8 +144,8 @@ async def guesses(url, addresses):
 
 # --------------------------------------------------------------------------- 1. behind a proxy
 def test_1_behind_a_trusted_balancer_participants_and_the_admin_keep_their_own_addresses(make):
-    study, store, app = make(topics_per_model=5)
-    with LiveServer(app, forwarded_allow_ips=BALANCER, root_path="/study") as server:
+    study, store, app = make({"forwarded_allow_ips": BALANCER}, topics_per_model=5)
+    with LiveServer(app, root_path="/study") as server:
         for n in range(25):  # each with their own address; a header the client made up is ignored
             c = browser(server, BALANCER, forwarded=f"10.6.6.6, 198.51.100.{n + 1}", https=True)
             r = start(c, root="/study", PROLIFIC_PID=platform_id("balancer", n))
@@ -190,7 +191,7 @@ def test_1_without_the_proxy_setting_the_limits_hold_per_balancer_and_serve_warn
         assert [login(admin, f"typo-{i}").status_code for i in range(11)] == [403] * 10 + [429]  # counted per device
 
     lines = []
-    monkeypatch.setattr("uvicorn.run", lambda app, **kwargs: lines.append(kwargs))
+    monkeypatch.setattr("uvicorn.run", lambda app, **kwargs: lines.append({"app": app, **kwargs}))
     folder = tmp_path / "served"
     served_study = create_study(models, "word-intrusion", folder, seed=1, annotators=2, items_per_participant=3)
     store = Store(default_db(folder))
@@ -204,8 +205,9 @@ def test_1_without_the_proxy_setting_the_limits_hold_per_balancer_and_serve_warn
     assert attempt()[0] is not None  # a restart lifts a lockout
     store.close()
     assert PROXY_WARNING in lines and not lines[-1]["proxy_headers"]
-    serve(folder, admin_token=TOKEN, announce=lines.append, forwarded_allow_ips="10.0.0.0/8", root_path="/s")
-    assert lines[-1]["forwarded_allow_ips"] == ["10.0.0.0/8"] and lines[-1]["root_path"] == "/s"
+    serve(folder, admin_token=TOKEN, announce=lines.append, forwarded_allow_ips="10.0.0.0/8", root_path="/study")
+    trusted = [m.kwargs["trusted"] for m in lines[-1]["app"].user_middleware if m.cls is ForwardedFor]
+    assert trusted == [[ipaddress.ip_network("10.0.0.0/8")]] and lines[-1]["root_path"] == "/study"
     assert lines.count(PROXY_WARNING) == 1
 
 
@@ -330,10 +332,10 @@ def test_2_ids_made_up_by_counting_hold_few_live_sessions_from_any_number_of_add
     mturk = ["A" + "".join(rng.choice(string.ascii_uppercase + string.digits) for _ in range(rng.randint(12, 14) - 1))
              for _ in range(20)]  # fmt: skip
     assert len({pid_class(pid) for pid in prolific + mturk}) == 60
-    _, _, app = make({"require_pid": True}, topics_per_model=5)
+    _, _, app = make({"require_pid": True, "forwarded_allow_ips": BALANCER}, topics_per_model=5)
     addresses = (f"198.51.{n // 250}.{n % 250 + 1}" for n in range(1000))
 
-    with LiveServer(app, forwarded_allow_ips=BALANCER) as server:
+    with LiveServer(app) as server:
 
         def begin(pid):  # each from an address of its own, through the balancer
             return start(browser(server, BALANCER, forwarded=next(addresses)), PROLIFIC_PID=pid)

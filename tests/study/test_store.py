@@ -204,7 +204,9 @@ def test_schema_version_and_study_identity_are_checked(store_factory, study, mod
         Store(db_url)
 
 
-def test_a_version_2_store_is_upgraded_with_last_answers_and_id_classes(store_factory, study, clock, db_url):
+def test_a_version_2_store_is_upgraded_with_last_answers_id_classes_and_idle_clocks(
+    store_factory, study, clock, db_url
+):
     store = store_factory()
     store.ensure_study(study)
     token, key = store.start(study, external_id="OLD1")
@@ -216,8 +218,10 @@ def test_a_version_2_store_is_upgraded_with_last_answers_and_id_classes(store_fa
     answered_ms = clock.now
     with store.engine.begin() as conn:  # the store as schema version 2 left it
         conn.execute(text("DROP INDEX ix_participant_pid_class"))
-        for column in ("last_answer_ms", "evicted_ms", "pid_class"):
+        for column in ("last_answer_ms", "evicted_ms", "pid_class", "idle_from_ms", "held_ms", "partial"):
             conn.execute(text(f"ALTER TABLE participant DROP COLUMN {column}"))
+        for column in ("client_hash", "user_agent"):
+            conn.execute(text(f"ALTER TABLE response DROP COLUMN {column}"))
         conn.execute(text("DROP TABLE admin_login"))
         conn.execute(text("UPDATE meta SET value = '2' WHERE key = 'schema_version'"))
     store.close()
@@ -225,6 +229,8 @@ def test_a_version_2_store_is_upgraded_with_last_answers_and_id_classes(store_fa
     with upgraded.engine.connect() as conn:
         assert conn.execute(text("SELECT value FROM meta WHERE key = 'schema_version'")).scalar() == str(SCHEMA_VERSION)
         assert conn.execute(text("SELECT pid_class FROM participant ORDER BY id")).scalars().all() == ["old#"] * 2
+        idle = conn.execute(text("SELECT idle_from_ms, created_ms, held_ms FROM participant ORDER BY id")).all()
+        assert [tuple(row) for row in idle] == [(answered_ms, idle[0][1], 0), (idle[1][1], idle[1][1], 0)]
     row, _ = upgraded.participants(study.study_id)
     assert row["last_answer_ms"] == answered_ms and row["evicted_ms"] is None
     assert upgraded.advance(study, token, key).kind == QUESTION  # the session goes on

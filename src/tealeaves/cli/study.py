@@ -208,13 +208,27 @@ def study_serve(
         float, typer.Option(help="Page views renew a question's lease for at most this long without an answer.")
     ] = 20.0,
     idle_minutes: Annotated[
-        float, typer.Option(help="A participant without an answer for this long expires, freeing their question.")
+        float,
+        typer.Option(help="A participant without an answer (or a wait) for this long expires, freeing their question."),
     ] = 60.0,
+    after_idle: Annotated[
+        str,
+        typer.Option(
+            help="A participant with answers back after --idle-minutes: resume (answers the rest) or partial (gets "
+            "the code for partial completion)."
+        ),
+    ] = "resume",
     forwarded_allow_ips: Annotated[
         str | None,
         typer.Option(
             envvar="TEALEAVES_FORWARDED_ALLOW_IPS",
             help="Proxies (addresses or networks, comma-separated) whose X-Forwarded-For/-Proto are believed.",
+        ),
+    ] = None,
+    lab_networks: Annotated[
+        str | None,
+        typer.Option(
+            help="Client addresses or networks (a lab, a university NAT) exempt from the per-address limits.",
         ),
     ] = None,
     root_path: Annotated[str, typer.Option(help="Path prefix the proxy serves the study under, e.g. /study.")] = "",
@@ -232,6 +246,13 @@ def study_serve(
     sqlite_synchronous: Annotated[
         str, typer.Option(help="SQLite synchronous: full (survives power cuts) or normal (faster).")
     ] = "full",
+    max_connections: Annotated[
+        int | None,
+        typer.Option(
+            help="PostgreSQL connections this server may open, all workers together [8 per worker + 1]; refused at "
+            "start unless the database's max_connections holds them beside the other servers' and 5 spare."
+        ),
+    ] = None,
 ) -> None:
     """Serve a study to annotators (consent, instructions, one question per page) and its admin pages."""
     require("study", what="tealeaves study")
@@ -256,10 +277,13 @@ def study_serve(
         live_per_client=live_per_address,
         answer_minutes=answer_minutes,
         idle_minutes=idle_minutes,
+        after_idle=after_idle,
         forwarded_allow_ips=forwarded_allow_ips,
+        lab_networks=lab_networks,
         root_path=root_path,
         pid_pattern=pid_pattern,
         live_per_pid_pattern=live_per_pid_pattern,
+        max_connections=max_connections,
     )
 
 

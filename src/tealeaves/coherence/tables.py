@@ -9,6 +9,7 @@ from rich.table import Table
 from tealeaves.coherence.redundancy import DiversityResult
 from tealeaves.coherence.result import CoherenceResult
 from tealeaves.console import value_cell
+from tealeaves.results import interval_label, mean_interval
 
 
 def topn_label(result: CoherenceResult) -> str:
@@ -30,14 +31,17 @@ def topics_scores_table(title: str, results: Mapping[str, CoherenceResult], word
     for k, topic in enumerate(first.topics):
         table.add_row(str(k), *(f"{r.per_topic[k]:.3f}" for r in results.values()), " ".join(topic[:words]))
     table.add_section()
-    table.add_row("mean", *(f"{r.model_mean:.3f}" for r in results.values()), _scored_note(first))
+    means = (mean_interval(r.per_topic, r.value_bounds()) for r in results.values())
+    table.add_row("mean", *means, _mean_note(first))
     return table
 
 
-def _scored_note(result: CoherenceResult) -> str:
-    """Empty when every topic is scored, else how many the mean is over (NaN topics: not scored)."""
+def _mean_note(result: CoherenceResult) -> str:
+    """What the mean row's interval is (:func:`tealeaves.results.interval_label`: 95% CI, bootstrap-t or t over
+    the scored topics), and how many topics were not scored (NaN), where some were not."""
     unscored = len(result.unscored)
-    return f"over {len(result.per_topic) - unscored} scored topics ({unscored} not scored)" if unscored else ""
+    label = interval_label(result.per_topic, "scored topics" if unscored else "topics")
+    return f"{label}; {unscored} not scored" if unscored else label
 
 
 def diversity_table(title: str, result: DiversityResult) -> Table:

@@ -60,10 +60,6 @@ analysis runs (:func:`tealeaves.analysis.annotators_for_study`)."""
 ITEMS_PER_PARTICIPANT_SHARE = 0.25
 """Hoyle et al. 2021 (Appendix A.4) showed each respondent 25% of the questions."""
 
-STREAMS = ("study topic selection", "study item draws", "study attention checks", "study item order")
-"""The stream families of a study under its seed (:func:`tealeaves.rng.family_generator`): which topics
-or documents, the items' own draws, the attention checks, the order of the items."""
-
 
 def default_annotators(task: str) -> int:
     """Annotators per item when none is given (Hoyle et al. 2021's power analysis).
@@ -188,6 +184,15 @@ class Study:
     def code_for(self, raw_id: str) -> str:
         """The code shown to this participant: per participant when the study asks for that, else the study's."""
         return self.participant_code(raw_id) if self.settings.get("per_participant_codes") else self.completion_code
+
+    def partial_code_for(self, raw_id: str) -> str:
+        """The code for partial completion shown to this participant (a session that came back after
+        the idle limit, when the server gives partial codes): ``TP`` + 10 base-32 characters of
+        HMAC-SHA256(study secret, ``partial-code:`` + the raw id), or of ``partial-code:`` alone when
+        the study shares one code among its participants. Register it on the recruitment site as
+        the code of partial completion."""
+        shared = not self.settings.get("per_participant_codes")
+        return "TP" + base64.b32encode(self.derive("partial-code", "" if shared else raw_id)).decode("ascii")[:10]
 
     @property
     def fingerprint(self) -> str:
@@ -506,7 +511,12 @@ class _Creation:
             raise InputError(f"annotators per item must be at least 1, got {annotators}")
         checks, checks_per_participant = self.attention_checks(task)
         root = as_seed(self.seed)
-        pick_rng, task_rng, check_rng, order_rng = (family_generator(root, name) for name in STREAMS)
+        # a study's four streams under its seed: which topics or documents, the items' own draws,
+        # the attention checks, the order of the items
+        pick_rng = family_generator(root, "study topic selection")
+        task_rng = family_generator(root, "study item draws")
+        check_rng = family_generator(root, "study attention checks")
+        order_rng = family_generator(root, "study item order")
         request = ItemRequest(
             models=labelled,
             corpus=self.corpus,

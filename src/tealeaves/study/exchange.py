@@ -130,7 +130,6 @@ def export_responses(study: Study, store: Store) -> pd.DataFrame:
     rows = []
     for r in store.responses(study.study_id):
         item = study.item(r["item_id"])
-        finished = r["completed_ms"] is not None
         rows.append(
             {
                 **item_columns(study, item),
@@ -142,10 +141,12 @@ def export_responses(study: Study, store: Store) -> pd.DataFrame:
                 "shown_at": iso_utc(r["shown_ms"]),
                 "answered_at": iso_utc(r["answered_ms"]),
                 "late": bool(r["late"]),
-                "completion_code": study.code_for(r["external_id"] or r["token"]) if finished else None,
                 "client": _client(r["client_hash"]),
                 "started_at": iso_utc(r["created_ms"]),
                 "finished_at": iso_utc(r["completed_ms"]),
+                "answer_client": _client(r["answer_client_hash"]),
+                "user_agent": r["user_agent"],
+                **_completion(study, r),
             }
         )
     return long_frame(rows)
@@ -155,20 +156,31 @@ def _client(client_hash: str | None) -> str | None:
     return client_hash[:16] if client_hash else None
 
 
+def _completion(study: Study, participant: dict[str, Any]) -> dict[str, str | None]:
+    """``completion`` (full, partial or None) and the ``completion_code`` shown, of a participant row
+    with ``completed_ms``, ``partial``, ``external_id`` and ``token``."""
+    if participant["completed_ms"] is None:
+        return {"completion": None, "completion_code": None}
+    raw_id = participant["external_id"] or participant["token"]
+    if participant["partial"]:
+        return {"completion": "partial", "completion_code": study.partial_code_for(raw_id)}
+    return {"completion": "full", "completion_code": study.code_for(raw_id)}
+
+
 def participants_frame(study: Study, store: Store) -> pd.DataFrame:
     """Participants with their platform ids and the completion code each was shown (for paying them),
-    their client (:data:`AUDIT_COLUMNS`), how many participants came from that client, and the
-    seconds from consent to completion."""
+    whether they finished in full or in part (``completion``), their client (:data:`AUDIT_COLUMNS`),
+    how many participants came from that client, and the seconds from consent to completion."""
     rows = store.participants(study.study_id)
     per_client: dict[str | None, int] = {}
     for row in rows:
         row["client"] = _client(row.pop("client_hash"))
         per_client[row["client"]] = per_client.get(row["client"], 0) + 1
     for row in rows:
-        raw_id = row.pop("token")
-        finished = row["completed_ms"] is not None
-        row["completion_code"] = study.code_for(row["external_id"] or raw_id) if finished else None
+        row.update(_completion(study, row))
+        del row["token"], row["partial"]
         row["from_client"] = per_client[row["client"]] if row["client"] else None
+        finished = row["completed_ms"] is not None
         row["seconds"] = (row["completed_ms"] - row["created_ms"]) / 1000 if finished else None
     return pd.DataFrame(rows)
 
@@ -690,6 +702,9 @@ def import_qualtrics(
                     "client": None,
                     "started_at": started_at,
                     "finished_at": finished_at,
+                    "completion": "full" if finished else None,
+                    "answer_client": None,
+                    "user_agent": None,
                 }
             )
     return long_frame(rows)

@@ -49,7 +49,7 @@ EXPORT_COLUMNS: dict[str, str] = {
     "late": "whether the answer came after its question was released to someone else (kept, but not counted "
     "toward the item's target)",
     "completion_code": "the completion code shown to this annotator (their own code with per-participant codes, "
-    "else the study's); empty when they did not finish",
+    "else the study's; the code for partial completion when `completion` is partial); empty when they did not finish",
 }
 """The columns of a study export, in order, each with its meaning: one row per response, the
 contract between :func:`~tealeaves.study.export_responses` and :func:`tealeaves.analysis.read_export`."""
@@ -59,6 +59,11 @@ AUDIT_COLUMNS: dict[str, str] = {
     "the same for every participant from one address; empty when unknown",
     "started_at": "ISO 8601 UTC time the participant gave consent",
     "finished_at": "ISO 8601 UTC time the participant reached the completion code; empty when they did not finish",
+    "completion": "full (every question answered), partial (came back after the idle limit and was given the code "
+    "for partial completion) or empty (did not finish)",
+    "answer_client": "hash of the client address this answer came from, as `client` (which is the address the "
+    "participant started from); empty when unknown",
+    "user_agent": "the browser's User-Agent header with this answer, cut to 256 characters; empty when unknown",
 }
 """The columns an export has after the :data:`EXPORT_COLUMNS`, each with its meaning: what tells one
 person's many completions from many people's (the analysis ignores them)."""

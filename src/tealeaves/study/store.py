@@ -5,11 +5,18 @@ PostgreSQL with a ``postgresql://`` URL. The schema carries a version number
 (:data:`SCHEMA_VERSION`, table ``meta``) checked on opening; an older one is upgraded.
 
 Questions are handed out one at a time. A participant holds only the question on their screen,
-under a *lease* of the study's ``timeout_minutes`` that every page they open renews, but only for
-``answer_minutes`` after the question was handed: reloading a page never holds a question longer.
-Nothing is reserved at the start. A participant without an answer for ``idle_minutes`` (since the
-start or their last answer) *expires*: their question is freed and they get no other. An admin
-may *evict* a participant: their question is freed and their session refused from then on.
+under a *lease* of the study's ``timeout_minutes`` that every page they open renews. Each session
+has a *hold budget* of ``answer_minutes`` (or one lease, if longer) across all the questions it
+is handed: the time a question was held and then released unanswered is charged to it (and given
+back if the answer still comes), and a question is renewed only while the budget lasts, so a
+session that reloads or follows ``/next`` without answering holds questions for that long in
+all, never longer. A question handed once the budget is spent can still be answered but holds
+nothing. Nothing is reserved at the start. A participant without an answer for ``idle_minutes``
+(since the start, their last answer or the last time they were told to wait: waiting is not
+idling) *expires*: their question is freed. One who answered nothing gets no other question; one
+with answers who comes back either goes on where they left off (``after_idle="resume"``) or is
+given the code for partial completion (``"partial"``). An admin may *evict* a participant: their
+question is freed and their session refused from then on.
 Guarantees, kept by the database and not only by the app:
 
 - an item is never assigned twice to the same participant (unique participant + item);
@@ -36,7 +43,7 @@ import random
 import re
 import secrets
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
@@ -72,9 +79,10 @@ from tealeaves.errors import ArtifactError, InputError, TealeavesError
 from tealeaves.study.design import Study
 from tealeaves.study.texts import FAMILIARITY
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 """Version 3 added ``participant.last_answer_ms`` and ``evicted_ms``, version 4 ``participant.pid_class``
-and the table ``admin_login``; a version 2 or 3 store is upgraded on opening."""
+and the table ``admin_login``, version 5 ``participant.idle_from_ms``, ``held_ms`` and ``partial`` and
+``response.client_hash`` and ``user_agent``; a version 2, 3 or 4 store is upgraded on opening."""
 SYNCHRONOUS = ("full", "normal")
 """SQLite ``synchronous`` settings: FULL (default) survives a power cut; NORMAL in WAL mode
 survives a crash of the server but may lose the last commits on a power cut."""
@@ -84,6 +92,14 @@ DEFAULT_ANSWER_MINUTES = 20.0
 """A question's lease is renewed for at most this long after it was handed (or the study's lease, if longer)."""
 DEFAULT_IDLE_MINUTES = 60.0
 """A participant without an answer for this long expires."""
+AFTER_IDLE = ("resume", "partial")
+"""What a participant with answers who comes back after ``idle_minutes`` gets: the rest of their
+questions (``resume``, the default) or the code for partial completion (``partial``)."""
+USER_AGENT_CHARS = 256
+"""A browser's ``User-Agent`` is stored with each answer, cut to this many characters."""
+CLAIM_PREFIX = "tealeaves-serve:"
+"""The PostgreSQL ``application_name`` of a server's connections: ``tealeaves-serve:BUDGET:ID``
+(:meth:`Store.claim_connections`)."""
 
 metadata = MetaData()
 
@@ -134,6 +150,9 @@ participant_table = Table(
     Column("last_answer_ms", BigInteger),
     Column("evicted_ms", BigInteger),
     Column("pid_class", String(64)),
+    Column("idle_from_ms", BigInteger),
+    Column("held_ms", BigInteger),
+    Column("partial", Boolean),
     UniqueConstraint("study_id", "external_id", name="uq_participant_external"),
     UniqueConstraint("study_id", "start_nonce", name="uq_participant_nonce"),
     Index("ix_participant_client", "study_id", "client_hash", "created_ms"),
@@ -174,6 +193,8 @@ response_table = Table(
     Column("shown_ms", BigInteger),
     Column("answered_ms", BigInteger, nullable=False),
     Column("late", Boolean, nullable=False),
+    Column("client_hash", String(64)),
+    Column("user_agent", String(USER_AGENT_CHARS)),
     ForeignKeyConstraint(["study_id", "item_id"], ["item.study_id", "item.item_id"]),
     UniqueConstraint("participant_id", "item_id", name="uq_response_item"),
     Index("ix_response_study_item", "study_id", "item_id"),
@@ -193,7 +214,8 @@ login_table = Table(
 shared by every server process."""
 
 ASSIGNED, ANSWERED, RELEASED = "assigned", "answered", "released"
-QUESTION, WAIT, DONE, FULL, EXPIRED = "question", "wait", "done", "full", "expired"
+QUESTION, WAIT, DONE, FULL, EXPIRED, PARTIAL = "question", "wait", "done", "full", "expired", "partial"
+RESUME = "resume"
 
 
 # --------------------------------------------------------------------------- errors
@@ -268,6 +290,7 @@ class Session:
     created_ms: int
     completed_ms: int | None
     slots: tuple[Slot, ...]
+    partial: bool = False
 
     @property
     def answered(self) -> int:
@@ -283,12 +306,15 @@ class Session:
 @dataclass(frozen=True)
 class Step:
     """What a participant gets next: a ``question`` (at ``position``), ``wait`` (every item still
-    below its target is on someone else's screen), ``done`` (all their questions answered) or
-    ``full`` (nothing left for them, and they answered nothing) or ``expired`` (no answer for
-    ``idle_minutes``: they get no more questions)."""
+    below its target is on someone else's screen; ``wait_s``: seconds until the first of those
+    leases runs out), ``done`` (all their questions answered), ``full`` (nothing left for them, and
+    they answered nothing), ``expired`` (no answer for ``idle_minutes`` and none before: they get
+    no more questions) or ``partial`` (back after ``idle_minutes`` with answers, in a store whose
+    ``after_idle`` is ``partial``: they get the code for partial completion)."""
 
     kind: str
     position: int | None = None
+    wait_s: int | None = None
 
 
 def hash_key(key: str) -> str:
@@ -330,6 +356,38 @@ def normalise_url(url: str) -> str:
     return url
 
 
+def claim_name(budget: int) -> str:
+    """A new server's ``application_name``: :data:`CLAIM_PREFIX`, its connection budget and a random id."""
+    return f"{CLAIM_PREFIX}{budget}:{secrets.token_hex(6)}"
+
+
+def _connection_use(conn: Any, own: str) -> tuple[int, int, list[int]]:
+    """PostgreSQL's connections as seen on ``conn`` (psycopg): those a non-superuser may open
+    (``max_connections`` less ``superuser_reserved_connections`` and, from PostgreSQL 16,
+    ``reserved_connections``), the client connections open that belong to no tealeaves server,
+    and the budget claimed by each tealeaves server but the one named ``own``."""
+    usable = int(conn.execute("SHOW max_connections").fetchone()[0])
+    for setting in ("superuser_reserved_connections", "reserved_connections"):
+        exists = conn.execute("SELECT 1 FROM pg_settings WHERE name = %s", (setting,)).fetchone()
+        if exists:
+            usable -= int(conn.execute(f"SHOW {setting}").fetchone()[0])
+    rows = conn.execute(
+        "SELECT coalesce(application_name, ''), count(*) FROM pg_stat_activity "
+        "WHERE (backend_type = 'client backend' "
+        "OR (backend_type IS NULL AND datid IS NOT NULL AND usesysid IS NOT NULL)) GROUP BY 1"
+    ).fetchall()  # another role's sessions show no backend_type to an unprivileged role
+    others, claimed = 0, []
+    for name, count in rows:
+        budget = name.removeprefix(CLAIM_PREFIX).split(":", 1)[0]
+        if name == own:
+            continue
+        if name.startswith(CLAIM_PREFIX) and budget.isdigit():
+            claimed.append(int(budget))
+        else:
+            others += int(count)
+    return usable, others, claimed
+
+
 # --------------------------------------------------------------------------- the store
 class Store:
     """Responses of studies in one database (see the module docstring).
@@ -349,9 +407,15 @@ class Store:
         A question's lease is renewed by page views for at most this long after it was handed
         (or the study's ``timeout_minutes``, if longer); then it runs out unless answered.
     idle_minutes : float
-        A participant without an answer for this long (since the start or the last answer) expires.
+        A participant without an answer for this long (since the start, the last answer or the last
+        time they were told to wait) expires.
+    after_idle : {"resume", "partial"}
+        What a participant with answers who comes back after ``idle_minutes`` gets (:data:`AFTER_IDLE`).
     pool_size : int
         Connections this process keeps to PostgreSQL, and never more (no overflow); ignored for SQLite.
+    application_name : str, optional
+        PostgreSQL's ``application_name`` of this process's connections (a server's claim,
+        :meth:`claim_connections`); ignored for SQLite.
 
     Examples
     --------
@@ -392,17 +456,23 @@ class Store:
         *,
         answer_minutes: float = DEFAULT_ANSWER_MINUTES,
         idle_minutes: float = DEFAULT_IDLE_MINUTES,
+        after_idle: str = RESUME,
         pool_size: int = 20,
+        application_name: str | None = None,
     ):
         if synchronous not in SYNCHRONOUS:
             raise InputError(f"synchronous must be one of {', '.join(SYNCHRONOUS)}, got {synchronous!r}")
         if not (answer_minutes > 0 and idle_minutes > 0):
             raise InputError(f"answer and idle minutes must be positive, got {answer_minutes} and {idle_minutes}")
+        if after_idle not in AFTER_IDLE:
+            raise InputError(f"after the idle limit a participant may {' or '.join(AFTER_IDLE)}, got {after_idle!r}")
         if pool_size < 1:
             raise InputError(f"the connection pool needs at least 1 connection, got {pool_size}")
         self.answer_ms = int(answer_minutes * 60_000)
         self.idle_ms = int(idle_minutes * 60_000)
+        self.after_idle = after_idle
         self.pool_size = pool_size
+        self.application_name = application_name
         self.url = normalise_url(url)
         self.clock = clock or (lambda: time.time_ns() // 1_000_000)
         self.rng = rng or random.Random()
@@ -447,20 +517,46 @@ class Store:
                 conn.exec_driver_sql("BEGIN IMMEDIATE" if write else "BEGIN")
 
             return engine
-        return create_engine(self.url, pool_size=self.pool_size, max_overflow=0, pool_timeout=30, pool_pre_ping=True)
+        named = {"connect_args": {"application_name": self.application_name}} if self.application_name else {}
+        return create_engine(
+            self.url, pool_size=self.pool_size, max_overflow=0, pool_timeout=30, pool_pre_ping=True, **named
+        )
 
-    def connection_budget(self) -> tuple[int, int]:
-        """PostgreSQL: ``(max_connections less the superuser-reserved ones, connections open now)``."""
-        with self._read() as conn:
-            limit = int(conn.exec_driver_sql("SHOW max_connections").scalar() or 0)
-            reserved = int(conn.exec_driver_sql("SHOW superuser_reserved_connections").scalar() or 0)
-            in_use = int(
-                conn.exec_driver_sql(
-                    "SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'client backend'"
-                ).scalar()
-                or 0
-            )
-        return limit - reserved, in_use
+    def claim_connections(self, budget: int, headroom: int) -> Any:
+        """Claim ``budget`` PostgreSQL connections for a server and its workers, or refuse (:class:`InputError`).
+
+        The claim is a connection held open for as long as the server runs, whose
+        ``application_name`` is ``tealeaves-serve:BUDGET:ID`` (:data:`CLAIM_PREFIX`); the server's
+        pools name their connections the same (``application_name`` of each :class:`Store`), so
+        the claim and its connections count as ``BUDGET``, however few are open, until the server
+        stops (a killed server's connections close with it). Under an advisory lock, so that
+        servers starting at once see each other, the claim is refused unless
+        ``max_connections`` less the reserved ones holds the other servers' claims, every other
+        connection open now, ``headroom`` more and ``budget``. Returns the claim's psycopg
+        connection: keep it open, close it when the server stops.
+        """
+        import psycopg
+
+        if self.is_sqlite or not self.application_name:
+            raise InputError("connections are claimed on PostgreSQL, by a store with an application_name")
+        dsn = make_url(self.url).set(drivername="postgresql").render_as_string(hide_password=False)
+        claim = psycopg.connect(dsn, autocommit=True, application_name=self.application_name)
+        try:
+            claim.execute("SELECT pg_advisory_lock(hashtext('tealeaves-serve'))")
+            usable, others, claimed = _connection_use(claim, self.application_name)
+            if others + sum(claimed) + headroom + budget > usable:
+                raise InputError(
+                    f"PostgreSQL allows {usable} connections (max_connections less the reserved ones); "
+                    f"{others} others are open and {len(claimed)} tealeaves servers claim {sum(claimed)}: "
+                    f"this server's {budget} and {headroom} spare for psql and `tealeaves study export` "
+                    f"need {others + sum(claimed) + headroom + budget}; raise max_connections in postgresql.conf, "
+                    "or give this server a smaller --max-connections (or fewer --workers)"
+                )
+            claim.execute("SELECT pg_advisory_unlock(hashtext('tealeaves-serve'))")
+        except BaseException:
+            claim.close()
+            raise
+        return claim
 
     def close(self) -> None:
         """Release the database connections."""
@@ -495,7 +591,7 @@ class Store:
             if version is None:
                 conn.execute(meta_table.insert().values(key="schema_version", value=str(SCHEMA_VERSION)))
                 return
-            upgrades = {2: self._upgrade_from_2, 3: self._upgrade_from_3}
+            upgrades = {2: self._upgrade_from_2, 3: self._upgrade_from_3, 4: self._upgrade_from_4}
             reached = int(version)
             while reached in upgrades:
                 upgrades[reached](conn)
@@ -528,6 +624,15 @@ class Store:
                 [{"row_id": row.id, "value": pid_class(row.external_id)} for row in rows],
             )
         next(index for index in p.indexes if index.name == "ix_participant_pid_class").create(conn)
+
+    def _upgrade_from_4(self, conn: Connection) -> None:
+        """Schema 4 to 5: the idle clock (from the last answer, or the start), the hold budget spent,
+        partial completion, and each answer's client and browser (unknown for earlier answers)."""
+        for column, kind in (("idle_from_ms", "BIGINT"), ("held_ms", "BIGINT"), ("partial", "BOOLEAN")):
+            conn.exec_driver_sql(f"ALTER TABLE participant ADD COLUMN {column} {kind}")
+        conn.exec_driver_sql("UPDATE participant SET idle_from_ms = coalesce(last_answer_ms, created_ms), held_ms = 0")
+        for column, kind in (("client_hash", "VARCHAR(64)"), ("user_agent", f"VARCHAR({USER_AGENT_CHARS})")):
+            conn.exec_driver_sql(f"ALTER TABLE response ADD COLUMN {column} {kind}")
 
     # ----------------------------------------------------------------- studies
     def ensure_study(self, study: Study) -> None:
@@ -641,6 +746,8 @@ class Store:
                     pid_class=kind,
                     created_ms=now,
                     last_seen_ms=now,
+                    idle_from_ms=now,
+                    held_ms=0,
                 )
             )
         return token, key
@@ -666,20 +773,42 @@ class Store:
 
     def _check_live(self, conn: Connection, study: Study, among: Any, now: int, bound: int, refusal: str) -> None:
         """Refuse a new participant when ``bound`` participants ``among`` those of the study are live
-        (neither finished, expired nor evicted), saying when the first of them expires."""
+        (neither finished, expired nor evicted), saying when a place is expected (:meth:`_place_expected`)."""
         p = participant_table
-        active = func.coalesce(p.c.last_answer_ms, p.c.created_ms)
-        alive = conn.execute(
-            select(func.count(), func.min(active)).where(
+        live = conn.execute(
+            select(p.c.id, p.c.idle_from_ms).where(
                 p.c.study_id == study.study_id,
                 among,
                 p.c.completed_ms.is_(None),
                 p.c.evicted_ms.is_(None),
-                active > now - self.idle_ms,
+                p.c.idle_from_ms > now - self.idle_ms,
             )
-        ).one()
-        if int(alive[0] or 0) >= bound:
-            raise TooManyStarts(refusal, retry_after=_seconds(int(alive[1]) + self.idle_ms - now))
+        ).all()
+        if len(live) >= bound:
+            raise TooManyStarts(refusal, retry_after=self._place_expected(conn, study, live, now))
+
+    def _place_expected(self, conn: Connection, study: Study, live: Sequence[Any], now: int) -> int:
+        """Seconds until the first of the ``live`` participants is expected to be done: each one's
+        questions left at the study's pace (the median time from showing a question to its answer,
+        over the last 200 answers, and at most one lease; one lease before any answer), and at the
+        latest when it expires for want of an answer."""
+        r = response_table
+        ids = [row.id for row in live]
+        done: dict[int, int] = dict(
+            conn.execute(
+                select(r.c.participant_id, func.count()).where(r.c.participant_id.in_(ids)).group_by(r.c.participant_id)
+            ).all()
+        )
+        times = sorted(
+            conn.execute(select(r.c.rt_ms).where(r.c.study_id == study.study_id).order_by(r.c.id.desc()).limit(200))
+            .scalars()
+            .all()
+        )
+        lease = self._lease_ms(study)
+        pace = min(lease, times[len(times) // 2]) if times else lease
+        quota = int(study.settings["items_per_participant"]) + int(study.settings["checks_per_participant"])
+        ends = [min(row.idle_from_ms + self.idle_ms, now + max(1, quota - done.get(row.id, 0)) * pace) for row in live]
+        return _seconds(min(ends) - now)
 
     # ----------------------------------------------------------------- admin logins
     def admit_login(
@@ -755,12 +884,23 @@ class Store:
             return True
 
     def _release_all(self, conn: Connection, participant_id: int, now: int) -> None:
-        a = assignment_table
-        conn.execute(
-            update(a)
-            .where(a.c.participant_id == participant_id, a.c.status == ASSIGNED)
-            .values(status=RELEASED, released_ms=now)
-        )
+        self._release(conn, assignment_table.c.participant_id == participant_id, now)
+
+    def _release(self, conn: Connection, which: Any, now: int) -> None:
+        """Release the held questions ``which`` selects, charging each participant's hold budget with
+        the time it held them (from handing to now, or to the end of the lease if that came first)."""
+        a, p = assignment_table, participant_table
+        held = conn.execute(
+            select(a.c.participant_id, a.c.assigned_ms, a.c.lease_until_ms).where(which, a.c.status == ASSIGNED)
+        ).all()
+        if not held:
+            return
+        conn.execute(update(a).where(which, a.c.status == ASSIGNED).values(status=RELEASED, released_ms=now))
+        charges: dict[int, int] = {}
+        for row in held:
+            charges[row.participant_id] = charges.get(row.participant_id, 0) + _held(row, now)
+        for participant_id, ms in charges.items():
+            conn.execute(update(p).where(p.c.id == participant_id).values(held_ms=func.coalesce(p.c.held_ms, 0) + ms))
 
     def session(self, study: Study, token: str, key: str) -> Session:
         """The participant's state; raises :class:`UnknownSession` or :class:`WrongKey`."""
@@ -769,12 +909,7 @@ class Store:
 
     def _participant(self, conn: Connection, study: Study, token: str, key: str) -> Any:
         """The participant row of ``token``, after checking the browser's ``key``."""
-        p = participant_table
-        row = conn.execute(
-            select(p.c.id, p.c.token, p.c.key_hash, p.c.annotator, p.c.external_id, p.c.created_ms, p.c.completed_ms,
-                   p.c.last_answer_ms, p.c.evicted_ms)
-            .where(p.c.token == token, p.c.study_id == study.study_id)
-        ).first()  # fmt: skip
+        row = self._row(conn, (participant_table.c.token == token) & (participant_table.c.study_id == study.study_id))
         if row is None:
             raise UnknownSession("no session with this address; start the study from its link")
         if not secrets.compare_digest(row.key_hash, hash_key(key)):
@@ -782,6 +917,16 @@ class Store:
         if row.evicted_ms is not None:
             raise _evicted()
         return row
+
+    def _row(self, conn: Connection, which: Any) -> Any:
+        """The participant row ``which`` selects (or None), with its idle clock and hold budget spent."""
+        p = participant_table
+        return conn.execute(
+            select(p.c.id, p.c.token, p.c.key_hash, p.c.annotator, p.c.external_id, p.c.created_ms, p.c.completed_ms,
+                   p.c.evicted_ms, p.c.partial, func.coalesce(p.c.idle_from_ms, p.c.created_ms).label("idle_from_ms"),
+                   func.coalesce(p.c.held_ms, 0).label("held_ms"))
+            .where(which)
+        ).first()  # fmt: skip
 
     def _session(self, conn: Connection, study: Study, row: Any) -> Session:
         a, r = assignment_table, response_table
@@ -798,6 +943,7 @@ class Store:
             created_ms=row.created_ms,
             completed_ms=row.completed_ms,
             slots=tuple(Slot(s.position, s.item_id, s.status, s.shown_ms, s.answer, bool(s.late)) for s in slots),
+            partial=bool(row.partial),
         )
 
     def _touch(self, conn: Connection, participant_id: int, now: int) -> None:
@@ -807,28 +953,36 @@ class Store:
     def _lease_ms(self, study: Study) -> int:
         return int(float(study.settings["timeout_minutes"]) * 60_000)
 
-    def _lease_until(self, study: Study, handed_ms: int, now: int) -> int:
-        """A lease renewed now: the study's lease from now, but never past ``answer_minutes``
-        (or one lease, if longer) after the question was handed."""
-        lease = self._lease_ms(study)
-        return min(now + lease, handed_ms + max(lease, self.answer_ms))
+    def hold_budget_ms(self, study: Study) -> int:
+        """How long one session may hold questions without answering them, in all: ``answer_minutes``,
+        or one lease if that is longer."""
+        return max(self._lease_ms(study), self.answer_ms)
+
+    def _lease_until(self, study: Study, handed_ms: int, now: int, held_ms: int) -> int:
+        """A lease renewed now: the study's lease from now, but never past what is left of the
+        session's hold budget (:meth:`hold_budget_ms` less ``held_ms``, charged by the questions it
+        held before) after the question was handed; just before the handing when nothing is left."""
+        left = self.hold_budget_ms(study) - held_ms
+        return min(now + self._lease_ms(study), handed_ms + left) if left > 0 else handed_ms - 1
 
     def _expired(self, row: Any, now: int) -> bool:
-        """Whether an unfinished participant has gone ``idle_minutes`` without an answer."""
-        return row.completed_ms is None and now - (row.last_answer_ms or row.created_ms) > self.idle_ms
+        """Whether an unfinished participant has gone ``idle_minutes`` without an answer (or a wait)."""
+        return row.completed_ms is None and now - row.idle_from_ms > self.idle_ms
 
     # ----------------------------------------------------------------- handing out questions
     def advance(self, study: Study, token: str, key: str) -> Step:
         """The participant's next step (see :class:`Step`), handing out a question when they hold none.
 
         The question on screen is kept while its lease lives, and also after it ran out when
-        the item still has room (its lease is renewed); otherwise it is released and another
-        comes. A new question is the item furthest below its target (target minus unflagged
+        the item still has room (its lease is renewed, within the session's hold budget);
+        otherwise it is released, its time held charged to the budget, and another comes. A new question is the item furthest below its target (target minus unflagged
         answers minus live leases; ties at random) among those the participant has not
         answered; attention checks are placed at random among the participant's questions.
         When every item below its target is on others' screens, a participant with a platform
-        id takes over the lease least recently renewed by a participant without one (whose
-        answer, if it still comes, is kept and flagged late); anyone else waits. A participant
+        id and hold budget left takes over the lease least recently renewed by a participant
+        without one (whose answer, if it still comes, is kept and flagged late); anyone else
+        waits, and waiting restarts the idle clock of a participant with hold budget left (a
+        session that spent it holding questions it never answered expires as it would). A participant
         who has begun and finds every item at its target gets items that have their answers
         (the answers kept, flagged late) until their quota is answered: ``done`` needs every
         question of the quota (``items_per_participant`` + ``checks_per_participant``) answered.
@@ -843,11 +997,12 @@ class Store:
         a = assignment_table
         return list(
             conn.execute(
-                select(a.c.id, a.c.item_id, a.c.position, a.c.status, a.c.assigned_ms, a.c.lease_until_ms, a.c.shown_ms)
+                select(a.c.id, a.c.participant_id, a.c.item_id, a.c.position, a.c.status, a.c.assigned_ms,
+                       a.c.lease_until_ms, a.c.shown_ms, a.c.released_ms)
                 .where(a.c.participant_id == participant_id)
                 .order_by(a.c.position)
             ).all()
-        )
+        )  # fmt: skip
 
     def _room(self, conn: Connection, study: Study, slot: Any, now: int) -> bool:
         """Whether the item of ``slot`` has room for one more unflagged answer or live lease besides
@@ -858,26 +1013,29 @@ class Store:
         own = slot.status == ASSIGNED and slot.lease_until_ms >= now
         return answered + live - own < int(study.settings["annotators"])
 
-    def _keep(self, conn: Connection, study: Study, slot: Any, now: int) -> bool:
-        """Renew the lease of a held question (up to its cap, :meth:`_lease_until`) if it is live or
-        the item has room; else release it. Past its cap the question stays on screen while the item
-        has room, but its lease no longer counts: others may be handed the item."""
+    def _keep(self, conn: Connection, study: Study, slot: Any, now: int, held_ms: int) -> bool:
+        """Renew the lease of a held question (within the hold budget, :meth:`_lease_until`) if it is
+        live or the item has room; else release it. Past the budget the question stays on screen
+        while the item has room, but its lease no longer counts: others may be handed the item."""
         a = assignment_table
         if slot.lease_until_ms >= now or self._room(conn, study, slot, now):
-            lease = self._lease_until(study, slot.assigned_ms, now)
+            lease = max(slot.lease_until_ms, self._lease_until(study, slot.assigned_ms, now, held_ms))
             conn.execute(update(a).where(a.c.id == slot.id).values(lease_until_ms=lease))
             return True
-        conn.execute(update(a).where(a.c.id == slot.id).values(status=RELEASED, released_ms=now))
+        self._release(conn, a.c.id == slot.id, now)
         return False
 
     def _advance(self, conn: Connection, study: Study, row: Any, now: int) -> Step:
         expired = self._expired(row, now)
         if expired:
             self._release_all(conn, row.id, now)
+            row = self._row(conn, participant_table.c.id == row.id)
         mine = self._mine(conn, row.id)
         for slot in mine:
-            if slot.status == ASSIGNED and self._keep(conn, study, slot, now):
-                return Step(QUESTION, slot.position)
+            if slot.status == ASSIGNED:
+                if self._keep(conn, study, slot, now, row.held_ms):
+                    return Step(QUESTION, slot.position)
+                row = self._row(conn, participant_table.c.id == row.id)  # its hold budget was charged
         if row.completed_ms is not None:
             return Step(DONE)
         answered = {s.item_id for s in mine if s.status == ANSWERED}
@@ -887,7 +1045,9 @@ class Store:
         if want_items <= 0 and want_checks <= 0:
             return Step(DONE)
         if expired:
-            return Step(EXPIRED)
+            if not answered or self.after_idle == PARTIAL:
+                return Step(PARTIAL if answered else EXPIRED)
+            self._rest(conn, row.id, now)  # back after the idle limit: the rest of their questions
         counts = self._counts(conn, study.study_id, now)
         target = int(study.settings["annotators"])
         open_items, below, rest, checks = [], [], [], []
@@ -911,22 +1071,43 @@ class Store:
             and checks
             and (want_items <= 0 or self.rng.random() < want_checks / (want_items + want_checks))
         ):
-            return self._hand(conn, study, row.id, min(checks)[2], mine, now)
+            return self._hand(conn, study, row, min(checks)[2], mine, now)
         if want_items > 0:
             if open_items:
-                return self._hand(conn, study, row.id, min(open_items)[2], mine, now)
+                return self._hand(conn, study, row, min(open_items)[2], mine, now)
             if below:
-                taken = self._take_over(conn, study, below, now) if row.external_id is not None else None
+                budget_left = row.held_ms < self.hold_budget_ms(study)
+                taken = self._take_over(conn, study, below, now) if row.external_id and budget_left else None
                 if taken is not None:
-                    return self._hand(conn, study, row.id, taken, mine, now)
+                    return self._hand(conn, study, row, taken, mine, now)
                 if want_checks > 0 and checks:
-                    return self._hand(conn, study, row.id, min(checks)[2], mine, now)
-                return Step(WAIT)
+                    return self._hand(conn, study, row, min(checks)[2], mine, now)
+                if budget_left:  # waiting is not idling (but a session that spent its budget idles on)
+                    self._rest(conn, row.id, now)
+                return Step(WAIT, wait_s=self._question_expected(conn, study, below, now))
             if rest:  # every item has its answers: the participant's last ones are kept, flagged late
-                return self._hand(conn, study, row.id, min(rest)[2], mine, now)
+                return self._hand(conn, study, row, min(rest)[2], mine, now)
         if want_checks > 0 and checks:
-            return self._hand(conn, study, row.id, min(checks)[2], mine, now)
+            return self._hand(conn, study, row, min(checks)[2], mine, now)
         return Step(DONE)
+
+    def _rest(self, conn: Connection, participant_id: int, now: int) -> None:
+        """Start the participant's idle clock again (told to wait, or back after the idle limit)."""
+        p = participant_table
+        conn.execute(update(p).where(p.c.id == participant_id).values(idle_from_ms=now))
+
+    def _question_expected(self, conn: Connection, study: Study, items: list[str], now: int) -> int:
+        """Seconds until the first live lease on one of ``items`` runs out (it is answered sooner, or freed then)."""
+        a = assignment_table
+        first = conn.execute(
+            select(func.min(a.c.lease_until_ms)).where(
+                a.c.study_id == study.study_id,
+                a.c.status == ASSIGNED,
+                a.c.lease_until_ms >= now,
+                a.c.item_id.in_(items),
+            )
+        ).scalar()
+        return _seconds((first if first is not None else now + self._lease_ms(study)) - now)
 
     def _take_over(self, conn: Connection, study: Study, items: list[str], now: int) -> str | None:
         """Release the live lease, on one of ``items``, least recently renewed by a participant without a platform id."""
@@ -946,15 +1127,14 @@ class Store:
         ).first()
         if victim is None:
             return None
-        conn.execute(update(a).where(a.c.id == victim.id).values(status=RELEASED, released_ms=now))
+        self._release(conn, a.c.id == victim.id, now)
         return str(victim.item_id)
 
-    def _hand(
-        self, conn: Connection, study: Study, participant_id: int, item_id: str, mine: list[Any], now: int
-    ) -> Step:
-        """Lease ``item_id`` to the participant (again, if it was released from them earlier)."""
+    def _hand(self, conn: Connection, study: Study, row: Any, item_id: str, mine: list[Any], now: int) -> Step:
+        """Lease ``item_id`` to the participant of ``row`` (again, if it was released from them earlier),
+        for what is left of their hold budget."""
         a = assignment_table
-        lease = self._lease_until(study, now, now)
+        lease = self._lease_until(study, now, now, row.held_ms)
         earlier = next((s for s in mine if s.item_id == item_id), None)
         if earlier is not None:
             conn.execute(
@@ -966,7 +1146,7 @@ class Store:
         position = max((s.position for s in mine), default=0) + 1
         conn.execute(
             a.insert().values(
-                participant_id=participant_id,
+                participant_id=row.id,
                 study_id=study.study_id,
                 item_id=item_id,
                 position=position,
@@ -990,20 +1170,22 @@ class Store:
             slot = next((s for s in self._mine(conn, row.id) if s.position == position), None)
             if slot is None:
                 raise UnknownSession(f"this session has no question {position}")
-            if slot.status == ASSIGNED and self._keep(conn, study, slot, now) and slot.shown_ms is None:
+            kept = slot.status == ASSIGNED and self._keep(conn, study, slot, now, row.held_ms)
+            if kept and slot.shown_ms is None:
                 conn.execute(update(a).where(a.c.id == slot.id).values(shown_ms=now))
             return self._session(conn, study, row)
 
     def complete(self, study: Study, token: str, key: str) -> tuple[Step, Session]:
-        """Mark the participant as finished when their step is ``done`` (idempotent); returns the step and session."""
+        """Mark the participant as finished when their step is ``done``, or as finished in part when
+        it is ``partial`` (idempotent); returns the step and session (``partial`` says which)."""
         now = self.clock()
         with self._write(study.study_id) as conn:
             row = self._participant(conn, study, token, key)
             self._touch(conn, row.id, now)
             step = self._advance(conn, study, row, now)
-            if step.kind == DONE and row.completed_ms is None:
+            if step.kind in (DONE, PARTIAL) and row.completed_ms is None:
                 p = participant_table
-                conn.execute(update(p).where(p.c.id == row.id).values(completed_ms=now))
+                conn.execute(update(p).where(p.c.id == row.id).values(completed_ms=now, partial=step.kind == PARTIAL))
                 row = self._participant(conn, study, token, key)
             return step, self._session(conn, study, row)
 
@@ -1032,16 +1214,22 @@ class Store:
         answer: int,
         familiarity: int | None,
         rt_ms: int | None,
+        *,
+        client: str | None = None,
+        user_agent: str | None = None,
     ) -> tuple[Slot, Step]:
         """Store the answer to question ``position``; returns the answered slot and the participant's
         next step (:meth:`advance`, taken in the same transaction, so the reply can lead straight on).
+        ``client`` (an opaque hash of the address) and ``user_agent`` (the browser's, cut to
+        :data:`USER_AGENT_CHARS`) are stored with the answer.
 
         Refused: a second answer (:class:`AlreadyAnswered`), an answer to a question never shown
         to the participant (:class:`NotShown`), an answer or familiarity that does not fit the
         item (:class:`InputError`). An answer to a question released from the participant, or
         whose lease ran out while the item filled up, is stored with ``late`` set. The response
         time is the browser's measurement when given and plausible (not longer than the time
-        since the page was first served), otherwise the server's.
+        since the page was first served), otherwise the server's. An answer restarts the idle clock,
+        and the answer to a released question gives back the hold budget it was charged.
         """
         now = self.clock()
         a = assignment_table
@@ -1077,11 +1265,20 @@ class Store:
                         shown_ms=slot.shown_ms,
                         answered_ms=now,
                         late=late,
+                        client_hash=client,
+                        user_agent=user_agent[:USER_AGENT_CHARS] if user_agent else None,
                     )
                 )
                 conn.execute(update(a).where(a.c.id == slot.id).values(status=ANSWERED))
                 p = participant_table
-                conn.execute(update(p).where(p.c.id == row.id).values(last_seen_ms=now, last_answer_ms=now))
+                refund = _held(slot, slot.released_ms) if slot.status == RELEASED else 0
+                conn.execute(
+                    update(p)
+                    .where(p.c.id == row.id)
+                    .values(
+                        last_seen_ms=now, last_answer_ms=now, idle_from_ms=now, held_ms=max(0, row.held_ms - refund)
+                    )
+                )
                 answered = Slot(position, slot.item_id, ANSWERED, slot.shown_ms, answer, late)
                 return answered, self._advance(conn, study, self._participant(conn, study, token, key), now)
         except IntegrityError:
@@ -1102,12 +1299,15 @@ class Store:
                 r.c.shown_ms,
                 r.c.answered_ms,
                 r.c.late,
+                r.c.client_hash.label("answer_client_hash"),
+                r.c.user_agent,
                 p.c.annotator,
                 p.c.token,
                 p.c.external_id,
                 p.c.client_hash,
                 p.c.created_ms,
                 p.c.completed_ms,
+                p.c.partial,
                 a.c.position,
             )
             .join(p, p.c.id == r.c.participant_id)
@@ -1124,7 +1324,8 @@ class Store:
             return self._counts(conn, study_id, self.clock())
 
     def participants(self, study_id: str) -> list[dict[str, Any]]:
-        """Participants with their platform ids (for paying them; never exported with responses)."""
+        """Participants with their platform ids (for paying them; never exported with responses), and
+        ``held_ms``: how long each held questions it released unanswered (its hold budget spent)."""
         p, r = participant_table, response_table
         answers = select(r.c.participant_id, func.count().label("answers")).group_by(r.c.participant_id).subquery()
         query = (
@@ -1139,7 +1340,9 @@ class Store:
                 p.c.last_seen_ms,
                 p.c.last_answer_ms,
                 p.c.completed_ms,
+                p.c.partial,
                 p.c.evicted_ms,
+                func.coalesce(p.c.held_ms, 0).label("held_ms"),
                 func.coalesce(answers.c.answers, 0).label("answers"),
             )
             .outerjoin(answers, answers.c.participant_id == p.c.id)
@@ -1148,6 +1351,11 @@ class Store:
         )
         with self._read() as conn:
             return [dict(row._mapping) for row in conn.execute(query)]
+
+
+def _held(slot: Any, until: int) -> int:
+    """Milliseconds a question was held: from handing to ``until``, or to the end of its lease if that came first."""
+    return max(0, min(until, slot.lease_until_ms) - slot.assigned_ms)
 
 
 def _evicted() -> Evicted:

@@ -312,8 +312,8 @@ def free_port(host: str = "127.0.0.1") -> int:
 
 class LiveServer:
     """Serve an ASGI app with uvicorn on loopback in a background thread (a context manager);
-    ``options`` are those of :func:`tealeaves.study.web.limits.server_options` (``forwarded_allow_ips``,
-    ``root_path``)."""
+    ``options`` are those of :func:`tealeaves.study.web.limits.server_options` (``root_path``; the
+    trusted proxies are the app's, :func:`~tealeaves.study.web.app.create_app`)."""
 
     def __init__(self, app: Any, host: str = "127.0.0.1", port: int | None = None, **options: Any):
         import uvicorn

@@ -1,8 +1,15 @@
 // Question pages: the response time measured in the browser, and answering by keyboard
-// (a number picks an answer, a, b or c the familiarity, Enter submits). Served from the app
-// itself, so the Content-Security-Policy allows scripts from 'self' only.
+// (a number picks an answer, a, b or c the familiarity, Enter submits). Waiting pages: trying
+// again by themselves after the seconds their data-retry-after says. Served from the app itself,
+// so the Content-Security-Policy allows scripts from 'self' only.
 (function () {
   "use strict";
+  var retry = document.querySelector("[data-retry-after]");
+  if (retry) {
+    window.setTimeout(function () {
+      if (retry.tagName === "FORM") retry.submit(); else window.location.assign(retry.getAttribute("href"));
+    }, 1000 * parseInt(retry.getAttribute("data-retry-after"), 10));
+  }
   var start = performance.now();
   var form = document.getElementById("item");
   if (!form) return;

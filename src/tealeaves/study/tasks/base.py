@@ -177,7 +177,7 @@ class HumanTask:
         return len(item.words)
 
     def answers(self, item: Item) -> list[int]:
-        """The valid values of an answer: by default the display positions ``0 .. n_options - 1``."""
+        """The valid values of an answer: by default the display positions, ``0`` to ``n_options - 1``."""
         return list(range(self.n_options(item)))
 
     def is_correct(self, item: Item, answer: int) -> bool | None:

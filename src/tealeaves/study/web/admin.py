@@ -104,9 +104,10 @@ async def admin_login(request: Request, context: Context) -> Response:
 # --------------------------------------------------------------------------- behind the cookie
 @router.get("/admin", response_class=HTMLResponse)
 async def admin(request: Request, context: Context) -> Response:
-    """Progress per item and model, live scores, attention checks, the exports."""
+    """Progress per item and model, live scores, attention checks, the exports, and what this server
+    process saw that says the trusted proxies are set wrong."""
     data = await run_in_threadpool(summary, context.study, context.store)
-    return page(request, "admin.html", summary=data, wide=True)
+    return page(request, "admin.html", summary=data, wide=True, notices=list(context.watch.notices.values()))
 
 
 @router.post("/admin/evict")

@@ -19,7 +19,7 @@ from tealeaves.errors import InputError
 from tealeaves.study.design import Study
 from tealeaves.study.store import ANSWERED, Session, Store
 from tealeaves.study.web.forms import TOKEN_VALUE
-from tealeaves.study.web.limits import client_key
+from tealeaves.study.web.limits import Hop, Network, ProxyWatch, client_key, within
 from tealeaves.study.web.security import ADMIN_CHECKS_IN_FLIGHT, AdminCookie, DeviceCookie
 
 
@@ -41,6 +41,11 @@ class StudyContext:
         A regular expression every ``PROLIFIC_PID`` must match as a whole (compiled: ``pid_check``).
     admin_slow_lane : float
         Seconds between the admin login attempts checked from a locked-out address or device.
+    lab_networks : list of networks
+        Client networks the operator vouches for (a lab, a university NAT): their participants are
+        bounded by neither per-address bound.
+    watch : ProxyWatch
+        What this process saw that says the trusted proxies are set wrong (the admin page shows it).
     admin_cookie, device_cookie
         The admin's session and device cookies.
     checks : dict of str to asyncio.Semaphore
@@ -56,6 +61,8 @@ class StudyContext:
     pid_pattern: str | None
     live_per_pid_pattern: int
     admin_slow_lane: float
+    lab_networks: list[Network] = field(default_factory=list)
+    watch: ProxyWatch = field(default_factory=ProxyWatch)
     pid_check: re.Pattern[str] | None = field(init=False)
     admin_cookie: AdminCookie = field(init=False)
     device_cookie: DeviceCookie = field(init=False)
@@ -118,6 +125,16 @@ class StudyContext:
     def client_hash(self, request: Request) -> str | None:
         """The client's address (:func:`~tealeaves.study.web.limits.client_key`) hashed under the study secret."""
         return self.study.derive("client", client_key(request.client.host)).hex()[:32] if request.client else None
+
+    def in_lab(self, request: Request) -> bool:
+        """Whether the client's address is in one of the :attr:`lab_networks`."""
+        return request.client is not None and within(request.client.host, self.lab_networks)
+
+    @staticmethod
+    def hop(request: Request) -> Hop | None:
+        """How the request reached the app (:class:`~tealeaves.study.web.limits.ForwardedFor`)."""
+        hop: Hop | None = request.scope.get("state", {}).get("hop")
+        return hop
 
     def from_cookie(self, request: Request) -> tuple[str, str] | None:
         """The session token and key the browser's cookie holds, if it holds a well-formed one."""

@@ -9,10 +9,13 @@ Questions are handed out one at a time, each under a short lease renewed by acti
 (:meth:`~tealeaves.study.store.Store.advance`): a participant who starts and leaves holds at most
 one question, and only for the lease. With ``require_pid`` (always when the study redirects to
 Prolific) a start needs a ``PROLIFIC_PID``; new participants per client address are bounded
-(:mod:`tealeaves.study.web.limits`). A start with a known ``PROLIFIC_PID`` resumes that
-participant, and the consent form carries a nonce, so a lost reply or a double click never makes
-a second participant or locks one out. The completion code is shown only when every question
-handed to the participant, attention checks included, is answered.
+(:mod:`tealeaves.study.web.limits`); a start refused for that, and a participant for whom every
+question is on someone else's screen, get a waiting page that says when a place or a question is
+expected (``Retry-After``) and tries again by itself. A start with a known ``PROLIFIC_PID``
+resumes that participant, and the consent form carries a nonce, so a lost reply or a double click
+never makes a second participant or locks one out. The completion code is shown only when every
+question handed to the participant, attention checks included, is answered; a participant with
+answers back after the idle limit gets the code for partial completion when the server gives those.
 
 A participant's session lives at ``/s/{token}/...``; the browser holds the session's key in an
 HttpOnly cookie, and a request whose key does not match is refused (403: :data:`SessionKey
@@ -35,7 +38,18 @@ from starlette.responses import HTMLResponse, RedirectResponse, Response
 
 from tealeaves.study import texts
 from tealeaves.study.exchange import completion_url
-from tealeaves.study.store import ASSIGNED, DONE, EXPIRED, FULL, QUESTION, AlreadyAnswered, Step, StoreError
+from tealeaves.study.store import (
+    ASSIGNED,
+    DONE,
+    EXPIRED,
+    FULL,
+    PARTIAL,
+    QUESTION,
+    AlreadyAnswered,
+    Step,
+    StoreError,
+    TooManyStarts,
+)
 from tealeaves.study.tasks.registry import task_named
 from tealeaves.study.web.context import StudyContext
 from tealeaves.study.web.dependencies import Context, ParticipantSession, QuestionNumber, SessionKey
@@ -47,6 +61,7 @@ from tealeaves.study.web.forms import (
     platform_ids,
     read_form,
 )
+from tealeaves.study.web.limits import client_key
 from tealeaves.study.web.pages import ITEM_SCRIPT, TASK_TEMPLATE, Refused, go, message, needs_pid, page, root
 
 router = APIRouter()
@@ -102,20 +117,29 @@ async def start(request: Request, context: Context) -> Response:
     if context.require_pid and pid is None:
         raise needs_pid()
     key = context.session_key("pid", pid) if pid else context.session_key("nonce", nonce) if nonce else None
-    token, key = await run_in_threadpool(
-        lambda: context.store.start(
-            context.study,
-            pid,
-            platform.get("STUDY_ID"),
-            platform.get("SESSION_ID"),
-            key=key,
-            nonce=None if pid else nonce,
-            client=context.client_hash(request),
-            starts_per_client=context.starts_per_client,
-            live_per_client=context.live_per_client,
-            live_per_pid_class=context.live_per_pid_pattern,
+    lab = context.in_lab(request)
+    if request.client is not None and not lab:
+        context.watch.started(client_key(request.client.host), context.hop(request))
+    try:
+        token, key = await run_in_threadpool(
+            lambda: context.store.start(
+                context.study,
+                pid,
+                platform.get("STUDY_ID"),
+                platform.get("SESSION_ID"),
+                key=key,
+                nonce=None if pid else nonce,
+                client=context.client_hash(request),
+                starts_per_client=0 if lab else context.starts_per_client,
+                live_per_client=0 if lab else context.live_per_client,
+                live_per_pid_class=context.live_per_pid_pattern,
+            )
         )
-    )
+    except TooManyStarts as refused:
+        seconds = refused.retry_after or WAIT_RETRY
+        form = {**platform, **({"nonce": nonce} if nonce else {})}
+        text = f"Sorry: {refused}."
+        return _waiting(request, "Please wait for a place", text, "place", seconds, 429, form)
     response = go(request, f"/s/{token}/instructions")
     response.set_cookie(
         context.session_cookie,
@@ -140,12 +164,55 @@ async def decline(request: Request) -> Response:
     )
 
 
+# --------------------------------------------------------------------------- waiting
+WAIT_RETRY = 60
+"""Seconds a waiting page waits at most before it tries again by itself (it says when a place is expected)."""
+
+
+def about(seconds: int) -> str:
+    """A wait in words: ``about 40 seconds``, ``about 3 minutes``, ``about 2 hours``."""
+    for unit, size in (("hour", 3600), ("minute", 60)):
+        if seconds >= 1.5 * size:
+            return f"about {round(seconds / size)} {unit}s"
+    return f"about {max(1, seconds)} seconds"
+
+
+def _waiting(
+    request: Request,
+    heading: str,
+    text: str,
+    awaited: str,
+    seconds: int,
+    status: int = 200,
+    form: dict[str, str] | None = None,
+) -> HTMLResponse:
+    """A waiting page that says when the ``awaited`` (a place, a question) is expected to come free
+    (also as ``Retry-After``) and tries again by itself within :data:`WAIT_RETRY` seconds: the start
+    again (``form``: its fields), or the page's own address."""
+    retry = max(1, min(seconds, WAIT_RETRY))
+    response = page(
+        request,
+        "wait.html",
+        status,
+        heading=heading,
+        message=text,
+        awaited=awaited,
+        when=about(seconds),
+        platform=form,
+        link=f"{root(request)}{request.url.path.removeprefix(root(request))}",
+        retry=retry,
+        every=about(retry).removeprefix("about "),
+    )
+    response.headers["Retry-After"] = str(seconds)
+    return response
+
+
 # --------------------------------------------------------------------------- the session
 def _step(request: Request, token: str, step: Step) -> Response:
     """The page of the participant's next step: a question, the end, or a page saying why not."""
     if step.kind == QUESTION:
         return go(request, f"/s/{token}/q/{step.position}")
-    if step.kind == DONE:
+    if step.kind in (DONE, PARTIAL):
         return go(request, f"/s/{token}/done")
     if step.kind == FULL:
         return _full(request)
@@ -153,18 +220,16 @@ def _step(request: Request, token: str, step: Step) -> Response:
         return message(
             request,
             "Your session has expired",
-            "You answered no question for a long time, so your place went to others. The answers you gave "
-            "are kept. If you came from a recruitment site, please return the study there.",
+            "You answered no question for a long time, so your place went to others. If you came from a "
+            "recruitment site, please return the study there.",
         )
-    return page(
+    return _waiting(
         request,
-        "message.html",
-        heading="Please wait a moment",
-        message="Every question that still needs answers is on another participant's screen right now. "
-        "Questions come free when others answer them or leave; please try again in a minute.",
-        link=f"{root(request)}/s/{token}/next",
-        link_text="Try again",
-        marker="wait",
+        "Please wait a moment",
+        "Every question that still needs answers is on another participant's screen right now; they come "
+        "free when others answer them or leave.",
+        "question",
+        step.wait_s or WAIT_RETRY,
     )
 
 
@@ -235,8 +300,11 @@ async def answer(request: Request, token: str, key: SessionKey, number: Question
     familiarity = integer_field(form.get("familiarity"), "familiarity", digits=1)
     rt_ms = integer_field(form.get("rt_ms"), "rt_ms", digits=9)
     store, study = context.store, context.study
+    sender = {"client": context.client_hash(request), "user_agent": request.headers.get("user-agent")}
     try:
-        slot, step = await run_in_threadpool(store.record, study, token, key, number, value, familiarity, rt_ms)
+        slot, step = await run_in_threadpool(
+            lambda: store.record(study, token, key, number, value, familiarity, rt_ms, **sender)
+        )
     except AlreadyAnswered:  # a double click or a resent form: the first answer is kept, go on
         return go(request, f"/s/{token}/next")
     if context.settings.get("show_answer") and study.item(slot.item_id).intruder_position is not None:
@@ -271,14 +339,16 @@ async def model_answer(
 
 @router.get("/s/{token}/done", response_class=HTMLResponse)
 async def done(request: Request, token: str, key: SessionKey, context: Context) -> Response:
-    """The completion code, or the redirect to the recruitment site with it, once every question is answered."""
+    """The completion code, or the redirect to the recruitment site with it, once every question is
+    answered; the code for partial completion to a participant the store finished in part."""
     step, session = await run_in_threadpool(context.store.complete, context.study, token, key)
-    if step.kind != DONE:
+    if step.kind not in (DONE, PARTIAL):
         return _step(request, token, step)
-    code = context.study.code_for(session.external_id or session.token)
+    raw_id = session.external_id or session.token
+    code = context.study.partial_code_for(raw_id) if session.partial else context.study.code_for(raw_id)
     if context.redirect:
         return RedirectResponse(completion_url(context.redirect, code), status_code=303)
-    return page(request, "done.html", answered=session.answered, code=code, redirect=None)
+    return page(request, "done.html", answered=session.answered, code=code, redirect=None, partial=session.partial)
 
 
 # --------------------------------------------------------------------------- assets and health

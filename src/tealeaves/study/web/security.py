@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import math
 import secrets
 import time
 from urllib.parse import urlsplit
@@ -47,6 +48,39 @@ ADMIN_CHECKS_IN_FLIGHT = 2
 """PBKDF2 checks of admin tokens running at once in a server process (plus one for device cookies)."""
 ADMIN_CHECK_WAIT = 10.0
 """Seconds an admitted login attempt waits for a free check before it is refused as busy (503)."""
+
+
+MIN_TOKEN_CHARACTERS = 12
+MIN_TOKEN_BITS = 64
+"""The least strength of an admin token one chooses (:func:`check_admin_token`): at 64 bits, the
+slow lane's 960 guesses a day from each of the 65,536 /64 networks of an IPv6 /48 (63 million
+a day) need 400,000 years for an even chance."""
+CHARACTER_CLASSES = (("abcdefghijklmnopqrstuvwxyz", 26), ("ABCDEFGHIJKLMNOPQRSTUVWXYZ", 26), ("0123456789", 10))
+
+
+def token_bits(token: str) -> float:
+    """A generous estimate of a token's strength in bits: its length times log2 of the alphabet of
+    the character classes it uses (lower case 26, upper case 26, digits 10, anything else 33)."""
+    alphabet = sum(size for letters, size in CHARACTER_CLASSES if any(c in letters for c in token))
+    alphabet += 33 if any(not any(c in letters for letters, _ in CHARACTER_CLASSES) for c in token) else 0
+    return len(token) * math.log2(alphabet) if alphabet else 0.0
+
+
+def check_admin_token(token: str) -> str:
+    """Refuse a chosen admin token that is short, repetitive or weak: at least
+    :data:`MIN_TOKEN_CHARACTERS` characters, at least 10 of them (or half, if fewer) different, and at least
+    :data:`MIN_TOKEN_BITS` by :func:`token_bits` (14 random lower-case letters, 11 random letters
+    and digits). This turns away the obviously guessable (``password``, ``studystudystudy1``, a
+    date), not a phrase that merely looks long: choose a random token (``serve`` makes one of 144 bits)."""
+    repetitive = len(set(token)) < min(10, len(token) / 2)
+    if len(token) < MIN_TOKEN_CHARACTERS or repetitive or token_bits(token) < MIN_TOKEN_BITS:
+        raise InputError(
+            f"the admin token is too easy to guess: give at least {MIN_TOKEN_CHARACTERS} characters, at least 10 "
+            f"of them different, mixing letters, digits and signs for {MIN_TOKEN_BITS} bits or more (this one: "
+            f"{len(token)} characters, {token_bits(token):.0f} bits); a random one is best: "
+            "python -c 'import secrets; print(secrets.token_urlsafe(18))'"
+        )
+    return token
 
 
 def admin_verifier(study_id: str, token: str) -> str:
