@@ -43,12 +43,14 @@ from shared_data import add_data_option, data_path
 
 
 def prepare_inputs(data: Path, work: Path) -> tuple[Path, Path]:
-    """The training posts and the index of the held-out posts (the reference corpus)."""
+    """The training posts and the index of the held-out posts (the reference corpus), prepared
+    from ``data`` (the data folder) unless ``work`` holds them."""
     from tealeaves import prepare
     from tealeaves.coherence import RefIndex
 
     corpus_dir, index_dir = work / "corpus", work / "reference-index"
     if not corpus_dir.exists():
+        data = data_path(data, "20news")
         print(f"# preparing {data} (not timed)", flush=True)
         prepare(data, out=corpus_dir, heldout=0.3, seed=0, workers=os.cpu_count())
     if not index_dir.exists():
@@ -83,9 +85,8 @@ def main() -> None:
     from tealeaves.corpus import Corpus
     from tealeaves.model_selection import SweepConfig, sweep
 
-    news = data_path(args.data, "20news")
     work = args.work or Path(tempfile.mkdtemp(prefix="tealeaves-sweep-"))
-    corpus_dir, index_dir = prepare_inputs(news, work)
+    corpus_dir, index_dir = prepare_inputs(args.data, work)
     corpus = Corpus.load(corpus_dir)
     if args.full:
         full_sweep(args, corpus_dir, index_dir)

@@ -159,21 +159,54 @@ class DocTerm:
         """The counts of documents ``rows`` (in that order) on the device."""
         return _batch_of(self.counts[rows], self.lengths[rows], self.device)
 
+    @functools.cached_property
+    def resident(self) -> dict[str, Any]:
+        """The whole CSR matrix and the documents' lengths, copied to the device once."""
+        torch = require_torch()
 
-def stacked_batch(parts: list[tuple[DocTerm, np.ndarray]], device: Any) -> Batch:
-    """The minibatches of several trials as one :class:`Batch`: trial t's documents ``rows`` of its
-    :class:`DocTerm` become rows t·B to (t+1)·B − 1 and its words columns t·V to (t+1)·V − 1 of a
-    block-diagonal matrix (T·B x T·V). A product with the T weight matrices stacked (T·V rows)
-    is then every trial's own product at once, each row summed in the order of its own batch."""
-    n_words = int(parts[0][0].counts.shape[1])
-    blocks = [data.counts[rows] for data, rows in parts]
-    stacked = sp.vstack(blocks, format="csr")
-    shift = np.repeat(np.arange(len(blocks)) * n_words, [block.nnz for block in blocks])
-    matrix = sp.csr_matrix(
-        (stacked.data, stacked.indices + shift, stacked.indptr), shape=(stacked.shape[0], n_words * len(blocks))
-    )
-    lengths = np.concatenate([data.lengths[rows] for data, rows in parts])
-    return _batch_of(matrix, lengths, device)
+        def put(array: np.ndarray, dtype: Any) -> Any:
+            return torch.from_numpy(np.ascontiguousarray(array)).to(device=self.device, dtype=dtype)
+
+        counts = self.counts
+        return {
+            "indptr": put(counts.indptr, torch.int64),
+            "indices": put(counts.indices, torch.int64),
+            "data": put(counts.data, torch.float32),
+            "lengths": put(self.lengths, torch.float32),
+        }
+
+    def stacked(self, rows: list[np.ndarray]) -> Batch:
+        """The minibatches ``rows`` of several trials (each of B documents) as one :class:`Batch`:
+        trial t's documents become rows t·B to (t+1)·B − 1 and its words columns t·V to
+        (t+1)·V − 1 of a block-diagonal matrix (T·B x T·V). A product with the T weight matrices
+        stacked (T·V rows) is then every trial's own product at once, each row summed in the order
+        of its own batch. Built on the device from :attr:`resident` (only the row numbers are
+        copied there), with the entries of each row in the order of :meth:`batch`."""
+        torch = require_torch()
+        on = self.resident
+        order = np.concatenate(rows)
+        sizes = np.diff(self.counts.indptr)[order]
+        nonzeros, n_docs, n_words = int(sizes.sum()), len(order), int(self.counts.shape[1])
+        picked = torch.from_numpy(order.astype(np.int64)).to(self.device)
+        starts, counts = on["indptr"][picked], on["indptr"][picked + 1] - on["indptr"][picked]
+        row_starts = torch.zeros(n_docs + 1, dtype=torch.int64, device=self.device)
+        row_starts[1:] = torch.cumsum(counts, dim=0)
+        doc = torch.repeat_interleave(torch.arange(n_docs, device=self.device), counts, output_size=nonzeros)
+        at = torch.arange(nonzeros, device=self.device) - row_starts[doc] + starts[doc]
+        word = on["indices"][at] + (doc // len(rows[0])) * n_words
+        values, lengths = on["data"][at], on["lengths"][picked]
+        return Batch(
+            n_docs=n_docs,
+            n_words=n_words * len(rows),
+            row_starts=row_starts.int(),
+            columns=word.int(),
+            word=word,
+            doc=doc,
+            counts=values,
+            shares=values / lengths.clamp(min=1.0)[doc],
+            lengths=lengths,
+            _cache={},
+        )
 
 
 def _batch_of(part: sp.csr_matrix, lengths: np.ndarray, device: Any) -> Batch:

@@ -52,7 +52,6 @@ from tealeaves.models.neural._training import (
     minibatches,
     require_torch,
     resolve_device,
-    stacked_batch,
 )
 from tealeaves.models.topic_model import TopicModel
 from tealeaves.progress import ProgressCallback, notify
@@ -296,7 +295,7 @@ def _train(
         tokens = np.zeros(stack.t)
         for b in range(len(orders[0])):
             rows = [item["docs"][order[b]] for item, order in zip(prepared, orders)]
-            per_doc = stack.loss(stacked_batch([(data, r) for r in rows], stack.device))
+            per_doc = stack.loss(data.stacked(rows))
             per_doc.mean(dim=1).sum().backward()
             stack.step()
             total += per_doc.detach().sum(dim=1)
@@ -328,8 +327,8 @@ def _completion(stack: _Stack, halves: tuple[DocTerm, ...], size: int) -> Callab
         rows = np.arange(lo, min(lo + size, first.n_docs))
         parts.append(
             (
-                stacked_batch([(first, rows)] * stack.t, stack.device),
-                stacked_batch([(second, rows)] * stack.t, stack.device),
+                first.stacked([rows] * stack.t),
+                second.stacked([rows] * stack.t),
             )
         )
 
