@@ -7,7 +7,10 @@
 set -u
 OUT=${OUT:-out}
 mkdir -p "$OUT"
-export PYTHONPATH=src TEALEAVES_CACHE=/tmp/tealeaves-cache
+# no gensim there: ETM gets the ρ learned here (--embeddings); an empty gensim package satisfies
+# the trainer registry's check, and nothing imports from it
+mkdir -p /tmp/stub/gensim && touch /tmp/stub/gensim/__init__.py
+export PYTHONPATH=src:/tmp/stub TEALEAVES_CACHE=/tmp/tealeaves-cache
 nvidia-smi --query-gpu=name,memory.total --format=csv | tee "$OUT/gpu.txt"
 # 1. one trial's epoch and batches of 8 and 32 against the matmul rate and the authors' loop
 timeout 150 python3 benchmarks/neural_vs_reference.py --dvae-ref none --etm-ref ETM --work work \

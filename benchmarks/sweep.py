@@ -78,12 +78,12 @@ def main() -> None:
     parser.add_argument("--embeddings", type=Path, default=None, help="ETM's ρ (.npy) instead of gensim's")
     parser.add_argument("--save-embeddings", type=Path, default=None, help="write the corpus' ETM ρ (.npy) and stop")
     parser.add_argument("--budget-trials", type=int, default=0, help="--full: ETM trials trained to their budget")
+    parser.add_argument("--budget-epochs", type=int, default=0, help="--full: cap their epochs (a smoke test)")
     parser.add_argument("--budget-out", type=Path, default=Path("budget"), help="--full: their topics go here")
     parser.add_argument("--score-budget", type=Path, default=None, help="--full: score the topics of --budget-out")
     args = parser.parse_args()
 
     from tealeaves.corpus import Corpus
-    from tealeaves.model_selection import SweepConfig, sweep
 
     work = args.work or Path(tempfile.mkdtemp(prefix="tealeaves-sweep-"))
     corpus_dir, index_dir = prepare_inputs(args.data, work)
@@ -91,6 +91,8 @@ def main() -> None:
     if args.full:
         full_sweep(args, corpus_dir, index_dir)
         return
+    from tealeaves.model_selection import SweepConfig, sweep
+
     caps = {"lda-gibbs": args.iterations, "dvae": args.epochs, "etm": args.epochs}
     config = SweepConfig(
         corpus=corpus_dir,
@@ -163,7 +165,8 @@ def full_sweep(args: argparse.Namespace, corpus_dir: Path, index_dir: Path) -> N
 
     from sweep_full import extrapolate, measure, score_budget, train_budget
     from tealeaves.corpus import Corpus
-    from tealeaves.model_selection import SweepConfig, plan
+    from tealeaves.model_selection.config import SweepConfig  # not the package: it asks for dask, needed here by none
+    from tealeaves.model_selection.run import plan
 
     if args.save_embeddings is not None:
         from tealeaves.models.neural.etm import cached_skip_gram_embeddings

@@ -23,6 +23,8 @@ from typing import Any
 
 import numpy as np
 
+TOP = 50  # words kept of each topic trained to its budget (the sweep scores the top 10)
+
 
 def step_seconds(task: str, run: Any) -> float:
     """Median seconds between the progress updates of ``task`` that ``run(progress)`` sends, the first left out."""
@@ -62,14 +64,17 @@ def measure(trials: list[Any], args: argparse.Namespace) -> dict[str, float]:
     steps = args.slice_steps
     for model in dict.fromkeys(t.model for t in trials):
         trial = next(t for t in trials if t.model == model)
-        if model == "lda-gibbs":
-            params = {**trial.params, "iterations": steps, "optimize_burn_in": 0}
-            train(corpus, model, k=trial.k, seed=trial.seed, **{**params, "iterations": 2})  # compiles
+        if model == "lda-gibbs":  # its progress comes every few sweeps: the whole run timed, after one that compiles
+            params = {**trial.params, "iterations": 10 * steps, "optimize_burn_in": 0}
+            train(corpus, model, k=trial.k, seed=trial.seed, **{**params, "iterations": 2})
+            started = time.perf_counter()
+            train(corpus, model, k=trial.k, seed=trial.seed, **params)
+            seconds[model] = (time.perf_counter() - started) / params["iterations"]
         else:
             params = {**trial.params, "epochs": steps, "device": args.device}
-        run = functools.partial(train, corpus, model, k=trial.k, seed=trial.seed, **params)
-        with given_embeddings(args.embeddings):
-            seconds[model] = step_seconds(f"train {model}", lambda p, run=run: run(progress=p))
+            run = functools.partial(train, corpus, model, k=trial.k, seed=trial.seed, **params)
+            with given_embeddings(args.embeddings):
+                seconds[model] = step_seconds(f"train {model}", lambda p, run=run: run(progress=p))
         print(
             f"# {model}: {seconds[model]:.3f} s per step ({'cpu' if model == 'lda-gibbs' else args.device})", flush=True
         )
@@ -101,13 +106,13 @@ def extrapolate(trials: list[Any], seconds: dict[str, float], args: argparse.Nam
         steps = sum(steps_of(t) for t in mine)
         hours = steps * seconds[model] / 3600
         row = {"model": model, "trials": len(mine), "steps": steps, "s_per_step": seconds[model]}
-        row["hours_cpu" if model == "lda-gibbs" else "hours_device_alone"] = hours / (
-            args.workers if model == "lda-gibbs" else 1
-        )
+        on_cpu = model == "lda-gibbs" or args.device == "cpu"  # trials --workers at a time
+        row["hours_cpu" if on_cpu else "hours_device_alone"] = hours / (args.workers if on_cpu else 1)
         if model == "etm" and "etm pack" in seconds:
             packs = pack_trials(mine, args.batch_trials, args.batch_memory_gb * 1e9)
             row["packs"] = len(packs)
-            row["hours_device_packed"] = sum(steps_of(p[0]) for p in packs) * seconds["etm pack"] / 3600
+            packed = sum(steps_of(p[0]) for p in packs) * seconds["etm pack"] / 3600
+            row["hours_device_packed"] = packed / (args.workers if on_cpu else 1)
         rows.append(row)
     return rows
 
@@ -123,6 +128,8 @@ def train_budget(trials: list[Any], args: argparse.Namespace) -> None:
     common = Counter(shape_key({"k": t.k, **t.params}) for t in etm_trials).most_common(1)[0][0]
     chosen = [t for t in etm_trials if shape_key({"k": t.k, **t.params}) == common][: args.budget_trials]
     settings = [{"k": t.k, "seed": t.seed, **t.params} for t in chosen]
+    if args.budget_epochs:  # a smoke test's cap, not the budget
+        settings = [{**setting, "epochs": args.budget_epochs} for setting in settings]
     print(f"# training {len(chosen)} etm trials of shape {common} to their budget on {args.device}", flush=True)
     started = time.perf_counter()
     with given_embeddings(args.embeddings):
@@ -130,34 +137,58 @@ def train_budget(trials: list[Any], args: argparse.Namespace) -> None:
     wall = time.perf_counter() - started
     out = args.budget_out
     out.mkdir(parents=True, exist_ok=True)
-    np.savez_compressed(out / "phi.npz", **{t.trial: m.phi.astype(np.float32) for t, m in zip(chosen, models)})
+    top = {t.trial: np.argsort(-m.phi, axis=1)[:, :TOP] for t, m in zip(chosen, models)}
+    np.savez_compressed(  # each topic's TOP most probable words and their probabilities (the rest is not scored)
+        out / "top.npz",
+        **{f"{name}.ids": ids.astype(np.int32) for name, ids in top.items()},
+        **{f"{t.trial}.p": np.take_along_axis(m.phi, top[t.trial], 1) for t, m in zip(chosen, models)},
+    )
     record = {
         "seconds": wall,
         "device": args.device,
         "trials": [
-            {"trial": t.trial, "params": t.params, "kept_epoch": m.manifest["training"]["checkpoint"]["epoch"]}
-            for t, m in zip(chosen, models)
+            {"trial": t.trial, "epochs": s["epochs"], "kept_epoch": m.manifest["training"]["checkpoint"]["epoch"]}
+            for t, s, m in zip(chosen, settings, models)
         ],
     }
     (out / "budget.json").write_text(json.dumps(record, indent=1, default=str))
-    print(f"# {len(chosen)} trials x {chosen[0].params['epochs']} epochs in {wall:.0f} s, written {out}", flush=True)
+    print(f"# {len(chosen)} trials x {settings[0]['epochs']} epochs in {wall:.0f} s, written {out}", flush=True)
+
+
+def topics_of(folder: Path, n_words: int) -> dict[str, np.ndarray]:
+    """Φ of each trial of :func:`train_budget`: its ``top.npz`` spread over the vocabulary, the
+    probability a topic leaves beyond its top words shared evenly by the rest (ranks kept)."""
+    from tealeaves.models.neural._training import normalise_rows
+
+    if (folder / "phi.npz").exists():  # a run's whole Φ (float32), when it was small enough to keep
+        return {name: normalise_rows(phi) for name, phi in np.load(folder / "phi.npz").items()}
+    top = np.load(folder / "top.npz")
+    topics = {}
+    for name in {key.rsplit(".", 1)[0] for key in top.files}:
+        ids, p = top[f"{name}.ids"], top[f"{name}.p"]
+        rest = np.clip(1 - p.sum(axis=1, keepdims=True), 0, None) / (n_words - ids.shape[1])
+        phi = np.repeat(np.minimum(rest, p.min(axis=1, keepdims=True) * 0.999), n_words, axis=1)
+        np.put_along_axis(phi, ids, p, axis=1)
+        topics[name] = normalise_rows(phi)
+    return topics
 
 
 def score_budget(trials: list[Any], folder: Path) -> None:
     """Score the topics of :func:`train_budget` as the sweep scores its trials, and select as it selects."""
     from tealeaves.corpus import Corpus
-    from tealeaves.model_selection import select_best
-    from tealeaves.model_selection.run import _record, results_frame, score_trial
+    from tealeaves.model_selection.run import _record, results_frame, score_trial, select_best
     from tealeaves.models import TopicModel
     from tealeaves.parallel import Outcome
 
     record = json.loads((folder / "budget.json").read_text())
-    phi = np.load(folder / "phi.npz")
+    phi = topics_of(folder, len(Corpus.load(trials[0].corpus).vocab))
     by_name = {t.trial: t for t in trials}
     vocab = Corpus.load(trials[0].corpus).vocab
     records = []
-    print("| trial | learning rate | weight decay | γ_η | epochs | kept epoch | NPMI | TU (top 5) | filter (b) |")
-    print("|---|---|---|---|---|---|---|---|---|")
+    print(
+        "| trial | learning rate | weight decay | γ_η | epochs | kept epoch | NPMI | TU (top 5) | filter (a) | filter (b) |"
+    )
+    print("|---|---|---|---|---|---|---|---|---|---|")
     for item in record["trials"]:
         trial = by_name[item["trial"]]
         result = score_trial(
@@ -166,7 +197,8 @@ def score_budget(trials: list[Any], folder: Path) -> None:
         records.append(_record(trial, Outcome(0, result, (), 1, None)))
         s, p = result["scores"], trial.params
         print(
-            f"| {trial.trial} | {p['learning_rate']} | {p['weight_decay']} | {int(p['anneal_lr'])} | {p['epochs']} "
-            f"| {item['kept_epoch']} | {s['npmi']:.4f} | {s['filter_uniqueness']:.2f} | {'kept' if s['filter_b'] else 'out'} |"
+            f"| {trial.trial} | {p['learning_rate']} | {p['weight_decay']} | {int(p['anneal_lr'])} | {item['epochs']} "
+            f"| {item['kept_epoch']} | {s['npmi']:.4f} | {s['filter_uniqueness']:.2f} | {'kept' if s['filter_a'] else 'out'} "
+            f"| {'kept' if s['filter_b'] else 'out'} |"
         )
     print(f"\nselected among them: {select_best(results_frame(tuple(records)))['etm']}")
