@@ -63,7 +63,24 @@ BETAS, EPS = (0.9, 0.999), 1e-8
 
 def shape_key(params: dict[str, Any]) -> tuple[Any, ...]:
     """What trials must share to be trained as one batch: k, the network's sizes, the embeddings'
-    seed, the minibatch size and the epochs (``etm.fit``'s defaults where ``params`` omits them)."""
+    seed, the minibatch size and the epochs (``etm.fit``'s defaults where ``params`` omits them).
+
+    Parameters
+    ----------
+    params : dict
+        A trial's ``k`` and ``etm.fit`` settings.
+
+    Returns
+    -------
+    tuple
+        The values of :data:`SHAPE`, in that order.
+
+    Examples
+    --------
+    >>> from tealeaves.models.neural.batched import shape_key
+    >>> shape_key({"k": 50, "learning_rate": 0.002, "epochs": 500})
+    (50, 800, 300, 0, 1000, 500)
+    """
     defaults = {"encoder_dim": 800, "embedding_dim": 300, "embedding_seed": 0, "batch_size": 1000, "epochs": 1000}
     return tuple(params.get(name, defaults.get(name)) for name in SHAPE)
 
@@ -73,7 +90,28 @@ def trial_bytes(n_words: int, n_docs: int, nonzeros: int, params: dict[str, Any]
     gradients and Adam's two moments (4 copies of V·H + H² + 2H·K + E·K), the kept checkpoint (one
     more), the decoder's V x K logits, β and their gradients (4 V·K), the minibatch's
     activations (8 B·H) and its nonzeros (ids, counts and the transposed copy: 8 per nonzero,
-    with ``nonzeros / n_docs`` per document), and the completion halves' counts (12 per nonzero)."""
+    with ``nonzeros / n_docs`` per document), and the completion halves' counts (12 per nonzero).
+
+    Parameters
+    ----------
+    n_words, n_docs, nonzeros : int
+        The corpus's vocabulary size V, documents and nonzero document-term counts.
+    params : dict
+        The trial's ``k`` and ``etm.fit`` settings.
+
+    Returns
+    -------
+    int
+        Bytes (float32 throughout).
+
+    Examples
+    --------
+    20 Newsgroups as the sweep trains it, Dieng et al.'s network sizes:
+
+    >>> from tealeaves.models.neural.batched import trial_bytes
+    >>> round(trial_bytes(7316, 13133, 900_000, {"k": 50}) / 1e6)
+    209
+    """
     k, hidden, dims = shape_key(params)[0], shape_key(params)[1], shape_key(params)[2]
     batch = min(shape_key(params)[4], n_docs)
     weights = n_words * hidden + hidden * hidden + 2 * hidden * k + dims * k + 2 * hidden + 2 * k
