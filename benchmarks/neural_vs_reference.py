@@ -1018,6 +1018,154 @@ def flops(args: argparse.Namespace, report: dict[str, Any]) -> None:
             print(f"| {name} | {model} | {work / 1e9:.1f} | {cells[0]} | {cells[1]} | {peak:.1f} |")
 
 
+# ---------------------------------------------------------------------------------- many trials
+
+
+def etm_embeddings(folder: Path, words: list[str]) -> np.ndarray:
+    """ρ of a prepared set as both ETMs read it (``reference/embeddings.txt``), kept beside it as
+    ``rho.npy``: on a machine without gensim the trainers are handed these instead of learning them."""
+    saved = folder / "rho.npy"
+    if saved.exists():
+        return np.load(saved)
+    table = np.loadtxt(folder / "reference" / "embeddings.txt", dtype=str, comments=None, ndmin=2)
+    rows = {word: i for i, word in enumerate(table[:, 0])}
+    vectors = table[[rows[w] for w in words], 1:].astype(np.float32)
+    np.save(saved, vectors)
+    return vectors
+
+
+def given_embeddings(vectors: np.ndarray) -> Any:
+    """A patch of ``etm.cached_skip_gram_embeddings`` that returns ``vectors`` (no gensim needed)."""
+    from unittest import mock
+
+    from tealeaves.models.neural import etm
+
+    return mock.patch.object(etm, "cached_skip_gram_embeddings", lambda *_: (vectors, {"cache": "given"}))
+
+
+def synchronize(device: str) -> None:
+    import torch
+
+    if device != "cpu":
+        torch.cuda.synchronize()
+
+
+def device_matmul_gflops(args: argparse.Namespace, m: int, n: int, inner: int, repeat: int = 50) -> float:
+    """A plain float32 ``torch.mm`` (m x inner)(inner x n) on ``--device``: its GFLOP/s."""
+    import torch
+
+    if args.device == "cpu":
+        return matmul_gflops(args.threads, m, n, inner)
+    a, b = torch.randn(m, inner, device=args.device), torch.randn(inner, n, device=args.device)
+    torch.mm(a, b)
+    synchronize(args.device)
+    started = time.perf_counter()
+    for _ in range(repeat):
+        torch.mm(a, b)
+    synchronize(args.device)
+    return 2.0 * m * n * inner * repeat / (time.perf_counter() - started) / 1e9
+
+
+def reference_etm_epochs(args: argparse.Namespace, data: dict[str, Any], rho: np.ndarray, epochs: int) -> list[float]:
+    """Seconds of each epoch of the authors' training loop (their ``main.py``'s ``train``: their
+    ``data.get_batch`` of dense counts, their ``ETM`` module's forward, Adam), evaluation left out:
+    a lower bound of their epoch, which also scores document completion."""
+    import torch
+
+    sys.path[:0] = [str(args.etm_ref)]
+    import data as reference_data  # the reference checkout's modules
+    import etm as reference_etm
+    import scipy.io
+
+    folder = data["folder"] / "reference" / "etm"
+    tokens = scipy.io.loadmat(folder / "bow_tr_tokens.mat")["tokens"].squeeze()  # as their data.py reads them
+    counts = scipy.io.loadmat(folder / "bow_tr_counts.mat")["counts"].squeeze()
+    v = len(data["train"].vocab)
+    torch.manual_seed(0)
+    model = reference_etm.ETM(50, v, 800, 300, 300, "relu", torch.from_numpy(rho).to(args.device), False, 0.0)
+    model = model.to(args.device)
+    optimizer = torch.optim.Adam(model.parameters(), lr=0.005, weight_decay=1.2e-6)
+    times = []
+    for _ in range(epochs):
+        started = time.perf_counter()
+        for ind in torch.split(torch.randperm(len(tokens)), 1000):
+            optimizer.zero_grad()
+            batch = reference_data.get_batch(tokens, counts, ind, v, args.device)
+            recon, kl = model(batch, batch / batch.sum(1).unsqueeze(1))
+            (recon + kl).backward()
+            optimizer.step()
+            float(recon.sum().item())  # their loop reads the loss every minibatch
+        synchronize(args.device)
+        times.append(time.perf_counter() - started)
+    return times
+
+
+def trial_settings(n: int, epochs: int) -> list[dict[str, Any]]:
+    """``n`` ETM trials of one shape (k = 50, Dieng et al.'s sizes), settings drawn from Table 8c."""
+    return [{"k": 50, "seed": i, "epochs": epochs, **drawn_setting("etm", seed=i)} for i in range(n)]
+
+
+def batched_epochs(args: argparse.Namespace, corpus: Any, trials: list[dict[str, Any]], rho: np.ndarray) -> list[float]:
+    """Seconds of each epoch of ``trials`` trained as one batch (``batched.fit_many``), completion included."""
+    from tealeaves.models.neural import batched
+
+    clock = EpochTimes()
+
+    def progress(update: Any) -> None:
+        if update.task == "train etm (batched)" and update.done == 0:
+            clock.started = time.perf_counter()
+        elif update.task == "train etm (batched)":
+            clock.ends.append(time.perf_counter())
+
+    with given_embeddings(rho):
+        batched.fit_many(corpus, trials, device=args.device, threads=args.threads, progress=progress)
+    return clock.per_epoch()
+
+
+def device(args: argparse.Namespace, report: dict[str, Any]) -> None:
+    """``device``: one ETM trial's epoch and a batch of T trials' epochs on ``--device``, against its
+    matmul rate and against the authors' training loop on the same device (``--batch-sizes``)."""
+    from tealeaves.corpus import Corpus
+    from tealeaves.models.neural import etm
+
+    folder = args.work / "data-etm-e300"  # prepare_set's, read without its index (the device needs no more)
+    if not (folder / "done").exists():
+        prepare_set("etm", args, 300)
+    corpus = Corpus.load(folder / "train")
+    rho, data = etm_embeddings(folder, list(corpus.vocab.words)), {"folder": folder, "train": corpus}
+    n, v, e = len(corpus), len(corpus.vocab), args.speed_epochs
+    rows = report.setdefault("device", [])
+
+    def row(name: str, trials: int, per_epoch: list[float]) -> None:
+        seconds = float(np.median(per_epoch[1:] or per_epoch))  # the first epoch warms up
+        work = trials * epoch_flops("etm", n, v, 50, 1000)
+        rows.append({"run": name, "trials": trials, "s_per_epoch": seconds, "gflop_per_s": work / seconds / 1e9})
+        print(
+            f"| {name} | {trials} | {seconds:.3f} | {seconds / trials:.4f} | {work / seconds / 1e9:.0f} |", flush=True
+        )
+
+    peak = device_matmul_gflops(args, 1000, 800, v)
+    print(f"\n## ETM epochs on {args.device} (etm set, V = {v:,}, K = 50, batches of 1,000; {e} epochs, median of 2+)")
+    print(f"matmul rate: {peak:,.0f} GFLOP/s (float32, 1,000 x {v:,} times {v:,} x 800)")
+    print("| run | trials | s per epoch | s per trial-epoch | GFLOP/s |")
+    print("|---|---|---|---|---|")
+    if args.etm_ref is not None and (args.etm_ref / "etm.py").exists():
+        row("authors' ETM training loop (no evaluation)", 1, reference_etm_epochs(args, data, rho, e))
+    clock = EpochTimes()
+
+    def progress(update: Any) -> None:
+        if update.task == "train etm" and update.done:
+            clock.ends.append(time.perf_counter())
+
+    with given_embeddings(rho):
+        clock.started = time.perf_counter()
+        etm.fit(corpus, **trial_settings(1, e)[0], device=args.device, threads=args.threads, progress=progress)
+    row("etm.fit, one trial", 1, clock.per_epoch())
+    for size in args.batch_sizes:
+        row(f"batched.fit_many, {size} trials", size, batched_epochs(args, corpus, trial_settings(size, e), rho))
+    report["matmul_gflops"] = peak
+
+
 def main() -> None:
     if len(sys.argv) == 3 and sys.argv[1] == "_worker":
         worker(sys.argv[2])
@@ -1051,6 +1199,7 @@ def main() -> None:
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--device", default="cpu")
     parser.add_argument("--jobs", type=int, default=1, help="runs at a time (1 for timings)")
+    parser.add_argument("--batch-sizes", type=int, nargs="+", default=[8, 32], help="device: trials per batch")
     args = parser.parse_args()
     args.work.mkdir(parents=True, exist_ok=True)
     report: dict[str, Any] = {"argv": sys.argv, "load_before": load_line()}
@@ -1064,6 +1213,7 @@ def main() -> None:
             "flops": flops,
             "step": step,
             "collect": collect,
+            "device": device,
         }
         parts[part](args, report)
     report["load_after"] = load_line()

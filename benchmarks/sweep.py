@@ -3,6 +3,10 @@
 Usage: python benchmarks/sweep.py [--data DIR (../shared/data)] [--work DIR] [--settings 16]
                                   [--models lda-gibbs dvae etm] [-k 50] [--iterations N]
                                   [--epochs N] [--workers 2] [--seed 0] [--uniqueness-filter-all]
+                                  [--batch-trials 1] [--batch-memory-gb 8]
+       python benchmarks/sweep.py --full [--slice-steps 3] [--device cpu|cuda] [--batch-trials 32]
+                                  [--embeddings RHO.npy] [--save-embeddings RHO.npy]
+                                  [--budget-trials N --budget-out DIR] [--score-budget DIR]
 
 20 Newsgroups (train and test posts, Hoyle et al.'s preprocessing) is prepared with a 30%
 held-out split: the models train on the rest and the held-out posts, indexed, are the reference
@@ -20,6 +24,10 @@ model's trials (failed, passing filter (a), filter (b), both as applied), the se
 NPMI, C_V and topic uniqueness, the order of the types by selected NPMI (and by best NPMI
 before the filters) and whether D-VAE comes first, as in Hoyle et al.'s automated scores. Run
 again with the same options, it resumes the sweep (more ``--settings`` add trials).
+``--batch-trials N`` trains up to N ETM trials of one shape as one batch (``SweepConfig.batch_trials``).
+
+``--full``: the sweep at the authors' budget (82 settings per model, no caps), not run but
+planned, a slice of it measured and the whole extrapolated (``benchmarks/sweep_full.py``).
 """
 
 from __future__ import annotations
@@ -35,12 +43,14 @@ from shared_data import add_data_option, data_path
 
 
 def prepare_inputs(data: Path, work: Path) -> tuple[Path, Path]:
-    """The training posts and the index of the held-out posts (the reference corpus)."""
+    """The training posts and the index of the held-out posts (the reference corpus), prepared
+    from ``data`` (the data folder) unless ``work`` holds them."""
     from tealeaves import prepare
     from tealeaves.coherence import RefIndex
 
     corpus_dir, index_dir = work / "corpus", work / "reference-index"
     if not corpus_dir.exists():
+        data = data_path(data, "20news")
         print(f"# preparing {data} (not timed)", flush=True)
         prepare(data, out=corpus_dir, heldout=0.3, seed=0, workers=os.cpu_count())
     if not index_dir.exists():
@@ -60,15 +70,29 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=2, help="LocalCluster processes")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--uniqueness-filter-all", action="store_true", help="filter (b) on every type, not ETM only")
+    parser.add_argument("--batch-trials", type=int, default=1, help="ETM trials of one shape trained as one batch")
+    parser.add_argument("--batch-memory-gb", type=float, default=8.0, help="device memory of one batch")
+    parser.add_argument("--full", action="store_true", help="plan the authors' budget, measure a slice, extrapolate")
+    parser.add_argument("--slice-steps", type=int, default=3, help="--full: steps measured per model")
+    parser.add_argument("--device", default="cpu", help="--full: the neural trainers' device")
+    parser.add_argument("--embeddings", type=Path, default=None, help="ETM's ρ (.npy) instead of gensim's")
+    parser.add_argument("--save-embeddings", type=Path, default=None, help="write the corpus' ETM ρ (.npy) and stop")
+    parser.add_argument("--budget-trials", type=int, default=0, help="--full: ETM trials trained to their budget")
+    parser.add_argument("--budget-epochs", type=int, default=0, help="--full: cap their epochs (a smoke test)")
+    parser.add_argument("--budget-out", type=Path, default=Path("budget"), help="--full: their topics go here")
+    parser.add_argument("--score-budget", type=Path, default=None, help="--full: score the topics of --budget-out")
     args = parser.parse_args()
 
     from tealeaves.corpus import Corpus
+
+    work = args.work or Path(tempfile.mkdtemp(prefix="tealeaves-sweep-"))
+    corpus_dir, index_dir = prepare_inputs(args.data, work)
+    corpus = Corpus.load(corpus_dir)
+    if args.full:
+        full_sweep(args, corpus_dir, index_dir)
+        return
     from tealeaves.model_selection import SweepConfig, sweep
 
-    news = data_path(args.data, "20news")
-    work = args.work or Path(tempfile.mkdtemp(prefix="tealeaves-sweep-"))
-    corpus_dir, index_dir = prepare_inputs(news, work)
-    corpus = Corpus.load(corpus_dir)
     caps = {"lda-gibbs": args.iterations, "dvae": args.epochs, "etm": args.epochs}
     config = SweepConfig(
         corpus=corpus_dir,
@@ -79,6 +103,8 @@ def main() -> None:
         seed=args.seed,
         max_steps={m: cap for m, cap in caps.items() if m in args.models and cap is not None},
         uniqueness_filter=tuple(args.models) if args.uniqueness_filter_all else ("etm",),
+        batch_trials=args.batch_trials,
+        batch_memory_gb=args.batch_memory_gb,
     )
     name = f"sweep-k{args.k}-i{args.iterations}-e{args.epochs}-seed{args.seed}{'-tu-all' * args.uniqueness_filter_all}"
     out = work / name  # more --settings resume it
@@ -131,6 +157,50 @@ def main() -> None:
             print(f"\n{chosen} {record['params']}")
             for words in record["top_words"][:5]:
                 print("  " + " ".join(words))
+
+
+def full_sweep(args: argparse.Namespace, corpus_dir: Path, index_dir: Path) -> None:
+    """``--full`` (module docstring): plan the authors' budget, measure a slice, extrapolate."""
+    import numpy as np
+
+    from sweep_full import extrapolate, measure, score_budget, train_budget
+    from tealeaves.corpus import Corpus
+    from tealeaves.model_selection.config import SweepConfig  # not the package: it asks for dask, needed here by none
+    from tealeaves.model_selection.run import plan
+
+    if args.save_embeddings is not None:
+        from tealeaves.models.neural.etm import cached_skip_gram_embeddings
+
+        np.save(args.save_embeddings, cached_skip_gram_embeddings(Corpus.load(corpus_dir), 300, 0)[0])
+        return
+    settings = 82 if args.settings == 16 else args.settings  # the authors' 82 unless asked otherwise
+    config = SweepConfig(corpus_dir, index_dir, models=tuple(args.models), settings=settings, k=args.k, seed=args.seed)
+    trials = plan(config)
+    if args.score_budget is not None:
+        score_budget(trials, args.score_budget)
+        return
+    if args.budget_trials:
+        train_budget(trials, args)
+        return
+    print(
+        f"# the full sweep: {settings} settings per model, Table 8's steps; a slice of {args.slice_steps} steps per "
+        f"model on {platform.processor() or platform.machine()} ({os.cpu_count()} cores), neural on {args.device}",
+        flush=True,
+    )
+    rows = extrapolate(trials, measure(trials, args), args)
+    print("\n| model | trials | steps in all | s per step | hours |")
+    print("|---|---|---|---|---|")
+    for row in rows:
+        hours = ", ".join(
+            f"{row[key]:.1f} {label}"
+            for key, label in (
+                ("hours_cpu", f"on {args.workers} cores"),
+                ("hours_device_alone", f"on {args.device}, one trial at a time"),
+                ("hours_device_packed", f"on {args.device}, {row.get('packs')} packs"),
+            )
+            if key in row
+        )
+        print(f"| {row['model']} | {row['trials']} | {row['steps']:,} | {row['s_per_step']:.3f} | {hours} |")
 
 
 if __name__ == "__main__":

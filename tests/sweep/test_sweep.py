@@ -559,3 +559,31 @@ def test_the_neural_trainers_sweep_with_table_8_names(inputs, tmp_path):
         if record["model"] == "dvae":  # the annealing ends within the 2 epochs: gamma 0 stays 0, any other is 1
             assert record["params"]["gamma_kl"] == 1
             assert record["params"]["gamma_bn"] == min(record["drawn"]["gamma_bn"], 1)
+
+
+def test_etm_trials_packed_into_one_batch_record_what_they_record_alone(inputs, tmp_path):
+    pytest.importorskip("torch")
+    pytest.importorskip("gensim")
+    from tealeaves.model_selection.packing import pack_trials
+
+    mapping = {
+        "corpus": "corpus",
+        "reference": "index",
+        "models": ["etm"],
+        "settings": 3,
+        "replicates": 1,
+        "k": 4,
+        "max_steps": {"etm": 2},  # every trial 2 epochs: one shape
+        "space": {"etm": {"embedding_dim": 20, "encoder_dim": 50, "batch_size": 40, "device": "cpu"}},
+    }
+    alone = SweepConfig.from_mapping(mapping, base=inputs)
+    packed = SweepConfig.from_mapping({**mapping, "batch_trials": 3}, base=inputs)
+    assert [len(p) for p in pack_trials(plan(packed), 3, 8e9)] == [3]
+    assert [len(p) for p in pack_trials(plan(packed), 3, 1e4)] == [1, 1, 1]  # no two trials fit in 10 kB
+    one = sweep(alone, tmp_path / "alone", scheduler=None, workers=1)
+    many = sweep(packed, tmp_path / "packed", scheduler=None, workers=1)
+    for a, b in zip(one.records, many.records):
+        assert b["status"] == "ok", b["errors"]
+        assert a["top_words"] == b["top_words"]
+        assert a["scores"]["npmi"] == pytest.approx(b["scores"]["npmi"], abs=1e-9)
+    assert one.selected == many.selected

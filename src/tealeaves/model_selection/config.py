@@ -83,6 +83,12 @@ class SweepConfig:
     uniqueness_filter : tuple of str
         The models filter (b) applies to: ETM only by default, as the authors' notebook; every
         model with ``"all"`` in the TOML file (or all of ``models``).
+    batch_trials : int
+        At most this many ETM trials of one shape trained as one batch on one device
+        (:mod:`tealeaves.model_selection.packing`); 1, the default, trains every trial alone.
+    batch_memory_gb : float
+        The device memory one batch may use (GB), by the estimate of
+        :func:`tealeaves.models.neural.batched.trial_bytes`.
 
     Examples
     --------
@@ -123,6 +129,8 @@ class SweepConfig:
     filter_topn: int = 5
     min_uniqueness: float = 0.7
     uniqueness_filter: tuple[str, ...] = UNIQUENESS_FILTER_MODELS
+    batch_trials: int = 1
+    batch_memory_gb: float = 8.0
 
     def __post_init__(self) -> None:
         from tealeaves.coherence.windows import check_compat
@@ -138,12 +146,16 @@ class SweepConfig:
             "replicates": self.replicates,
             "k": self.k,
             "filter_topn": self.filter_topn,
+            "batch_trials": self.batch_trials,
         }
         for name, value in positive.items():
             if not _is_int(value) or value < 1:
                 raise InputError(f"{name} must be a positive integer, got {value!r}")
         if not _is_int(self.seed) or self.seed < 0:
             raise InputError(f"seed must be a non-negative integer, got {self.seed!r}")
+        memory = self.batch_memory_gb
+        if isinstance(memory, bool) or not isinstance(memory, (int, float)) or not memory > 0:
+            raise InputError(f"batch_memory_gb must be a positive number, got {memory!r}")
         check_on_missing(self.on_missing)
         check_compat(self.compat)
         unknown = sorted((set(self.max_steps) | set(self.spaces) | set(self.constraints)) - set(self.models))
@@ -211,6 +223,8 @@ class SweepConfig:
                 "constraints": {m: [list(c) for c in self.model_constraints(m)] for m in self.models},
                 **self.scoring(),
                 "uniqueness_filter": self.uniqueness_filter,
+                "batch_trials": self.batch_trials,
+                "batch_memory_gb": self.batch_memory_gb,
             }
         )
 
@@ -219,7 +233,7 @@ class SweepConfig:
         """Read a TOML configuration; relative paths in it are relative to the file's folder.
 
         Top-level keys ``corpus``, ``reference`` (required), ``models``, ``settings``,
-        ``replicates``, ``k``, ``seed``; tables ``[max_steps]`` (model = cap), ``[score]``
+        ``replicates``, ``k``, ``seed``, ``batch_trials``, ``batch_memory_gb``; tables ``[max_steps]`` (model = cap), ``[score]``
         (``on_missing``, ``compat`` (``"exact"`` for None), ``filter_topn``,
         ``min_uniqueness``, ``uniqueness_filter`` (a list of models or
         ``"all"``)), ``[space.MODEL]`` (parameter = a list of values, ``{uniform = [low,
@@ -243,7 +257,17 @@ class SweepConfig:
     @classmethod
     def from_mapping(cls, data: Mapping[str, Any], base: str | os.PathLike[str] = ".") -> SweepConfig:
         """Build a configuration from the parsed TOML (paths relative to ``base``)."""
-        known = {"corpus", "reference", "models", "settings", "replicates", "k", "seed"}
+        known = {
+            "corpus",
+            "reference",
+            "models",
+            "settings",
+            "replicates",
+            "k",
+            "seed",
+            "batch_trials",
+            "batch_memory_gb",
+        }
         known |= {"max_steps", "space", "score", "constraints"}
         unknown = sorted(set(data) - known)
         if unknown:
@@ -286,6 +310,8 @@ class SweepConfig:
             replicates=data.get("replicates", cls.replicates),
             k=data.get("k", cls.k),
             seed=data.get("seed", cls.seed),
+            batch_trials=data.get("batch_trials", cls.batch_trials),
+            batch_memory_gb=data.get("batch_memory_gb", cls.batch_memory_gb),
             max_steps=dict(data.get("max_steps", {})),
             spaces=spaces,
             constraints=constraints,

@@ -52,8 +52,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tealeaves.artifacts import MANIFEST, atomic_file, json_safe, new_manifest, read_manifest, write_json
-from tealeaves.errors import ArtifactError
+from tealeaves.errors import ArtifactError, InputError
 from tealeaves.model_selection.config import SweepConfig
+from tealeaves.model_selection.packing import pack_trials
 from tealeaves.model_selection.space import cap_steps, draw_settings
 from tealeaves.models.topic_model import TopicModel
 from tealeaves.models.training import TRAINERS, TrainerSpec, train, trainer_params
@@ -289,12 +290,17 @@ def run_trial(trial: Trial) -> dict[str, Any]:
     [['army', 'peace', 'troops', 'war'], ['budget', 'deficit', 'tax', 'debt']]
     >>> folder.cleanup()
     """
-    from tealeaves.coherence import RefIndex
-    from tealeaves.metrics import Inputs
-
     if TRAINERS.get(trial.model) != trial.trainer:
         TRAINERS[trial.model] = trial.trainer
     model = train(trial.corpus, trial.model, k=trial.k, seed=trial.seed, **trial.params)
+    return score_trial(trial, model)
+
+
+def score_trial(trial: Trial, model: TopicModel) -> dict[str, Any]:
+    """The scores of ``trial``'s trained ``model`` as :func:`run_trial` returns them."""
+    from tealeaves.coherence import RefIndex
+    from tealeaves.metrics import Inputs
+
     started = time.perf_counter()
     inputs = Inputs(index=RefIndex.load(trial.reference))
     opts = {"topn": TOPN, "on_missing": trial.score["on_missing"], "compat": trial.score["compat"]}
@@ -332,6 +338,38 @@ def run_trial(trial: Trial) -> dict[str, Any]:
         "duplicate_topics": div.duplicate_topics,
         "model": model,
     }
+
+
+def run_pack(pack: Sequence[Trial]) -> list[dict[str, Any]]:
+    """Train and score the trials of ``pack`` (in a worker), each as :func:`~tealeaves.model_selection.run_trial`
+    returns it; a pack of several trials trains as one batch
+    (:func:`tealeaves.models.neural.batched.fit_many`)."""
+    if len(pack) == 1:
+        return [run_trial(pack[0])]
+    from tealeaves.corpus import Corpus
+    from tealeaves.models.neural.batched import fit_many
+
+    started = time.perf_counter()
+    trials = [{"k": trial.k, "seed": trial.seed, **trial.params} for trial in pack]
+    device = {trial.pop("device", "auto") for trial in trials}
+    threads = {trial.pop("threads", 1) for trial in trials}
+    if len(device) > 1 or len(threads) > 1:
+        raise InputError("the trials of one pack must ask for the same device and threads")
+    models = fit_many(Corpus.load(pack[0].corpus), trials, device=device.pop(), threads=threads.pop())
+    seconds = round((time.perf_counter() - started) / len(pack), 3)
+    for model in models:
+        model.manifest["training"]["seconds"] = seconds
+        model.manifest["training"]["batched_with"] = len(pack)
+    return [score_trial(trial, model) for trial, model in zip(pack, models)]
+
+
+def trial_outcomes(packed: Outcome[list[dict[str, Any]]], n_trials: int) -> list[Outcome[dict[str, Any]]]:
+    """The outcome of each of the ``n_trials`` trials of a pack from the pack's outcome (a failed
+    pack fails every trial, with its errors)."""
+    from tealeaves.parallel import Outcome
+
+    values = packed.value if packed.value is not None else [None] * n_trials
+    return [Outcome(packed.index, value, packed.errors, packed.attempts, packed.traceback) for value in values]
 
 
 def _result_of(metric: str, model: TopicModel, inputs: Any, seed: int, **options: Any) -> Any:
@@ -637,19 +675,20 @@ def sweep(
     for trial in todo:
         twins.setdefault(trial.key, []).append(trial)
     unique = [group[0] for group in twins.values()]
+    packs = pack_trials(unique, config.batch_trials, config.batch_memory_gb * 1e9)
     resumed = len(records)
     notify(progress, "sweep", resumed, len(trials))
-    for outcome in parallel_completed(run_trial, unique, workers=workers, scheduler=scheduler, retries=RETRIES):
-        first = unique[outcome.index]
-        for trial in twins[first.key]:
-            record = _record(trial, outcome, None if trial is first else first.trial)
-            if record["status"] == "ok" and _rank(record) > _rank(best[trial.model]):
-                _save_model(folder, trial, record, outcome.value["model"])  # type: ignore[index]
-                best[trial.model] = record
-            _replace(folder / "trials" / f"{trial.trial}.json", functools.partial(write_json, data=record))
-            records[trial.trial] = record
-            npmi = record["scores"].get("npmi")
-            notify(progress, "sweep", len(records), len(trials), model=trial.model, npmi=npmi)
+    for packed in parallel_completed(run_pack, packs, workers=workers, scheduler=scheduler, retries=RETRIES):
+        for first, outcome in zip(packs[packed.index], trial_outcomes(packed, len(packs[packed.index]))):
+            for trial in twins[first.key]:
+                record = _record(trial, outcome, None if trial is first else first.trial)
+                if record["status"] == "ok" and _rank(record) > _rank(best[trial.model]):
+                    _save_model(folder, trial, record, outcome.value["model"])  # type: ignore[index]
+                    best[trial.model] = record
+                _replace(folder / "trials" / f"{trial.trial}.json", functools.partial(write_json, data=record))
+                records[trial.trial] = record
+                npmi = record["scores"].get("npmi")
+                notify(progress, "sweep", len(records), len(trials), model=trial.model, npmi=npmi)
     ordered = tuple(records[trial.trial] for trial in trials)
     selected = select_best(results_frame(ordered))
     _check_models(folder, trials, records, selected, workers, scheduler)

@@ -157,26 +157,79 @@ class DocTerm:
 
     def batch(self, rows: np.ndarray) -> Batch:
         """The counts of documents ``rows`` (in that order) on the device."""
+        return _batch_of(self.counts[rows], self.lengths[rows], self.device)
+
+    @functools.cached_property
+    def resident(self) -> dict[str, Any]:
+        """The whole CSR matrix and the documents' lengths, copied to the device once."""
         torch = require_torch()
-        part = self.counts[rows]
-        doc = np.repeat(np.arange(len(rows)), np.diff(part.indptr))
-        lengths = self.lengths[rows]
 
         def put(array: np.ndarray, dtype: Any) -> Any:
             return torch.from_numpy(np.ascontiguousarray(array)).to(device=self.device, dtype=dtype)
 
+        counts = self.counts
+        return {
+            "indptr": put(counts.indptr, torch.int64),
+            "indices": put(counts.indices, torch.int64),
+            "data": put(counts.data, torch.float32),
+            "lengths": put(self.lengths, torch.float32),
+        }
+
+    def stacked(self, rows: list[np.ndarray]) -> Batch:
+        """The minibatches ``rows`` of several trials (each of B documents) as one :class:`Batch`:
+        trial t's documents become rows t·B to (t+1)·B − 1 and its words columns t·V to
+        (t+1)·V − 1 of a block-diagonal matrix (T·B x T·V). A product with the T weight matrices
+        stacked (T·V rows) is then every trial's own product at once, each row summed in the order
+        of its own batch. Built on the device from :attr:`resident` (only the row numbers are
+        copied there), with the entries of each row in the order of :meth:`batch`."""
+        torch = require_torch()
+        on = self.resident
+        order = np.concatenate(rows)
+        sizes = np.diff(self.counts.indptr)[order]
+        nonzeros, n_docs, n_words = int(sizes.sum()), len(order), int(self.counts.shape[1])
+        picked = torch.from_numpy(order.astype(np.int64)).to(self.device)
+        starts, counts = on["indptr"][picked], on["indptr"][picked + 1] - on["indptr"][picked]
+        row_starts = torch.zeros(n_docs + 1, dtype=torch.int64, device=self.device)
+        row_starts[1:] = torch.cumsum(counts, dim=0)
+        doc = torch.repeat_interleave(torch.arange(n_docs, device=self.device), counts, output_size=nonzeros)
+        at = torch.arange(nonzeros, device=self.device) - row_starts[doc] + starts[doc]
+        word = on["indices"][at] + (doc // len(rows[0])) * n_words
+        values, lengths = on["data"][at], on["lengths"][picked]
         return Batch(
-            n_docs=len(rows),
-            n_words=int(part.shape[1]),
-            row_starts=put(part.indptr, torch.int32),
-            columns=put(part.indices, torch.int32),
-            word=put(part.indices, torch.int64),
-            doc=put(doc, torch.int64),
-            counts=put(part.data, torch.float32),
-            shares=put(part.data / np.maximum(lengths, 1.0)[doc], torch.float32),
-            lengths=put(lengths, torch.float32),
-            _host={"word": part.indices, "doc": doc, "device": self.device},
+            n_docs=n_docs,
+            n_words=n_words * len(rows),
+            row_starts=row_starts.int(),
+            columns=word.int(),
+            word=word,
+            doc=doc,
+            counts=values,
+            shares=values / lengths.clamp(min=1.0)[doc],
+            lengths=lengths,
+            _cache={},
         )
+
+
+def _batch_of(part: sp.csr_matrix, lengths: np.ndarray, device: Any) -> Batch:
+    """A :class:`Batch` of the CSR rows ``part`` (documents of ``lengths`` tokens) on ``device``."""
+    torch = require_torch()
+    n_docs = int(part.shape[0])
+    doc = np.repeat(np.arange(n_docs), np.diff(part.indptr))
+
+    def put(array: np.ndarray, dtype: Any) -> Any:
+        return torch.from_numpy(np.ascontiguousarray(array)).to(device=device, dtype=dtype)
+
+    return Batch(
+        n_docs=n_docs,
+        n_words=int(part.shape[1]),
+        row_starts=put(part.indptr, torch.int32),
+        columns=put(part.indices, torch.int32),
+        word=put(part.indices, torch.int64),
+        doc=put(doc, torch.int64),
+        counts=put(part.data, torch.float32),
+        shares=put(part.data / np.maximum(lengths, 1.0)[doc], torch.float32),
+        lengths=put(lengths, torch.float32),
+        _cache={},
+    )
 
 
 @dataclass(frozen=True)
@@ -196,7 +249,7 @@ class Batch:
     counts: Any
     shares: Any
     lengths: Any
-    _host: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
+    _cache: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
     def matrix(self, values: Any) -> Any:
         """The sparse CSR matrix (n_docs x n_words) with ``values`` at the nonzeros."""
@@ -204,18 +257,15 @@ class Batch:
 
     def transposed(self, values: Any) -> Any:
         """The sparse CSR matrix (n_words x n_docs) of the transpose, ``values`` given in CSR order
-        of the batch (the reordering is computed once per batch, on the host)."""
-        host = self._host
-        if "order" not in host:
+        of the batch (the reordering is computed once per batch, on its device)."""
+        cache = self._cache
+        if "order" not in cache:  # on the device: a stable sort of the words, counted into row pointers
             torch = require_torch()
-            order = np.argsort(host["word"], kind="stable")
-            starts = np.zeros(self.n_words + 1, dtype=np.int32)
-            np.cumsum(np.bincount(host["word"], minlength=self.n_words), out=starts[1:])
-            host["order"], host["starts"], host["docs"] = (
-                torch.from_numpy(array).to(device=host["device"], dtype=dtype)
-                for array, dtype in ((order, torch.int64), (starts, torch.int32), (host["doc"][order], torch.int32))
-            )
-        return _csr(host["starts"], host["docs"], values[host["order"]], (self.n_words, self.n_docs))
+            order = torch.argsort(self.word, stable=True)
+            starts = torch.zeros(self.n_words + 1, dtype=torch.int32, device=self.word.device)
+            starts[1:] = torch.cumsum(torch.bincount(self.word, minlength=self.n_words), dim=0)
+            cache["order"], cache["starts"], cache["docs"] = order, starts, self.doc[order].int()
+        return _csr(cache["starts"], cache["docs"], values[cache["order"]], (self.n_words, self.n_docs))
 
     def row_sums(self, values: Any) -> Any:
         """Σ over each document's nonzeros of ``values`` (one per nonzero): a vector of n_docs."""
@@ -233,7 +283,7 @@ def _csr(starts: Any, columns: Any, values: Any, size: tuple[int, int]) -> Any:
 @functools.cache
 def _sparse_product() -> Any:
     """The autograd function (W^T, c, batch, values) ↦ x W^T + c for the sparse x of ``batch``
-    with ``values``; its backward gives the gradient of W^T as x^T G, a sparse-dense product too
+    with ``values`` (c one bias row, or one row per document); its backward gives the gradient of W^T as x^T G, a sparse-dense product too
     (PyTorch's own backward of a sparse product goes through a slower column-major path)."""
     torch = require_torch()
 
@@ -242,13 +292,14 @@ def _sparse_product() -> Any:
     class SparseProduct(function):
         @staticmethod
         def forward(ctx: Any, weight_t: Any, bias: Any, batch: Batch, values: Any) -> Any:
-            ctx.batch, ctx.values = batch, values
+            ctx.batch, ctx.values, ctx.rows = batch, values, bias.dim() == 2
             return torch.addmm(bias, batch.matrix(values), weight_t)
 
         @staticmethod
         def backward(ctx: Any, grad: Any) -> tuple[Any, Any, None, None]:
             grad = grad.contiguous()
-            return torch.mm(ctx.batch.transposed(ctx.values), grad), grad.sum(dim=0), None, None
+            bias = grad if ctx.rows else grad.sum(dim=0)  # a bias per row (stacked trials) or one for all
+            return torch.mm(ctx.batch.transposed(ctx.values), grad), bias, None, None
 
     return SparseProduct
 
@@ -299,6 +350,11 @@ def minibatches(n_docs: int, batch_size: int, rng: np.random.Generator, *, drop_
     return [order[i * batch_size : (i + 1) * batch_size] for i in range(full)]
 
 
+def minibatch_rng(seed: int, task: str) -> np.random.Generator:
+    """The generator of the minibatch order of ``task`` trained from ``seed`` (its ``"<task> minibatches"`` stream family)."""
+    return family_generator(seed, f"{task} minibatches")
+
+
 def annealing_factor(batch: int, epoch: int, epochs_to_anneal: int, batches_per_epoch: int) -> float:
     """The weight of an annealed term at ``batch`` of ``epoch`` (both from 0): it rises linearly
     from 0.01 to 1 over the first ``epochs_to_anneal`` epochs, step by step, and stays at 1;
@@ -347,7 +403,7 @@ def train_epochs(
     optimizer = torch.optim.Adam(
         parameters, lr=learning_rate, betas=(0.9, 0.999), weight_decay=weight_decay, fused=True
     )
-    rng = family_generator(seed, f"{task} minibatches")
+    rng = minibatch_rng(seed, task)
     docs = np.arange(data.n_docs) if docs is None else docs
     lengths = data.lengths
     trace: list[list[float]] = []

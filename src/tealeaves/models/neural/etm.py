@@ -190,67 +190,104 @@ def fit(
     >>> model.manifest["training"]["checkpoint"]["epoch"] in (1, 2)
     True
     """
-    check_positive(KIND, learning_rate=learning_rate)
-    check_count(
-        KIND,
-        1,
+    params = _params(
+        k,
+        seed,
+        learning_rate=learning_rate,
+        weight_decay=weight_decay,
+        anneal_lr=anneal_lr,
         epochs=epochs,
         batch_size=batch_size,
         encoder_dim=encoder_dim,
         embedding_dim=embedding_dim,
+        validation_share=validation_share,
+        embedding_seed=embedding_seed,
+        device=device,
         threads=threads,
     )
-    check_count(KIND, 0, embedding_seed=embedding_seed)
+    docs, scored, split = _validation_split(corpus, validation, validation_share, seed)
+    if len(docs) < 1 or corpus.n_tokens == 0:
+        raise InputError("etm needs at least one training document with tokens")
+    require_torch()  # refused in one line before any work when PyTorch is missing
+    resolved = resolve_device(device)
+    embeddings, cache = embeddings_of(corpus, params, progress)
+    data = DocTerm.of(corpus, resolved)
+    halves = tuple(DocTerm(half, resolved) for half in completion_halves(scored))
+    with session(seed, threads):
+        net, trace, best = _train(data, halves, embeddings, docs, params, resolved, progress)
+        return model_of(corpus, net, data, params, trace, best, split, cache)
+
+
+def _params(k: int, seed: int, **values: Any) -> dict[str, Any]:
+    """The parameters of :func:`fit` checked (an :class:`InputError` naming a bad one) and recorded."""
+    check_positive(KIND, learning_rate=values["learning_rate"])
+    check_count(
+        KIND, 1, **{name: values[name] for name in ("epochs", "batch_size", "encoder_dim", "embedding_dim", "threads")}
+    )
+    check_count(KIND, 0, embedding_seed=values["embedding_seed"])
+    weight_decay, anneal_lr = values["weight_decay"], values["anneal_lr"]
     if isinstance(weight_decay, bool) or not isinstance(weight_decay, (int, float)) or not weight_decay >= 0:
         raise InputError(f"etm needs weight_decay >= 0, got {weight_decay!r}")
     if anneal_lr not in (True, False):  # also 0 and 1, Hoyle et al.'s indicator
         raise InputError(f"etm needs anneal_lr to be true or false (1 or 0), got {anneal_lr!r}")
     if k < 2:
         raise InputError("etm needs k >= 2: with one topic θ is always 1")
-    docs, scored, split = _validation_split(corpus, validation, validation_share, seed)
-    if len(docs) < 1 or corpus.n_tokens == 0:
-        raise InputError("etm needs at least one training document with tokens")
-    require_torch()  # refused in one line before any work when PyTorch is missing
-    resolved = resolve_device(device)
-    params: dict[str, Any] = {
+    return {
         "k": k,
-        "learning_rate": float(learning_rate),
+        "learning_rate": float(values["learning_rate"]),
         "weight_decay": float(weight_decay),
         "anneal_lr": bool(anneal_lr),
-        "epochs": int(epochs),
-        "batch_size": int(batch_size),
-        "encoder_dim": int(encoder_dim),
-        "embedding_dim": int(embedding_dim),
-        "validation_share": float(validation_share),
-        "embedding_seed": int(embedding_seed),
-        "device": device,
-        "threads": threads,
+        **{name: int(values[name]) for name in ("epochs", "batch_size", "encoder_dim", "embedding_dim")},
+        "validation_share": float(values["validation_share"]),
+        "embedding_seed": int(values["embedding_seed"]),
+        "device": values["device"],
+        "threads": values["threads"],
         "seed": seed,
     }
+
+
+def session(seed: int, threads: int) -> Any:
+    """The PyTorch session of one trial trained from ``seed`` (its weights' and samples' generators)."""
+    return torch_session(seed, "train etm", threads)
+
+
+def embeddings_of(
+    corpus: Corpus, params: dict[str, Any], progress: ProgressCallback | None
+) -> tuple[np.ndarray, dict[str, Any]]:
+    """The skip-gram word embeddings ρ of ``corpus`` for ``params`` (through the cache) and the cache's record."""
     notify(progress, "train etm: skip-gram embeddings", 0, 1)
-    embeddings, cache = cached_skip_gram_embeddings(corpus, embedding_dim, embedding_seed)
+    embeddings, cache = cached_skip_gram_embeddings(corpus, params["embedding_dim"], params["embedding_seed"])
     notify(progress, "train etm: skip-gram embeddings", 1, 1)
-    data = DocTerm.of(corpus, resolved)
-    halves = tuple(DocTerm(half, resolved) for half in completion_halves(scored))
-    with torch_session(seed, "train etm", threads):
-        net, trace, best = _train(data, halves, embeddings, docs, params, resolved, progress)
-        net.eval()
-        theta = _theta(net, data, batch_size)
+    return embeddings, cache
+
+
+def model_of(
+    corpus: Corpus,
+    net: Any,
+    data: DocTerm,
+    params: dict[str, Any],
+    trace: list[list[float]],
+    best: _Checkpoint,
+    split: str,
+    cache: dict[str, Any],
+) -> TopicModel:
+    """The trained model of :func:`fit` (its network's kept checkpoint already loaded)."""
+    net.eval()
+    theta = _theta(net, data, params["batch_size"])
     model = TopicModel(
-        corpus.vocab,
-        _topics(net),
-        alpha=None,
-        theta=theta,
-        kind=KIND,
-        params=params,
-        extra=weights_to_extra(net),
+        corpus.vocab, _topics(net), alpha=None, theta=theta, kind=KIND, params=params, extra=weights_to_extra(net)
     )
     model.manifest["training"] = {
         "objective": "negative evidence lower bound per word (reconstruction + KL)",
         "trace": trace,
-        "device": str(resolved),
-        "embeddings": {"method": "gensim Word2Vec skip-gram", "dimensions": embedding_dim, **SKIP_GRAM, **cache},
-        "checkpoint": best.record(split, halves[0].n_docs),
+        "device": str(data.device),
+        "embeddings": {
+            "method": "gensim Word2Vec skip-gram",
+            "dimensions": params["embedding_dim"],
+            **SKIP_GRAM,
+            **cache,
+        },
+        "checkpoint": best.record(split, best.halves[0].n_docs),
     }
     return model
 
@@ -313,12 +350,21 @@ class _Checkpoint:
         value = completion_loss(self.net, self.halves[0], self.halves[1], self.batch_size)
         self.net.train()
         group = optimizer.param_groups[0]
-        if value < self.loss:
-            self.loss, self.epoch, self.state = value, epoch + 1, copy_state(self.net)
-        elif self.anneal:
-            group["lr"] = annealed_learning_rate([row[1] for row in self.criterion], value, group["lr"])
-        self.criterion.append([epoch + 1, value, group["lr"]])
+        improved, group["lr"] = self.observe(epoch, value, group["lr"])
+        if improved:
+            self.state = copy_state(self.net)
         return {"completion_loss_per_word": value, "learning_rate": group["lr"]}
+
+    def observe(self, epoch: int, value: float, rate: float) -> tuple[bool, float]:
+        """Note epoch ``epoch``'s criterion ``value``: (whether it is the best so far, so that its
+        weights are to be kept; the learning rate for the next epoch)."""
+        improved = value < self.loss
+        if improved:
+            self.loss, self.epoch = value, epoch + 1
+        elif self.anneal:
+            rate = annealed_learning_rate([row[1] for row in self.criterion], value, rate)
+        self.criterion.append([epoch + 1, value, rate])
+        return improved, rate
 
     def restore(self) -> None:
         """Load the kept epoch's weights into the network."""
