@@ -9,9 +9,9 @@
 30% of the posts held out and indexed as the reference corpus; ``--work`` keeps it between
 runs). Two tables, one row per K and thread count:
 
-- **samplers**: seconds per sweep of tealeaves' two samplers on one state, the scan over the K
-  topics (``sampler="dense"``) and SparseLDA's buckets (``"sparse"``), both timed over
-  ``--samplers`` sweeps after ``--warm`` sparse sweeps from the random start (and tomotopy's
+- **samplers**: CPU seconds per sweep of tealeaves' two samplers on one state, the scan over the
+  K topics (``sampler="dense"``) and SparseLDA's buckets (``"sparse"``), alternated sweep by
+  sweep for ``--samplers`` sweeps each after ``--warm`` sparse sweeps from the random start (and tomotopy's
   sampler from its own start with ``--tomotopy``); α = 0.25/K per topic, β = 0.1. ``lda-gibbs``'s
   ``sampler="auto"`` picks the sparse sampler from ``lda_gibbs.SPARSE_FROM_K`` topics on.
 - **MALLET**: one training each of MALLET's ``train-topics`` and ``lda_gibbs.fit`` (the
@@ -19,9 +19,10 @@ runs). Two tables, one row per K and thread count:
   MALLET's ``import-file`` format and imported with ``--keep-sequence --token-regex '\\S+'
   --preserve-case`` (no stopwords, no tokenisation of MALLET's own), ``--iterations`` sweeps with
   ``--alpha 0.25 --beta 0.1 --optimize-interval 10 --optimize-burn-in`` ``--burn-in`` (the same
-  settings for ours), ``--num-threads`` as our ``workers``. Seconds per sweep are timed after
-  the burn-in (from the log-likelihood lines both print every 10 sweeps, so the optimisation
-  and the log-likelihood are inside the timing); LL/token is each one's own last value (MALLET's
+  settings for ours), ``--num-threads`` as our ``workers``. Wall and CPU seconds per sweep are
+  timed after the burn-in (from the log-likelihood lines both print every 10 sweeps, so the
+  optimisation and the log-likelihood are inside the timing; CPU is user + system time of all
+  the process's threads, MALLET's read from /proc, its JVM's compiler and collector included); LL/token is each one's own last value (MALLET's
   with Stirling's log Γ); NPMI (10-token windows, top 10, over the held-out posts) and topic
   uniqueness (top 10) are computed by tealeaves on each one's final topics (MALLET's
   ``--topic-word-weights-file``; ours with ``topics_from="last"``, as MALLET's).
@@ -31,7 +32,7 @@ with ``src/main/java`` and ``lib/``) with the JDK's ``javac``, after dropping th
 ``com.google.errorprone.annotations.Var`` imports and ``@Var`` annotations; the classes are
 cached under ``$TEALEAVES_CACHE`` (``~/.cache/tealeaves``)/mallet. Without a checkout or a JDK
 the MALLET table is skipped with the reason. The load average is printed beside the timings:
-the numbers are only comparable on an idle machine.
+wall times are only comparable on an idle machine, CPU times hold better on a busy one.
 """
 
 from __future__ import annotations
@@ -137,14 +138,14 @@ def run_mallet(classpath: str, instances: Path, corpus, k: int, args, threads: i
         "--optimize-burn-in", str(args.burn_in), "--num-threads", str(threads), "--random-seed", "1",
         "--show-topics-interval", str(args.iterations + 1), "--topic-word-weights-file", str(weights),
     ]  # fmt: skip
-    stamps: dict[int, float] = {}
+    stamps: dict[int, tuple[float, float]] = {}
     lls: dict[int, float] = {}
     tokens = None
     with subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True) as process:
         assert process.stdout is not None
         for line in process.stdout:
             if (found := LL_LINE.search(line)) is not None:
-                stamps[int(found[1])] = time.perf_counter()
+                stamps[int(found[1])] = (time.perf_counter(), cpu_seconds(process.pid))
                 lls[int(found[1])] = float(found[2].replace(",", ""))
             elif (found := TOKENS_LINE.search(line)) is not None:
                 tokens = int(found[1])
@@ -156,20 +157,30 @@ def run_mallet(classpath: str, instances: Path, corpus, k: int, args, threads: i
     return model, per_sweep(stamps, args), lls[max(lls)]
 
 
-def per_sweep(stamps: dict[int, float], args) -> float:
-    """Seconds per sweep between the log-likelihood lines of the burn-in's end and of the last sweep."""
+def cpu_seconds(pid: int) -> float:
+    """CPU seconds (user + system, all threads) used so far by process ``pid``, from /proc (NaN elsewhere)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return float("nan")
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def per_sweep(stamps: dict[int, tuple[float, float]], args) -> tuple[float, float]:
+    """Wall and CPU seconds per sweep between the log-likelihood lines of the burn-in's end and of the last sweep."""
     start = max(s for s in stamps if s <= args.burn_in)
-    return (stamps[args.iterations] - stamps[start]) / (args.iterations - start)
+    end, begin = stamps[args.iterations], stamps[start]
+    return (end[0] - begin[0]) / (args.iterations - start), (end[1] - begin[1]) / (args.iterations - start)
 
 
 def run_ours(corpus, k: int, args, threads: int):
     """``lda_gibbs.fit`` with MALLET's settings: the model, seconds per sweep after the burn-in, last LL/token."""
     from tealeaves.models import lda_gibbs
 
-    stamps: dict[int, float] = {}
+    stamps: dict[int, tuple[float, float]] = {}
 
     def progress(update) -> None:
-        stamps[update.done] = time.perf_counter()
+        stamps[update.done] = (time.perf_counter(), time.process_time())
 
     model = lda_gibbs.fit(
         corpus, k, seed=1, progress=progress, iterations=args.iterations, alpha_sum=ALPHA_SUM, beta=BETA,
@@ -180,7 +191,7 @@ def run_ours(corpus, k: int, args, threads: int):
 
 # --------------------------------------------------------------------------- samplers
 def sampler_sweeps(corpus, k: int, workers: int, warm: int, sweeps: int) -> dict[str, float]:
-    """Seconds per sweep of the dense and the sparse kernel on one state, after ``warm`` sparse sweeps."""
+    """CPU seconds per sweep of the dense and the sparse kernel on one state, after ``warm`` sparse sweeps."""
     from tealeaves.models import _gibbs, lda_gibbs
     from tealeaves.streams import stream
 
@@ -200,16 +211,16 @@ def sampler_sweeps(corpus, k: int, workers: int, warm: int, sweeps: int) -> dict
     for _ in range(warm):
         lda_gibbs.gibbs_sweep(*state, sparse=True)
     seconds = {}
-    for name in ("dense", "sparse"):
-        started = time.perf_counter()
-        for _ in range(sweeps):
+    for _ in range(sweeps):  # alternated, so that both see the same load
+        for name in ("dense", "sparse"):
+            started = time.process_time()
             lda_gibbs.gibbs_sweep(*state, sparse=name == "sparse")
-        seconds[name] = (time.perf_counter() - started) / sweeps
+            seconds[name] = seconds.get(name, 0.0) + (time.process_time() - started) / sweeps
     return seconds
 
 
 def tomotopy_sweeps(corpus, k: int, workers: int, warm: int, sweeps: int) -> float:
-    """Seconds per sweep of tomotopy's sampler after ``warm`` untimed sweeps."""
+    """CPU seconds per sweep of tomotopy's sampler after ``warm`` untimed sweeps."""
     import tomotopy as tp
 
     model = tp.LDAModel(k=k, alpha=ALPHA_SUM / k, eta=BETA, seed=0, min_cf=0, min_df=0, rm_top=0)
@@ -218,9 +229,9 @@ def tomotopy_sweeps(corpus, k: int, workers: int, warm: int, sweeps: int) -> flo
     for d in range(len(corpus)):
         model.add_doc([words[t] for t in corpus.doc(d)])
     model.train(warm, workers=workers)
-    started = time.perf_counter()
+    started = time.process_time()
     model.train(sweeps, workers=workers)
-    return (time.perf_counter() - started) / sweeps
+    return (time.process_time() - started) / sweeps
 
 
 def main() -> None:
@@ -250,7 +261,7 @@ def main() -> None:
     lda_gibbs.fit(corpus, 2, iterations=2, workers=max(args.threads), sampler="dense")  # compiles the kernels
     lda_gibbs.fit(corpus, 2, iterations=2, workers=max(args.threads), sampler="sparse")
     if args.samplers:
-        print("\nsamplers: seconds per sweep")
+        print("\nsamplers: CPU seconds per sweep")
         print(f"{'K':>4} {'threads':>7} {'dense':>7} {'sparse':>7} {'tomotopy':>8}  load (1 min)")
         for k in args.k:
             for workers in args.threads:
@@ -271,8 +282,8 @@ def main() -> None:
     instances = mallet_input(corpus, work, classpath)
     index = RefIndex.load(index_dir)
     print(f"MALLET beside lda-gibbs: {args.iterations} sweeps, optimisation every 10 after {args.burn_in}")
-    print(f"{'K':>4} {'threads':>7} | {'s/sweep':>7} {'LL/token':>8} {'NPMI':>6} {'uniq.':>5} | MALLET "
-          f"{'s/sweep':>7} {'LL/token':>8} {'NPMI':>6} {'uniq.':>5} | {'ratio':>5}  load")  # fmt: skip
+    print(f"{'K':>4} {'threads':>7} | {'s/sweep':>7} {'CPU s':>6} {'LL/token':>8} {'NPMI':>6} {'uniq.':>5} | "
+          f"MALLET {'s/sweep':>7} {'CPU s':>6} {'LL/token':>8} {'NPMI':>6} {'uniq.':>5} | CPU ratio  load")  # fmt: skip
     for k in args.k:
         for threads in args.threads:
             cells = []
@@ -282,10 +293,10 @@ def main() -> None:
             ):
                 npmi = score(model, index, measure="npmi", window=10, topn=10).model_mean
                 cells.append((seconds, ll, npmi, diversity(model, uniqueness_topn=10).topic_uniqueness))
-            (ours, ll, npmi, unique), (theirs, ll_m, npmi_m, unique_m) = cells
-            print(f"{k:>4} {threads:>7} | {ours:7.3f} {ll:8.3f} {npmi:6.3f} {unique:5.2f} | MALLET {theirs:7.3f} "
-                  f"{ll_m:8.3f} {npmi_m:6.3f} {unique_m:5.2f} | {ours / theirs:5.2f}  {os.getloadavg()[0]:.2f}",
-                  flush=True)  # fmt: skip
+            ((wall, cpu), ll, npmi, unique), ((wall_m, cpu_m), ll_m, npmi_m, unique_m) = cells
+            print(f"{k:>4} {threads:>7} | {wall:7.3f} {cpu:6.3f} {ll:8.3f} {npmi:6.3f} {unique:5.2f} | MALLET "
+                  f"{wall_m:7.3f} {cpu_m:6.3f} {ll_m:8.3f} {npmi_m:6.3f} {unique_m:5.2f} | {cpu / cpu_m:9.2f}  "
+                  f"{os.getloadavg()[0]:.2f}", flush=True)  # fmt: skip
 
 
 if __name__ == "__main__":
