@@ -107,7 +107,8 @@ def test_same_seed_same_model_and_trace(planted):
     assert np.allclose(n_kw.sum(axis=0), np.bincount(corpus.tokens, minlength=40), atol=1e-6)
 
 
-def test_parallel_sweep_merges_the_shards_counts():
+@pytest.mark.parametrize("sparse", [False, True], ids=["dense", "sparse"])
+def test_parallel_sweep_merges_the_shards_counts(sparse):
     # after a sweep over 3 shards the shared counts are those of the new assignments
     corpus, _, _ = lda_corpus(k=3, v=30, n_docs=40, length=20)
     tokens, offsets = corpus.tokens, corpus.offsets
@@ -120,7 +121,7 @@ def test_parallel_sweep_merges_the_shards_counts():
     states = np.concatenate([stream(1, s) for s in range(3)])
     lda_gibbs.gibbs_sweep(
         tokens, offsets, z, n_wk, n_dk, n_k, np.full(3, 0.1), 0.01, bounds, states,
-        np.zeros((3, 30, 3), np.int32), np.zeros((3, 3), np.int64),
+        np.zeros((3, 30, 3), np.int32), np.zeros((3, 3), np.int64), sparse,
     )  # fmt: skip
     assert not np.array_equal(z, before)
     expected = [np.zeros((30, 3), np.int32), np.zeros((40, 3), np.int32), np.zeros(3, np.int64)]
@@ -202,11 +203,21 @@ def tiny_log_joint(z):
 
 
 @njit
-def tiny_chain(tokens, offsets, z, n_wk, n_dk, n_k, alpha, beta, state, burn_in, sweeps):
+def one_sweep(tokens, offsets, z, n_wk, n_dk, n_k, alpha, beta, state, sparse):
+    """A sweep over every document by the dense or the sparse kernel."""
+    last = offsets.shape[0] - 1
+    if sparse:
+        _gibbs.sample_documents_sparse(tokens, offsets, z, 0, last, n_wk, n_dk, n_k, alpha, beta, state)
+    else:
+        _gibbs.sample_documents(tokens, offsets, z, 0, last, n_wk, n_dk, n_k, alpha, beta, state)
+
+
+@njit
+def tiny_chain(tokens, offsets, z, n_wk, n_dk, n_k, alpha, beta, state, burn_in, sweeps, sparse):
     """Frequency of each joint assignment (z read as a binary number) over ``sweeps`` sweeps."""
     tally = np.zeros((sweeps, 2 ** z.shape[0]), dtype=np.int8)
     for sweep in range(burn_in + sweeps):
-        _gibbs.sample_documents(tokens, offsets, z, 0, offsets.shape[0] - 1, n_wk, n_dk, n_k, alpha, beta, state)
+        one_sweep(tokens, offsets, z, n_wk, n_dk, n_k, alpha, beta, state, sparse)
         if sweep >= burn_in:
             index = 0
             for i in range(z.shape[0]):
@@ -215,9 +226,10 @@ def tiny_chain(tokens, offsets, z, n_wk, n_dk, n_k, alpha, beta, state, burn_in,
     return tally
 
 
-def test_sampler_draws_from_the_exact_posterior():
+@pytest.mark.parametrize("sparse", [False, True], ids=["dense", "sparse"])
+def test_sampler_draws_from_the_exact_posterior(sparse):
     # 3 documents, 6 tokens, K = 2, α = (0.3, 0.7), β = 0.4: p(z | w) by enumerating the 64
-    # assignments against the frequencies of 400,000 sweeps of the kernel. The Monte Carlo SE of
+    # assignments against the frequencies of 400,000 sweeps of each kernel. The Monte Carlo SE of
     # each frequency is estimated by batch means (100 batches of 4,000 sweeps): the probabilities
     # run from 0.0003 to 0.129 and their SEs from 0.00003 to 0.0009; the largest deviation is
     # 0.0014, 3.4 SE (about 3.7 SE is the 5% point of the largest of 64 normal deviations)
@@ -230,7 +242,7 @@ def test_sampler_draws_from_the_exact_posterior():
     z = _gibbs.random_assignments(tokens, 2, stream(0, 0))
     n_wk, n_dk, n_k = np.zeros((3, 2), np.int32), np.zeros((3, 2), np.int32), np.zeros(2, np.int64)
     lda_gibbs.assignment_counts(tokens, offsets, z, n_wk, n_dk, n_k)
-    tally = tiny_chain(tokens, offsets, z, n_wk, n_dk, n_k, TINY_ALPHA, TINY_BETA, stream(0, 1), 100, 400_000)
+    tally = tiny_chain(tokens, offsets, z, n_wk, n_dk, n_k, TINY_ALPHA, TINY_BETA, stream(0, 1), 100, 400_000, sparse)
     batches = tally.reshape(100, 4000, 64).mean(axis=1)
     frequency, se = batches.mean(axis=0), batches.std(axis=0, ddof=1) / np.sqrt(100)
     z_scores = np.abs(frequency - exact) / se
@@ -250,6 +262,59 @@ def test_sampler_draws_from_the_exact_posterior():
             TINY_BETA,
         )
         assert got == pytest.approx(value, rel=1e-12)
+
+
+@njit
+def assignment_chain(tokens, offsets, z, n_wk, n_dk, n_k, alpha, beta, state, burn_in, sweeps, sparse):
+    """The assignments after each of ``sweeps`` sweeps (after ``burn_in``), one row per sweep."""
+    kept = np.empty((sweeps, z.shape[0]), dtype=np.int8)
+    for sweep in range(burn_in + sweeps):
+        one_sweep(tokens, offsets, z, n_wk, n_dk, n_k, alpha, beta, state, sparse)
+        if sweep >= burn_in:
+            kept[sweep - burn_in] = z
+    return kept
+
+
+def test_sparse_and_dense_samplers_share_the_stationary_distribution():
+    # K = 5 with small, unequal α_k and a small β, so that all three of SparseLDA's buckets
+    # (smoothing, document, word) carry mass, topics leave and join documents and words, and the
+    # word lists change. p(z_i = k) of the 13 tokens (65 marginals) from 200,000 sweeps of each
+    # kernel from the same start and seed: the draws differ, the marginals agree within Monte
+    # Carlo error (batch means, 100 batches; two-sample z over the 65: the largest was 2.0)
+    docs = [[0, 1, 2, 0, 5], [1, 3, 3], [2, 0, 1, 4, 4]]
+    alpha, beta, k = np.array([0.02, 0.1, 0.3, 0.6, 1.5]), 0.05, 5
+    corpus = Corpus.from_documents(docs, Vocabulary([f"w{i}" for i in range(6)]))
+    tokens, offsets = corpus.tokens, corpus.offsets
+    marginals, draws = [], []
+    for sparse in (False, True):
+        z = _gibbs.random_assignments(tokens, k, stream(3, 0))
+        counts = [np.zeros((6, k), np.int32), np.zeros((3, k), np.int32), np.zeros(k, np.int64)]
+        lda_gibbs.assignment_counts(tokens, offsets, z, *counts)
+        kept = assignment_chain(tokens, offsets, z, *counts, alpha, beta, stream(3, 1), 100, 200_000, sparse)
+        expected = [np.zeros((6, k), np.int32), np.zeros((3, k), np.int32), np.zeros(k, np.int64)]
+        lda_gibbs.assignment_counts(tokens, offsets, z, *expected)
+        assert all(np.array_equal(got, want) for got, want in zip(counts, expected))  # counts kept in step
+        one_hot = (kept[:, :, None] == np.arange(k)).reshape(100, 2000, -1).mean(axis=1)
+        marginals.append((one_hot.mean(axis=0), one_hot.std(axis=0, ddof=1) / np.sqrt(100)))
+        draws.append(kept[:1000])
+    assert not np.array_equal(draws[0], draws[1])
+    (dense, se_dense), (sparse_f, se_sparse) = marginals
+    z_scores = np.abs(dense - sparse_f) / np.sqrt(se_dense**2 + se_sparse**2 + 1e-12)
+    print(f"max |dense - sparse| = {np.abs(dense - sparse_f).max():.4f}, max z = {z_scores.max():.2f}")
+    assert z_scores.max() < 4.5
+    assert np.abs(dense - sparse_f).max() < 0.01
+
+
+def test_the_sampler_is_chosen_by_k(planted):
+    corpus, _ = planted
+    assert lda_gibbs.SPARSE_FROM_K > 4
+    auto = train(corpus, k=4, seed=2, iterations=20)
+    dense = train(corpus, k=4, seed=2, iterations=20, sampler="dense")
+    sparse = train(corpus, k=4, seed=2, iterations=20, sampler="sparse")
+    assert np.array_equal(auto.phi, dense.phi) and not np.array_equal(auto.phi, sparse.phi)
+    assert sparse.params["sampler"] == "sparse" and auto.manifest["training"]["sampler"] == "dense"
+    with pytest.raises(InputError, match="sampler must be one of auto, dense, sparse"):
+        train(corpus, k=4, sampler="fast")
 
 
 # --------------------------------------------------------------------------- α and β as MALLET
