@@ -203,7 +203,9 @@ def test_model_level_quantities_are_jackknifed_over_topics(run, planted):
         se = np.sqrt((K - d) / (d * SUBSETS) * ((theta - theta.mean()) ** 2).sum())  # Shao and Wu (1989)
         row = table.loc[(name, "topic_uniqueness")]
         assert row["se"] == pytest.approx(se) and row["plan"] == "jackknife" and row["n"] == K
-        assert (row["ci_low"], row["ci_high"]) == pytest.approx(stats.t.interval(0.95, K - 1, loc=value, scale=se))
+        logit = np.log(value / (1 - value))  # the t interval on the logit scale, back within [0, 1]
+        expected = stats.t.interval(0.95, K - 1, loc=logit, scale=se / (value * (1 - value)))
+        assert (row["ci_low"], row["ci_high"]) == pytest.approx(1 / (1 + np.exp(-np.array(expected))))
         loo = np.array([diversity([t for j, t in enumerate(top) if j != i]).topic_uniqueness for i in range(K)])
         tukey = np.sqrt((K - 1) / K * ((loo - loo.mean()) ** 2).sum())
         assert tukey == pytest.approx(jackknife_se(loo))

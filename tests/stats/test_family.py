@@ -129,3 +129,15 @@ def test_the_detectable_difference_has_its_power():
     assert np.mean(np.abs(draws) > critical) == pytest.approx(0.8, abs=0.01)
     assert detectable_difference(0.3, se, None, studentised=False) == pytest.approx(0.3 + stats.norm.ppf(0.8) * se)
     assert delta > critical * se
+
+
+def test_the_bounded_interval_stays_within_its_bounds():
+    """Inverted RBO near 1 (the issue's [0.989, 1.002]): the logit-scale interval stays below 1, and far
+    from the bounds it is about the t interval."""
+    from tealeaves.stats import bounded_t_interval, t_interval
+
+    low, high = bounded_t_interval(0.995, 0.003, 19)
+    assert 0 < low < 0.995 < high < 1
+    near = bounded_t_interval(0.5, 0.01, 19)
+    assert near == pytest.approx(t_interval(0.5, 0.01, 19), abs=1e-4)
+    assert bounded_t_interval(1.0, 0.01, 19)[1] == 1.0  # at the bound: the t interval, clipped

@@ -37,6 +37,7 @@ import numpy as np
 from tealeaves.evaluation.stats import (
     CONFIDENCE,
     SUBSETS,
+    UNIT_RANGE,
     Measurements,
     comparisons_table,
     document_bootstrap,
@@ -50,7 +51,13 @@ from tealeaves.metrics.words import model_level_topics
 from tealeaves.rng import family_generator
 from tealeaves.stats.design import minimal_detectable_difference
 from tealeaves.stats.family import IndependentMeans, PairedRatios, joint_null
-from tealeaves.stats.intervals import bootstrap_t_interval, delete_d_jackknife_se, percentile_interval, t_interval
+from tealeaves.stats.intervals import (
+    bootstrap_t_interval,
+    bounded_t_interval,
+    delete_d_jackknife_se,
+    percentile_interval,
+    t_interval,
+)
 from tealeaves.stats.tests import welch_test
 
 LEVEL = 0.05
@@ -209,7 +216,7 @@ def coverage(plan: str, k: int, replicates: int, seed: int, *, boot: int = 500, 
             quantity = regrouped("topic_uniqueness", model_level_topics(zipf_topics(rng, k), 25, 10, 0.9))
             value = float(quantity(np.ones((1, k), dtype=bool))[0])
             se = delete_d_jackknife_se(quantity, k, rng, int(options.get("subsets", SUBSETS)))
-            low, high = t_interval(value, se, k - 1.0)
+            low, high = bounded_t_interval(value, se, k - 1.0, UNIT_RANGE)
         hits += low <= truth <= high
     name = f"{plan} ({kind})" if plan == "independent" else plan
     name = f"REPLACED t interval, {name}" if replaced else name

@@ -14,7 +14,7 @@ The steps:
 4. with a study export, the human scores per topic and their correlations with each
    automated metric (:func:`tealeaves.analysis.analyze_export`), cached the same way;
 5. the tables: ``per_topic``, ``per_model`` (value, standard error and 95% interval by each
-   metric's plan), ``comparisons`` (every pair, two-sided tests by the plan, Holm's correction,
+   metric's plan), ``comparisons`` (every pair, two-sided tests by the plan, Westfall-Young over the report and Holm per metric,
    the minimal detectable difference, equivalence where a margin exists; see
    :mod:`tealeaves.evaluation.stats`), ``topics`` (words and flags for the report),
    ``correlations`` (with human data), each as Parquet and CSV, and the manifest
@@ -79,7 +79,8 @@ class Evaluation(Result):
     per_model : DataFrame
         One row per model and output: value, standard error and 95% interval by the output's plan.
     comparisons : DataFrame
-        One row per pair of models and output: difference, test, Holm-corrected p-value, the
+        One row per pair of models and output: difference, test, report-wide (Westfall-Young) and
+        per-metric (Holm) adjusted p-values, the simultaneous interval, the
         better model, the minimal detectable difference, equivalence.
     topics : DataFrame
         Each topic's words and flags (for the report's cards).

@@ -33,7 +33,9 @@ inference, the interval and the test:
   its K topics (:func:`tealeaves.stats.delete_d_jackknife_se`, d = K/2, Shao and Wu 1989): the
   quantity is recomputed on
   :data:`SUBSETS` random subsets of K − d topics (:func:`regrouped`) and the interval is
-  :math:`\\theta \\pm t_{0.975, K-1}\\, \\widehat{se}`; it covers 96.45% at K = 20 and 97.2% at
+  :math:`\\theta \\pm t_{0.975, K-1}\\, \\widehat{se}` on the logit scale and back, so that it stays
+  within [0, 1] (:func:`tealeaves.stats.bounded_t_interval`; the t interval crossed 1 for inverted
+  RBO near 1); on the t scale it covered 96.45% at K = 20 and 97.2% at
   K = 50 (:mod:`tealeaves.evaluation.calibration`), within 4 MC SE of 95%, where Tukey's delete-1
   jackknife over-covers (97.3%, 97.8%); the comparisons' difference keeps the delete-1 standard
   error (:func:`tealeaves.stats.jackknife_difference_test`). The test is the randomisation test
@@ -63,6 +65,7 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
+import math
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -78,6 +81,7 @@ from tealeaves.stats.family import Comparison, IndependentMeans, PairedRatios, R
 from tealeaves.stats.intervals import (
     bootstrap_se,
     bootstrap_t_interval,
+    bounded_t_interval,
     delete_d_jackknife_se,
     percentile_interval,
     t_interval,
@@ -133,6 +137,7 @@ COMPARISON_COLUMNS = (
     "sim_high",
 )
 REPORT_RESAMPLES = 1999  # joint replicates of the report's family (Westfall-Young)
+UNIT_RANGE = (0.0, 1.0)  # the range of the model-level quantities (uniqueness, diversity, inverted RBO)
 TIED = 0.01  # a model's share of bootstrap draws without spread above which its topics are permuted
 TEST_NAMES = {  # the test each comparison of the report's family runs
     "paired": "paired randomisation (studentised)",
@@ -326,7 +331,7 @@ def per_model_table(
         if k >= 3:  # the delete-d jackknife over the model's topics, one stream per (metric, model)
             rng = family_generator(seed, f"evaluate delete-d {metric} {model}")
             se = delete_d_jackknife_se(regrouped(metric, topics), k, rng, SUBSETS)
-        low, high = t_interval(value, se, k - 1.0) if np.isfinite(se) else (np.nan, np.nan)
+        low, high = bounded_t_interval(value, se, k - 1.0, UNIT_RANGE) if np.isfinite(se) else (np.nan, np.nan)
         rows.append((model, metric, out.label, "model", out.plan, value, se, low, high, max(k, 1)))
     return pd.DataFrame(rows, columns=list(PER_MODEL_COLUMNS)), boots
 
@@ -427,7 +432,8 @@ def report_family(
     those metrics' pairs, and apart from them the other metrics' pairs, labelled exploratory):
     the probability of any false "better than" anywhere in the report (the summary's bold and
     badges, the verdicts) is at most ``alpha`` under the complete null. Every comparison is
-    recomputed on each of :data:`REPORT_RESAMPLES` joint replicates
+    recomputed on each of :data:`REPORT_RESAMPLES` joint replicates (or :math:`4m / \\alpha`, where
+    more, so that a continuous test of a large family can still reach ``alpha``)
     (:func:`tealeaves.stats.family.joint_null`: the held-out documents relabelled across models,
     the topics drawn within each model for the topic-level metrics, relabelled across models
     for the model-level quantities and the permutation tests, the same draws for every metric
@@ -442,7 +448,9 @@ def report_family(
     if not m:
         return found
     rng = family_generator(seed, "evaluate report family")
-    observed, null, floor = joint_null([t[4] for t in tested], REPORT_RESAMPLES, rng)
+    # enough replicates that a continuous test's best adjusted p, about m / (B + 1), stays below alpha / 4
+    replicates = max(REPORT_RESAMPLES, math.ceil(4 * m / alpha) - 1)
+    observed, null, floor = joint_null([t[4] for t in tested], replicates, rng)
     chosen = set(primary or ())
     groups = {"report": list(range(m))}
     if chosen:

@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     from tealeaves.stats.intervals import (
         bootstrap_se,
         bootstrap_t_interval,
+        bounded_t_interval,
         delete_d_jackknife_se,
         jackknife_se,
         mean_with_interval,
@@ -80,6 +81,7 @@ __all__ = [
     "bootstrap_se",
     "bootstrap_t_interval",
     "bootstrap_z_test",
+    "bounded_t_interval",
     "delete_d_jackknife_se",
     "detectable_difference",
     "holm",
