@@ -63,7 +63,28 @@ def _split_floor(n_a: int, n_b: int) -> float:
 
 @dataclass(frozen=True)
 class PairedRatios:
-    """Two models' ratios over the documents both scored: ``ids`` and each model's (values, weights) on them."""
+    """Two models' ratios over the documents both scored: ``ids`` and each model's (values, weights) on them.
+
+    Attributes
+    ----------
+    a, b : str
+        The two models (whose keys the replicates draw).
+    ids : ndarray of int
+        The documents both scored.
+    series_a, series_b : tuple of ndarray
+        Each model's values and weights on ``ids``.
+    space : str
+        The kind of unit (``"document"``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from tealeaves.stats.family import PairedRatios
+    >>> w, a, b = np.ones(4), np.array([1.1, 2.3, 2.9, 4.4]), np.array([1.0, 2.0, 3.0, 4.0])
+    >>> pair = PairedRatios("a", "b", np.arange(4), (a, w), (b, w))
+    >>> round(pair.observed(), 4), pair.floor()
+    (1.5785, 0.125)
+    """
 
     a: str
     b: str
@@ -89,7 +110,28 @@ class PairedRatios:
 
 @dataclass(frozen=True)
 class IndependentMeans:
-    """Two models' values on their own units (``ids_a``, ``ids_b`` in the ``space`` of each), compared by their means."""
+    """Two models' values on their own units (``ids_a``, ``ids_b`` in the ``space`` of each), compared by their means.
+
+    Attributes
+    ----------
+    a, b : str
+        The two models.
+    ids_a, values_a, ids_b, values_b : ndarray
+        Each model's units and values.
+    method : str
+        ``"bootstrap-t"``, ``"studentised permutation"`` or ``"permutation"``.
+    space : str
+        The kind of unit (``"topic"``, or ``"document"`` for rated documents).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from tealeaves.stats.family import IndependentMeans
+    >>> ids, a, b = np.arange(4), np.array([0.9, 0.8, 0.85, 0.95]), np.array([0.1, 0.2, 0.0, 0.15])
+    >>> pair = IndependentMeans("a", "b", ids, a, ids, b, "permutation")
+    >>> round(pair.observed(), 4), round(pair.floor(), 4)  # 2 of the 70 splits are as extreme
+    (0.7625, 0.0286)
+    """
 
     a: str
     b: str
@@ -141,6 +183,15 @@ def tied_draws(values: np.ndarray) -> float:
     at a ceiling, as word intrusion's often are), the bootstrap-t's studentised resamples are
     degenerate and :class:`IndependentMeans` takes the studentised permutation test instead.
 
+    Parameters
+    ----------
+    values : array-like
+        A model's per-topic values.
+
+    Returns
+    -------
+    float
+
     Examples
     --------
     >>> from tealeaves.stats.family import tied_draws
@@ -169,7 +220,28 @@ def _drawn_moments(draw: np.ndarray, ids: np.ndarray, values: np.ndarray) -> tup
 @dataclass(frozen=True)
 class Regrouped:
     """A model-level quantity of two models' topics (``n_a`` and ``n_b`` of them), pooled:
-    ``quantity`` maps boolean masks over the pooled topics (A's first) to the quantity of each row's subset."""
+    ``quantity`` maps boolean masks over the pooled topics (A's first) to the quantity of each row's subset.
+
+    Attributes
+    ----------
+    a, b : str
+        The two models.
+    n_a, n_b : int
+        Their topics.
+    quantity : callable
+        Boolean masks (R, n_a + n_b) -> the quantity of each row's topics.
+    space : str
+        The kind of unit (``"topic"``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from tealeaves.stats.family import Regrouped
+    >>> x = np.array([5.0, 6, 7, 0, 1, 2])
+    >>> pair = Regrouped("a", "b", 3, 3, lambda rows: rows @ x / rows.sum(axis=1))
+    >>> pair.observed(), pair.floor()
+    (5.0, 0.1)
+    """
 
     a: str
     b: str

@@ -143,8 +143,23 @@ class StepDown(NamedTuple):
     (its test's smallest attainable p-value, adjusted); ``critical``: the statistic beyond which
     the first step rejects it (infinite where nothing can be rejected); ``level``: :math:`c`,
     the first step rejects a marginal p-value below it (a float, the same for every hypothesis:
-    the family's effective per-test level, :math:`\alpha` over about the number of independent
+    the family's effective per-test level, :math:`\\alpha` over about the number of independent
     tests in the family).
+
+    Attributes
+    ----------
+    pvalue, adjusted, attainable, critical : ndarray of shape (m,)
+        Per hypothesis, as above (NaN for an untestable one).
+    level : float
+        The first step's marginal level.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from tealeaves.stats import westfall_young
+    >>> found = westfall_young([3.0, 0.2], np.abs(np.random.default_rng(0).normal(size=(999, 2))))
+    >>> bool(found.adjusted[0] < 0.05 <= found.adjusted[1]), found.level < 0.05
+    (True, True)
     """
 
     pvalue: np.ndarray
