@@ -10,9 +10,17 @@ the tests should have 80% power (the model-level randomisation test's power at t
 alternatives, model B's Zipf exponent 1.15 and 1.3 instead of 1.0, has no formula: its rate is
 shown). The last rows are the tests the evaluation replaced, under the
 same simulations: an unpaired Welch test of per-document values (the documents are paired) and
-a per-topic Welch test of topic uniqueness (a model-level quantity). ``--scale`` multiplies
-every R (0.2 for a quick look); ``--plan`` keeps one plan's rows (``paired``, ``independent``
-or ``jackknife``, the model-level quantities) and leaves out the replaced tests; ``--check``
+a per-topic Welch test of topic uniqueness (a model-level quantity). The rows after them check
+the tests of issue 38: the topic-level test the evaluation picks (bootstrap-t; the studentised
+permutation test at a ceiling) under opposite skews (Gamma +2 against -2), lognormal spreads
+and ceiling-bound values at K = 5 to 50, beside the studentised permutation test and Welch's t;
+the studentised paired randomisation test on 20 and 50 documents of heavy-tailed length beside
+the paired t; and a whole report under the complete null (10 metrics, 4 models, 60
+comparisons, through the evaluation's comparisons_table), Westfall-Young's family beside Holm
+per metric. ``--scale`` multiplies
+every R (0.2 for a quick look) but the report's (``--report-replicates``); ``--plan`` keeps one
+plan's rows (``paired``, ``independent``, ``jackknife``, the model-level quantities, or
+``report``) and leaves out the replaced tests; ``--check``
 keeps one kind of row (``rejection``, ``coverage`` or ``power``). The coverage rows of the
 topic-level interval are the bootstrap-t interval's the evaluation uses, at moderate, skewed
 and very skewed values, beside the t interval it replaced on the skewed ones.
@@ -30,9 +38,12 @@ from tealeaves.evaluation.calibration import (
     LEVEL,
     Calibration,
     coverage,
+    document_rejection,
     documents,
     paired_detectable,
     rejection,
+    report_rejection,
+    shape_rejection,
     welch_detectable,
     zipf_topics,
 )
@@ -64,11 +75,37 @@ def replaced(replicates: int, seed: int) -> list[Calibration]:
     return rows
 
 
+def shapes_and_documents(r, seed: int) -> list:
+    """The checks of tests whose level must hold when only the shapes differ: topic-level tests under
+    opposite skews, lognormal spreads and a ceiling (the evaluation's choice beside the tests it
+    did not choose), and the paired test on 20 and 50 documents of heavy-tailed length."""
+    checks: list = []
+    for k in (5, 10, 20, 50):
+        for test in ("evaluation", "studentised permutation", "Welch's t"):
+            checks.append(("independent", "rejection", lambda k=k, test=test: shape_rejection(test, k, r(2000), seed)))
+    for kind in ("lognormal", "ceiling"):
+        for k in (10, 20, 50):
+            checks.append(
+                (
+                    "independent",
+                    "rejection",
+                    lambda k=k, kind=kind: shape_rejection("evaluation", k, r(2000), seed, kind=kind),
+                )
+            )
+    for n in (20, 50):
+        for test in ("paired randomisation", "paired t"):
+            checks.append(("paired", "rejection", lambda n=n, test=test: document_rejection(test, n, r(2000), seed)))
+    return checks
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--scale", type=float, default=1.0, help="multiply every number of replicates")
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--plan", choices=("paired", "independent", "jackknife"), help="only this plan's checks")
+    parser.add_argument(
+        "--plan", choices=("paired", "independent", "jackknife", "report"), help="only this plan's checks"
+    )
+    parser.add_argument("--report-replicates", type=int, default=150, help="simulated reports of the report row")
     parser.add_argument("--check", choices=("rejection", "coverage", "power"), help="only this kind of check")
     args = parser.parse_args()
 
@@ -119,12 +156,16 @@ def main() -> None:
         ),  # no formula: the power found
         ("jackknife", "power", lambda: rejection("jackknife", 20, r(1000), seed + 1, 0.3, target=np.nan)),
     ]
+    checks += shapes_and_documents(r, seed)
+    checks += [("report", "rejection", lambda: report_rejection(args.report_replicates, seed))]
     print("| check | plan | K (documents for paired) | R | rate | target | MC SE | within 4 MC SE |")
     print("|---|---|---:|---:|---:|---:|---:|---|")
     started = time.perf_counter()
     for plan, kind, check in checks:
         if args.plan in (None, plan) and args.check in (None, kind):
-            show(check())
+            found = check()
+            for row in found if isinstance(found, tuple) else (found,):
+                show(row)
     for row in replaced(r(5000), seed) if args.plan is None and args.check is None else []:
         show(row)
     print(f"\n{time.perf_counter() - started:.0f} s")

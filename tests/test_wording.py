@@ -71,12 +71,13 @@ def test_verdicts_of_a_comparisons_table():
     lines = wording.verdicts(rows, outputs, 0.05)
     assert list(lines) == ["npmi", "topic_log_odds"]
     assert lines["npmi"] == (
-        "NPMI (higher is better; topics as units, independent across models (Welch's t or permutation), 3 pairs): "
-        "a better than b by 0.2 [0.1, 0.3] (p < 0.001). Equivalent within ±0.05 (TOST, Holm, level 0.05): a and c. "
+        "NPMI (higher is better; topics as units, independent across models (bootstrap-t test of Welch's t or "
+        "permutation test), 3 pairs): a better than b by 0.2 [0.1, 0.3] (p < 0.001) (Holm, level 0.05). Equivalent within ±0.05 (TOST, Holm, level 0.05): a and c. "
         "Not significant (Holm, level 0.05): b vs c; the smallest true difference these tests find with 80% power: 0.3."
     )
     assert lines["topic_log_odds"] == (
-        "topic log odds (higher is better; rated documents as units, independent across models (Welch's t), 1 pair): "
+        "topic log odds (higher is better; rated documents as units, independent across models (bootstrap-t test "
+        "of Welch's t), 1 pair): "
         "no pair differs significantly. Not significant (Holm, level 0.05): a vs b."
     )
     assert wording.verdicts([], outputs, 0.05) == {}

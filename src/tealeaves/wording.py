@@ -10,9 +10,11 @@ row), and a metric's description as any object with the attributes of
 :class:`tealeaves.metrics.Output` (``label``, ``higher_is_better``, ``unit``, ``plan``), so this
 module imports neither pandas nor the packages whose results it words.
 
-A verdict says only what the test found: "A better than B" where the Holm-corrected p-value is
-below the level, and otherwise "not significant" with the difference the test could have found,
-never that two models are equal (only an equivalence test within a stated margin says that).
+A verdict says only what the test found: "A better than B" where the adjusted p-value is below
+the level (an evaluation's: Westfall and Young's over its whole report, :func:`family_name`;
+elsewhere Holm's), and otherwise "not significant" with the difference the test could have
+found, or that it could not reach the level at all, never that two models are equal (only an
+equivalence test within a stated margin says that).
 
 Examples
 --------
@@ -34,8 +36,8 @@ from tealeaves.display import p_value
 Row = Mapping[str, Any]
 
 PLAN_WORDS = {
-    "paired": "documents as units, paired across models (paired t on linearised contributions)",
-    "independent": "topics as units, independent across models (Welch's t)",
+    "paired": "documents as units, paired across models (studentised paired randomisation test of linearised contributions)",
+    "independent": "topics as units, independent across models (bootstrap-t test of Welch's t)",
     "jackknife": "model-level quantity, randomisation test over topics, jackknife interval",
     "runs": "trained runs as units (Welch's t over runs)",
 }
@@ -88,6 +90,92 @@ class SummaryCell(NamedTuple):
 def holm_level(alpha: float) -> str:
     """``Holm, level 0.05``: the correction and level every verdict names."""
     return f"Holm, level {alpha:g}"
+
+
+FAMILY_WORDS = {
+    "report": "report-wide over all {n} comparisons of {k} metrics",
+    "primary": "over the {n} comparisons of the primary metrics ({names})",
+    "exploratory": "exploratory: over the {n} comparisons of the metrics not named primary ({names})",
+}
+
+
+def family_name(family: str, n: int, metrics: list[str]) -> str:
+    """The family a report-wide adjusted p-value controls the error over, in words (a comparisons table's ``family``).
+
+    Parameters
+    ----------
+    family : {"report", "primary", "exploratory"}
+        Every comparison of the report, those of the metrics named primary, or the others.
+    n : int
+        The comparisons in the family.
+    metrics : list of str
+        Their metrics.
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> from tealeaves.wording import family_name
+    >>> family_name("report", 54, ["npmi", "cv"])
+    'report-wide over all 54 comparisons of 2 metrics'
+    >>> family_name("primary", 6, ["npmi"])
+    'over the 6 comparisons of the primary metrics (npmi)'
+    """
+    return FAMILY_WORDS[family].format(n=n, k=len(metrics), names=", ".join(metrics))
+
+
+def correction(row: Row, alpha: float) -> str:
+    """The correction, family and level a comparison row was tested at: Westfall-Young over its
+    ``family`` where the row has one, Holm over the metric's pairs otherwise (:func:`holm_level`)."""
+    family = _family(row)
+    return f"Westfall-Young {family}, level {alpha:g}" if family else holm_level(alpha)
+
+
+def families(comparisons: Iterable[Row], alpha: float) -> str:
+    """What the significance marks of a page rest on: each family of comparisons and its correction.
+
+    Parameters
+    ----------
+    comparisons : iterable of mappings
+        The rows of an evaluation's ``comparisons`` table.
+    alpha : float
+        The level.
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> from tealeaves.wording import families
+    >>> print(families([{"family": "report-wide over all 6 comparisons of 1 metrics"}], 0.05))
+    two-sided tests; the probability of any false "better than" on this page is at most 0.05 (Westfall-Young report-wide over all 6 comparisons of 1 metrics, level 0.05)
+    """
+    rows = list(comparisons)
+    named = list(dict.fromkeys(_family(r) for r in rows))
+    if not any(named):
+        return f"two-sided tests, Holm-corrected, level {alpha:g}"
+    parts = [f"Westfall-Young {family}, level {alpha:g}" if family else holm_level(alpha) for family in named]
+    return (
+        f'two-sided tests; the probability of any false "better than" on this page is at most {alpha:g} '
+        f"({'; '.join(parts)})"
+        if len(named) == 1
+        else f'two-sided tests, each family\'s probability of any false "better than" at most {alpha:g}: '
+        + "; ".join(parts)
+    )
+
+
+def _family(row: Row) -> str:
+    """A row's family (:func:`family_name`), empty where it has none (Holm over the metric's pairs)."""
+    family = row.get("family")
+    return family if isinstance(family, str) else ""
+
+
+def _adjusted(row: Row) -> float:
+    """The adjusted p-value a row's verdict rests on: the report's family's, or Holm's."""
+    return float(row["p_report"]) if _family(row) else float(row["p_holm"])
 
 
 def directed_label(output: Described) -> str:
@@ -255,9 +343,12 @@ def _plan_words(output: Described, part: list[Row]) -> str:
     if output.unit == "document" and output.plan != "paired":  # topic log odds: the rated documents
         plan = plan.replace("topics as units", "rated documents as units")
     tests = {str(r["test"]) for r in part}
-    if any(test.startswith("permutation") for test in tests):  # too few units, or no spread
-        used = "permutation test" if all(t.startswith("permutation") for t in tests) else "Welch's t or permutation"
-        plan = plan.replace("Welch's t", used)
+    others = sorted(t for t in tests if t.startswith(("permutation", "studentised permutation")))
+    if others:  # too few units, no spread, or values at a ceiling
+        phrase = "Welch's t" if over_runs else "bootstrap-t test of Welch's t"
+        named = [f"{t} test" if t.endswith("permutation") else t for t in others]
+        used = " or ".join(named) if len(others) == len(tests) else " or ".join([phrase, *named])
+        plan = plan.replace(phrase, used)
     return plan
 
 
@@ -266,26 +357,52 @@ def _found(row: Row) -> str:
     size = abs(row["difference"])
     low, high = sorted(abs(x) for x in (row["ci_low"], row["ci_high"]))
     interval = f" [{low:.3g}, {high:.3g}]" if row["ci_low"] * row["ci_high"] > 0 else ""
-    return f"{row['better']} better than {_other(row)} by {size:.3g}{interval} ({p_value(row['p_holm'])})"
+    return f"{row['better']} better than {_other(row)} by {size:.3g}{interval} ({p_value(_adjusted(row))})"
+
+
+def _unreachable(row: Row, alpha: float) -> bool:
+    """Whether a row's test cannot reach the level at all (too few units for its family)."""
+    attainable = float(row.get("p_attainable", math.nan))
+    return math.isfinite(attainable) and attainable >= alpha
 
 
 def _open(open_pairs: list[Row], alpha: float) -> str:
-    """The pairs not found different, with the difference their tests would have found."""
+    """The pairs not found different, with the difference their tests would have found, or that they
+    could not find any (the smallest p-value their test can attain, adjusted, is not below the level)."""
+    stuck = [r for r in open_pairs if _unreachable(r, alpha)]
+    open_pairs = [r for r in open_pairs if not _unreachable(r, alpha)]
+    sentences = []
+    if stuck:
+        names = ", ".join(f"{r['model_a']} vs {r['model_b']}" for r in stuck)
+        least = min(float(r["p_attainable"]) for r in stuck)
+        sentences.append(
+            f"Cannot reach level {alpha:g} ({correction(stuck[0], alpha)}): {names}; too few units, "
+            f"the smallest p-value these tests can attain is {least:.2g}."
+        )
+    if open_pairs:
+        sentences.append(_not_found(open_pairs, alpha))
+    return " ".join(sentences)
+
+
+def _not_found(open_pairs: list[Row], alpha: float) -> str:
+    """The pairs not found different that could have been, with the difference their tests would have found."""
     names = ", ".join(f"{r['model_a']} vs {r['model_b']}" for r in open_pairs)
     mdd = [float(r["mdd"]) for r in open_pairs if math.isfinite(float(r["mdd"]))]
     span = f"{min(mdd):.3g}" if mdd and f"{min(mdd):.3g}" == f"{max(mdd):.3g}" else ""
     span = span or (f"{min(mdd):.3g} to {max(mdd):.3g}" if mdd else "")
     reach = f"; the smallest true difference these tests find with 80% power: {span}" if span else ""
-    return f"Not significant ({holm_level(alpha)}): {names}{reach}."
+    return f"Not significant ({correction(open_pairs[0], alpha)}): {names}{reach}."
 
 
 def verdicts(comparisons: Iterable[Row], outputs: Mapping[str, Described], alpha: float) -> dict[str, str]:
     """One sentence per compared metric of an evaluation: what was found and how sure.
 
-    The pairs significantly different after Holm's correction ("A better than B", with the
-    difference, its 95% interval and the Holm-corrected two-sided p-value); the other pairs are
-    "not significant (Holm, level 0.05)", with the difference the test could have found with 80%
-    power, and "equivalent within ±ε (TOST)" where the metric has a margin and the pair passes.
+    The pairs significantly different after the row's correction ("A better than B", with the
+    difference, its 95% interval and the adjusted two-sided p-value: Westfall and Young's over the
+    row's ``family`` where it has one, :func:`correction`, Holm's over the metric's pairs
+    otherwise); the other pairs are "not significant (Holm, level 0.05)", with the difference the
+    test could have found with 80% power, or "cannot reach level 0.05" with the smallest p-value
+    their test can attain where it is not below the level (``p_attainable``), and "equivalent within ±ε (TOST)" where the metric has a margin and the pair passes.
 
     Parameters
     ----------
@@ -309,7 +426,7 @@ def verdicts(comparisons: Iterable[Row], outputs: Mapping[str, Described], alpha
     >>> row = {"metric": "npmi", "model_a": "a", "model_b": "b", "difference": 0.2, "ci_low": 0.1, "ci_high": 0.3,
     ...        "test": "Welch's t", "p_holm": 0.004, "better": "a", "equivalent": False, "mdd": 0.1, "margin": 0.05}
     >>> print(verdicts([row], {"npmi": npmi}, 0.05)["npmi"])
-    NPMI (higher is better; topics as units, independent across models (Welch's t), 1 pair): a better than b by 0.2 [0.1, 0.3] (p = 0.004).
+    NPMI (higher is better; topics as units, independent across models (bootstrap-t test of Welch's t), 1 pair): a better than b by 0.2 [0.1, 0.3] (p = 0.004) (Holm, level 0.05).
     """
     lines = {}
     for metric, part in _by_metric(comparisons).items():
@@ -320,7 +437,9 @@ def verdicts(comparisons: Iterable[Row], outputs: Mapping[str, Described], alpha
         found = [_found(r) for r in part if r["better"]]
         equivalent = [f"{r['model_a']} and {r['model_b']}" for r in part if not r["better"] and r["equivalent"]]
         open_pairs = [r for r in part if not r["better"] and not r["equivalent"]]
-        sentences = [f"{', '.join(found)}." if found else "no pair differs significantly."]
+        sentences = [
+            f"{', '.join(found)} ({correction(part[0], alpha)})." if found else "no pair differs significantly."
+        ]
         if equivalent:
             margin = float(part[0]["margin"])
             sentences.append(f"Equivalent within ±{margin:g} (TOST, {holm_level(alpha)}): {', '.join(equivalent)}.")

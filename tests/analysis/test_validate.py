@@ -419,3 +419,27 @@ def test_hoyle2021_given_metrics_reproduce_table_3_and_embedding_leads(shared_da
     assert board.idxmax() == "embedding,topn=5+10" and board.max() > 0.55  # measured 0.561 with 1,000 replicates
     write_validation(result, tmp_path / "out")
     assert (tmp_path / "out" / "leaderboard.csv").is_file()
+
+
+def test_versus_best_chooses_the_baseline_again_in_every_resample(small, tmp_path):
+    """Two candidate baselines: the max-T adjustment's resamples are each resample's difference from the
+    candidate that correlates best in that resample (the smallest difference), not from the one chosen on
+    the data, so picking the best candidate is paid for (issue 38)."""
+    from tealeaves.stats import max_t_pvalues
+
+    judgments, _, scores, path = small
+    close = {
+        "NPMI_x": scores["good"] + 0.3 * scores["noise"],
+        "NPMI_y": scores["good"] + 0.3 * scores["noise"][::-1].values,
+    }
+    scores.assign(**close).to_csv(path, index=False)  # two candidates about as good: either may win a resample
+    result = validate([judgments], [f"csv:{path}"], n_resamples=300, seed=1)
+    versus = result.versus_best("NPMI", ["good"])
+    [row] = versus.itertuples()
+    candidates = [m for m in result.correlations["metric"].unique() if m.startswith("NPMI")]
+    assert len(candidates) >= 2
+    diffs = np.vstack([result._difference(row.human, "good", c) for c in candidates])
+    again = np.nanmin(diffs, axis=0)
+    assert not np.allclose(again, result._difference(row.human, "good", row.baseline))  # the choice moves
+    expected = max_t_pvalues([row.difference], [row.se], [again])
+    assert row.p_maxt == pytest.approx(expected[0])

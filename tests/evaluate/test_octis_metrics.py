@@ -55,7 +55,7 @@ def test_significance_per_topic_is_the_library_function(run, planted):
     assert (
         rows.loc[("lda", "kl_vacuous"), "unit"] == "topic" and rows.loc[("lda", "kl_vacuous"), "plan"] == "independent"
     )
-    assert set(evaluation.comparisons[evaluation.comparisons.metric == "kl_uniform"]["test"]) == {"Welch's t"}
+    assert set(evaluation.comparisons[evaluation.comparisons.metric == "kl_uniform"]["test"]) == {"bootstrap-t"}
 
 
 def test_classification_accuracy_is_per_held_out_document_and_paired(run, planted):
@@ -74,7 +74,7 @@ def test_classification_accuracy_is_per_held_out_document_and_paired(run, plante
             assert rows.loc[(name, score), "unit"] == "model" and pd.isna(rows.loc[(name, score), "plan"])
     assert rows.loc[("lda", "classification_accuracy"), "plan"] == "paired"
     [row] = evaluation.comparisons[evaluation.comparisons.metric == "classification_accuracy"].itertuples()
-    assert (row.model_a, row.model_b, row.test) == ("lda", "lda2", "paired t")
+    assert (row.model_a, row.model_b, row.test) == ("lda", "lda2", "paired randomisation (studentised)")
     assert not set(SCORES) & set(evaluation.comparisons.metric)  # shown, not tested
 
 

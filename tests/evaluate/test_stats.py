@@ -112,5 +112,18 @@ def test_verdicts_name_the_test_each_pair_had():
     rows = [_row("npmi", "a", "b", 0.2, 0.01, "a"), _row("npmi", "a", "c", 0.01, 0.6, "")]
     rows[0]["test"], rows[1]["test"] = "permutation", "permutation"  # models of fewer than 5 topics
     assert "topics as units, independent across models (permutation test)" in verdicts(pd.DataFrame(rows), 0.05)["npmi"]
-    rows[1]["test"] = "Welch's t"
-    assert "(Welch's t or permutation)" in verdicts(pd.DataFrame(rows), 0.05)["npmi"]
+    rows[1]["test"] = "bootstrap-t"
+    assert "(bootstrap-t test of Welch's t or permutation test)" in verdicts(pd.DataFrame(rows), 0.05)["npmi"]
+
+
+def test_verdicts_rest_on_the_report_family_and_say_when_the_level_is_out_of_reach():
+    family = "report-wide over all 12 comparisons of 2 metrics"
+    found = _row("npmi", "a", "b", 0.2, 0.001, "a") | {"family": family, "p_report": 0.03, "p_attainable": 0.001}
+    stuck = _row("npmi", "a", "c", 0.5, 0.1, "", mdd=np.nan) | {"family": family, "p_report": 0.4, "p_attainable": 0.16}
+    line = verdicts(pd.DataFrame([found, stuck]), 0.05)["npmi"]
+    assert f"a better than b by 0.2 (p = 0.03) (Westfall-Young {family}, level 0.05)." in line
+    assert (
+        "Cannot reach level 0.05" in line
+        and "a vs c; too few units, the smallest p-value these tests can attain is 0.16" in line
+    )
+    assert "would be found" not in line and "80% power" not in line  # no detectable difference where none can be found

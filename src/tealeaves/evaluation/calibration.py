@@ -34,12 +34,30 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from tealeaves.evaluation.stats import CONFIDENCE, SUBSETS, document_bootstrap, paired_t, randomisation, regrouped
+from tealeaves.evaluation.stats import (
+    CONFIDENCE,
+    SUBSETS,
+    UNIT_RANGE,
+    Measurements,
+    comparisons_table,
+    document_bootstrap,
+    paired_t,
+    randomisation,
+    regrouped,
+    topic_method,
+)
 from tealeaves.metrics.measured import Items
 from tealeaves.metrics.words import model_level_topics
 from tealeaves.rng import family_generator
 from tealeaves.stats.design import minimal_detectable_difference
-from tealeaves.stats.intervals import bootstrap_t_interval, delete_d_jackknife_se, percentile_interval, t_interval
+from tealeaves.stats.family import IndependentMeans, PairedRatios, joint_null
+from tealeaves.stats.intervals import (
+    bootstrap_t_interval,
+    bounded_t_interval,
+    delete_d_jackknife_se,
+    percentile_interval,
+    t_interval,
+)
 from tealeaves.stats.tests import welch_test
 
 LEVEL = 0.05
@@ -198,8 +216,172 @@ def coverage(plan: str, k: int, replicates: int, seed: int, *, boot: int = 500, 
             quantity = regrouped("topic_uniqueness", model_level_topics(zipf_topics(rng, k), 25, 10, 0.9))
             value = float(quantity(np.ones((1, k), dtype=bool))[0])
             se = delete_d_jackknife_se(quantity, k, rng, int(options.get("subsets", SUBSETS)))
-            low, high = t_interval(value, se, k - 1.0)
+            low, high = bounded_t_interval(value, se, k - 1.0, UNIT_RANGE)
         hits += low <= truth <= high
     name = f"{plan} ({kind})" if plan == "independent" else plan
     name = f"REPLACED t interval, {name}" if replaced else name
     return Calibration(f"{CONFIDENCE:.0%} interval coverage", name, k, replicates, hits / replicates, CONFIDENCE)
+
+
+TOPIC_TESTS = ("bootstrap-t", "studentised permutation", "Welch's t")
+DOCUMENT_TESTS = ("paired randomisation", "paired t")
+REPORT_TOPIC_METRICS = ("npmi", "cv", "kl_uniform", "kl_vacuous", "kl_background", "embedding", "embedding_centroid")
+REPORT_DOCUMENT_METRICS = ("heldout_log_likelihood", "predictive_log_likelihood")
+
+
+def opposite_skews(rng: np.random.Generator, k: int, shift: float = 0.0) -> tuple[np.ndarray, np.ndarray]:
+    """Two models' K per-topic values with equal means (plus ``shift``) and opposite skews: model A's
+    Gamma(1, 1) − 1 (a few excellent topics, skewness +2), model B's 1 − Gamma(1, 1) (a few junk
+    ones, skewness −2), both of sd 1."""
+    return rng.gamma(1.0, 1.0, size=k) - 1.0, 1.0 + shift - rng.gamma(1.0, 1.0, size=k)
+
+
+def ceiling_values(rng: np.random.Generator, k: int) -> np.ndarray:
+    """K ceiling-bound per-topic values (word intrusion, human precision): the share of 10 annotators who
+    found a topic's intruder, ``Binomial(10, p_k) / 10`` with ``p_k ~ Beta(8, 1.2)`` (mean 0.87)."""
+    return rng.binomial(10, rng.beta(8.0, 1.2, size=k)) / 10
+
+
+def heavy_documents(rng: np.random.Generator, n: int) -> tuple[Items, Items]:
+    """Two equally good models' log likelihoods on ``n`` documents of heavy-tailed length,
+    :math:`w_i = \\lceil e^{N(3.5, 1.2)} \\rceil` tokens (median 33, a few of thousands), otherwise as :func:`documents`."""
+    lengths = np.ceil(np.exp(rng.normal(3.5, 1.2, size=n)))
+    rate = rng.normal(DOCUMENT_RATE, DOCUMENT_SD, size=n)
+    ids = np.arange(n)
+    a = Items(lengths * (rate + rng.normal(0, NOISE_SD, size=n)), lengths, ids)
+    b = Items(lengths * (rate + rng.normal(0, NOISE_SD, size=n)), lengths, ids)
+    return a, b
+
+
+def _resampled_p(comparison, rng: np.random.Generator, replicates: int) -> float:
+    """The marginal p-value of one comparison of the report's family (:func:`tealeaves.stats.family.joint_null`)."""
+    observed, null, _ = joint_null([comparison], replicates, rng)
+    return float((1 + np.sum(null[:, 0] >= observed[0] * (1 - 1e-12))) / (replicates + 1))
+
+
+SHAPES = ("opposite skews", "lognormal", "ceiling")
+
+
+def shaped_values(rng: np.random.Generator, k: int, kind: str) -> tuple[np.ndarray, np.ndarray]:
+    """Two models' K per-topic values with equal means, by ``kind`` (:data:`SHAPES`): opposite skews
+    (:func:`opposite_skews`), lognormal of unequal spread (LogNormal(0, 1) against LogNormal(0.375,
+    0.5), both of mean :math:`e^{0.5}`), or both ceiling-bound (:func:`ceiling_values`)."""
+    if kind == "opposite skews":
+        return opposite_skews(rng, k)
+    if kind == "lognormal":
+        return rng.lognormal(0.0, 1.0, size=k), rng.lognormal(0.375, 0.5, size=k)
+    return ceiling_values(rng, k), ceiling_values(rng, k)
+
+
+def shape_rejection(
+    test: str, k: int, replicates: int, seed: int, resamples: int = 499, kind: str = "opposite skews"
+) -> Calibration:
+    """How often a test of two models' mean per-topic values rejects at 5% when only their shapes differ
+    (:func:`shaped_values`): ``test`` is the test the evaluation picks (``"evaluation"``,
+    :func:`tealeaves.evaluation.stats.topic_method`: bootstrap-t, or the studentised permutation
+    test at a ceiling), or one of :data:`TOPIC_TESTS` (Welch's t on its t distribution), each
+    resampling test with ``resamples`` draws."""
+    rng = family_generator(seed, f"calibration shapes {test} {k} {kind}")
+    hits = 0
+    ids = np.arange(k)
+    for _ in range(replicates):
+        a, b = shaped_values(rng, k, kind)
+        if test == "Welch's t":
+            p = welch_test(a, b).pvalue
+        else:
+            method = topic_method(a, b) if test == "evaluation" else test
+            p = _resampled_p(IndependentMeans("a", "b", ids, a, ids, b, method), rng, resamples)
+        hits += int(p < LEVEL)
+    return Calibration(
+        "rejection under the null", f"independent ({kind}), {test}", k, replicates, hits / replicates, LEVEL
+    )
+
+
+def document_rejection(test: str, n: int, replicates: int, seed: int, resamples: int = 499) -> Calibration:
+    """How often the paired test of two equally good models rejects at 5% on ``n`` documents of
+    heavy-tailed length (:func:`heavy_documents`): the studentised paired randomisation test the
+    evaluation runs or the paired t on its t distribution (``test``, one of :data:`DOCUMENT_TESTS`)."""
+    rng = family_generator(seed, f"calibration heavy documents {test} {n}")
+    hits = 0
+    for _ in range(replicates):
+        a, b = heavy_documents(rng, n)
+        if test == "paired t":
+            p = paired_t(a, b).pvalue
+        else:
+            p = _resampled_p(
+                PairedRatios("a", "b", a.ids, (a.values, a.weights), (b.values, b.weights)), rng, resamples
+            )
+        hits += int(p < LEVEL)
+    return Calibration(
+        "rejection under the null", f"paired (heavy-tailed lengths), {test}", n, replicates, hits / replicates, LEVEL
+    )
+
+
+def report_measurements(
+    rng: np.random.Generator,
+    models: int = 4,
+    k: int = 20,
+    documents_n: int = 100,
+    correlation: float = 0.5,
+    topics_only: bool = False,
+) -> Measurements:
+    """One simulated report under the complete null: ``models`` equally good models on ten registered
+    metrics, seven per topic (:data:`REPORT_TOPIC_METRICS`, a model's K topics each with a shared
+    topic effect, so the metrics correlate ``correlation`` across topics, and a skewed Gamma(2) part),
+    two per held-out document (:data:`REPORT_DOCUMENT_METRICS`, :func:`documents`, sharing the
+    documents) and topic uniqueness (K Zipf topics a model, :func:`zipf_topics`); ``topics_only``:
+    the seven per-topic metrics alone (a quick check)."""
+    items: dict[tuple[str, str], Items] = {}
+    scalars: dict[tuple[str, str], float] = {}
+    jackknife: dict[tuple[str, str], np.ndarray] = {}
+    topics = {}
+    ids = np.arange(k)
+    lengths = (LENGTH_MIN + rng.poisson(LENGTH_MEAN, size=documents_n)).astype(float)
+    rate = rng.normal(DOCUMENT_RATE, DOCUMENT_SD, size=documents_n)
+    for m in range(models):
+        name = f"m{m}"
+        shared = rng.gamma(2.0, 0.05, size=k)
+        for metric in REPORT_TOPIC_METRICS:
+            own = rng.gamma(2.0, 0.05, size=k)
+            values = np.sqrt(correlation) * shared + np.sqrt(1 - correlation) * own
+            items[name, metric] = Items(values, np.ones(k), ids)
+        if topics_only:
+            continue
+        for metric in REPORT_DOCUMENT_METRICS:
+            noise = rng.normal(0, NOISE_SD, size=documents_n)
+            items[name, metric] = Items(lengths * (rate + noise), lengths, np.arange(documents_n))
+        topics[name] = model_level_topics(zipf_topics(rng, k), 25, 10, 0.9)
+        quantity = regrouped("topic_uniqueness", topics[name])
+        scalars[name, "topic_uniqueness"] = float(quantity(np.ones((1, k), dtype=bool))[0])
+        jackknife[name, "topic_uniqueness"] = quantity(~np.eye(k, dtype=bool))
+    return Measurements(items, scalars, jackknife, topics)
+
+
+def report_rejection(
+    replicates: int, seed: int, models: int = 4, k: int = 20, correlation: float = 0.5, topics_only: bool = False
+) -> tuple[Calibration, Calibration]:
+    """How often a whole report under the complete null (:func:`report_measurements`: ten metrics,
+    ``models`` models, all their pairs) shows any "better than", through the evaluation's own
+    :func:`tealeaves.evaluation.stats.comparisons_table`: Westfall and Young's step-down over all
+    its comparisons, the family the report's bold, badges and verdicts rest on (target 5%), and,
+    from the same tables, Holm within each metric's pairs alone (``p_holm``), which the report
+    used before (no target: its rate is the error the report-wide family removes). ``topics_only``:
+    the seven per-topic metrics alone (:func:`report_measurements`)."""
+    rng = family_generator(seed, f"calibration report {models} {k} {correlation}")
+    hits = holm_hits = 0
+    names = [f"m{m}" for m in range(models)]
+    for r in range(replicates):
+        measured = report_measurements(rng, models, k, correlation=correlation, topics_only=topics_only)
+        boots: dict[tuple[str, str], np.ndarray] = {}
+        for metric in () if topics_only else REPORT_DOCUMENT_METRICS:
+            part = {m: measured.items[m, metric] for m in names}
+            boots |= {(m, metric): v for m, v in document_bootstrap(part, 100, seed + r, metric)[0].items()}
+        table = comparisons_table(measured, boots, names, LEVEL, seed + r)
+        hits += bool((table["better"] != "").any())
+        holm_hits += bool((table["p_holm"] < LEVEL).any())
+    plan = f"{7 if topics_only else 10} metrics x {models} models, correlation {correlation:g}"
+    check = "any false 'better than' in a report"
+    return (
+        Calibration(check, f"report family (Westfall-Young), {plan}", k, replicates, hits / replicates, LEVEL),
+        Calibration(check, f"REPLACED Holm per metric, {plan}", k, replicates, holm_hits / replicates, np.nan),
+    )

@@ -4,7 +4,8 @@
 
     seed = 0            # every step's seed
     n_resamples = 1000  # bootstrap resamples for the 95% intervals (once "bootstrap")
-    alpha = 0.05        # significance level of the Holm-corrected two-sided tests (once "level")
+    alpha = 0.05        # the report-wide error rate of its "better than" verdicts (once "level")
+    primary = ["npmi"]  # optional: the primary metrics, adjusted apart from the others (exploratory)
 
     [corpora]
     heldout = "sotu/heldout"     # held-out likelihood and Chang's predictive metrics
@@ -57,7 +58,7 @@ from tealeaves.deprecation import renamed_attribute, warn_renamed
 from tealeaves.errors import InputError
 from tealeaves.metrics import METRICS, unknown_keys
 
-TOP_KEYS = {"seed", "n_resamples", "alpha", "corpora", "models", "metrics", "study"}
+TOP_KEYS = {"seed", "n_resamples", "alpha", "primary", "corpora", "models", "metrics", "study"}
 RENAMED_KEYS = {"bootstrap": "n_resamples", "level": "alpha"}  # deprecated key -> its name
 CORPORA = ("heldout", "reference", "train")
 MODEL_KEYS = {"name", "path", "model", "runs", "format", "options"}
@@ -123,8 +124,13 @@ class EvaluateConfig:
     n_resamples : int
         Bootstrap resamples for the 95% intervals (``bootstrap``, its old name, is deprecated).
     alpha : float
-        Significance level of the Holm-corrected two-sided tests (``level``, its old name, is
-        deprecated).
+        The probability of any false "better than" in the report under the null (Westfall and
+        Young's step-down over every comparison: :func:`tealeaves.evaluation.stats.report_family`;
+        ``level``, its old name, is deprecated).
+    primary : tuple of str
+        The outputs (``npmi``, ``heldout_log_likelihood``, ...) named primary: their comparisons
+        are one family and the other metrics', labelled exploratory, another; empty: one family,
+        the whole report.
     source : dict
         The configuration as given, for the manifest.
 
@@ -154,6 +160,7 @@ class EvaluateConfig:
     n_resamples: int = 1000
     alpha: float = 0.05
     source: dict[str, Any] = field(default_factory=dict)  # the configuration as given, for the manifest
+    primary: tuple[str, ...] = ()
 
     bootstrap = renamed_attribute("n_resamples")
     level = renamed_attribute("alpha")
@@ -268,7 +275,21 @@ def parse_config(data: dict[str, Any], base: Path) -> EvaluateConfig:
         n_resamples=n_resamples,
         alpha=float(alpha),
         source=_plain(source),
+        primary=_primary(data.get("primary", [])),
     )
+
+
+def _primary(given: Any) -> tuple[str, ...]:
+    """The primary metrics: a list of output names, each one the evaluation knows."""
+    from tealeaves.evaluation.metrics import outputs
+
+    known = outputs()
+    if isinstance(given, str) or not isinstance(given, (list, tuple)):
+        raise InputError(f'primary must be a list of output names (e.g. ["npmi"]), got {given!r}')
+    unknown = [name for name in given if name not in known]
+    if unknown:
+        raise InputError(f"primary names unknown outputs {unknown}; known: {', '.join(known)}")
+    return tuple(given)
 
 
 def refuse_unknown_keys(data: dict[str, Any]) -> None:

@@ -102,7 +102,7 @@ def _summary(per_model, comparisons, models, metrics, known, lines, alpha) -> st
         f"<thead><tr><th>metric</th>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table></div>"
         f"<p class='muted'>Bold: a model significantly better than every other model on that metric "
         f"(none is bold where no model is); under a value, the models it is significantly better than "
-        f"(two-sided tests, Holm-corrected, level {alpha}). Model-level rows are one number per model; "
+        f"({escape(wording.families(comparisons, alpha))}). Model-level rows are one number per model; "
         f"only the jackknifed ones have an interval and a test.</p>"
         f"<h3>Verdicts</h3><ul class='verdicts'>{verdict_items}</ul></section>"
     )

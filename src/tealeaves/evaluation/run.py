@@ -14,7 +14,7 @@ The steps:
 4. with a study export, the human scores per topic and their correlations with each
    automated metric (:func:`tealeaves.analysis.analyze_export`), cached the same way;
 5. the tables: ``per_topic``, ``per_model`` (value, standard error and 95% interval by each
-   metric's plan), ``comparisons`` (every pair, two-sided tests by the plan, Holm's correction,
+   metric's plan), ``comparisons`` (every pair, two-sided tests by the plan, Westfall-Young over the report and Holm per metric,
    the minimal detectable difference, equivalence where a margin exists; see
    :mod:`tealeaves.evaluation.stats`), ``topics`` (words and flags for the report),
    ``correlations`` (with human data), each as Parquet and CSV, and the manifest
@@ -79,7 +79,8 @@ class Evaluation(Result):
     per_model : DataFrame
         One row per model and output: value, standard error and 95% interval by the output's plan.
     comparisons : DataFrame
-        One row per pair of models and output: difference, test, Holm-corrected p-value, the
+        One row per pair of models and output: difference, test, report-wide (Westfall-Young) and
+        per-metric (Holm) adjusted p-values, the simultaneous interval, the
         better model, the minimal detectable difference, equivalence.
     topics : DataFrame
         Each topic's words and flags (for the report's cards).
@@ -120,7 +121,7 @@ class Evaluation(Result):
     >>> loaded.to_frame()[["model", "metric", "n"]].values.tolist()
     [['clean', 'npmi', 4], ['mixed', 'npmi', 4]]
     >>> print(loaded.to_dict()["verdicts"]["npmi"])
-    NPMI (higher is better; ...): clean better than mixed by 1.83 [1.3, 2.36] (p = 0.0268).
+    NPMI (higher is better; ...): clean better than mixed by 1.83 [1.3, 2.36] (p = 0.04) (Westfall-Young ...).
     >>> tmp.cleanup()
 
     In a notebook the evaluation displays the report's summary table, verdicts and figures.
@@ -244,8 +245,8 @@ def evaluate(
     >>> evaluation.per_model[["model", "mean", "n"]].round(4).values.tolist()
     [['clean', 1.0, 4], ['mixed', -0.8333, 4]]
     >>> row = evaluation.comparisons.iloc[0]
-    >>> row["better"], round(float(row["difference"]), 4), float(row["p_holm"])
-    ('clean', 1.8333, 0.0268)
+    >>> row["better"], round(float(row["difference"]), 4), round(float(row["p_holm"]), 4), round(float(row["p_report"]), 4)
+    ('clean', 1.8333, 0.0286, 0.04)
     >>> sorted(path.name for path in folder.joinpath("run").glob("*.csv"))
     ['comparisons.csv', 'correlations.csv', 'per_document.csv', 'per_model.csv', 'per_topic.csv', 'topics.csv']
     >>> evaluate(config, folder / "run").to_dict()["steps"]  # a rerun reads every step from the cache
@@ -311,6 +312,7 @@ def evaluate(
         seed=cfg.seed,
         n_resamples=cfg.n_resamples,
         alpha=cfg.alpha,
+        primary=list(cfg.primary),
         versions=_versions(),
         steps=step_log,
         skipped=skipped,
@@ -365,7 +367,8 @@ def _model_tables(cfg: EvaluateConfig, measurements: Measurements) -> tuple[pd.D
     """``per_model`` and ``comparisons`` by each output's plan; with runs, the models' rows and tests over
     their runs replace the runs' own tests."""
     per_model, boots = per_model_table(measurements, cfg.n_resamples, cfg.seed)
-    comparisons = comparisons_table(measurements, boots, [spec.name for spec in cfg.models], cfg.alpha, cfg.seed)
+    names = [spec.name for spec in cfg.models]
+    comparisons = comparisons_table(measurements, boots, names, cfg.alpha, cfg.seed, list(cfg.primary))
     if cfg.runs:
         import pandas as pd
 

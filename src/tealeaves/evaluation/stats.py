@@ -8,26 +8,34 @@ inference, the interval and the test:
   :math:`R = \\sum_i v_i / \\sum_i w_i`; its 95% interval is the percentile interval of :math:`R`
   over ``B`` bootstrap resamples of the documents (:func:`tealeaves.stats.paired_ratio_bootstrap`),
   drawn from one stream per metric, so every model is resampled with the same document indices
-  and the difference :math:`R_A - R_B` has the paired bootstrap interval. The test is the paired t-test on the linearised per-document contributions
-  :math:`u_i = (v_i - R w_i) / \\bar w` (the delta method; :func:`linearised`,
-  :func:`tealeaves.stats.paired_t_test`), whose mean difference is the difference of the ratios:
-  value, interval and test are all of :math:`R`.
+  and the difference :math:`R_A - R_B` has the paired bootstrap interval. The test's statistic is
+  the paired t on the linearised per-document contributions :math:`u_i = (v_i - R w_i) / \\bar w`
+  (the delta method; :func:`linearised`), whose mean difference is the difference of the ratios,
+  referred to its randomisation distribution (the two models' values swapped on random documents:
+  :class:`tealeaves.stats.family.PairedRatios`), which holds its level with 20 documents of
+  heavy-tailed length where the t distribution does not: value, interval and test are all of :math:`R`.
 - ``"independent"`` (NPMI, C_V, WI-Auto, human scores per topic): topics (or rated documents) are
   independent units within a model and unpaired across models. A model's value is the mean, its
   interval the studentised bootstrap's over its items (bootstrap-t, 2,000 resamples from a fixed
   stream: :func:`tealeaves.stats.bootstrap_t_interval`, the interval every display shows), which
   covers 95% under the skew per-topic metrics have, where the t interval
   :math:`\\bar x \\pm t_{0.975, n-1} s / \\sqrt n` falls to 91.8-93.7% at 20 topics; under five
-  items, or without spread, the t interval. The test is Welch's (1947) t-test
-  (:func:`tealeaves.stats.welch_test`; its level holds under that skew), or a permutation test of
-  the difference of means (:func:`tealeaves.stats.permutation_test`) where either model has fewer
-  than :data:`MIN_WELCH` items or neither has any spread.
+  items, or without spread, the t interval. The estimate and its standard error are Welch's
+  (1947; :func:`tealeaves.stats.welch_test`); the test is the symmetric bootstrap-t test of
+  Welch's t (:class:`tealeaves.stats.family.IndependentMeans`), whose level holds when the two
+  models' values differ in variance and shape (opposite skews: Welch's t on its t distribution
+  rejects up to 9% there), the studentised permutation test where values at a ceiling leave
+  the bootstrap's draws without spread (:func:`topic_method`), or the permutation test of the
+  difference of means where either model has fewer than :data:`MIN_WELCH` items or neither has
+  any spread.
 - ``"jackknife"`` (topic uniqueness, topic diversity, inverted RBO): model-level quantities whose
   per-topic parts depend on the other topics. A model's interval is the delete-d jackknife's over
   its K topics (:func:`tealeaves.stats.delete_d_jackknife_se`, d = K/2, Shao and Wu 1989): the
   quantity is recomputed on
   :data:`SUBSETS` random subsets of K − d topics (:func:`regrouped`) and the interval is
-  :math:`\\theta \\pm t_{0.975, K-1}\\, \\widehat{se}`; it covers 96.45% at K = 20 and 97.2% at
+  :math:`\\theta \\pm t_{0.975, K-1}\\, \\widehat{se}` on the logit scale and back, so that it stays
+  within [0, 1] (:func:`tealeaves.stats.bounded_t_interval`; the t interval crossed 1 for inverted
+  RBO near 1); on the t scale it covered 96.45% at K = 20 and 97.2% at
   K = 50 (:mod:`tealeaves.evaluation.calibration`), within 4 MC SE of 95%, where Tukey's delete-1
   jackknife over-covers (97.3%, 97.8%); the comparisons' difference keeps the delete-1 standard
   error (:func:`tealeaves.stats.jackknife_difference_test`). The test is the randomisation test
@@ -37,11 +45,17 @@ inference, the interval and the test:
   never a per-topic test.
 - ``None`` (Hoyle et al.'s redundancy filter, a yes/no per model): shown, never tested.
 
-Every test is two-sided; the p-values of the :math:`\\binom M2` pairs of a metric are corrected by
-Holm's (1979) step-down procedure (:func:`tealeaves.stats.holm`), and the direction of a
-significant difference is the sign of the estimate. Where a pair is not significant,
-:func:`tealeaves.stats.minimal_detectable_difference` says how large a difference the test would
-have found with 80% power, and where the metric has an equivalence margin (Hoyle et al. 2021,
+Every test is two-sided. The "better than" of the report (its bold, badges and verdicts) rests on
+Westfall and Young's (1993) step-down over every pair of every metric together
+(:func:`report_family`: one joint resampling of the documents and topics the metrics share, so
+the probability of any false "better than" in the report is at most ``alpha`` however many
+metrics it has), or over the primary metrics' pairs with the others labelled exploratory;
+the p-values of the :math:`\\binom M2` pairs of a metric are also given Holm-corrected within the
+metric (:func:`tealeaves.stats.holm`), and the direction of a significant difference is the sign
+of the estimate. Where a pair is not significant, :func:`tealeaves.stats.detectable_difference`
+says how large a difference the test that ran would have found with 80% power at its family's
+first step, or the verdict says the test cannot reach the level at all (too few topics for a
+permutation test), and where the metric has an equivalence margin (Hoyle et al. 2021,
 A.5.1: :data:`tealeaves.analysis.METRIC_MARGINS`, :data:`tealeaves.analysis.HUMAN_MARGINS`), the
 two one-sided tests (TOST; Schuirmann 1987, :func:`tealeaves.stats.tost_pvalue`) say whether the
 pair is equivalent within it. :func:`verdicts` words the table (:mod:`tealeaves.wording`).
@@ -51,6 +65,7 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
+import math
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -61,15 +76,17 @@ from tealeaves.deprecation import moved_names, renamed_parameters
 from tealeaves.evaluation.metrics import outputs
 from tealeaves.metrics.measured import JACKKNIFE, PAIRED, Items, Output
 from tealeaves.rng import family_generator
-from tealeaves.stats.design import minimal_detectable_difference, tost_pvalue
+from tealeaves.stats.design import detectable_difference, minimal_detectable_difference, tost_pvalue
+from tealeaves.stats.family import Comparison, IndependentMeans, PairedRatios, Regrouped, joint_null, tied_draws
 from tealeaves.stats.intervals import (
     bootstrap_se,
     bootstrap_t_interval,
+    bounded_t_interval,
     delete_d_jackknife_se,
     percentile_interval,
     t_interval,
 )
-from tealeaves.stats.multiplicity import holm
+from tealeaves.stats.multiplicity import holm, westfall_young
 from tealeaves.stats.resampling import paired_ratio_bootstrap
 from tealeaves.stats.result import TestResult
 from tealeaves.stats.tests import (
@@ -113,7 +130,22 @@ COMPARISON_COLUMNS = (
     "p_equivalence",
     "p_equivalence_holm",
     "equivalent",
+    "family",
+    "p_report",
+    "p_attainable",
+    "sim_low",
+    "sim_high",
 )
+REPORT_RESAMPLES = 1999  # joint replicates of the report's family (Westfall-Young)
+UNIT_RANGE = (0.0, 1.0)  # the range of the model-level quantities (uniqueness, diversity, inverted RBO)
+TIED = 0.01  # a model's share of bootstrap draws without spread above which its topics are permuted
+TEST_NAMES = {  # the test each comparison of the report's family runs
+    "paired": "paired randomisation (studentised)",
+    "bootstrap-t": "bootstrap-t",
+    "studentised permutation": "studentised permutation",
+    "permutation": "permutation",
+    "randomisation": "randomisation",
+}
 
 
 def ratio(items: Items) -> float:
@@ -299,7 +331,7 @@ def per_model_table(
         if k >= 3:  # the delete-d jackknife over the model's topics, one stream per (metric, model)
             rng = family_generator(seed, f"evaluate delete-d {metric} {model}")
             se = delete_d_jackknife_se(regrouped(metric, topics), k, rng, SUBSETS)
-        low, high = t_interval(value, se, k - 1.0) if np.isfinite(se) else (np.nan, np.nan)
+        low, high = bounded_t_interval(value, se, k - 1.0, UNIT_RANGE) if np.isfinite(se) else (np.nan, np.nan)
         rows.append((model, metric, out.label, "model", out.plan, value, se, low, high, max(k, 1)))
     return pd.DataFrame(rows, columns=list(PER_MODEL_COLUMNS)), boots
 
@@ -310,28 +342,165 @@ def comparisons_table(
     models: list[str],
     alpha: float,
     seed: int = 0,
+    primary: list[str] | None = None,
 ) -> pd.DataFrame:
     """Every pair of models on every tested output, by the output's plan (see the module docstring).
 
-    Per pair: the difference A − B, its standard error and 95% interval, the test and its two-sided
-    p-value, the same Holm-corrected over the pairs of the output, the model significantly better
-    at ``alpha`` (empty when neither is), the minimal detectable difference at 80% power (at Holm's
-    strictest level, ``alpha`` over the number of pairs), and, where the output has an
-    equivalence margin, the TOST p-value (Holm-corrected too) and whether the pair is equivalent.
+    Per pair: the difference A − B, its standard error and 95% interval, the test and its
+    two-sided p-value (``p``), the same Holm-corrected over the pairs of the output
+    (``p_holm``), and the report-wide Westfall-Young adjusted p-value (``p_report``, over the
+    ``family`` of comparisons it belongs to: every pair of every metric, or, with ``primary``
+    metrics, the primary metrics' pairs and, apart, the other, exploratory ones; see
+    :func:`report_family`), with the smallest p-value it could attain (``p_attainable``) and
+    the simultaneous interval consistent with it (``sim_low``, ``sim_high``). The model
+    significantly better at ``alpha`` by ``p_report`` (empty when neither is); the minimal
+    detectable difference at 80% power of the test that runs, at the level its family's first
+    step rejects at (NaN where it cannot reach ``alpha`` at all); and, where the output has an
+    equivalence margin, the TOST p-value (Holm-corrected over the output's pairs) and whether
+    the pair is equivalent.
     """
     import pandas as pd
 
     known = outputs()
-    rows = []
+    tested: list[tuple[str, str, str, TestResult, Comparison]] = []
     for metric in dict.fromkeys([m for _, m in measurements.items] + [m for _, m in measurements.jackknife]):
         out = known[metric]
         if out.plan is None:
             continue
         present = [m for m in models if _has(measurements, out, m, metric)]
-        pairs = list(itertools.combinations(present, 2))
-        tested = [_compare(measurements, boots, out, metric, a, b, seed) for a, b in pairs]
-        rows += _family(metric, out, pairs, tested, alpha)
+        for a, b in itertools.combinations(present, 2):
+            plan = _comparison(measurements, out, metric, a, b)
+            estimate = _compare(measurements, boots, out, metric, a, b, seed)
+            tested.append((metric, a, b, dataclasses.replace(estimate, test=TEST_NAMES[_method(plan)]), plan))
+    found = report_family(tested, alpha, seed, primary)
+    rows = []
+    for metric in dict.fromkeys(t[0] for t in tested):
+        at = [i for i, t in enumerate(tested) if t[0] == metric]
+        pairs = [(tested[i][1], tested[i][2]) for i in at]
+        results = [dataclasses.replace(tested[i][3], pvalue=float(found["p"][i])) for i in at]
+        rows += _report_rows(metric, known[metric], pairs, results, {k: v[at] for k, v in found.items()}, alpha)
     return pd.DataFrame(rows, columns=list(COMPARISON_COLUMNS))
+
+
+def _method(plan: Comparison) -> str:
+    """The name of the test a comparison of the report's family runs (a key of :data:`TEST_NAMES`)."""
+    if isinstance(plan, PairedRatios):
+        return "paired"
+    return plan.method if isinstance(plan, IndependentMeans) else "randomisation"
+
+
+def _comparison(measurements: Measurements, out: Output, metric: str, a: str, b: str) -> Comparison:
+    """Which test of the report's family fits a pair on an output: the output's plan and units decide.
+
+    Documents scored by both models (``"paired"``): the studentised paired randomisation test of
+    the ratios on their common documents. Topics (``"independent"``): the bootstrap-t test of
+    the means of their linearised values (:func:`topic_method`); the studentised permutation test where the values are
+    so tied that more than :data:`TIED` of a model's bootstrap draws would have no spread
+    (:func:`tealeaves.stats.family.tied_draws`: values at a ceiling); the permutation test of the
+    difference of means where either model has fewer than :data:`MIN_WELCH` or neither varies. A model-level quantity (``"jackknife"``): the
+    randomisation test of its regrouped topics (:func:`regrouped`).
+    """
+    if out.plan == JACKKNIFE:
+        ta, tb = measurements.topics[a], measurements.topics[b]
+        quantity = regrouped(metric, {**ta, "words": list(ta["words"]) + list(tb["words"])})
+        return Regrouped(a, b, len(ta["words"]), len(tb["words"]), quantity)
+    items_a, items_b = measurements.items[a, metric], measurements.items[b, metric]
+    if out.plan == PAIRED:
+        common, ia, ib = np.intersect1d(items_a.ids, items_b.ids, return_indices=True)
+        series = [(v.values[i], v.weights[i]) for v, i in ((items_a, ia), (items_b, ib))]
+        return PairedRatios(a, b, common, series[0], series[1])
+    x, y = linearised(items_a), linearised(items_b)
+    return IndependentMeans(a, b, items_a.ids, x, items_b.ids, y, topic_method(x, y), space=out.unit)
+
+
+def topic_method(x: np.ndarray, y: np.ndarray) -> str:
+    """The test of two models' mean per-topic values (see :func:`_comparison`): ``"bootstrap-t"``,
+    ``"studentised permutation"`` (values at a ceiling) or ``"permutation"`` (too few, or no spread)."""
+    if min(len(x), len(y)) < MIN_WELCH or (x.var() == 0 and y.var() == 0):
+        return "permutation"
+    if max(tied_draws(x), tied_draws(y)) > TIED:  # a ceiling: the bootstrap's draws often have no spread
+        return "studentised permutation"
+    return "bootstrap-t"
+
+
+def report_family(
+    tested: list[tuple[str, str, str, TestResult, Comparison]], alpha: float, seed: int, primary: list[str] | None
+) -> dict[str, np.ndarray]:
+    """Westfall and Young's step-down over the report: every comparison tested on one joint resampling.
+
+    The family is every pair of every tested metric (or, where ``primary`` names metrics,
+    those metrics' pairs, and apart from them the other metrics' pairs, labelled exploratory):
+    the probability of any false "better than" anywhere in the report (the summary's bold and
+    badges, the verdicts) is at most ``alpha`` under the complete null. Every comparison is
+    recomputed on each of :data:`REPORT_RESAMPLES` joint replicates (or :math:`4m / \\alpha`, where
+    more, so that a continuous test of a large family can still reach ``alpha``)
+    (:func:`tealeaves.stats.family.joint_null`: the held-out documents relabelled across models,
+    the topics drawn within each model for the topic-level metrics, relabelled across models
+    for the model-level quantities and the permutation tests, the same draws for every metric
+    that shares the units) from the stream family ``"evaluate report family"`` under ``seed``,
+    and adjusted by :func:`tealeaves.stats.westfall_young`. Returns, per comparison in the
+    order given, ``p`` (marginal), ``p_report``, ``p_attainable``, ``critical`` and ``level`` (of
+    its family's first step) and ``family`` (its name).
+    """
+    m = len(tested)
+    found = {k: np.full(m, np.nan) for k in ("p", "p_report", "p_attainable", "critical", "level")}
+    found["family"] = np.full(m, "", dtype=object)
+    if not m:
+        return found
+    rng = family_generator(seed, "evaluate report family")
+    # enough replicates that a continuous test's best adjusted p, about m / (B + 1), stays below alpha / 4
+    replicates = max(REPORT_RESAMPLES, math.ceil(4 * m / alpha) - 1)
+    observed, null, floor = joint_null([t[4] for t in tested], replicates, rng)
+    chosen = set(primary or ())
+    groups = {"report": list(range(m))}
+    if chosen:
+        groups = {
+            "primary": [i for i, t in enumerate(tested) if t[0] in chosen],
+            "exploratory": [i for i, t in enumerate(tested) if t[0] not in chosen],
+        }
+    for name, at in groups.items():
+        if not at:
+            continue
+        adjusted = westfall_young(observed[at], null[:, at], alpha, floor[at])
+        found["p"][at], found["p_report"][at] = adjusted.pvalue, adjusted.adjusted
+        found["p_attainable"][at], found["critical"][at] = adjusted.attainable, adjusted.critical
+        found["level"][at] = adjusted.level
+        found["family"][at] = wording.family_name(name, len(at), sorted({tested[i][0] for i in at}))
+    return found
+
+
+def _report_rows(
+    metric: str, out: Output, pairs: list[tuple[str, str]], tested: list[TestResult], found: dict, alpha: float
+) -> list:
+    """The comparison rows of one metric's pairs: Holm over its pairs, the report's family, direction,
+    the test's detectable difference, the simultaneous interval, TOST."""
+    rows = []
+    adjusted, margin, tost, tost_holm = _holm_and_tost(metric, tested)
+    for i, ((a, b), c) in enumerate(zip(pairs, tested)):
+        q = found["p_report"][i]
+        better = "" if not q < alpha else (a if (c.difference > 0) == out.higher_is_better else b)
+        studentised = c.test not in (TEST_NAMES["permutation"], TEST_NAMES["randomisation"])
+        critical, reachable = found["critical"][i], found["p_attainable"][i] < alpha
+        mdd = np.nan
+        if c.se > 0 and reachable:
+            mdd = detectable_difference(critical, c.se, _df(c), POWER, studentised)
+        reach = critical * c.se if studentised else critical
+        equivalent = bool(tost_holm[i] < alpha) and not better
+        estimate = (c.difference, c.se, c.ci_low, c.ci_high, c.test, c.df, c.n)
+        family = (found["family"][i], q, found["p_attainable"][i], c.difference - reach, c.difference + reach)
+        tests = (c.pvalue, adjusted[i], better, mdd, margin, tost[i], tost_holm[i], equivalent)
+        rows.append((metric, a, b, *estimate, *tests, *family))
+    return rows
+
+
+def _holm_and_tost(metric: str, tested: list[TestResult]) -> tuple[np.ndarray, float, np.ndarray, np.ndarray]:
+    """Holm over one metric's pairs, and, where the metric has an equivalence margin, the TOST p-values
+    (Holm-corrected too): the adjusted p-values, the margin, the TOST p-values and their Holm."""
+    margin = margin_of(metric)
+    tost = np.full(len(tested), np.nan)
+    if np.isfinite(margin):
+        tost = np.array([tost_pvalue(c.difference, c.se, _df(c), margin) for c in tested])  # type: ignore[arg-type]
+    return holm([c.pvalue for c in tested]), margin, tost, holm(tost)
 
 
 def _df(test: TestResult) -> float | None:
@@ -344,19 +513,14 @@ def _family(metric: str, out: Output, pairs: list[tuple[str, str]], tested: list
     if not pairs:
         return []
     rows = []
-    adjusted = holm([c.pvalue for c in tested])
-    margin = margin_of(metric)
-    tost = np.full(len(pairs), np.nan)
-    if np.isfinite(margin):
-        tost = np.array([tost_pvalue(c.difference, c.se, _df(c), margin) for c in tested])  # type: ignore[arg-type]
-    tost_holm = holm(tost)
+    adjusted, margin, tost, tost_holm = _holm_and_tost(metric, tested)
     strictest = alpha / len(pairs)
     for (a, b), c, q, e, eq in zip(pairs, tested, adjusted, tost, tost_holm):
         better = "" if not q < alpha else (a if (c.difference > 0) == out.higher_is_better else b)
         mdd = minimal_detectable_difference(c.se, _df(c), strictest, POWER) if c.se > 0 else np.nan
         equivalent = bool(eq < alpha) and not better
         estimate = (c.difference, c.se, c.ci_low, c.ci_high, c.test, c.df, c.n)
-        rows.append((metric, a, b, *estimate, c.pvalue, q, better, mdd, margin, e, eq, equivalent))
+        rows.append((metric, a, b, *estimate, c.pvalue, q, better, mdd, margin, e, eq, equivalent, "", *[np.nan] * 4))
     return rows
 
 
@@ -416,8 +580,7 @@ def _compare(measurements, boots, out: Output, metric: str, a: str, b: str, seed
             (measurements.scalars[a, metric], measurements.jackknife[a, metric]),
             (measurements.scalars[b, metric], measurements.jackknife[b, metric]),
         )
-        test = randomisation(metric, measurements.topics[a], measurements.topics[b], seed, f"{metric} {a} {b}")
-        return dataclasses.replace(jackknifed, test=test.test, statistic=test.statistic, pvalue=test.pvalue)
+        return dataclasses.replace(jackknifed, test=TEST_NAMES["randomisation"])  # its p: the report's family
     items_a, items_b = measurements.items[a, metric], measurements.items[b, metric]
     if out.plan == PAIRED:
         low, high = percentile_interval(boots[a, metric] - boots[b, metric], CONFIDENCE, nan_policy="propagate")
@@ -477,7 +640,7 @@ def verdicts(comparisons: pd.DataFrame, alpha: float) -> dict[str, str]:
     >>> from tealeaves.evaluation import verdicts
     >>> for output, sentence in verdicts(evaluation.comparisons, 0.05).items():
     ...     print(output, "|", sentence)
-    npmi | NPMI (higher is better; ...): clean better than mixed by 1.83 [1.3, 2.36] (p = 0.0268).
+    npmi | NPMI (higher is better; ...): clean better than mixed by 1.83 [1.3, 2.36] (p = 0.04) (Westfall-Young ...).
     >>> tmp.cleanup()
     """
     return wording.verdicts(comparisons.to_dict("records"), outputs(), alpha)

@@ -5,7 +5,8 @@ The page reads an evaluation run (:class:`tealeaves.evaluation.Evaluation`) and 
 1. the summary: models x metrics with 95% intervals, the models each one is significantly
    better than, in bold only a model significantly better than every other, model-level rows
    labelled, one sentence per metric of what was found and how sure (two-sided tests by the
-   metric's plan, Holm-corrected; :mod:`tealeaves.evaluation.stats`, worded by
+   metric's plan, adjusted over the whole report by Westfall and Young's step-down;
+   :mod:`tealeaves.evaluation.stats`, worded by
    :mod:`tealeaves.wording`), and what the verdicts are about (one trained run per model, this
    reference corpus);
 2. the model comparison per metric, value and interval per model (Hoyle et al. 2021 Fig. 2);
@@ -287,7 +288,7 @@ def render(evaluation: Evaluation) -> str:
     """
     from tealeaves.evaluation.metrics import outputs
     from tealeaves.evaluation.overview import summary_and_figures
-    from tealeaves.wording import scope
+    from tealeaves.wording import families, scope
 
     manifest = evaluation.manifest
     runs = manifest.get("runs") or {}
@@ -310,9 +311,10 @@ def render(evaluation: Evaluation) -> str:
         f"on {when}. Intervals are 95% intervals: bootstrap-t intervals over topics for topic metrics, "
         f"bootstrap intervals over the held-out documents (the same documents for every model) for "
         f"likelihoods, jackknife intervals over topics for model-level quantities. Differences are "
-        f"tested two-sided (Welch's t over topics, paired t over documents, a randomisation test over "
-        f"regroupings of both models' topics for model-level quantities) and "
-        f"Holm-corrected over the pairs of a metric, at level {evaluation.alpha}.</p>"
+        f"tested two-sided (a bootstrap-t test of Welch's t over topics, a studentised randomisation test "
+        f"of the paired t over documents, a randomisation test over regroupings of both models' topics "
+        f"for model-level quantities): "
+        f"{escape(families(evaluation.comparisons.to_dict('records'), evaluation.alpha))}.</p>"
         f"<p class='lead' id='scope'>{escape(scope(runs))}</p></header>"
     )
     return head + intro + "".join(s for s in sections if s) + f"<script>{SCRIPT}</script></body></html>\n"

@@ -8,10 +8,14 @@ wording), so that it works in the core install; :mod:`tealeaves.evaluation` and
 - :mod:`~tealeaves.stats.tests`: Welch's t, the paired t, the t-test of any estimate with a
   standard error, the jackknife t, permutation and randomisation tests, the bootstrap normal
   test, and Hoyle et al.'s one-tailed tests (two proportions, Student's t, Mann-Whitney U);
-- :mod:`~tealeaves.stats.multiplicity`: Holm, Benjamini-Hochberg, Westfall and Young's max-T;
+- :mod:`~tealeaves.stats.multiplicity`: Holm, Benjamini-Hochberg, Westfall and Young's max-T
+  and step-down min-P;
 - :mod:`~tealeaves.stats.intervals`: t, percentile and bootstrap-t intervals, bootstrap,
   jackknife and delete-d jackknife standard errors;
-- :mod:`~tealeaves.stats.design`: the minimal detectable difference, the two one-sided tests;
+- :mod:`~tealeaves.stats.design`: the minimal detectable difference (of a normal or of a
+  resampled critical value), the two one-sided tests;
+- :mod:`~tealeaves.stats.family`: one joint resampling of every comparison of a report, for
+  Westfall and Young's step-down;
 - :mod:`~tealeaves.stats.resampling`: the resampling engines (paired ratios over documents,
   stratified topics, annotators, crossed clusters), drawing from the caller's seeded stream
   (:func:`tealeaves.rng.family_generator`);
@@ -23,19 +27,21 @@ from typing import TYPE_CHECKING
 from tealeaves.lazy import attach
 
 if TYPE_CHECKING:
-    from tealeaves.stats.design import minimal_detectable_difference, tost_pvalue
+    from tealeaves.stats.design import detectable_difference, minimal_detectable_difference, tost_pvalue
     from tealeaves.stats.intervals import (
         bootstrap_se,
         bootstrap_t_interval,
+        bounded_t_interval,
         delete_d_jackknife_se,
         jackknife_se,
         mean_with_interval,
         percentile_interval,
         t_interval,
     )
-    from tealeaves.stats.multiplicity import benjamini_hochberg, holm, max_t_pvalues
+    from tealeaves.stats.multiplicity import StepDown, benjamini_hochberg, holm, max_t_pvalues, westfall_young
     from tealeaves.stats.resampling import (
         bootstrap_counts,
+        key_splits,
         paired_ratio_bootstrap,
         random_orders,
         resampled_group_means,
@@ -56,6 +62,9 @@ if TYPE_CHECKING:
         proportion_test,
         randomisation_test,
         satterthwaite_df,
+        split_welch_statistics,
+        studentised_permutation_test,
+        swapped_paired_statistics,
         t_test,
         t_test_moments,
         t_test_of_estimate,
@@ -65,16 +74,20 @@ if TYPE_CHECKING:
 __getattr__, __dir__ = attach(__name__, __file__)
 
 __all__ = [
+    "StepDown",
     "TestResult",
     "benjamini_hochberg",
     "bootstrap_counts",
     "bootstrap_se",
     "bootstrap_t_interval",
     "bootstrap_z_test",
+    "bounded_t_interval",
     "delete_d_jackknife_se",
+    "detectable_difference",
     "holm",
     "jackknife_difference_test",
     "jackknife_se",
+    "key_splits",
     "mann_whitney",
     "mann_whitney_counts",
     "max_t_pvalues",
@@ -89,8 +102,11 @@ __all__ = [
     "randomisation_test",
     "resampled_group_means",
     "satterthwaite_df",
+    "split_welch_statistics",
     "stratified_counts",
     "stratified_indices",
+    "studentised_permutation_test",
+    "swapped_paired_statistics",
     "t_interval",
     "t_test",
     "t_test_moments",
@@ -99,5 +115,6 @@ __all__ = [
     "two_way_cluster_bootstrap",
     "weighted_group_means",
     "welch_test",
+    "westfall_young",
     "within_group_draws",
 ]

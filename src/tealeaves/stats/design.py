@@ -101,3 +101,52 @@ def tost_pvalue(difference: float, se: float, df: float | None, margin: float) -
         return 0.0 if abs(difference) < margin else 1.0
     dist = stats.norm if df is None else stats.t(df)
     return float(max(dist.sf((difference + margin) / se), dist.cdf((difference - margin) / se)))
+
+
+def detectable_difference(critical, se, df=np.inf, power: float = POWER, studentised: bool = True):
+    """The smallest true difference a test with a resampled critical value detects with probability ``power``.
+
+    .. math:: \\delta = (c + q_{\\text{power}})\\,\\mathrm{SE} \\quad\\text{(a studentised statistic)},
+              \\qquad \\delta = c + q_{\\text{power}}\\,\\mathrm{SE} \\quad\\text{(a raw difference)},
+
+    with :math:`c` the critical value the test actually uses (the quantile of its resampled null
+    statistics at the level it rejects at, e.g. Westfall and Young's first step,
+    :attr:`tealeaves.stats.StepDown.critical`) and :math:`q` Student's t quantile on ``df``
+    degrees of freedom (the normal's for None or infinite): the statistic, shifted by
+    :math:`\\delta / \\mathrm{SE}`, exceeds :math:`c` with probability ``power`` (Cohen 1988,
+    ch. 2, with the test's own critical value in place of :math:`q_{1-\\alpha/2}`). The normal
+    approximation's form, :func:`minimal_detectable_difference`, is the case
+    :math:`c = q_{1-\\alpha/2}`.
+
+    Parameters
+    ----------
+    critical : float or array-like
+        The test's critical value: of :math:`|t|` for a studentised statistic, of the difference
+        itself otherwise.
+    se : float or array-like
+        The difference's standard error.
+    df : float, array-like or None, optional
+        Degrees of freedom of the power quantile.
+    power : float, optional
+        The probability of detecting the difference.
+    studentised : bool, optional
+        Whether ``critical`` is on the scale of :math:`|t|` (True) or of the difference.
+
+    Returns
+    -------
+    float or ndarray
+
+    Examples
+    --------
+    A critical :math:`|t|` of 3.0 at 80% power on the normal: :math:`(3.0 + 0.8416) \\times 0.01`.
+
+    >>> from tealeaves.stats import detectable_difference
+    >>> round(detectable_difference(3.0, 0.01), 4), round(detectable_difference(0.03, 0.01, studentised=False), 4)
+    (0.0384, 0.0384)
+    """
+    if not 0 < power < 1:
+        raise InputError("power must lie in (0, 1)")
+    q = _quantile(power, None if df is None or not np.all(np.isfinite(df)) else df)
+    se = np.asarray(se, dtype=np.float64)
+    delta = (np.asarray(critical) + q) * se if studentised else np.asarray(critical) + q * se
+    return float(delta) if np.ndim(delta) == 0 else delta

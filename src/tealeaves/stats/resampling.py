@@ -382,3 +382,36 @@ def two_way_cluster_bootstrap(
             resampled[:, s] = (weight[:, own] * means[:, own]).sum(axis=1) / weight[:, own].sum(axis=1)
         observed[s] = observed_cluster[own].mean()
     return observed, resampled
+
+
+def key_splits(keys: np.ndarray, n_a: int) -> np.ndarray:
+    """Random splits of pooled units into groups of ``n_a`` and the rest, by each unit's random key.
+
+    Row ``b`` puts in group A the ``n_a`` units with the smallest ``keys[b]``: with independent
+    uniform keys, a uniformly random split, as :func:`random_orders` gives. The point of keys is
+    sharing: a unit keeps its key in every comparison it enters, so the splits of several
+    comparisons drawn from the same keys are one joint relabelling of the units (a random
+    permutation of the model labels), which keeps the comparisons' dependence in a resampling
+    family (Westfall and Young 1993, §2.5: one resampling of the whole data set per replicate).
+
+    Parameters
+    ----------
+    keys : ndarray of shape (B, n)
+        The pooled units' keys, one row a replicate.
+    n_a : int
+        The size of group A.
+
+    Returns
+    -------
+    ndarray of bool, shape (B, n)
+        True where a unit falls in group A.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from tealeaves.stats import key_splits
+    >>> key_splits(np.array([[0.9, 0.1, 0.5], [0.2, 0.3, 0.1]]), 2).tolist()
+    [[False, True, True], [True, False, True]]
+    """
+    ranks = np.argsort(np.argsort(keys, axis=1), axis=1)
+    return ranks < n_a

@@ -20,6 +20,7 @@ value`` against ``alternative="smaller"``).
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Callable
 from typing import Literal
@@ -381,6 +382,153 @@ def randomisation_test(
     p = float((above + rng.random() * (1 + tied)) / (1 + n_resamples))
     observed = float(q_a[0] - q_b[0])
     return TestResult("randomisation", observed, p, difference=observed, n=n)
+
+
+def split_welch_statistics(pooled, groups: np.ndarray) -> np.ndarray:
+    """:math:`|t|` of Welch's statistic for each row's split of the pooled values into A (True) and B.
+
+    .. math:: |t| = \\frac{|\\bar x_A - \\bar x_B|}{\\sqrt{s_A^2 / n_A + s_B^2 / n_B}}
+
+    for every row of ``groups`` at once (the permutation distribution of Welch's t); NaN where
+    both groups of a row are constant.
+
+    Parameters
+    ----------
+    pooled : array-like of shape (n,)
+        The pooled values.
+    groups : ndarray of bool, shape (B, n)
+        Each row's group A; at least two values in each group.
+
+    Returns
+    -------
+    ndarray of shape (B,)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from tealeaves.stats import split_welch_statistics, welch_test
+    >>> x = np.array([0.12, 0.15, 0.11, 0.14, 0.08, 0.10, 0.09, 0.12, 0.02])
+    >>> groups = np.arange(9)[None, :] < 4
+    >>> round(float(split_welch_statistics(x, groups)[0]), 4), round(welch_test(x[:4], x[4:]).statistic, 4)
+    (2.5044, 2.5044)
+    """
+    x = np.asarray(pooled, dtype=np.float64)
+    x = x - x.mean()  # centred: the sums of squares below lose no digits
+    g = np.asarray(groups, dtype=np.float64)
+    n_a = g.sum(axis=1)
+    n_b = len(x) - n_a
+    sum_a, sq_a = g @ x, g @ x**2
+    sum_b, sq_b = x.sum() - sum_a, (x**2).sum() - sq_a
+    mean_a, mean_b = sum_a / n_a, sum_b / n_b
+    var_a = np.maximum(sq_a - n_a * mean_a**2, 0.0) / (n_a - 1)
+    var_b = np.maximum(sq_b - n_b * mean_b**2, 0.0) / (n_b - 1)
+    se = np.sqrt(var_a / n_a + var_b / n_b)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(se > 0, np.abs(mean_a - mean_b) / se, np.nan)
+
+
+def studentised_permutation_test(
+    a, b, rng: np.random.Generator, n_resamples: int = PERMUTATIONS, confidence: float = CONFIDENCE
+) -> TestResult:
+    """The studentised permutation test of a difference of means (Chung and Romano 2013), two-sided.
+
+    Welch's :math:`|t|` (:func:`welch_test`) is ranked among its values on ``n_resamples``
+    random relabellings of the pooled values (:func:`split_welch_statistics`):
+    :math:`p = (1 + \\#\\{|t^*| \\ge |t|\\}) / (1 + P)`. Exact in level when the two groups
+    are exchangeable (same distribution), and, unlike the permutation test of the raw
+    difference (:func:`permutation_test`) or Welch's t on its t distribution, asymptotically
+    exact when only their means are equal and their variances and shapes differ: studentising
+    makes the permutation distribution and the statistic's sampling distribution share their
+    limit (Chung and Romano 2013, "Exact and asymptotically robust permutation tests", Ann.
+    Statist. 41, 484-507). ``benchmarks/calibration_verdicts.py`` shows its level under
+    opposite skews (Gamma skewness +2 against −2) at 5 to 50 topics, where Welch's t rejects up
+    to 2.6 times too often.
+
+    Parameters
+    ----------
+    a, b : array-like
+        The two groups' values (at least two each, not all equal).
+    rng : numpy.random.Generator
+        The stream of the relabellings (the caller's family).
+    n_resamples : int, optional
+        Random relabellings P.
+    confidence : float, optional
+        The coverage of the (Welch t) interval in the result.
+
+    Returns
+    -------
+    TestResult
+        Welch's statistic, difference, standard error, degrees of freedom and interval, with
+        the permutation p-value.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from tealeaves.stats import studentised_permutation_test
+    >>> result = studentised_permutation_test([0.12, 0.15, 0.11, 0.14, 0.13], [0.08, 0.10, 0.09, 0.12, 0.02],
+    ...                                       np.random.default_rng(0), 999)
+    >>> result.test, round(result.statistic, 3), round(result.pvalue, 3)
+    ('studentised permutation', 2.626, 0.022)
+    """
+    a, b = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
+    welch = welch_test(a, b, confidence)
+    pooled = np.concatenate([a, b])
+    groups = random_orders(rng, n_resamples, len(pooled)) < len(a)
+    null = split_welch_statistics(pooled, groups)
+    observed = abs(float(welch.statistic))
+    p = (1 + int(np.sum(null >= observed * (1 - 1e-12)))) / (1 + n_resamples)
+    return dataclasses.replace(welch, test="studentised permutation", pvalue=p)
+
+
+def swapped_paired_statistics(
+    a: tuple[np.ndarray, np.ndarray], b: tuple[np.ndarray, np.ndarray], swaps: np.ndarray
+) -> np.ndarray:
+    """:math:`|t|` of the paired t-test of two ratios (linearised) with the two series swapped on some units.
+
+    ``a`` and ``b`` are (values, weights) over the same ``n`` units (held-out documents: log
+    likelihood and tokens); in row r, the units where ``swaps[r]`` is True exchange the two
+    series' (value, weight). Each series' ratio :math:`R = \\sum v / \\sum w` is then recomputed,
+    and so are its linearised contributions :math:`u_i = R + (v_i - R w_i) / \\bar w`, and the
+    statistic is :math:`|\\bar d| / (s_d / \\sqrt n)` with :math:`d = u^A - u^B` (the paired t on
+    linearised contributions; row all False: the data's). Swapping the models' values of a unit
+    is a relabelling that leaves the data's distribution unchanged when the models are
+    exchangeable on each unit: the paired randomisation test (Fisher 1935), studentised so that
+    it stays valid for a difference of means alone (Janssen 1999, "Testing nonparametric
+    statistical functionals with applications to rank tests", J. Statist. Plann. Inference 81,
+    71-93).
+
+    Parameters
+    ----------
+    a, b : tuple of ndarray
+        The two series' values and weights, shape (n,) each.
+    swaps : ndarray of bool, shape (B, n)
+        Where each row swaps the series.
+
+    Returns
+    -------
+    ndarray of shape (B,)
+
+    Examples
+    --------
+    Equal weights: the paired t of the values; swapping every unit flips the sign only.
+
+    >>> import numpy as np
+    >>> from tealeaves.stats import paired_t_test, swapped_paired_statistics
+    >>> a, b, w = np.array([1.1, 2.3, 2.9, 4.4]), np.array([1.0, 2.0, 3.0, 4.0]), np.ones(4)
+    >>> t = swapped_paired_statistics((a, w), (b, w), np.array([[False] * 4, [True] * 4]))
+    >>> [round(float(v), 4) for v in t], round(paired_t_test(a, b).statistic, 4)
+    ([1.5785, 1.5785], 1.5785)
+    """
+    (va, wa), (vb, wb) = ((np.asarray(v, dtype=np.float64), np.asarray(w, dtype=np.float64)) for v, w in (a, b))
+    contributions = []
+    for v, w, other_v, other_w in ((va, wa, vb, wb), (vb, wb, va, wa)):
+        values, weights = np.where(swaps, other_v, v), np.where(swaps, other_w, w)
+        r = values.sum(axis=1, keepdims=True) / weights.sum(axis=1, keepdims=True)
+        contributions.append(r + (values - r * weights) / weights.mean(axis=1, keepdims=True))
+    d = contributions[0] - contributions[1]
+    se = d.std(axis=1, ddof=1) / np.sqrt(d.shape[1])
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(se > 0, np.abs(d.mean(axis=1)) / se, np.nan)
 
 
 def bootstrap_z_test(
