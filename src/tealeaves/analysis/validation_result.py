@@ -260,7 +260,7 @@ class ValidationResult(Result):
         out-of-sample test; Holm runs over the rows (``p_holm``). With ``reference`` (a
         pre-specified metric, e.g. plain embedding coherence), the chosen metric is also tested
         against it on ``h`` (``reference_difference``, ``reference_p``, ``reference_p_holm``;
-        zero and 1 where it is the chosen metric). A data set with no other source to choose on
+        zero and 1 where it is the chosen metric, NaN where ``h`` lacks it). A data set with no other source to choose on
         is left out of the table. Columns: those of :meth:`versus_best` but ``p_maxt``, with
         ``chosen``, ``selected_on`` and ``selection_spearman``.
         """
@@ -290,17 +290,19 @@ class ValidationResult(Result):
                 "selection_spearman": float(score[chosen]),
             }
             if reference is not None:
-                key = (held_out, chosen, reference)
+                key, same = (held_out, chosen, reference), chosen == reference
                 row["reference"] = reference
-                row["reference_difference"] = float(pairs.loc[key, "difference"]) if key in pairs.index else 0.0
-                row["reference_p"] = float(pairs.loc[key, "p_value"]) if key in pairs.index else 1.0
+                row["reference_difference"] = 0.0 if same else pairs["difference"].get(key, np.nan)
+                row["reference_p"] = 1.0 if same else pairs["p_value"].get(key, np.nan)
             rows.append(row)
         frame = pd.DataFrame(rows).drop(columns=["p_maxt"], errors="ignore")
         if frame.empty:
             return frame
         frame["p_holm"] = holm(frame["p_value"].to_numpy())
         if reference is not None:
-            frame["reference_p_holm"] = holm(frame["reference_p"].to_numpy())
+            tested = frame["reference_p"].notna().to_numpy()
+            frame["reference_p_holm"] = np.nan
+            frame.loc[tested, "reference_p_holm"] = holm(frame.loc[tested, "reference_p"].to_numpy())
         frame["verdict"] = _verdicts(frame, alpha)
         return frame
 
