@@ -17,6 +17,7 @@ from tealeaves.lazy import attach
 
 if TYPE_CHECKING:
     from tealeaves.analysis.agreement import OneVsRest, krippendorff_alpha, one_vs_rest, split_half
+    from tealeaves.analysis.combinations import rank_mixtures
     from tealeaves.analysis.comparison import cluster_bootstrap_comparison, compare_models, pairwise_tests
     from tealeaves.analysis.correlation import (
         Correlations,
@@ -28,6 +29,7 @@ if TYPE_CHECKING:
     )
     from tealeaves.analysis.discovery import HUMAN_MARGINS, METRIC_MARGINS, DiscoveryRates, false_discovery_rates
     from tealeaves.analysis.hoyle2021 import Hoyle2021, load_hoyle2021
+    from tealeaves.analysis.human_datasets import HUMAN_DATASETS, HumanDataset, dataset_judgments, palmetto_judgments
     from tealeaves.analysis.judgments import HumanJudgments, csv_judgments, export_judgments, hoyle2021_judgments
     from tealeaves.analysis.metric_specs import MetricSpec, parse_metric
     from tealeaves.analysis.output import write_replication, write_study_analysis, write_validation
@@ -68,12 +70,14 @@ _lazy, __dir__ = attach(__name__, __file__, extra="report")
 __getattr__ = moved_names(__name__, {**MOVED_TO_STATS, **RENAMED}, fallback=_lazy)
 
 __all__ = [
+    "HUMAN_DATASETS",
     "HUMAN_MARGINS",
     "METRIC_MARGINS",
     "Correlations",
     "DiscoveryRates",
     "Hoyle2021",
     "Hoyle2021Replication",
+    "HumanDataset",
     "HumanJudgments",
     "HumanScores",
     "MetricSpec",
@@ -92,6 +96,7 @@ __all__ = [
     "compare_models",
     "correlate_rows",
     "csv_judgments",
+    "dataset_judgments",
     "equivalence_margin",
     "export_judgments",
     "failed_checks",
@@ -105,8 +110,10 @@ __all__ = [
     "one_vs_rest",
     "paired_bootstrap",
     "pairwise_tests",
+    "palmetto_judgments",
     "parse_metric",
     "power_curve",
+    "rank_mixtures",
     "read_export",
     "read_metrics",
     "regress",

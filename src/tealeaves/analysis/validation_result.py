@@ -4,13 +4,14 @@
 every topic's values; :meth:`~ValidationResult.versus_best` tests each metric against the
 best-correlating variant of a family (Holm and a max-T adjustment over the rows), and
 :meth:`~ValidationResult.select_and_test` chooses a variant on some data sets and tests it on the
-others.
+others, :meth:`~ValidationResult.leave_one_out` does so for every data set in turn, and
+:meth:`~ValidationResult.weighted_summary` summarises the data sets with explicit weights.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass, field
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 import pandas as pd
@@ -134,7 +135,7 @@ class ValidationResult(Result):
             return np.nanmin(np.vstack(diffs), axis=0) if len(diffs) > 1 else diffs[0]
 
     def versus_best(self, prefix: str, metrics: Sequence[str] | None = None, alpha: float = 0.05) -> pd.DataFrame:
-        """Each data set's metrics against its best-correlating metric whose name starts with ``prefix``.
+        """Each data set's metrics against its best-correlating metric whose name starts with ``prefix`` (any case).
 
         ``metrics`` limits the rows to those metrics (default: every metric not starting with
         ``prefix``); the rows are the family of tests printed together. Columns: ``human``,
@@ -152,11 +153,12 @@ class ValidationResult(Result):
         pairs = self.comparisons.set_index(["human", "metric", "versus"])
         rows, resamples = [], []
         for human, part in spearman.groupby("human", sort=False):
-            base = part[part["metric"].str.startswith(prefix)]
+            family = part["metric"].str.lower().str.startswith(prefix.lower())
+            base = part[family]
             if base.empty:
                 continue
             best = base.loc[base["observed"].idxmax()]
-            chosen = part[~part["metric"].str.startswith(prefix)]
+            chosen = part[~family]
             if metrics is not None:
                 chosen = chosen[chosen["metric"].isin(list(metrics))]
             for row in chosen.itertuples():
@@ -183,21 +185,7 @@ class ValidationResult(Result):
             return frame
         frame["p_holm"] = holm(frame["p_value"].to_numpy())
         frame["p_maxt"] = max_t_pvalues(frame["difference"].to_numpy(), frame["se"].to_numpy(), resamples)
-        frame["detectable"] = minimal_detectable_difference(frame["se"].to_numpy(), alpha=alpha / len(frame))
-        frame["verdict"] = [
-            pair_verdict(
-                r.metric,
-                r.baseline,
-                r.difference,
-                r.p_holm,
-                r.detectable,
-                alpha,
-                better="correlates better than",
-                untestable="untestable (no variation in the replicates)",
-                digits=".2f",
-            )
-            for r in frame.itertuples()
-        ]
+        frame["verdict"] = _verdicts(frame, alpha)
         return frame
 
     def select_and_test(
@@ -238,3 +226,115 @@ class ValidationResult(Result):
         )
         out = sub.versus_best(baseline, [chosen], alpha)
         return out.assign(chosen=chosen, selected_on=", ".join(selection), selection_spearman=float(score[chosen]))
+
+    def topic_sources(self) -> dict[str, frozenset[str]]:
+        """Each human data set's topic sources: the values of its topics' ``dataset`` column.
+
+        Two data sets that share a source (Hoyle et al.'s NYT ratings and NYT word intrusion)
+        judge the same topics, so neither is out of sample for the other.
+        """
+        values = self.topic_values
+        return {str(h): frozenset(part["dataset"].astype(str)) for h, part in values.groupby("human", sort=False)}
+
+    def weighted_summary(self, weights: Mapping[str, float]) -> pd.DataFrame:
+        """Per metric, the weighted mean of its observed Spearman correlations over the data sets.
+
+        :math:`\\bar\\rho_m = \\sum_h w_h \\rho_{m,h} / \\sum_h w_h`, over the data sets the metric
+        scores (a metric missing on a data set is averaged over the others, and ``datasets`` says
+        over how many). The weights are given, never implied: e.g. each topic source equally,
+        split between its tasks. One row per metric, best first: ``metric``, ``family``,
+        ``weighted_spearman``, ``datasets``; the weights are in ``attrs["weights"]``.
+        """
+        spearman = self.correlations[self.correlations["method"] == "spearman"]
+        unknown = set(weights) - set(spearman["human"])
+        if unknown or not weights or min(weights.values()) < 0:
+            raise InputError(
+                f"weights must be non-negative and name data sets among {sorted(set(spearman['human']))}; "
+                f"unknown: {sorted(unknown)}"
+            )
+        part = spearman[spearman["human"].isin(list(weights))].assign(w=lambda f: f["human"].map(weights))
+        part = part.assign(wr=part["w"] * part["observed"])
+        grouped = part.groupby(["metric", "family"], sort=False)
+        frame = (grouped["wr"].sum() / grouped["w"].sum()).rename("weighted_spearman").reset_index()
+        frame["datasets"] = frame["metric"].map(part.groupby("metric")["human"].nunique())
+        frame = frame.sort_values(["weighted_spearman", "metric"], ascending=[False, True], ignore_index=True)
+        frame.attrs["weights"] = dict(weights)
+        return frame
+
+    def leave_one_out(
+        self, candidates: Sequence[str], baseline: str = "NPMI", reference: str | None = None, alpha: float = 0.05
+    ) -> pd.DataFrame:
+        """Leave one data set out: choose a candidate on the others, test it on the one left out, every time.
+
+        For each data set ``h``, the candidate with the largest mean observed Spearman over the
+        data sets that share no topic source with ``h`` (:meth:`topic_sources`) is chosen, and
+        only then compared on ``h`` with ``h``'s best ``baseline`` metric (the paired test of
+        :meth:`versus_best`; the baseline is the best of its family on ``h`` itself, which favours
+        the baseline). ``h``'s numbers played no part in the choice, so each row is an
+        out-of-sample test; Holm runs over the rows (``p_holm``). With ``reference`` (a
+        pre-specified metric, e.g. plain embedding coherence), the chosen metric is also tested
+        against it on ``h`` (``reference_difference``, ``reference_p``, ``reference_p_holm``;
+        zero and 1 where it is the chosen metric, NaN where ``h`` lacks it). A data set with no other source to choose on
+        is left out of the table. Columns: those of :meth:`versus_best` but ``p_maxt``, with
+        ``chosen``, ``selected_on`` and ``selection_spearman``.
+        """
+        spearman = self.correlations[self.correlations["method"] == "spearman"]
+        unknown = set(candidates) - set(spearman["metric"])
+        if unknown or not candidates:
+            raise InputError(
+                f"unknown candidate metric(s) {sorted(unknown)}; choose among {sorted(set(spearman['metric']))}"
+            )
+        sources = self.topic_sources()
+        pairs = self.comparisons.set_index(["human", "metric", "versus"])
+        rows = []
+        for held_out in dict.fromkeys(spearman["human"]):
+            others = [h for h in sources if not sources[h] & sources[held_out]]
+            on = spearman[spearman["human"].isin(others) & spearman["metric"].isin(list(candidates))]
+            if on.empty:
+                continue
+            score = on.groupby("metric")["observed"].mean()
+            chosen = str(score.idxmax())
+            sub = replace(self, correlations=spearman[spearman["human"] == held_out])
+            test = sub.versus_best(baseline, [chosen], alpha)
+            if test.empty:
+                continue
+            row = test.iloc[0].to_dict() | {
+                "chosen": chosen,
+                "selected_on": ", ".join(others),
+                "selection_spearman": float(score[chosen]),
+            }
+            if reference is not None:
+                key, same = (held_out, chosen, reference), chosen == reference
+                row["reference"] = reference
+                row["reference_difference"] = 0.0 if same else pairs["difference"].get(key, np.nan)
+                row["reference_p"] = 1.0 if same else pairs["p_value"].get(key, np.nan)
+            rows.append(row)
+        frame = pd.DataFrame(rows).drop(columns=["p_maxt"], errors="ignore")
+        if frame.empty:
+            return frame
+        frame["p_holm"] = holm(frame["p_value"].to_numpy())
+        if reference is not None:
+            tested = frame["reference_p"].notna().to_numpy()
+            frame["reference_p_holm"] = np.nan
+            frame.loc[tested, "reference_p_holm"] = holm(frame.loc[tested, "reference_p"].to_numpy())
+        frame["verdict"] = _verdicts(frame, alpha)
+        return frame
+
+
+def _verdicts(frame: pd.DataFrame, alpha: float) -> list[str]:
+    """Each row's verdict of its Holm-adjusted test, with the difference detectable at ``alpha`` over the rows."""
+    frame["detectable"] = minimal_detectable_difference(frame["se"].to_numpy(), alpha=alpha / len(frame))
+    return [
+        pair_verdict(
+            r.metric,
+            r.baseline,
+            r.difference,
+            r.p_holm,
+            r.detectable,
+            alpha,
+            better="correlates better than",
+            untestable="untestable (no variation in the replicates)",
+            digits=".2f",
+        )
+        for r in frame.itertuples()
+    ]

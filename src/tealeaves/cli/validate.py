@@ -22,6 +22,18 @@ def validate_command(
     hoyle2021: Annotated[
         Path | None, typer.Option("--hoyle2021", help="Hoyle et al. 2021's released judgments (NYT, WIKI x 2 tasks).")
     ] = None,
+    datasets: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--datasets",
+            help="Public human data sets by name (hoyle2021, palmetto) or 'all': every one present under "
+            "--datasets-dir; repeatable.",
+        ),
+    ] = None,
+    datasets_dir: Annotated[
+        Path | None,
+        typer.Option(help="The folder holding one folder per public data set [$TEALEAVES_CACHE/human]."),
+    ] = None,
     export: Annotated[
         list[Path] | None, typer.Option("--export", help="A tealeaves study export (.csv or .parquet); repeatable.")
     ] = None,
@@ -72,6 +84,13 @@ def validate_command(
             "start with this (e.g. NYT; repeatable), test it against the best NPMI on the others.",
         ),
     ] = None,
+    leave_one_out: Annotated[
+        bool,
+        typer.Option(
+            help="Choose the best of the -m metrics (but NPMI) on the data sets of other topics, test it against "
+            "the best NPMI on the one left out; every data set in turn."
+        ),
+    ] = False,
     seed: Annotated[int, typer.Option(help="Seed of the bootstraps and of drawn intruder sets.")] = 0,
     cache_dir: Annotated[Path | None, typer.Option(help="Word-vector cache [~/.cache/tealeaves/vectors].")] = None,
     parquet: Annotated[
@@ -94,12 +113,14 @@ def validate_command(
     if resamples < 2:
         raise InputError("--n-resamples must be at least 2")
     judgments = hoyle2021_judgments(hoyle2021, familiar_only) if hoyle2021 is not None else []
+    if datasets:
+        judgments += _public_datasets(datasets, datasets_dir, familiar_only)
     for path in export or []:
         judgments += export_judgments(path, familiar_only=familiar_only)
     for path in human or []:
         judgments += csv_judgments(path)
     if not judgments:
-        raise InputError("give human judgments: --hoyle2021 DIR, --export EXPORT or --human CSV")
+        raise InputError("give human judgments: --datasets all, --hoyle2021 DIR, --export EXPORT or --human CSV")
     metrics = [m for spec in metric for m in parse_metric(spec)] if metric else None
     with progress_bar(transient=True) as progress:
         result = run_validate(
@@ -112,16 +133,17 @@ def validate_command(
             resample=resample,
             intervals=intervals,
         )
-    selection = None
-    if select_on:
-        labels = [m.label for m in metrics] if metrics else [m.label for m in default_metrics()]
-        candidates = [label for label in labels if not label.startswith("NPMI")]
-        selection = result.select_and_test(candidates, select_on)
+    labels = [m.label for m in metrics] if metrics else [m.label for m in default_metrics()]
+    candidates = [label for label in labels if not label.startswith(("NPMI", "npmi"))]
+    selection = result.select_and_test(candidates, select_on) if select_on else None
+    held_out = result.leave_one_out(candidates) if leave_one_out else None
     write_validation(result, out, force=force, parquet=parquet)
     if as_json:
         payload = result.to_dict()
         if selection is not None:
             payload["selection"] = selection.to_dict(orient="records")
+        if held_out is not None:
+            payload["leave_one_out"] = held_out.to_dict(orient="records")
         print_json(payload)
         return
     console.print(_leaderboard_table(result, f"Spearman rho with mean human scores -> {out}"))
@@ -136,8 +158,23 @@ def validate_command(
             "(largest mean observed rho), tested on the other data sets"
         )
         console.print(_versus_table(selection, title))
+    if held_out is not None and not held_out.empty:
+        title = "leave one data set out: the metric chosen on the other topics' data sets, tested on the one left out"
+        console.print(_versus_table(held_out.assign(metric=held_out["chosen"], p_maxt=float("nan")), title))
     for entry in result.settings["dropped_fewer_than_three_topics"]:
         err_console.print(f"not correlated: {entry['metric']} on {entry['human']} (fewer than three topics scored)")
+
+
+def _public_datasets(names: list[str], folder: Path | None, familiar_only: bool) -> list:
+    from tealeaves.analysis.human_datasets import dataset_judgments
+    from tealeaves.artifacts import cache_root
+    from tealeaves.console import err_console
+
+    root = folder if folder is not None else cache_root() / "human"
+    judgments, absent = dataset_judgments(names, root, familiar_only)
+    for name in absent:
+        err_console.print(f"not present: {name} (no folder {root / name}; see docs/guide/validate.md)")
+    return judgments
 
 
 def _reference_free(result) -> list[str]:
