@@ -157,6 +157,8 @@ FAMILIES = [
     ("evaluate delete-d topic_uniqueness lda-gibbs", "tealeaves.evaluation.evaluate"),
     ("calibration independent 20 0.0", "tealeaves.evaluation.calibration.rejection"),
     ("calibration coverage paired 20", "tealeaves.evaluation.calibration.coverage"),
+    ("runs null independent 20 3", "tealeaves.evaluation.calibration_runs.runs_rejection"),
+    ("runs coverage paired 200 3", "tealeaves.evaluation.calibration_runs.runs_coverage"),
     ("train dvae", "tealeaves.models.neural.dvae.fit"),
     ("train dvae minibatches", "tealeaves.models.neural.dvae.fit"),
     ("dvae network", "tealeaves.models.neural.dvae.infer"),

@@ -37,8 +37,10 @@ PLAN_WORDS = {
     "paired": "documents as units, paired across models (paired t on linearised contributions)",
     "independent": "topics as units, independent across models (Welch's t)",
     "jackknife": "model-level quantity, randomisation test over topics, jackknife interval",
-    "runs": "trained runs as units (Welch's t over runs)",
+    "runs": "trained runs as units, topics or documents within runs (a mixed model's t over runs)",
 }
+TRAINED_ONLY = "a verdict about these trained models, not the algorithms: give several runs per model"
+ONE_RUN = "(this run)"
 SCOPE = (
     "Each model is one trained run (one seed): the verdicts are about these trained models, scored "
     "on this held-out and this reference corpus, not about the algorithms that trained them."
@@ -262,11 +264,60 @@ def _plan_words(output: Described, part: list[Row]) -> str:
 
 
 def _found(row: Row) -> str:
-    """``A better than B by 0.1 [0.05, 0.15] (p = 0.002)``: a significant pair, its size and Holm p."""
+    """``A better than B by 0.1 [0.05, 0.15] (p = 0.002)``: a significant pair, its size and Holm p;
+    with one trained run per model, each name marked ``(this run)``."""
     size = abs(row["difference"])
     low, high = sorted(abs(x) for x in (row["ci_low"], row["ci_high"]))
     interval = f" [{low:.3g}, {high:.3g}]" if row["ci_low"] * row["ci_high"] > 0 else ""
-    return f"{row['better']} better than {_other(row)} by {size:.3g}{interval} ({p_value(row['p_holm'])})"
+    mark = "" if _over_runs([row]) else f" {ONE_RUN}"
+    winner, loser = f"{row['better']}{mark}", f"{_other(row)}{mark}"
+    return f"{winner} better than {loser} by {size:.3g}{interval} ({p_value(row['p_holm'])})"
+
+
+def _over_runs(part: Iterable[Row]) -> bool:
+    """Whether comparison rows tested models with their trained runs as the units."""
+    return all(str(r["test"]).endswith("over runs") for r in part)
+
+
+def runs_note(runs: Mapping[str, list[str]] | None) -> str:
+    """What a table's bold cells and marks are about, for its title or legend: empty with several
+    runs per model, else that they are about these trained models (:data:`TRAINED_ONLY`).
+
+    Parameters
+    ----------
+    runs : mapping or None
+        As :func:`scope` takes it.
+
+    Returns
+    -------
+    str
+        The note, or an empty string.
+
+    Examples
+    --------
+    >>> from tealeaves.wording import runs_note
+    >>> runs_note(None)
+    'one run each: a verdict about these trained models, not the algorithms: give several runs per model'
+    >>> runs_note({"lda": ["lda/1", "lda/2"]})
+    ''
+    """
+    return "" if runs else f"one run each: {TRAINED_ONLY}"
+
+
+def summary_title(models: int, k: int, seeds: int) -> str:
+    """The demo's summary table title: how many models, K, and how many runs (seeds) each.
+
+    Examples
+    --------
+    >>> from tealeaves.wording import summary_title
+    >>> summary_title(4, 20, 3)
+    '4 models, K=20, 3 trained runs (seeds) each as the units (95% intervals)'
+    >>> summary_title(4, 20, 1)[:40]
+    '4 models, K=20 (95% intervals; one run e'
+    """
+    if seeds > 1:
+        return f"{models} models, K={k}, {seeds} trained runs (seeds) each as the units (95% intervals)"
+    return f"{models} models, K={k} (95% intervals; {runs_note(None)})"
 
 
 def _open(open_pairs: list[Row], alpha: float) -> str:
@@ -286,6 +337,9 @@ def verdicts(comparisons: Iterable[Row], outputs: Mapping[str, Described], alpha
     difference, its 95% interval and the Holm-corrected two-sided p-value); the other pairs are
     "not significant (Holm, level 0.05)", with the difference the test could have found with 80%
     power, and "equivalent within ±ε (TOST)" where the metric has a margin and the pair passes.
+    Where the models were not compared with their trained runs as the units (one run each), every
+    model named better or worse is marked "(this run)" and the sentence says that it is a verdict
+    about these trained models, not the algorithms (:data:`TRAINED_ONLY`).
 
     Parameters
     ----------
@@ -309,7 +363,7 @@ def verdicts(comparisons: Iterable[Row], outputs: Mapping[str, Described], alpha
     >>> row = {"metric": "npmi", "model_a": "a", "model_b": "b", "difference": 0.2, "ci_low": 0.1, "ci_high": 0.3,
     ...        "test": "Welch's t", "p_holm": 0.004, "better": "a", "equivalent": False, "mdd": 0.1, "margin": 0.05}
     >>> print(verdicts([row], {"npmi": npmi}, 0.05)["npmi"])
-    NPMI (higher is better; topics as units, independent across models (Welch's t), 1 pair): a better than b by 0.2 [0.1, 0.3] (p = 0.004).
+    NPMI (higher is better; topics as units, independent across models (Welch's t), 1 pair): a (this run) better than b (this run) by 0.2 [0.1, 0.3] (p = 0.004): a verdict about these trained models, not the algorithms: give several runs per model.
     """
     lines = {}
     for metric, part in _by_metric(comparisons).items():
@@ -321,6 +375,8 @@ def verdicts(comparisons: Iterable[Row], outputs: Mapping[str, Described], alpha
         equivalent = [f"{r['model_a']} and {r['model_b']}" for r in part if not r["better"] and r["equivalent"]]
         open_pairs = [r for r in part if not r["better"] and not r["equivalent"]]
         sentences = [f"{', '.join(found)}." if found else "no pair differs significantly."]
+        if found and not _over_runs(part):
+            sentences[0] = f"{', '.join(found)}: {TRAINED_ONLY}."
         if equivalent:
             margin = float(part[0]["margin"])
             sentences.append(f"Equivalent within ±{margin:g} (TOST, {holm_level(alpha)}): {', '.join(equivalent)}.")

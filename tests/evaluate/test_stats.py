@@ -93,7 +93,7 @@ def test_verdicts_say_better_than_with_the_direction_of_the_metric_and_never_no_
     ]
     line = verdicts(pd.DataFrame(rows), 0.05)["predictive_rank"]
     assert line.startswith("predictive rank (lower is better; documents as units")
-    assert "lda-gibbs better than lda-vb by 76.7 [75.7, 77.7] (p < 0.001)" in line
+    assert "lda-gibbs (this run) better than lda-vb (this run) by 76.7 [75.7, 77.7] (p < 0.001)" in line
     assert "Not significant (Holm, level 0.05): lda-vb vs plsi" in line and "80% power: 0.07" in line
     assert "no difference" not in line.lower() and ">" not in line
     rows = [_row("npmi", "a", "b", 0.01, 0.6, "", margin=0.05, equivalent=True)]

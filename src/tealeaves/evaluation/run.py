@@ -120,7 +120,7 @@ class Evaluation(Result):
     >>> loaded.to_frame()[["model", "metric", "n"]].values.tolist()
     [['clean', 'npmi', 4], ['mixed', 'npmi', 4]]
     >>> print(loaded.to_dict()["verdicts"]["npmi"])
-    NPMI (higher is better; ...): clean better than mixed by 1.83 [1.3, 2.36] (p = 0.0268).
+    NPMI (higher is better; ...): clean (this run) better than mixed (this run) by 1.83 [1.3, 2.36] (p = 0.0268): ...
     >>> tmp.cleanup()
 
     In a notebook the evaluation displays the report's summary table, verdicts and figures.
@@ -369,7 +369,7 @@ def _model_tables(cfg: EvaluateConfig, measurements: Measurements) -> tuple[pd.D
     if cfg.runs:
         import pandas as pd
 
-        model_rows, comparisons = runs_tables(per_model, cfg.runs, cfg.alpha)
+        model_rows, comparisons = runs_tables(measurements, per_model, cfg.runs, cfg.alpha)
         per_model = pd.concat([per_model, model_rows], ignore_index=True)
     return per_model, comparisons
 

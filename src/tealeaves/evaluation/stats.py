@@ -37,6 +37,13 @@ inference, the interval and the test:
   never a per-topic test.
 - ``None`` (Hoyle et al.'s redundancy filter, a yes/no per model): shown, never tested.
 
+With several trained runs per model (:func:`runs_tables`), the runs are the units and the
+topics or documents a second level within them: a model's value is the mean of its runs'
+values, its interval and the tests of two models the mixed model's over runs
+(:func:`runs_test`, :func:`tealeaves.stats.runs_t_test`; the documents shared by every run of
+both models are crossed with the runs). With one run each, the tests above compare these
+trained artifacts, and :func:`tealeaves.wording.verdicts` says so in each sentence.
+
 Every test is two-sided; the p-values of the :math:`\\binom M2` pairs of a metric are corrected by
 Holm's (1979) step-down procedure (:func:`tealeaves.stats.holm`), and the direction of a
 significant difference is the sign of the estimate. Where a pair is not significant,
@@ -50,6 +57,7 @@ pair is equivalent within it. :func:`verdicts` words the table (:mod:`tealeaves.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import itertools
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -72,6 +80,7 @@ from tealeaves.stats.intervals import (
 from tealeaves.stats.multiplicity import holm
 from tealeaves.stats.resampling import paired_ratio_bootstrap
 from tealeaves.stats.result import TestResult
+from tealeaves.stats.runs import runs_t_test
 from tealeaves.stats.tests import (
     jackknife_difference_test,
     paired_t_test,
@@ -360,13 +369,47 @@ def _family(metric: str, out: Output, pairs: list[tuple[str, str]], tested: list
     return rows
 
 
-def runs_tables(per_model: pd.DataFrame, runs: dict[str, list[str]], alpha: float) -> tuple[pd.DataFrame, pd.DataFrame]:
+def run_units(runs: list[Items], plan: str | None) -> list[np.ndarray]:
+    """Each run's units as :func:`tealeaves.stats.runs_t_test` takes them: a topic-level output's
+    linearised items (:func:`linearised`), a paired output's linearised contributions on the
+    documents every given run scored (aligned by id), a model-level quantity's one value."""
+    if plan == PAIRED:
+        common = functools.reduce(np.intersect1d, [r.ids for r in runs])
+        units = []
+        for r in runs:
+            at = np.searchsorted(r.ids, common) if np.all(np.diff(r.ids) > 0) else _positions(r.ids, common)
+            units.append(linearised(Items(r.values[at], r.weights[at], common)))
+        return units
+    return [linearised(r) for r in runs]
+
+
+def _positions(ids: np.ndarray, wanted: np.ndarray) -> np.ndarray:
+    order = np.argsort(ids, kind="stable")
+    return order[np.searchsorted(ids[order], wanted)]
+
+
+def runs_test(a: list[Items], b: list[Items] | None, plan: str | None) -> TestResult:
+    """Two models' runs compared with the runs as units (:func:`tealeaves.stats.runs_t_test`): topics
+    within runs for a topic-level output, the held-out documents crossed with the runs (the same
+    documents for every run of both models: paired) for a paired one, one value a run for a
+    model-level quantity. ``b`` None: model A's value alone, whose interval the per-model row shows."""
+    if plan == PAIRED and b is not None:
+        units = run_units([*a, *b], plan)
+        return runs_t_test(units[: len(a)], units[len(a) :], paired=True)
+    units_b = run_units(b, plan) if b is not None else None
+    return runs_t_test(run_units(a, plan), units_b, paired=plan == PAIRED)
+
+
+def runs_tables(
+    measurements: Measurements, per_model: pd.DataFrame, runs: dict[str, list[str]], alpha: float
+) -> tuple[pd.DataFrame, pd.DataFrame]:
     """With several trained runs per model, the runs are the units: each model's value, interval and test.
 
     A model's value is the mean of its runs' values (each run's own value by its metric's plan,
-    the rows of ``per_model`` named ``MODEL/1``, ``MODEL/2``, ...), its interval the t interval
-    over runs, :math:`\\bar x \\pm t_{0.975, R-1}\\, s / \\sqrt R`, and two models are compared by
-    Welch's t-test over their runs' values (a permutation test where neither model's runs vary).
+    the rows of ``per_model`` named ``MODEL/1``, ``MODEL/2``, ...); its interval and the test of
+    two models are the two-level (mixed) model's over runs, topics or documents within them
+    (:func:`runs_test`, :func:`tealeaves.stats.runs_t_test`): over the run means for topic-level
+    outputs and model-level quantities, the run means and the shared documents for paired ones.
     Returns the model rows (plan ``"runs"``, n the number of runs) and the comparisons.
     """
     import pandas as pd
@@ -377,29 +420,34 @@ def runs_tables(per_model: pd.DataFrame, runs: dict[str, list[str]], alpha: floa
     for metric, part in per_model.groupby("metric", sort=False):
         out = known[str(metric)]
         values = part.set_index("model")["mean"]
-        run_values = {m: values.reindex(names).dropna().to_numpy() for m, names in runs.items()}
-        present = [m for m, v in run_values.items() if len(v) >= 2]
+        present = [m for m, names in runs.items() if values.reindex(names).notna().sum() >= 2]
+        given = {m: [n for n in runs[m] if n in values.index and np.isfinite(values[n])] for m in present}
         for m in present:
-            x = run_values[m]
+            x = values[given[m]].to_numpy()
             if out.plan is None:  # untested (the redundancy filter): the share of runs, no interval
                 rows.append((m, metric, out.label, "model", None, float(x.mean()), np.nan, np.nan, np.nan, len(x)))
                 continue
-            se = float(x.std(ddof=1) / np.sqrt(len(x)))
-            low, high = t_interval(float(x.mean()), se, len(x) - 1.0)
-            rows.append((m, metric, out.label, "model", "runs", float(x.mean()), se, low, high, len(x)))
+            c = runs_test(_run_items(measurements, out, given[m], str(metric)), None, out.plan)
+            rows.append((m, metric, out.label, "model", "runs", float(x.mean()), c.se, c.ci_low, c.ci_high, len(x)))
         if out.plan is None:
             continue
         pairs = list(itertools.combinations(present, 2))
-        tested = []
-        for a, b in pairs:
-            x, y = run_values[a], run_values[b]
-            c = permutation(x, y, 0, f"runs {metric} {a} {b}") if x.var() == 0 and y.var() == 0 else welch_test(x, y)
-            tested.append(dataclasses.replace(c, test=f"{c.test} over runs"))
+        items = {m: _run_items(measurements, out, given[m], str(metric)) for m in present}
+        tested = [runs_test(items[a], items[b], out.plan) for a, b in pairs]
         compared += _family(str(metric), out, pairs, tested, alpha)
     return (
         pd.DataFrame(rows, columns=list(PER_MODEL_COLUMNS)),
         pd.DataFrame(compared, columns=list(COMPARISON_COLUMNS)),
     )
+
+
+def _run_items(measurements: Measurements, out: Output, names: list[str], metric: str) -> list[Items]:
+    """The runs' items of an output; a model-level quantity's one value a run."""
+    if out.plan == JACKKNIFE:
+        return [
+            Items(np.array([measurements.scalars[n, metric]]), np.ones(1), np.zeros(1, dtype=np.int64)) for n in names
+        ]
+    return [measurements.items[n, metric] for n in names]
 
 
 def _has(measurements: Measurements, out: Output, model: str, metric: str) -> bool:
@@ -477,7 +525,7 @@ def verdicts(comparisons: pd.DataFrame, alpha: float) -> dict[str, str]:
     >>> from tealeaves.evaluation import verdicts
     >>> for output, sentence in verdicts(evaluation.comparisons, 0.05).items():
     ...     print(output, "|", sentence)
-    npmi | NPMI (higher is better; ...): clean better than mixed by 1.83 [1.3, 2.36] (p = 0.0268).
+    npmi | NPMI (higher is better; ...): clean (this run) better than mixed (this run) by 1.83 [1.3, 2.36] (p = 0.0268): ...
     >>> tmp.cleanup()
     """
     return wording.verdicts(comparisons.to_dict("records"), outputs(), alpha)
