@@ -195,3 +195,23 @@ def test_a_group_of_one_command_still_runs_it_by_name(command, option):
     done = subprocess.run([sys.executable, "-m", "tealeaves.cli", command, "--help"], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     assert f"tealeaves.cli {command} [OPTIONS]" in done.stdout and option in done.stdout
+
+
+def test_a_command_that_meets_another_librarys_warning_shows_it_once_and_returns(capsys):
+    """reports_errors shows a warning that is not tealeaves' as Python would, after the command's
+    recording ends: shown inside it, the warning joined the list being read, a loop without end."""
+    import warnings
+
+    from tealeaves.cli.common import reports_errors
+    from tealeaves.coherence.redundancy import TopNCappedWarning
+
+    @reports_errors
+    def command() -> int:
+        warnings.warn("an old numpy name", DeprecationWarning, stacklevel=1)
+        warnings.warn("fewer top words are used", TopNCappedWarning, stacklevel=1)
+        return 7
+
+    with pytest.warns(DeprecationWarning, match="an old numpy name") as shown:
+        assert command() == 7
+    assert [str(w.message) for w in shown] == ["an old numpy name"]
+    assert "warning: fewer top words are used" in capsys.readouterr().err

@@ -99,16 +99,18 @@ def reports_errors(func: F) -> F:
     @functools.wraps(func)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         aliases = getattr(wrapper, "cli_aliases", {})
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("default")  # each warning once per place, as Python shows them
-            try:
-                return func(*args, **kwargs)
-            except TealeavesError as exc:  # escaped: "pip install 'tealeaves[study]'" is not markup
-                message = in_cli_words(str(exc), func, aliases)
-                err_console.print(f"[bold red]error:[/] {escape(message)}", highlight=False, soft_wrap=True)
-                raise typer.Exit(2) from None
-            finally:
-                _report_warnings(caught, func, aliases)
+        caught: list[warnings.WarningMessage] = []
+        try:
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("default")  # each warning once per place, as Python shows them
+                try:
+                    return func(*args, **kwargs)
+                except TealeavesError as exc:  # escaped: "pip install 'tealeaves[study]'" is not markup
+                    message = in_cli_words(str(exc), func, aliases)
+                    err_console.print(f"[bold red]error:[/] {escape(message)}", highlight=False, soft_wrap=True)
+                    raise typer.Exit(2) from None
+        finally:  # outside the recording: a warning shown again must not land in the list being read
+            _report_warnings(caught, func, aliases)
 
     return wrapper  # type: ignore[return-value]
 

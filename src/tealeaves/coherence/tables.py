@@ -9,7 +9,7 @@ from rich.table import Table
 from tealeaves.coherence.redundancy import DiversityResult
 from tealeaves.coherence.result import CoherenceResult
 from tealeaves.console import value_cell
-from tealeaves.results import interval_label, mean_interval
+from tealeaves.topic_means import interval_label, mean_interval
 
 
 def topn_label(result: CoherenceResult) -> str:
