@@ -1,6 +1,7 @@
 """Calibration of tealeaves evaluate's verdicts by simulation: null rejection, coverage, power.
 
     python benchmarks/calibration_verdicts.py [--scale 1.0] [--plan jackknife] [--check coverage]
+    python benchmarks/calibration_verdicts.py --runs [--scale 1.0]
 
 Prints one row per check (tealeaves.evaluation.calibration): the rate over R simulated pairs of
 models, its target, the Monte Carlo standard error sqrt(p (1 - p) / R) at the target and whether
@@ -24,6 +25,11 @@ plan's rows (``paired``, ``independent``, ``jackknife``, the model-level quantit
 keeps one kind of row (``rejection``, ``coverage`` or ``power``). The coverage rows of the
 topic-level interval are the bootstrap-t interval's the evaluation uses, at moderate, skewed
 and very skewed values, beside the t interval it replaced on the skewed ones.
+
+``--runs`` prints instead the rows of trained runs as the units
+(tealeaves.evaluation.calibration_runs): two identical algorithms whose runs differ by seed,
+3 or 5 runs each, the two-level test's rejection rate and its interval's coverage, beside the
+tests that one run per model, or every topic pooled, would give on the same data (NAIVE rows).
 """
 
 from __future__ import annotations
@@ -47,6 +53,7 @@ from tealeaves.evaluation.calibration import (
     welch_detectable,
     zipf_topics,
 )
+from tealeaves.evaluation.calibration_runs import TESTS, runs_coverage, runs_rejection
 from tealeaves.rng import family_generator
 from tealeaves.stats import welch_test
 
@@ -98,6 +105,18 @@ def shapes_and_documents(r, seed: int) -> list:
     return checks
 
 
+def runs_rows(scale: float, seed: int) -> list[Calibration]:
+    """The rows of trained runs as the units: every test of TESTS under the null, then the coverage."""
+    r = max(50, int(10000 * scale))
+    rows = []
+    for plan, k, kind in (("independent", 20, "moderate"), ("independent", 20, "skewed"), ("paired", 200, "")):
+        for runs in (3, 5):
+            for test in TESTS if runs == 3 else ("runs",):
+                rows.append(runs_rejection(plan, k, runs, r, seed, test, kind or "moderate"))
+            rows.append(runs_coverage(plan, k, runs, r, seed, kind or "moderate"))
+    return rows
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--scale", type=float, default=1.0, help="multiply every number of replicates")
@@ -107,7 +126,18 @@ def main() -> None:
     )
     parser.add_argument("--report-replicates", type=int, default=150, help="simulated reports of the report row")
     parser.add_argument("--check", choices=("rejection", "coverage", "power"), help="only this kind of check")
+    parser.add_argument("--runs", action="store_true", help="the rows of trained runs as the units instead")
     args = parser.parse_args()
+    if args.runs:
+        print(
+            "| check | test, plan, runs a model | K (documents for paired) | R | rate | target | MC SE | within 4 MC SE |"
+        )
+        print("|---|---|---:|---:|---:|---:|---:|---|")
+        started = time.perf_counter()
+        for row in runs_rows(args.scale, args.seed):
+            show(row)
+        print(f"\n{time.perf_counter() - started:.0f} s")
+        return
 
     def r(n: int) -> int:
         return max(50, int(n * args.scale))

@@ -133,14 +133,17 @@ def test_usage_errors_exit_2(tmp_path):
 
 def test_demo_writes_the_report_and_refuses_foreign_folders(tmp_path):
     out = tmp_path / "demo"
-    result = invoke("demo", "--out", out, "--iterations", "20")
+    result = invoke("demo", "--out", out, "--iterations", "20", "--seeds", "2", "-k", "5")
     assert result.exit_code == 0, result.output
     assert result.stdout.rstrip().endswith(f"report: {out / 'report.html'}") and "NPMI" in result.stdout
+    assert "2 trained runs (seeds) each as the units" in result.stdout and "(this run)" not in result.stdout
     assert (out / "report.html").is_file() and (out / "evaluation" / "per_model.parquet").is_file()
-    model = TopicModel.load(out / "models" / "lda-gibbs")
-    assert model.k == 20 and Corpus.load(out / "corpus" / "heldout").n_tokens > 0
-    again = invoke("demo", "--out", out, "--iterations", "10", "--json")  # replaces its own folder
+    model, second = TopicModel.load(out / "models" / "lda-gibbs"), TopicModel.load(out / "models" / "lda-gibbs-seed1")
+    assert model.k == 5 and not np.array_equal(model.phi, second.phi)
+    assert Corpus.load(out / "corpus" / "heldout").n_tokens > 0
+    again = invoke("demo", "--out", out, "--iterations", "10", "--seeds", "1", "-k", "5", "--json")  # replaces it
     assert again.exit_code == 0 and json.loads(again.stdout)["report"] == str(out / "report.html")
+    assert json.loads(again.stdout)["scope"].startswith("Each model is one trained run")
     assert_refused(invoke("demo", "--out", tmp_path), "not a tealeaves demo folder")
 
 

@@ -161,6 +161,8 @@ FAMILIES = [
     ("calibration shapes bootstrap-t 20 opposite skews", "tealeaves.evaluation.calibration.shape_rejection"),
     ("calibration heavy documents paired t 20", "tealeaves.evaluation.calibration.document_rejection"),
     ("calibration report 4 20 0.5", "tealeaves.evaluation.calibration.report_rejection"),
+    ("runs null independent 20 3", "tealeaves.evaluation.calibration_runs.runs_rejection"),
+    ("runs coverage paired 200 3", "tealeaves.evaluation.calibration_runs.runs_coverage"),
     ("train dvae", "tealeaves.models.neural.dvae.fit"),
     ("train dvae minibatches", "tealeaves.models.neural.dvae.fit"),
     ("dvae network", "tealeaves.models.neural.dvae.infer"),

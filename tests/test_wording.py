@@ -72,7 +72,9 @@ def test_verdicts_of_a_comparisons_table():
     assert list(lines) == ["npmi", "topic_log_odds"]
     assert lines["npmi"] == (
         "NPMI (higher is better; topics as units, independent across models (bootstrap-t test of Welch's t or "
-        "permutation test), 3 pairs): a better than b by 0.2 [0.1, 0.3] (p < 0.001) (Holm, level 0.05). Equivalent within ±0.05 (TOST, Holm, level 0.05): a and c. "
+        "permutation test), 3 pairs): a (this run) better than b (this run) by 0.2 [0.1, 0.3] (p < 0.001) (Holm, "
+        "level 0.05): a verdict about these trained models, not the algorithms: give several runs per model. "
+        "Equivalent within ±0.05 (TOST, Holm, level 0.05): a and c. "
         "Not significant (Holm, level 0.05): b vs c; the smallest true difference these tests find with 80% power: 0.3."
     )
     assert lines["topic_log_odds"] == (
@@ -104,3 +106,14 @@ def test_wording_loads_no_heavy_library():
     code = "import sys, tealeaves.wording\nprint([m for m in ('pandas', 'scipy', 'numba') if m in sys.modules])"
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "[]"
+
+
+def test_verdicts_over_runs_are_about_the_algorithms_and_one_run_about_the_artifacts():
+    outputs = {"npmi": NPMI}
+    over_runs = [row("npmi", "a", "b", "a", p_holm=0.001, test="mixed-model t over runs")]
+    line = wording.verdicts(over_runs, outputs, 0.05)["npmi"]
+    assert "trained runs as units" in line and "a better than b by" in line and "this run" not in line
+    one_run = wording.verdicts([row("npmi", "a", "b", "b", p_holm=0.001)], outputs, 0.05)["npmi"]
+    assert "b (this run) better than a (this run) by" in one_run and one_run.endswith(wording.TRAINED_ONLY + ".")
+    assert "this run" not in wording.verdicts([row("npmi", "a", "b")], outputs, 0.05)["npmi"]  # nothing found
+    assert wording.runs_note({"a": ["a/1", "a/2"]}) == "" and wording.TRAINED_ONLY in wording.runs_note({})

@@ -1,10 +1,11 @@
 """``tealeaves demo``: the main job end to end on the built-in State of the Union corpus.
 
 The demo is a list of steps (:data:`STEPS`), each a function of the shared :class:`DemoRun`
-that writes under ``run.out``: prepare the corpus, train four models, create a human study of
-them, evaluate them all with :func:`tealeaves.evaluate` and write the report with
-:func:`tealeaves.report`. The terminal shows one progress display, one summary table, the
-verdicts and the report's path.
+that writes under ``run.out``: prepare the corpus, train four models with ``seeds`` seeds each
+(three from the command), create a human study of the first seed's models, evaluate them all
+with :func:`tealeaves.evaluate` (several seeds: the runs are the units, so the verdicts are
+about the algorithms) and write the report with :func:`tealeaves.report`. The terminal shows
+one progress display, one summary table, the verdicts and the report's path.
 """
 
 from __future__ import annotations
@@ -18,15 +19,16 @@ from typing import TYPE_CHECKING, Any
 from tealeaves.artifacts import new_manifest, read_manifest, write_json
 from tealeaves.console import console, progress_bar, summary_table
 from tealeaves.corpus import Corpus, prepare
-from tealeaves.errors import ArtifactError, TealeavesError
+from tealeaves.errors import ArtifactError, InputError, TealeavesError
 from tealeaves.models import TopicModel, train
 from tealeaves.progress import ProgressCallback
-from tealeaves.wording import scope, summary_rows
+from tealeaves.wording import scope, summary_rows, summary_title
 
 if TYPE_CHECKING:
     from tealeaves.evaluation import Evaluation
 
 CORPUS = "builtin:sotu"
+SEEDS = 3  # trained runs of each model: the verdicts are about the algorithms
 
 
 @dataclass
@@ -35,11 +37,13 @@ class DemoRun:
 
     out: Path
     k: int = 20
-    iterations: int = 1000
+    iterations: int = 500
     seed: int = 0
     train: Corpus | None = None
     heldout: Corpus | None = None
-    models: dict[str, TopicModel] = field(default_factory=dict)
+    models: dict[str, TopicModel] = field(default_factory=dict)  # each model's first seed (the study's)
+    seeds: int = 1  # trained runs of each model, seeds seed, seed + 1, ...
+    runs: dict[str, list[str]] = field(default_factory=dict)  # with several seeds, each model's run folders
     progress: ProgressCallback | None = None
     show: bool = True  # print the summary table, verdicts and paths (not with --json)
     neural: bool = False  # also D-VAE and ETM (tealeaves[neural])
@@ -54,25 +58,38 @@ def step_prepare(run: DemoRun) -> None:
     )
 
 
+def _train_seeds(run: DemoRun, name: str, **params: Any) -> None:
+    """Train ``name`` with each of the run's seeds: the first into ``models/NAME`` (``run.models``), the
+    others into ``models/NAME-seedS``; with several, their folders in ``run.runs``."""
+    assert run.train is not None
+    folders = []
+    for i in range(run.seeds):
+        folder = name if i == 0 else f"{name}-seed{run.seed + i}"
+        model = train(
+            run.train,
+            name,
+            k=run.k,
+            seed=run.seed + i,
+            out=run.out / "models" / folder,
+            progress=run.progress,
+            **params,
+        )
+        run.models.setdefault(name, model)
+        folders.append(f"models/{folder}")
+    if run.seeds > 1:
+        run.runs[name] = folders
+
+
 def step_train(run: DemoRun) -> None:
     """Train LDA by collapsed Gibbs sampling."""
-    assert run.train is not None
-    run.models["lda-gibbs"] = train(
-        run.train,
-        "lda-gibbs",
-        k=run.k,
-        seed=run.seed,
-        iterations=run.iterations,
-        out=run.out / "models" / "lda-gibbs",
-        progress=run.progress,
-    )
+    _train_seeds(run, "lda-gibbs", iterations=run.iterations)
 
 
-# fewer passes than the defaults of lda-vb (100) and ctm (50) keep the demo quick
+# fewer passes than the defaults of lda-vb (100) and ctm (50) keep the demo's three seeds of each quick
 DEMO_MODELS: dict[str, dict[str, Any]] = {
-    "lda-vb": {"iterations": 50},
+    "lda-vb": {"iterations": 30},
     "plsi": {"iterations": 200},
-    "ctm": {"iterations": 20},
+    "ctm": {"iterations": 10},
 }
 
 
@@ -86,11 +103,8 @@ NEURAL_MODELS: dict[str, dict[str, Any]] = {
 
 def step_models(run: DemoRun) -> None:
     """Train lda-vb, pLSI and the CTM too (and D-VAE and ETM with ``neural``)."""
-    assert run.train is not None
     for name, params in {**DEMO_MODELS, **(NEURAL_MODELS if run.neural else {})}.items():
-        run.models[name] = train(
-            run.train, name, k=run.k, seed=run.seed, out=run.out / "models" / name, progress=run.progress, **params
-        )
+        _train_seeds(run, name, **params)
 
 
 def step_study(run: DemoRun) -> None:
@@ -106,12 +120,15 @@ def step_study(run: DemoRun) -> None:
         )
 
 
-def evaluate_config(models: list[str], seed: int = 0) -> str:
-    """The demo's ``evaluate.toml``: its models, the held-out paragraphs as held-out and reference corpus."""
+def evaluate_config(models: list[str], seed: int = 0, runs: dict[str, list[str]] | None = None) -> str:
+    """The demo's ``evaluate.toml``: its models (each model's run folders where ``runs`` has them), the
+    held-out paragraphs as held-out and reference corpus."""
     lines = ["# written by `tealeaves demo`; rerun with `tealeaves evaluate evaluate.toml --out evaluation`"]
     lines += [f"seed = {seed}", "", "[corpora]", 'heldout = "corpus/heldout"', 'train = "corpus/train"']
     for name in models:
-        lines += ["", "[[models]]", f'name = "{name}"', f'path = "models/{name}"']
+        folders = (runs or {}).get(name)
+        given = f"runs = [{', '.join(repr(f) for f in folders)}]" if folders else f'path = "models/{name}"'
+        lines += ["", "[[models]]", f'name = "{name}"', given.replace("'", '"')]
     return "\n".join(lines) + "\n"
 
 
@@ -121,12 +138,13 @@ def step_evaluate(run: DemoRun) -> None:
     from tealeaves.evaluation.metrics import outputs
 
     config = run.out / "evaluate.toml"
-    config.write_text(evaluate_config(list(run.models), run.seed), encoding="utf-8")
+    config.write_text(evaluate_config(list(run.models), run.seed, run.runs), encoding="utf-8")
     run.evaluation = evaluate(config, run.out / "evaluation", progress=run.progress)
     if run.show:
         result = run.evaluation
-        rows = summary_rows(result.per_model.to_dict("records"), result.comparisons.to_dict("records"), outputs())
-        console.print(summary_table(f"{len(run.models)} models, K={run.k} (95% intervals)", *rows))
+        per_model = result.per_model[result.per_model["model"].isin(run.runs)] if run.runs else result.per_model
+        rows = summary_rows(per_model.to_dict("records"), result.comparisons.to_dict("records"), outputs())
+        console.print(summary_table(summary_title(len(run.models), run.k, run.seeds), *rows))
         for line in verdicts(result.comparisons, result.alpha).values():
             console.print(line, soft_wrap=True, highlight=False)
         console.print(scope(result.manifest.get("runs")), soft_wrap=True, highlight=False)
@@ -153,13 +171,18 @@ STEPS: list[Callable[[DemoRun], None]] = [
 def run_demo(
     out: Path = Path("tealeaves-demo"),
     k: int = 20,
-    iterations: int = 1000,
+    iterations: int = 500,
     seed: int = 0,
     show: bool = True,
     neural: bool = False,
+    seeds: int = SEEDS,
 ) -> DemoRun:
     """Run every demo step, replacing ``out`` if it holds an earlier demo; ``show`` prints the summary;
-    ``neural`` adds D-VAE and ETM (:data:`NEURAL_MODELS`; needs ``tealeaves[neural]``)."""
+    ``neural`` adds D-VAE and ETM (:data:`NEURAL_MODELS`; needs ``tealeaves[neural]``); ``seeds``
+    trains each model that many times (seeds ``seed``, ``seed + 1``, ...), evaluated as runs of
+    one model (one: the verdicts are about the trained models)."""
+    if seeds < 1:
+        raise InputError(f"seeds must be at least 1 (trained runs of each model), got {seeds}")
     if neural:
         from tealeaves.models.neural import require_torch
 
@@ -173,9 +196,10 @@ def run_demo(
         shutil.rmtree(out)
     out.mkdir(parents=True)
     write_json(
-        out / "manifest.json", new_manifest("demo", corpus=CORPUS, k=k, iterations=iterations, seed=seed, neural=neural)
+        out / "manifest.json",
+        new_manifest("demo", corpus=CORPUS, k=k, iterations=iterations, seed=seed, seeds=seeds, neural=neural),
     )
-    run = DemoRun(out=out, k=k, iterations=iterations, seed=seed, show=show, neural=neural)
+    run = DemoRun(out=out, k=k, iterations=iterations, seed=seed, show=show, neural=neural, seeds=seeds)
     with progress_bar(transient=True) as progress:
         run.progress = progress
         for step in STEPS:

@@ -11,8 +11,8 @@ row), and a metric's description as any object with the attributes of
 module imports neither pandas nor the packages whose results it words.
 
 A verdict says only what the test found: "A better than B" where the adjusted p-value is below
-the level (an evaluation's: Westfall and Young's over its whole report, :func:`family_name`;
-elsewhere Holm's), and otherwise "not significant" with the difference the test could have
+the level (an evaluation's: Westfall and Young's over its whole report, or Holm's over it where
+trained runs are the units, :func:`family_name`; elsewhere Holm's over a metric's pairs), and otherwise "not significant" with the difference the test could have
 found, or that it could not reach the level at all, never that two models are equal (only an
 equivalence test within a stated margin says that).
 
@@ -39,8 +39,10 @@ PLAN_WORDS = {
     "paired": "documents as units, paired across models (studentised paired randomisation test of linearised contributions)",
     "independent": "topics as units, independent across models (bootstrap-t test of Welch's t)",
     "jackknife": "model-level quantity, randomisation test over topics, jackknife interval",
-    "runs": "trained runs as units (Welch's t over runs)",
+    "runs": "trained runs as units, topics or documents within runs (a mixed model's t over runs)",
 }
+TRAINED_ONLY = "a verdict about these trained models, not the algorithms: give several runs per model"
+ONE_RUN = "(this run)"
 SCOPE = (
     "Each model is one trained run (one seed): the verdicts are about these trained models, scored "
     "on this held-out and this reference corpus, not about the algorithms that trained them."
@@ -99,8 +101,9 @@ FAMILY_WORDS = {
 }
 
 
-def family_name(family: str, n: int, metrics: list[str]) -> str:
-    """The family a report-wide adjusted p-value controls the error over, in words (a comparisons table's ``family``).
+def family_name(family: str, n: int, metrics: list[str], method: str = "Westfall-Young") -> str:
+    """The family a report-wide adjusted p-value controls the error over and its correction, in words
+    (a comparisons table's ``family``).
 
     Parameters
     ----------
@@ -110,6 +113,9 @@ def family_name(family: str, n: int, metrics: list[str]) -> str:
         The comparisons in the family.
     metrics : list of str
         Their metrics.
+    method : str
+        The correction over the family: ``"Westfall-Young"`` (its joint resampling), or ``"Holm"``
+        where the units cannot be resampled (trained runs, a few each).
 
     Returns
     -------
@@ -119,18 +125,18 @@ def family_name(family: str, n: int, metrics: list[str]) -> str:
     --------
     >>> from tealeaves.wording import family_name
     >>> family_name("report", 54, ["npmi", "cv"])
-    'report-wide over all 54 comparisons of 2 metrics'
-    >>> family_name("primary", 6, ["npmi"])
-    'over the 6 comparisons of the primary metrics (npmi)'
+    'Westfall-Young report-wide over all 54 comparisons of 2 metrics'
+    >>> family_name("primary", 6, ["npmi"], method="Holm")
+    'Holm over the 6 comparisons of the primary metrics (npmi)'
     """
-    return FAMILY_WORDS[family].format(n=n, k=len(metrics), names=", ".join(metrics))
+    return f"{method} " + FAMILY_WORDS[family].format(n=n, k=len(metrics), names=", ".join(metrics))
 
 
 def correction(row: Row, alpha: float) -> str:
-    """The correction, family and level a comparison row was tested at: Westfall-Young over its
-    ``family`` where the row has one, Holm over the metric's pairs otherwise (:func:`holm_level`)."""
+    """The correction, family and level a comparison row was tested at: its ``family``'s
+    (:func:`family_name`) where the row has one, Holm over the metric's pairs otherwise (:func:`holm_level`)."""
     family = _family(row)
-    return f"Westfall-Young {family}, level {alpha:g}" if family else holm_level(alpha)
+    return f"{family}, level {alpha:g}" if family else holm_level(alpha)
 
 
 def families(comparisons: Iterable[Row], alpha: float) -> str:
@@ -150,14 +156,14 @@ def families(comparisons: Iterable[Row], alpha: float) -> str:
     Examples
     --------
     >>> from tealeaves.wording import families
-    >>> print(families([{"family": "report-wide over all 6 comparisons of 1 metrics"}], 0.05))
+    >>> print(families([{"family": "Westfall-Young report-wide over all 6 comparisons of 1 metrics"}], 0.05))
     two-sided tests; the probability of any false "better than" on this page is at most 0.05 (Westfall-Young report-wide over all 6 comparisons of 1 metrics, level 0.05)
     """
     rows = list(comparisons)
     named = list(dict.fromkeys(_family(r) for r in rows))
     if not any(named):
         return f"two-sided tests, Holm-corrected, level {alpha:g}"
-    parts = [f"Westfall-Young {family}, level {alpha:g}" if family else holm_level(alpha) for family in named]
+    parts = [f"{family}, level {alpha:g}" if family else holm_level(alpha) for family in named]
     return (
         f'two-sided tests; the probability of any false "better than" on this page is at most {alpha:g} '
         f"({'; '.join(parts)})"
@@ -353,11 +359,60 @@ def _plan_words(output: Described, part: list[Row]) -> str:
 
 
 def _found(row: Row) -> str:
-    """``A better than B by 0.1 [0.05, 0.15] (p = 0.002)``: a significant pair, its size and Holm p."""
+    """``A better than B by 0.1 [0.05, 0.15] (p = 0.002)``: a significant pair, its size and Holm p;
+    with one trained run per model, each name marked ``(this run)``."""
     size = abs(row["difference"])
     low, high = sorted(abs(x) for x in (row["ci_low"], row["ci_high"]))
     interval = f" [{low:.3g}, {high:.3g}]" if row["ci_low"] * row["ci_high"] > 0 else ""
-    return f"{row['better']} better than {_other(row)} by {size:.3g}{interval} ({p_value(_adjusted(row))})"
+    mark = "" if _over_runs([row]) else f" {ONE_RUN}"
+    winner, loser = f"{row['better']}{mark}", f"{_other(row)}{mark}"
+    return f"{winner} better than {loser} by {size:.3g}{interval} ({p_value(_adjusted(row))})"
+
+
+def _over_runs(part: Iterable[Row]) -> bool:
+    """Whether comparison rows tested models with their trained runs as the units."""
+    return all(str(r["test"]).endswith("over runs") for r in part)
+
+
+def runs_note(runs: Mapping[str, list[str]] | None) -> str:
+    """What a table's bold cells and marks are about, for its title or legend: empty with several
+    runs per model, else that they are about these trained models (:data:`TRAINED_ONLY`).
+
+    Parameters
+    ----------
+    runs : mapping or None
+        As :func:`scope` takes it.
+
+    Returns
+    -------
+    str
+        The note, or an empty string.
+
+    Examples
+    --------
+    >>> from tealeaves.wording import runs_note
+    >>> runs_note(None)
+    'one run each: a verdict about these trained models, not the algorithms: give several runs per model'
+    >>> runs_note({"lda": ["lda/1", "lda/2"]})
+    ''
+    """
+    return "" if runs else f"one run each: {TRAINED_ONLY}"
+
+
+def summary_title(models: int, k: int, seeds: int) -> str:
+    """The demo's summary table title: how many models, K, and how many runs (seeds) each.
+
+    Examples
+    --------
+    >>> from tealeaves.wording import summary_title
+    >>> summary_title(4, 20, 3)
+    '4 models, K=20, 3 trained runs (seeds) each as the units (95% intervals)'
+    >>> summary_title(4, 20, 1)[:40]
+    '4 models, K=20 (95% intervals; one run e'
+    """
+    if seeds > 1:
+        return f"{models} models, K={k}, {seeds} trained runs (seeds) each as the units (95% intervals)"
+    return f"{models} models, K={k} (95% intervals; {runs_note(None)})"
 
 
 def _unreachable(row: Row, alpha: float) -> bool:
@@ -403,6 +458,9 @@ def verdicts(comparisons: Iterable[Row], outputs: Mapping[str, Described], alpha
     otherwise); the other pairs are "not significant (Holm, level 0.05)", with the difference the
     test could have found with 80% power, or "cannot reach level 0.05" with the smallest p-value
     their test can attain where it is not below the level (``p_attainable``), and "equivalent within ±ε (TOST)" where the metric has a margin and the pair passes.
+    Where the models were not compared with their trained runs as the units (one run each), every
+    model named better or worse is marked "(this run)" and the sentence says that it is a verdict
+    about these trained models, not the algorithms (:data:`TRAINED_ONLY`).
 
     Parameters
     ----------
@@ -426,7 +484,7 @@ def verdicts(comparisons: Iterable[Row], outputs: Mapping[str, Described], alpha
     >>> row = {"metric": "npmi", "model_a": "a", "model_b": "b", "difference": 0.2, "ci_low": 0.1, "ci_high": 0.3,
     ...        "test": "Welch's t", "p_holm": 0.004, "better": "a", "equivalent": False, "mdd": 0.1, "margin": 0.05}
     >>> print(verdicts([row], {"npmi": npmi}, 0.05)["npmi"])
-    NPMI (higher is better; topics as units, independent across models (bootstrap-t test of Welch's t), 1 pair): a better than b by 0.2 [0.1, 0.3] (p = 0.004) (Holm, level 0.05).
+    NPMI (higher is better; topics as units, independent across models (bootstrap-t test of Welch's t), 1 pair): a (this run) better than b (this run) by 0.2 [0.1, 0.3] (p = 0.004) (Holm, level 0.05): a verdict about these trained models, not the algorithms: give several runs per model.
     """
     lines = {}
     for metric, part in _by_metric(comparisons).items():
@@ -437,8 +495,9 @@ def verdicts(comparisons: Iterable[Row], outputs: Mapping[str, Described], alpha
         found = [_found(r) for r in part if r["better"]]
         equivalent = [f"{r['model_a']} and {r['model_b']}" for r in part if not r["better"] and r["equivalent"]]
         open_pairs = [r for r in part if not r["better"] and not r["equivalent"]]
+        caveat = "" if _over_runs(part) else f": {TRAINED_ONLY}"
         sentences = [
-            f"{', '.join(found)} ({correction(part[0], alpha)})." if found else "no pair differs significantly."
+            f"{', '.join(found)} ({correction(part[0], alpha)}){caveat}." if found else "no pair differs significantly."
         ]
         if equivalent:
             margin = float(part[0]["margin"])

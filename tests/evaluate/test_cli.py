@@ -40,15 +40,33 @@ def test_evaluate_then_report(planted, tmp_path):
     data = json.loads(result.stdout)
     per_model = pd.read_parquet(tmp_path / "run" / "per_model.parquet")
     assert [r["mean"] for r in data["per_model"]] == per_model["mean"].tolist()
-    assert "lda better than random by " in data["verdicts"]["npmi"]
+    assert "lda (this run) better than random (this run) by " in data["verdicts"]["npmi"]
+    assert data["verdicts"]["npmi"].endswith("not the algorithms: give several runs per model.")
     assert data["steps"] == {"computed": 6, "cached": 0}
     table = invoke("evaluate", config, "--out", tmp_path / "run")
     assert table.exit_code == 0 and "0 steps computed, 6 from the cache" in table.stdout
-    assert "lda better than random by " in table.stdout and "these trained models" in table.stdout
+    assert "lda (this run) better than random (this run) by " in table.stdout
+    assert "one run each: a verdict about these trained models" in " ".join(table.stdout.split())  # its title
     assert "no difference" not in table.stdout.lower()
     page = invoke("report", tmp_path / "run", "--out", tmp_path / "report.html", "--json")
     assert page.exit_code == 0 and json.loads(page.stdout) == {"report": str(tmp_path / "report.html")}
-    assert "lda better than random by " in (tmp_path / "report.html").read_text()
+    page = (tmp_path / "report.html").read_text()
+    assert "lda (this run) better than random (this run) by " in page
+    assert "Bold and marks: one run each: a verdict about these trained models, not the algorithms" in page
+
+
+def test_model_options_give_several_runs_per_model(planted, tmp_path):
+    """--model NAME=PATH replaces the configuration's models; a name given twice: its runs, the units."""
+    config = write_config(planted, planted / "runs.toml")
+    lda, random = planted / "lda", planted / "random.txt"
+    options = ["-m", f"lda={lda}", "-m", f"lda={planted / 'lda2'}", "-m", f"random={random}", "-m", f"random={random}"]
+    result = invoke("evaluate", config, "--out", tmp_path / "run", *options, "--json")
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    assert data["scope"].startswith("Each model is 2 trained runs")
+    assert {r["test"] for r in data["comparisons"]} == {"mixed-model t over runs"}
+    assert "(this run)" not in " ".join(data["verdicts"].values())
+    assert invoke("evaluate", config, "--out", tmp_path / "bad", "-m", "lda").exit_code == 2
 
 
 def test_bad_input_exits_2(planted, tmp_path):
@@ -67,6 +85,7 @@ def test_several_runs_per_model_print_the_models_and_their_scope(planted, tmp_pa
     result = invoke("evaluate", config, "--out", tmp_path / "run")
     assert result.exit_code == 0, result.output
     assert "Each model is 2 trained runs" in result.stdout and "lda better than random by " in result.stdout
+    assert "(this run)" not in result.stdout and "one run each" not in result.stdout
     header = next(line for line in result.stdout.splitlines() if "metric" in line and "lda" in line)
     assert "lda/1" not in header and "random" in header  # the summary shows the models, not their runs
 

@@ -63,3 +63,21 @@ def test_every_unknown_key_is_named_with_the_closest_known_one():
         assert part in message
     with pytest.raises(InputError, match=r"unknown method 'left-to-rite'; choose one of"):
         read_config({"models": [{"name": "a", "path": "a"}], "metrics": {"likelihood": {"method": "left-to-rite"}}})
+
+
+def test_several_runs_are_given_as_runs_a_list_of_paths_or_a_mapping(tmp_path):
+    """runs = [...], path = [...] and a mapping of name to a list give the same runs; a mapping's topic
+    list (lists of words) or single path stays one model; a TOML [models] table is such a mapping."""
+    runs = [{"name": "lda", "runs": ["a", "b"]}, {"name": "vb", "runs": ["c", "d"]}]
+    paths = [{"name": "lda", "path": ["a", "b"]}, {"name": "vb", "path": ["c", "d"]}]
+    mapping = {"lda": ["a", "b"], "vb": ["c", "d"]}
+    read = [read_config({"models": given}) for given in (runs, paths, mapping)]
+    assert read[0].models == read[1].models == read[2].models and read[0].runs == {
+        "lda": ["lda/1", "lda/2"],
+        "vb": ["vb/1", "vb/2"],
+    }
+    topics = [["tax", "budget"], ["war", "peace"]]
+    single = read_config({"models": {"lda": "a", "words": topics}})
+    assert single.runs == {} and single.models[1].model == topics and single.models[0].path == Path.cwd() / "a"
+    (tmp_path / "e.toml").write_text('[models]\nlda = ["a", "b"]\nvb = ["c", "d"]\n')
+    assert read_config(tmp_path / "e.toml").runs == read[0].runs

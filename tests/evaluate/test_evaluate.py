@@ -48,7 +48,8 @@ def test_lda_beats_random_topics_on_npmi_cv_and_wi_auto(run):
             assert row.p_holm < 0.05 and sign * row.difference > 0 and sign * row.ci_low > 0 < sign * row.ci_high
     verdicts = run.to_dict()["verdicts"]
     assert verdicts["npmi"].startswith("NPMI (higher is better; topics as units")
-    assert "lda better than random by " in verdicts["npmi"] and "lda2 better than random by " in verdicts["npmi"]
+    assert "lda (this run) better than random (this run) by " in verdicts["npmi"]
+    assert "lda2 (this run) better than random (this run) by " in verdicts["npmi"]
     assert "no difference" not in " ".join(verdicts.values())
     assert run.to_dict()["scope"].startswith("Each model is one trained run")
 
@@ -150,7 +151,9 @@ def test_topic_metrics_are_bootstrap_t_tests_with_the_report_family(run):
                 assert abs(row.p - welch.pvalue) < 0.1 + welch.pvalue
         assert part["p_holm"].to_numpy() == pytest.approx(holm(part["p"].to_numpy()))
     family = run.comparisons
-    assert family["family"].nunique() == 1 and family["family"].iloc[0].startswith("report-wide over all 24")
+    assert family["family"].nunique() == 1 and family["family"].iloc[0].startswith(
+        "Westfall-Young report-wide over all 24"
+    )
     assert (family.p_report >= family.p - 1e-12).all()
     assert ((family.better != "") == (family.p_report < 0.05)).all()
     # the detectable difference and the simultaneous interval share the first step's critical |t|
@@ -413,14 +416,16 @@ def test_step_keys_follow_the_code_of_a_development_version(monkeypatch):
 
 def test_several_runs_per_model_make_the_runs_the_units(planted, tmp_path):
     """runs = [...]: every run is evaluated, a model's value is the mean over its runs, and the
-    models are compared by Welch's t over their runs' values; the scope says so."""
+    models are compared by the mixed model's t over their runs (the t-test of the run means, for topics);
+    the scope says so, and the verdicts carry no one-run caveat."""
     rng = np.random.default_rng(1)
     words = Corpus.load(planted / "train").vocab.words
     Topics(tuple(tuple(rng.choice(words, 25, replace=False)) for _ in range(K))).save(tmp_path / "random2.txt")
-    models = [
-        {"name": "lda", "runs": [str(planted / "lda"), str(planted / "lda2")]},
-        {"name": "random", "runs": [str(planted / "random.txt"), str(tmp_path / "random2.txt")]},
-    ]
+    # the API's mapping of a name to its runs: folders, topic lists or the live models
+    models = {
+        "lda": [TopicModel.load(planted / "lda"), str(planted / "lda2")],
+        "random": [str(planted / "random.txt"), str(tmp_path / "random2.txt")],
+    }
     metrics = {name: name in ("npmi", "diversity") for name in METRICS}
     result = tealeaves.evaluate({**config(planted), "models": models, "metrics": metrics}, tmp_path / "run")
     assert result.manifest["runs"] == {"lda": ["lda/1", "lda/2"], "random": ["random/1", "random/2"]}
@@ -436,11 +441,12 @@ def test_several_runs_per_model_make_the_runs_the_units(planted, tmp_path):
         [row] = result.comparisons[result.comparisons.metric == metric].itertuples()
         assert (row.model_a, row.model_b) == ("lda", "random")
         if metric == "npmi":
-            assert row.test == "Welch's t over runs"
-            assert row.p == pytest.approx(stats.ttest_ind(runs["lda"], runs["random"], equal_var=False).pvalue)
+            assert row.test == "mixed-model t over runs"
+            assert row.p == pytest.approx(stats.ttest_ind(runs["lda"], runs["random"]).pvalue)  # 2 + 2 runs: 2 df
     assert set(result.comparisons.model_a) == {"lda"}  # no run-against-run tests
     assert result.to_dict()["scope"].startswith("Each model is 2 trained runs")
     assert result.to_dict()["verdicts"]["npmi"].startswith("NPMI (higher is better; trained runs as units")
+    assert "(this run)" not in result.to_dict()["verdicts"]["npmi"]
     html = tealeaves.report(result, tmp_path / "report.html").read_text()
     assert "Each model is 2 trained runs" in html and "data-model='lda' data-metric='npmi'" in html
 

@@ -33,7 +33,7 @@ def sha256(text):
 def test_the_report_says_lda_beats_random_words(page):
     run, html = page
     for label in ("NPMI", "C_V", "WI-Auto-PMI", "WI-Auto-NPMI"):
-        found = rf"<li data-metric='[a-z_]+'>{re.escape(label)} \(higher is better; [^<]*: lda better than random by "
+        found = rf"<li data-metric='[a-z_]+'>{re.escape(label)} \(higher is better; [^<]*: lda \(this run\) better than random \(this run\) by "
         assert re.search(found, html), label
     for line in verdicts(run.comparisons, 0.05).values():
         assert escape(line) in html

@@ -93,7 +93,7 @@ def test_verdicts_say_better_than_with_the_direction_of_the_metric_and_never_no_
     ]
     line = verdicts(pd.DataFrame(rows), 0.05)["predictive_rank"]
     assert line.startswith("predictive rank (lower is better; documents as units")
-    assert "lda-gibbs better than lda-vb by 76.7 [75.7, 77.7] (p < 0.001)" in line
+    assert "lda-gibbs (this run) better than lda-vb (this run) by 76.7 [75.7, 77.7] (p < 0.001)" in line
     assert "Not significant (Holm, level 0.05): lda-vb vs plsi" in line and "80% power: 0.07" in line
     assert "no difference" not in line.lower() and ">" not in line
     rows = [_row("npmi", "a", "b", 0.01, 0.6, "", margin=0.05, equivalent=True)]
@@ -117,11 +117,11 @@ def test_verdicts_name_the_test_each_pair_had():
 
 
 def test_verdicts_rest_on_the_report_family_and_say_when_the_level_is_out_of_reach():
-    family = "report-wide over all 12 comparisons of 2 metrics"
+    family = "Westfall-Young report-wide over all 12 comparisons of 2 metrics"
     found = _row("npmi", "a", "b", 0.2, 0.001, "a") | {"family": family, "p_report": 0.03, "p_attainable": 0.001}
     stuck = _row("npmi", "a", "c", 0.5, 0.1, "", mdd=np.nan) | {"family": family, "p_report": 0.4, "p_attainable": 0.16}
     line = verdicts(pd.DataFrame([found, stuck]), 0.05)["npmi"]
-    assert f"a better than b by 0.2 (p = 0.03) (Westfall-Young {family}, level 0.05)." in line
+    assert f"a (this run) better than b (this run) by 0.2 (p = 0.03) ({family}, level 0.05): a verdict about" in line
     assert (
         "Cannot reach level 0.05" in line
         and "a vs c; too few units, the smallest p-value these tests can attain is 0.16" in line

@@ -29,7 +29,7 @@ def sotu(tmp_path_factory):
 
 def test_the_demos_models_are_not_redundant_and_a_planted_duplicate_is(sotu):
     corpus = tealeaves.Corpus.load(sotu / "train")
-    # the demo's four kinds with its budgets, but 100 Gibbs sweeps (the demo runs 1000)
+    # the demo's four kinds with its budgets, but 100 Gibbs sweeps (the demo runs 500)
     budgets = {"lda-gibbs": {"iterations": 100}, **DEMO_MODELS}
     for name, params in budgets.items():
         model = tealeaves.train(corpus, name, k=20, seed=0, **params)

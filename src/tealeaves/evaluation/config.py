@@ -19,6 +19,7 @@
     [[models]]
     name = "lda-vb"
     runs = ["vb-seed0", "vb-seed1", "vb-seed2"]  # several trained runs (seeds) of one model
+                                                 # (or path = [...]: the same)
 
     [[models]]
     name = "gensim"
@@ -39,7 +40,10 @@ A dict may also hold the objects themselves: a model as ``{"name": "lda", "model
 TopicModel, word lists, a gensim ``LdaModel``, OCTIS's model output, ... anything
 :func:`tealeaves.models.as_model` reads, with its ``options``, e.g. ``{"time_slice": 3}``),
 runs as a list of such objects, and a corpus as a :class:`~tealeaves.corpus.Corpus` or token
-lists (anything :func:`tealeaves.corpus.as_corpus` reads). The whole configuration, every key
+lists (anything :func:`tealeaves.corpus.as_corpus` reads). ``models`` may also be a mapping of
+each name to its path or object, or to a list of them, one per trained run:
+``{"lda": [run0, run1, run2], "ctm": ["ctm-s0", "ctm-s1", "ctm-s2"]}`` (in TOML, a ``[models]``
+table: ``lda = ["lda-s0", "lda-s1"]``). The whole configuration, every key
 of every table and every metric's options, is checked before any step runs: an unknown key
 is refused with the closest known one.
 
@@ -228,17 +232,27 @@ def read_config(config: str | os.PathLike[str] | dict[str, Any] | EvaluateConfig
     if isinstance(config, dict):
         return parse_config(config, Path.cwd())
     path = Path(config)
+    return parse_config(read_toml(path), path.resolve().parent)
+
+
+def read_toml(path: str | os.PathLike[str]) -> dict[str, Any]:
+    """The configuration file's TOML as a dict, unchecked (:func:`parse_config` checks it).
+
+    Raises
+    ------
+    InputError
+        For a file that cannot be read or is not valid TOML.
+    """
     if sys.version_info >= (3, 11):
         import tomllib
     else:  # pragma: no cover - Python 3.10
         import tomli as tomllib
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        return tomllib.loads(Path(path).read_text(encoding="utf-8"))
     except OSError as exc:
         raise InputError(f"cannot read the configuration {path}: {exc}") from exc
     except tomllib.TOMLDecodeError as exc:
         raise InputError(f"{path} is not valid TOML: {exc}") from exc
-    return parse_config(data, path.resolve().parent)
 
 
 def parse_config(data: dict[str, Any], base: Path) -> EvaluateConfig:
@@ -356,11 +370,35 @@ def _renamed_keys(data: dict[str, Any]) -> dict[str, Any]:
     return data
 
 
-def _models(entries: Any, base: Path) -> tuple[ModelSpec, ...]:
+def _entries(entries: Any) -> list[Any]:
+    """``[[models]]`` as a list of tables: a mapping of name to a path, an object or a list of either
+    (one per trained run) becomes one table a name, and a table whose path is a list, runs."""
+    if isinstance(entries, dict):
+        entries = [
+            {"name": name, "runs": list(given)}
+            if _several(given)
+            else {"name": name, ("path" if isinstance(given, (str, os.PathLike)) else "model"): given}
+            for name, given in entries.items()
+        ]
     if not isinstance(entries, list) or not entries:
         raise InputError("the configuration names no model: add [[models]] tables with name and path")
+    return [
+        {**{k: v for k, v in e.items() if k != "path"}, "runs": e["path"]}
+        if isinstance(e, dict) and isinstance(e.get("path"), list) and "runs" not in e
+        else e
+        for e in entries
+    ]
+
+
+def _several(given: Any) -> bool:
+    """Whether a mapping's value lists runs: a list, but not a topic list (lists of words)."""
+    topics = all(isinstance(t, (list, tuple)) and all(isinstance(w, str) for w in t) for t in given or [None])
+    return isinstance(given, (list, tuple)) and not topics
+
+
+def _models(entries: Any, base: Path) -> tuple[ModelSpec, ...]:
     models = []
-    for i, entry in enumerate(entries):
+    for i, entry in enumerate(_entries(entries)):
         entry = _table(entry, f"[[models]] #{i + 1}")
         name = entry.get("name")
         if not isinstance(name, str) or not name.strip() or "/" in name:

@@ -53,7 +53,7 @@ def summary_and_figures(evaluation: Evaluation) -> list[str]:
     comparisons = evaluation.comparisons.to_dict("records")
     lines = wording.verdicts(comparisons, known, alpha)
     return [
-        _summary(per_model, comparisons, models, metrics, known, lines, alpha),
+        _summary(per_model, comparisons, models, metrics, known, lines, alpha, wording.runs_note(manifest.get("runs"))),
         _comparison_figures(per_model, models, metrics, known, comparisons, alpha),
         _distribution_figures(evaluation, trained, known),
         _likelihood_figures(per_model, models, known),
@@ -74,7 +74,7 @@ def inline(evaluation: Evaluation) -> str:
     )
 
 
-def _summary(per_model, comparisons, models, metrics, known, lines, alpha) -> str:
+def _summary(per_model, comparisons, models, metrics, known, lines, alpha, note="") -> str:
     best = wording.winners(comparisons)
     beats = wording.beaten(comparisons)
     table = per_model.set_index(["model", "metric"])
@@ -103,7 +103,7 @@ def _summary(per_model, comparisons, models, metrics, known, lines, alpha) -> st
         f"<p class='muted'>Bold: a model significantly better than every other model on that metric "
         f"(none is bold where no model is); under a value, the models it is significantly better than "
         f"({escape(wording.families(comparisons, alpha))}). Model-level rows are one number per model; "
-        f"only the jackknifed ones have an interval and a test.</p>"
+        f"only the jackknifed ones have an interval and a test.{escape(f' Bold and marks: {note}.' if note else '')}</p>"
         f"<h3>Verdicts</h3><ul class='verdicts'>{verdict_items}</ul></section>"
     )
 

@@ -121,7 +121,7 @@ class Evaluation(Result):
     >>> loaded.to_frame()[["model", "metric", "n"]].values.tolist()
     [['clean', 'npmi', 4], ['mixed', 'npmi', 4]]
     >>> print(loaded.to_dict()["verdicts"]["npmi"])
-    NPMI (higher is better; ...): clean better than mixed by 1.83 [1.3, 2.36] (p = 0.04) (Westfall-Young ...).
+    NPMI (higher is better; ...): clean (this run) better than mixed (this run) by 1.83 [1.3, 2.36] (p = 0.04) (Westfall-Young ...): ...
     >>> tmp.cleanup()
 
     In a notebook the evaluation displays the report's summary table, verdicts and figures.
@@ -368,13 +368,12 @@ def _model_tables(cfg: EvaluateConfig, measurements: Measurements) -> tuple[pd.D
     their runs replace the runs' own tests."""
     per_model, boots = per_model_table(measurements, cfg.n_resamples, cfg.seed)
     names = [spec.name for spec in cfg.models]
-    comparisons = comparisons_table(measurements, boots, names, cfg.alpha, cfg.seed, list(cfg.primary))
-    if cfg.runs:
-        import pandas as pd
+    if not cfg.runs:
+        return per_model, comparisons_table(measurements, boots, names, cfg.alpha, cfg.seed, list(cfg.primary))
+    import pandas as pd
 
-        model_rows, comparisons = runs_tables(per_model, cfg.runs, cfg.alpha)
-        per_model = pd.concat([per_model, model_rows], ignore_index=True)
-    return per_model, comparisons
+    model_rows, comparisons = runs_tables(measurements, per_model, cfg.runs, cfg.alpha, list(cfg.primary))
+    return pd.concat([per_model, model_rows], ignore_index=True), comparisons
 
 
 @dataclass(frozen=True)

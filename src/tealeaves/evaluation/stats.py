@@ -45,6 +45,15 @@ inference, the interval and the test:
   never a per-topic test.
 - ``None`` (Hoyle et al.'s redundancy filter, a yes/no per model): shown, never tested.
 
+With several trained runs per model (:func:`runs_tables`), the runs are the units and the
+topics or documents a second level within them: a model's value is the mean of its runs'
+values, its interval and the tests of two models the mixed model's over runs
+(:func:`runs_test`, :func:`tealeaves.stats.runs_t_test`; the documents shared by every run of
+both models are crossed with the runs). With one run each, the tests above compare these
+trained artifacts, and :func:`tealeaves.wording.verdicts` says so in each sentence. The runs'
+comparisons are one report-wide family too, corrected by Holm's step-down over every pair of
+every metric (or of the primary ones): with a few runs each there is nothing to resample jointly.
+
 Every test is two-sided. The "better than" of the report (its bold, badges and verdicts) rests on
 Westfall and Young's (1993) step-down over every pair of every metric together
 (:func:`report_family`: one joint resampling of the documents and topics the metrics share, so
@@ -64,6 +73,7 @@ pair is equivalent within it. :func:`verdicts` words the table (:mod:`tealeaves.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import itertools
 import math
 from dataclasses import dataclass, field
@@ -84,11 +94,11 @@ from tealeaves.stats.intervals import (
     bounded_t_interval,
     delete_d_jackknife_se,
     percentile_interval,
-    t_interval,
 )
 from tealeaves.stats.multiplicity import holm, westfall_young
 from tealeaves.stats.resampling import paired_ratio_bootstrap
 from tealeaves.stats.result import TestResult
+from tealeaves.stats.runs import runs_t_test
 from tealeaves.stats.tests import (
     jackknife_difference_test,
     paired_t_test,
@@ -508,29 +518,96 @@ def _df(test: TestResult) -> float | None:
     return float(test.df) if np.isfinite(test.df) else None
 
 
-def _family(metric: str, out: Output, pairs: list[tuple[str, str]], tested: list[TestResult], alpha: float) -> list:
-    """The comparison rows of one metric's pairs: Holm over the family, direction, MDD, TOST."""
-    if not pairs:
-        return []
-    rows = []
+def _runs_rows(metric: str, pairs: list[tuple[str, str]], tested: list[TestResult]) -> list:
+    """One metric's comparison rows over runs: the test, Holm over the metric's pairs and TOST; the
+    direction, the report's family and the detectable difference are :func:`_runs_family`'s."""
     adjusted, margin, tost, tost_holm = _holm_and_tost(metric, tested)
-    strictest = alpha / len(pairs)
+    decided = ("", np.nan)  # better and mdd: the family's
+    family = ("", np.nan, np.nan, np.nan, np.nan)  # family, p_report, p_attainable, sim_low, sim_high
+    rows = []
     for (a, b), c, q, e, eq in zip(pairs, tested, adjusted, tost, tost_holm):
-        better = "" if not q < alpha else (a if (c.difference > 0) == out.higher_is_better else b)
-        mdd = minimal_detectable_difference(c.se, _df(c), strictest, POWER) if c.se > 0 else np.nan
-        equivalent = bool(eq < alpha) and not better
         estimate = (c.difference, c.se, c.ci_low, c.ci_high, c.test, c.df, c.n)
-        rows.append((metric, a, b, *estimate, c.pvalue, q, better, mdd, margin, e, eq, equivalent, "", *[np.nan] * 4))
+        rows.append((metric, a, b, *estimate, c.pvalue, q, *decided, margin, e, eq, False, *family))
     return rows
 
 
-def runs_tables(per_model: pd.DataFrame, runs: dict[str, list[str]], alpha: float) -> tuple[pd.DataFrame, pd.DataFrame]:
+def _runs_family(table: pd.DataFrame, alpha: float, primary: list[str] | None) -> pd.DataFrame:
+    """The runs' comparisons as the report's family: Holm's step-down over every pair of every metric
+    (or the primary metrics' pairs and, apart, the others'), valid under any dependence between the
+    metrics; ``better`` where the family's adjusted p is below ``alpha``, the minimal detectable
+    difference at its first step (``alpha / m``), ``equivalent`` by TOST where no difference is found."""
+    known = outputs()
+    chosen = set(primary or ())
+    in_primary = table["metric"].isin(chosen).to_numpy()
+    groups = {"primary": in_primary, "exploratory": ~in_primary} if chosen else {"report": np.ones(len(table), bool)}
+    table = table.copy()
+    for name, at in groups.items():
+        if not at.any():
+            continue
+        part = table[at]
+        table.loc[at, "p_report"] = holm(part["p"].to_numpy())
+        metrics = sorted(set(part["metric"]))
+        table.loc[at, "family"] = wording.family_name(name, int(at.sum()), metrics, method="Holm")
+        strictest = alpha / int(at.sum())
+        table.loc[at, "mdd"] = [
+            minimal_detectable_difference(se, df if np.isfinite(df) else None, strictest, POWER) if se > 0 else np.nan
+            for se, df in zip(part["se"], part["df"])
+        ]
+    higher = table["metric"].map(lambda m: known[m].higher_is_better)
+    significant = table["p_report"] < alpha
+    a_ahead = (table["difference"] > 0) == higher
+    table["better"] = np.where(significant, np.where(a_ahead, table["model_a"], table["model_b"]), "")
+    table["equivalent"] = (table["p_equivalence_holm"] < alpha) & ~significant
+    return table
+
+
+def run_units(runs: list[Items], plan: str | None) -> list[np.ndarray]:
+    """Each run's units as :func:`tealeaves.stats.runs_t_test` takes them: a topic-level output's
+    linearised items (:func:`linearised`), a paired output's linearised contributions on the
+    documents every given run scored (aligned by id), a model-level quantity's one value."""
+    if plan == PAIRED:
+        common = functools.reduce(np.intersect1d, [r.ids for r in runs])
+        units = []
+        for r in runs:
+            at = np.searchsorted(r.ids, common) if np.all(np.diff(r.ids) > 0) else _positions(r.ids, common)
+            units.append(linearised(Items(r.values[at], r.weights[at], common)))
+        return units
+    return [linearised(r) for r in runs]
+
+
+def _positions(ids: np.ndarray, wanted: np.ndarray) -> np.ndarray:
+    order = np.argsort(ids, kind="stable")
+    return order[np.searchsorted(ids[order], wanted)]
+
+
+def runs_test(a: list[Items], b: list[Items] | None, plan: str | None) -> TestResult:
+    """Two models' runs compared with the runs as units (:func:`tealeaves.stats.runs_t_test`): topics
+    within runs for a topic-level output, the held-out documents crossed with the runs (the same
+    documents for every run of both models: paired) for a paired one, one value a run for a
+    model-level quantity. ``b`` None: model A's value alone, whose interval the per-model row shows."""
+    if plan == PAIRED and b is not None:
+        units = run_units([*a, *b], plan)
+        return runs_t_test(units[: len(a)], units[len(a) :], paired=True)
+    units_b = run_units(b, plan) if b is not None else None
+    return runs_t_test(run_units(a, plan), units_b, paired=plan == PAIRED)
+
+
+def runs_tables(
+    measurements: Measurements,
+    per_model: pd.DataFrame,
+    runs: dict[str, list[str]],
+    alpha: float,
+    primary: list[str] | None = None,
+) -> tuple[pd.DataFrame, pd.DataFrame]:
     """With several trained runs per model, the runs are the units: each model's value, interval and test.
 
     A model's value is the mean of its runs' values (each run's own value by its metric's plan,
-    the rows of ``per_model`` named ``MODEL/1``, ``MODEL/2``, ...), its interval the t interval
-    over runs, :math:`\\bar x \\pm t_{0.975, R-1}\\, s / \\sqrt R`, and two models are compared by
-    Welch's t-test over their runs' values (a permutation test where neither model's runs vary).
+    the rows of ``per_model`` named ``MODEL/1``, ``MODEL/2``, ...); its interval and the test of
+    two models are the two-level (mixed) model's over runs, topics or documents within them
+    (:func:`runs_test`, :func:`tealeaves.stats.runs_t_test`): over the run means for topic-level
+    outputs and model-level quantities, the run means and the shared documents for paired ones.
+    The comparisons are the report's family, corrected by Holm over every pair of every metric
+    (:func:`_runs_family`; ``primary``: the primary metrics' pairs and the others apart).
     Returns the model rows (plan ``"runs"``, n the number of runs) and the comparisons.
     """
     import pandas as pd
@@ -541,29 +618,32 @@ def runs_tables(per_model: pd.DataFrame, runs: dict[str, list[str]], alpha: floa
     for metric, part in per_model.groupby("metric", sort=False):
         out = known[str(metric)]
         values = part.set_index("model")["mean"]
-        run_values = {m: values.reindex(names).dropna().to_numpy() for m, names in runs.items()}
-        present = [m for m, v in run_values.items() if len(v) >= 2]
+        present = [m for m, names in runs.items() if values.reindex(names).notna().sum() >= 2]
+        given = {m: [n for n in runs[m] if n in values.index and np.isfinite(values[n])] for m in present}
         for m in present:
-            x = run_values[m]
+            x = values[given[m]].to_numpy()
             if out.plan is None:  # untested (the redundancy filter): the share of runs, no interval
                 rows.append((m, metric, out.label, "model", None, float(x.mean()), np.nan, np.nan, np.nan, len(x)))
                 continue
-            se = float(x.std(ddof=1) / np.sqrt(len(x)))
-            low, high = t_interval(float(x.mean()), se, len(x) - 1.0)
-            rows.append((m, metric, out.label, "model", "runs", float(x.mean()), se, low, high, len(x)))
+            c = runs_test(_run_items(measurements, out, given[m], str(metric)), None, out.plan)
+            rows.append((m, metric, out.label, "model", "runs", float(x.mean()), c.se, c.ci_low, c.ci_high, len(x)))
         if out.plan is None:
             continue
         pairs = list(itertools.combinations(present, 2))
-        tested = []
-        for a, b in pairs:
-            x, y = run_values[a], run_values[b]
-            c = permutation(x, y, 0, f"runs {metric} {a} {b}") if x.var() == 0 and y.var() == 0 else welch_test(x, y)
-            tested.append(dataclasses.replace(c, test=f"{c.test} over runs"))
-        compared += _family(str(metric), out, pairs, tested, alpha)
-    return (
-        pd.DataFrame(rows, columns=list(PER_MODEL_COLUMNS)),
-        pd.DataFrame(compared, columns=list(COMPARISON_COLUMNS)),
-    )
+        items = {m: _run_items(measurements, out, given[m], str(metric)) for m in present}
+        tested = [runs_test(items[a], items[b], out.plan) for a, b in pairs]
+        compared += _runs_rows(str(metric), pairs, tested)
+    table = pd.DataFrame(compared, columns=list(COMPARISON_COLUMNS))
+    return pd.DataFrame(rows, columns=list(PER_MODEL_COLUMNS)), _runs_family(table, alpha, primary)
+
+
+def _run_items(measurements: Measurements, out: Output, names: list[str], metric: str) -> list[Items]:
+    """The runs' items of an output; a model-level quantity's one value a run."""
+    if out.plan == JACKKNIFE:
+        return [
+            Items(np.array([measurements.scalars[n, metric]]), np.ones(1), np.zeros(1, dtype=np.int64)) for n in names
+        ]
+    return [measurements.items[n, metric] for n in names]
 
 
 def _has(measurements: Measurements, out: Output, model: str, metric: str) -> bool:
@@ -640,7 +720,7 @@ def verdicts(comparisons: pd.DataFrame, alpha: float) -> dict[str, str]:
     >>> from tealeaves.evaluation import verdicts
     >>> for output, sentence in verdicts(evaluation.comparisons, 0.05).items():
     ...     print(output, "|", sentence)
-    npmi | NPMI (higher is better; ...): clean better than mixed by 1.83 [1.3, 2.36] (p = 0.04) (Westfall-Young ...).
+    npmi | NPMI (higher is better; ...): clean (this run) better than mixed (this run) by 1.83 [1.3, 2.36] (p = 0.04) (Westfall-Young ...): ...
     >>> tmp.cleanup()
     """
     return wording.verdicts(comparisons.to_dict("records"), outputs(), alpha)

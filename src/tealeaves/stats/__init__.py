@@ -19,6 +19,8 @@ wording), so that it works in the core install; :mod:`tealeaves.evaluation` and
 - :mod:`~tealeaves.stats.resampling`: the resampling engines (paired ratios over documents,
   stratified topics, annotators, crossed clusters), drawing from the caller's seeded stream
   (:func:`tealeaves.rng.family_generator`);
+- :mod:`~tealeaves.stats.runs`: trained runs as the units, topics or documents within them (the
+  mixed model's t-test, :func:`runs_t_test`);
 - :mod:`~tealeaves.stats.result`: :class:`TestResult`, what every test returns.
 """
 
@@ -52,6 +54,7 @@ if TYPE_CHECKING:
         within_group_draws,
     )
     from tealeaves.stats.result import TestResult
+    from tealeaves.stats.runs import runs_t_test
     from tealeaves.stats.tests import (
         bootstrap_z_test,
         jackknife_difference_test,
@@ -101,6 +104,7 @@ __all__ = [
     "random_orders",
     "randomisation_test",
     "resampled_group_means",
+    "runs_t_test",
     "satterthwaite_df",
     "split_welch_statistics",
     "stratified_counts",

@@ -1,0 +1,135 @@
+"""Calibration of the tests with trained runs as the units (:func:`tealeaves.evaluation.stats.runs_test`) by simulation.
+
+The null of these checks is that two algorithms are the same while each trained run differs
+by its seed: every run gets its own effect :math:`b_r \\sim N(0, \\sigma_b)` (the between-run
+variance is real), and the test should reject 5% of such pairs at level 0.05 and its 95%
+interval of one algorithm's value should cover the truth 95% of the time. The tests a single
+run per model allows, and the pooled test that treats every topic of every run as independent,
+are run on the same data beside it (they reject far more often). The data:
+
+- topics (``"independent"``): run r of a model has K per-topic values
+  :func:`tealeaves.evaluation.calibration.topic_values` (Gamma, by ``kind``) plus its run effect,
+  :data:`TOPIC_BETWEEN` (0.02: a quarter of the topics' own sd of 0.071, so the runs' means
+  differ by about as much as the 20 topics' mean is uncertain);
+- documents (``"paired"``): n held-out documents of ``5 + Poisson(40)`` tokens, shared by every
+  run of both models: a document effect :math:`r_i \\sim N(-7, 0.5)` nats per token shared by all,
+  each model's own effect on each document :math:`a_{mi} \\sim N(0,` :data:`DOCUMENT_INTERACTION`
+  :math:`)` (shared by its runs: what pairs the runs of a model), the run's effect
+  :math:`b_{mr} \\sim N(0,` :data:`DOCUMENT_BETWEEN` :math:`)` and noise :math:`e \\sim N(0, 0.3)`:
+  :math:`v_{mri} = w_i (r_i + a_{mi} + b_{mr} + e_{mri} + \\delta_m)`, the true value
+  :math:`-7 + \\delta_m`.
+
+The tests compared (``test``): ``"runs"``, the evaluation's two-level test; ``"one run"``, what
+an evaluation of one run per model tests (the first run of each, by Welch's t over topics or the
+paired t over documents); ``"pooled"``, every topic of every run as an independent unit (Welch's
+t over all of them; for documents, the paired t of the run-averaged values, which ignores the
+run effects); ``"runs, Welch"``, Welch's t over the runs' values alone (the test the evaluation
+used before, which for documents leaves out the documents' own variance).
+
+Used by ``tests/evaluate/test_calibration_runs.py`` (small) and
+``benchmarks/calibration_verdicts.py --runs`` (large).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from tealeaves.evaluation.calibration import (
+    DOCUMENT_RATE,
+    DOCUMENT_SD,
+    LENGTH_MEAN,
+    LENGTH_MIN,
+    LEVEL,
+    NOISE_SD,
+    Calibration,
+    topic_mean,
+    topic_values,
+)
+from tealeaves.evaluation.stats import PAIRED, linearised, paired_t, run_units, runs_test
+from tealeaves.metrics.measured import Items
+from tealeaves.rng import family_generator
+from tealeaves.stats.result import TestResult
+from tealeaves.stats.tests import paired_t_test, welch_test
+
+TOPIC_BETWEEN = 0.02  # sd of a run's effect on its topics' values
+DOCUMENT_BETWEEN = 0.02  # sd of a run's effect, nats per token
+DOCUMENT_INTERACTION = 0.2  # sd of a model's own effect on a document, shared by its runs
+TESTS = ("runs", "one run", "pooled", "runs, Welch")
+
+
+def run_topics(rng: np.random.Generator, runs: int, k: int, shift: float = 0.0, kind: str = "moderate") -> list[Items]:
+    """One algorithm's ``runs`` trained runs of K topics each: Gamma values plus each run's own effect."""
+    values = [topic_values(rng, k, shift + rng.normal(0.0, TOPIC_BETWEEN), kind) for _ in range(runs)]
+    return [Items(v, np.ones(k), np.arange(k)) for v in values]
+
+
+def run_documents(
+    rng: np.random.Generator, runs: tuple[int, int], n: int, shift: float = 0.0
+) -> tuple[list[Items], list[Items]]:
+    """Two algorithms' runs scored on the same ``n`` documents (the module docstring); B is ``shift`` better."""
+    lengths = (LENGTH_MIN + rng.poisson(LENGTH_MEAN, size=n)).astype(float)
+    rate = rng.normal(DOCUMENT_RATE, DOCUMENT_SD, size=n)
+    ids = np.arange(n)
+    models = []
+    for r, delta in zip(runs, (0.0, shift)):
+        own = rng.normal(0.0, DOCUMENT_INTERACTION, size=n)
+        between = rng.normal(0.0, DOCUMENT_BETWEEN, size=r)
+        per_token = [rate + own + b + delta + rng.normal(0.0, NOISE_SD, size=n) for b in between]
+        models.append([Items(lengths * u, lengths, ids) for u in per_token])
+    return models[0], models[1]
+
+
+def compared(test: str, a: list[Items], b: list[Items], plan: str) -> TestResult:
+    """One of :data:`TESTS` of two algorithms' runs."""
+    if test == "runs":
+        return runs_test(a, b, plan)
+    if test == "one run":
+        return paired_t(a[0], b[0]) if plan == PAIRED else welch_test(linearised(a[0]), linearised(b[0]))
+    if test == "pooled":
+        if plan == PAIRED:
+            units = run_units([*a, *b], plan)
+            return paired_t_test(np.mean(units[: len(a)], axis=0), np.mean(units[len(a) :], axis=0))
+        return welch_test(np.concatenate(run_units(a, plan)), np.concatenate(run_units(b, plan)))
+    means_a, means_b = (np.array([u.mean() for u in run_units(runs, plan)]) for runs in (a, b))
+    return welch_test(means_a, means_b)
+
+
+def runs_rejection(
+    plan: str, k: int, runs: int, replicates: int, seed: int, test: str = "runs", kind: str = "moderate"
+) -> Calibration:
+    """How often ``test`` (:data:`TESTS`) rejects at 5% when two algorithms are the same and runs
+    differ by seed: ``runs`` runs each, ``k`` topics a run (documents for ``"paired"``)."""
+    rng = family_generator(seed, f"runs null {plan} {k} {runs}")
+    hits = 0
+    for _ in range(replicates):
+        if plan == PAIRED:
+            a, b = run_documents(rng, (runs, runs), k)
+        else:
+            a, b = run_topics(rng, runs, k, 0.0, kind), run_topics(rng, runs, k, 0.0, kind)
+        hits += float(compared(test, a, b, plan).pvalue) < LEVEL
+    name = f"{plan} ({kind})" if plan != PAIRED else plan
+    label = "runs as units" if test == "runs" else f"NAIVE {test}"
+    return Calibration(
+        "rejection under the null, runs differ by seed",
+        f"{label}, {name}, {runs} runs",
+        k,
+        replicates,
+        hits / replicates,
+        LEVEL,
+    )
+
+
+def runs_coverage(plan: str, k: int, runs: int, replicates: int, seed: int, kind: str = "moderate") -> Calibration:
+    """How often the 95% interval of one algorithm's value over its ``runs`` runs (the per-model row's,
+    :func:`tealeaves.evaluation.stats.runs_test` without ``b``) covers the algorithm's true value."""
+    rng = family_generator(seed, f"runs coverage {plan} {k} {runs}")
+    truth = DOCUMENT_RATE if plan == PAIRED else topic_mean(kind)
+    hits = 0.0
+    for _ in range(replicates):
+        a = run_documents(rng, (runs, 0), k)[0] if plan == PAIRED else run_topics(rng, runs, k, 0.0, kind)
+        c = runs_test(a, None, plan)
+        hits += float(c.ci_low <= truth <= c.ci_high)
+    name = f"{plan} ({kind})" if plan != PAIRED else plan
+    return Calibration(
+        "95% interval coverage", f"runs as units, {name}, {runs} runs", k, replicates, hits / replicates, 0.95
+    )
