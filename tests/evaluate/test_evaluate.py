@@ -444,6 +444,13 @@ def test_several_runs_per_model_make_the_runs_the_units(planted, tmp_path):
             assert row.test == "mixed-model t over runs"
             assert row.p == pytest.approx(stats.ttest_ind(runs["lda"], runs["random"]).pvalue)  # 2 + 2 runs: 2 df
     assert set(result.comparisons.model_a) == {"lda"}  # no run-against-run tests
+    from tealeaves.stats import holm
+
+    # the report's family: Holm over every pair of every metric, which decides "better"
+    compared = result.comparisons[result.comparisons.p.notna()]
+    assert compared.family.nunique() == 1 and compared.family.iloc[0].startswith("Holm report-wide over all")
+    assert compared.p_report.to_numpy() == pytest.approx(holm(compared.p.to_numpy()))
+    assert ((compared.better != "") == (compared.p_report < 0.05)).all()
     assert result.to_dict()["scope"].startswith("Each model is 2 trained runs")
     assert result.to_dict()["verdicts"]["npmi"].startswith("NPMI (higher is better; trained runs as units")
     assert "(this run)" not in result.to_dict()["verdicts"]["npmi"]
