@@ -33,7 +33,7 @@ __getattr__ = moved_names(
 )
 
 HUMAN_OUTPUTS = {  # scores per topic (per rated document for topic log odds), tested like topic metrics
-    "model_precision": Output("model precision"),
+    "model_precision": Output("model precision", bounds=(0.0, 1.0)),
     "topic_log_odds": Output("topic log odds", unit="document", plan=INDEPENDENT),
     "mean_rating": Output("mean rating"),
 }
