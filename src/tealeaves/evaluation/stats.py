@@ -20,7 +20,8 @@ inference, the interval and the test:
   stream: :func:`tealeaves.stats.bootstrap_t_interval`, the interval every display shows), which
   covers 95% under the skew per-topic metrics have, where the t interval
   :math:`\\bar x \\pm t_{0.975, n-1} s / \\sqrt n` falls to 91.8-93.7% at 20 topics; under five
-  items, or without spread, the t interval. The estimate and its standard error are Welch's
+  items, or without spread, the t interval. A bounded output's (:attr:`tealeaves.metrics.Output.bounds`)
+  is the symmetric bootstrap-t on the logit (or log) scale and back, within its bounds. The estimate and its standard error are Welch's
   (1947; :func:`tealeaves.stats.welch_test`); the test is the symmetric bootstrap-t test of
   Welch's t (:class:`tealeaves.stats.family.IndependentMeans`), whose level holds when the two
   models' values differ in variance and shape (opposite skews: Welch's t on its t distribution
