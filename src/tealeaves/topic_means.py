@@ -12,7 +12,6 @@ two do not import each other.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from typing import Any
 
@@ -20,14 +19,14 @@ import numpy as np
 
 from tealeaves import display
 from tealeaves.results import Result
-from tealeaves.stats.intervals import bootstrap_t_interval, mean_with_interval, t_interval
+from tealeaves.stats.intervals import interval_method, mean_with_interval
 
 
 class PerTopicResult(Result):
     """A :class:`~tealeaves.results.Result` with a value per topic and their mean.
 
     Its :meth:`summary` shows ``model_mean`` with its 95% interval over the topics
-    (:func:`mean_interval`: bootstrap-t, the t interval under five topics; clipped to
+    (:func:`mean_interval`: bootstrap-t, the t interval under five topics; within
     :meth:`value_bounds`) under a name that says which (:func:`interval_label`:
     ``model mean (95% CI, bootstrap-t over 20 topics)``), in the place of the field.
 
@@ -47,7 +46,7 @@ class PerTopicResult(Result):
     >>> result = score([["tax", "budget"], ["war", "peace"]], index, measure="npmi", window="document")
     >>> list(result.summary())[3:5]
     ['topics', 'model mean (95% CI, t over 2 topics)']
-    >>> result.summary()["model mean (95% CI, t over 2 topics)"]  # NPMI's interval, clipped to [-1, 1]
+    >>> result.summary()["model mean (95% CI, t over 2 topics)"]  # NPMI's interval, within [-1, 1]
     '0.6845 [-1, 1]'
     """
 
@@ -57,7 +56,7 @@ class PerTopicResult(Result):
         per_topic = getattr(self, "per_topic", None)
         if "model_mean" not in values or not isinstance(per_topic, np.ndarray):
             return values
-        label = f"model mean ({interval_label(per_topic)})"
+        label = f"model mean ({interval_label(per_topic, bounds=self.value_bounds())})"
         mean = mean_interval(per_topic, self.value_bounds())
         return {
             (label if name == "model_mean" else name): (mean if name == "model_mean" else value)
@@ -65,7 +64,7 @@ class PerTopicResult(Result):
         }
 
     def value_bounds(self) -> tuple[float, float] | None:
-        """The range a ``per_topic`` value lies in, to which :meth:`summary` clips the interval of their mean
+        """The range a ``per_topic`` value lies in, within which :meth:`summary` keeps the interval of their mean
         (None: unbounded; a result of a bounded metric says so)."""
         return None
 
@@ -78,16 +77,17 @@ def mean_interval(values: np.ndarray | Sequence[float], bounds: tuple[float, flo
     than five or without spread), the one the evaluation's tables give a topic-level metric,
     worded by :func:`tealeaves.display.interval_estimate`: with one value the mean alone, with none ``nan``;
     :func:`interval_label` says which interval it is. A metric bounded to ``bounds`` (NPMI to
-    [-1, 1], a share to [0, 1]) has its interval clipped to them (to the values themselves where
-    one lies outside, as an epsilon can make NPMI do): the mean lies within them, and so does the
-    interval shown.
+    [-1, 1], a share to [0, 1]) has its interval computed on a scale that keeps it within them
+    (:func:`tealeaves.stats.bootstrap_t_interval`: the symmetric bootstrap-t on the logit scale,
+    the t interval on the logit scale under five values; widened to the values themselves where
+    one lies outside, as an epsilon can make NPMI do).
 
     Parameters
     ----------
     values : array-like of float
         Per-topic values; NaN and infinite ones are left out.
     bounds : tuple of float, optional
-        The values' range, ``(low, high)``, that the interval is clipped to.
+        The values' range, ``(low, high)``, that the interval stays within.
 
     Returns
     -------
@@ -107,22 +107,20 @@ def mean_interval(values: np.ndarray | Sequence[float], bounds: tuple[float, flo
     >>> mean_interval([0.2]), mean_interval([])
     ('0.2', 'nan')
 
-    NPMI of two topics, clipped to its range:
+    NPMI of two topics, within its range:
 
     >>> mean_interval([1.0, 0.3691]), mean_interval([1.0, 0.3691], bounds=(-1.0, 1.0))
     ('0.6845 [-3.324, 4.693]', '0.6845 [-1, 1]')
     """
-    mean, low, high = mean_with_interval(values)
-    if bounds is not None and math.isfinite(low):  # widened to the values, should a convention step outside
-        x = np.asarray(values, dtype=np.float64)
-        x = x[np.isfinite(x)]
-        low, high = max(low, min(bounds[0], x.min())), min(high, max(bounds[1], x.max()))
-    return display.interval_estimate(mean, low, high)
+    return display.interval_estimate(*mean_with_interval(values, bounds=bounds))
 
 
-def interval_label(values: np.ndarray | Sequence[float], unit: str = "topics") -> str:
-    """What the interval of :func:`mean_interval` is: ``95% CI, bootstrap-t over 20 topics``, or ``t`` where it is
-    the t interval (under five values, without spread, or values so tied that the bootstrap's quantiles are not finite).
+def interval_label(
+    values: np.ndarray | Sequence[float], unit: str = "topics", bounds: tuple[float, float] | None = None
+) -> str:
+    """What the interval of :func:`mean_interval` is: ``95% CI, bootstrap-t over 20 topics``, ``t`` where it is
+    the t interval (under five values, without spread, or values so tied that the bootstrap's quantiles are not
+    finite), ``bound`` where every value lies at one of the two ``bounds``.
 
     Parameters
     ----------
@@ -130,6 +128,8 @@ def interval_label(values: np.ndarray | Sequence[float], unit: str = "topics") -
         The values :func:`mean_interval` was given; NaN and infinite ones are left out.
     unit : str
         What a value is, in the plural.
+    bounds : tuple of float, optional
+        The ``bounds`` :func:`mean_interval` was given.
 
     Returns
     -------
@@ -141,11 +141,9 @@ def interval_label(values: np.ndarray | Sequence[float], unit: str = "topics") -
     >>> from tealeaves.topic_means import interval_label
     >>> interval_label([0.1, 0.2, 0.3]), interval_label(range(20)), interval_label([0.2])
     ('95% CI, t over 3 topics', '95% CI, bootstrap-t over 20 topics', 'no interval: 1 topics')
+    >>> interval_label([1.0] * 6, bounds=(0.0, 1.0))
+    '95% CI, bound over 6 topics'
     """
-    x = np.asarray(values, dtype=np.float64)
-    x = np.sort(x[np.isfinite(x)])  # as bootstrap_t_interval sums them
-    if len(x) < 2:
-        return f"no interval: {len(x)} {unit}"
-    t_bounds = t_interval(float(x.mean()), float(x.std(ddof=1) / np.sqrt(len(x))), len(x) - 1.0)
-    method = "t" if bootstrap_t_interval(x) == t_bounds else "bootstrap-t"
-    return f"95% CI, {method} over {len(x)} {unit}"
+    *_, method = interval_method(values, bounds=bounds)
+    n = int(np.isfinite(np.asarray(values, dtype=np.float64)).sum())
+    return f"no interval: {n} {unit}" if method == "none" else f"95% CI, {method} over {n} {unit}"

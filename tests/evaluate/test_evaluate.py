@@ -19,6 +19,7 @@ from tealeaves.coherence import RefIndex, diversity, score
 from tealeaves.corpus import Corpus
 from tealeaves.errors import ArtifactError, InputError
 from tealeaves.evaluation import METRICS, Evaluation, Metric, Output, register
+from tealeaves.evaluation.metrics import outputs
 from tealeaves.evaluation.stats import SUBSETS, regrouped
 from tealeaves.intrusion import compare_word_intrusion
 from tealeaves.likelihood import estimate, predictive
@@ -108,11 +109,13 @@ def test_per_topic_table_is_tidy_and_matches_per_model(run):
         assert row["ci_low"] <= value <= row["ci_high"]
         if row["plan"] == "independent":  # the bootstrap-t interval over topics, the displays' own
             values = per_topic[(per_topic.model == model) & (per_topic.metric == metric)]["value"].to_numpy()
-            low, high = bootstrap_t_interval(values)  # tested against its formula in tests/stats
-            if np.ptp(values) == 0:  # every topic has the same value (WI-Auto 1): the interval is that value
-                assert (low, high) == pytest.approx((value, value))
+            bounds = outputs()[metric].bounds  # within the metric's range (tested in tests/stats)
+            low, high = bootstrap_t_interval(values, bounds=bounds)  # tested against its formula in tests/stats
+            if bounds is not None:
+                assert bounds[0] <= low <= high <= bounds[1]
             assert (row["ci_low"], row["ci_high"]) == pytest.approx((low, high), abs=1e-12)
-            assert mean_interval(values) == display.interval_estimate(row["mean"], row["ci_low"], row["ci_high"])
+            shown = mean_interval(values, bounds)
+            assert shown == display.interval_estimate(row["mean"], row["ci_low"], row["ci_high"])
 
 
 def test_the_npmi_interval_is_the_one_every_display_shows(run, planted):
@@ -123,8 +126,12 @@ def test_the_npmi_interval_is_the_one_every_display_shows(run, planted):
     for name in ("lda", "lda2"):
         npmi = score(TopicModel.load(planted / name), index, measure="npmi", on_missing="skip")
         row = table.loc[(name, "npmi")]
-        assert (row["ci_low"], row["ci_high"]) == pytest.approx(bootstrap_t_interval(npmi.per_topic), abs=1e-12)
-        assert mean_interval(npmi.per_topic) == display.interval_estimate(row["mean"], row["ci_low"], row["ci_high"])
+        bounds = npmi.value_bounds()
+        assert (row["ci_low"], row["ci_high"]) == pytest.approx(
+            bootstrap_t_interval(npmi.per_topic, bounds=bounds), abs=1e-12
+        )
+        shown = mean_interval(npmi.per_topic, bounds)
+        assert shown == display.interval_estimate(row["mean"], row["ci_low"], row["ci_high"])
         finite = npmi.per_topic[np.isfinite(npmi.per_topic)]
         t = stats.t.interval(0.95, len(finite) - 1, loc=finite.mean(), scale=stats.sem(finite))
         assert (row["ci_low"], row["ci_high"]) != pytest.approx(t, abs=1e-6)

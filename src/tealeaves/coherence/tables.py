@@ -40,7 +40,7 @@ def _mean_note(result: CoherenceResult) -> str:
     """What the mean row's interval is (:func:`tealeaves.results.interval_label`: 95% CI, bootstrap-t or t over
     the scored topics), and how many topics were not scored (NaN), where some were not."""
     unscored = len(result.unscored)
-    label = interval_label(result.per_topic, "scored topics" if unscored else "topics")
+    label = interval_label(result.per_topic, "scored topics" if unscored else "topics", result.value_bounds())
     return f"{label}; {unscored} not scored" if unscored else label
 
 

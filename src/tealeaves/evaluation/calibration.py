@@ -236,10 +236,11 @@ def opposite_skews(rng: np.random.Generator, k: int, shift: float = 0.0) -> tupl
     return rng.gamma(1.0, 1.0, size=k) - 1.0, 1.0 + shift - rng.gamma(1.0, 1.0, size=k)
 
 
-def ceiling_values(rng: np.random.Generator, k: int) -> np.ndarray:
-    """K ceiling-bound per-topic values (word intrusion, human precision): the share of 10 annotators who
-    found a topic's intruder, ``Binomial(10, p_k) / 10`` with ``p_k ~ Beta(8, 1.2)`` (mean 0.87)."""
-    return rng.binomial(10, rng.beta(8.0, 1.2, size=k)) / 10
+def ceiling_values(rng: np.random.Generator, k: int, annotators: int = 10) -> np.ndarray:
+    """K ceiling-bound per-topic values (word intrusion, human precision): the share of ``annotators``
+    who found a topic's intruder, ``Binomial(annotators, p_k) / annotators`` with ``p_k ~ Beta(8, 1.2)``
+    (mean 0.87; with 10 annotators a third of the topics at 1, with 5 half of them)."""
+    return rng.binomial(annotators, rng.beta(8.0, 1.2, size=k)) / annotators
 
 
 def heavy_documents(rng: np.random.Generator, n: int) -> tuple[Items, Items]:
@@ -385,3 +386,45 @@ def report_rejection(
         Calibration(check, f"report family (Westfall-Young), {plan}", k, replicates, hits / replicates, LEVEL),
         Calibration(check, f"REPLACED Holm per metric, {plan}", k, replicates, holm_hits / replicates, np.nan),
     )
+
+
+BOUNDED_CASES = ("gamma", "lognormal", "t3", "ceiling", "ceiling, 5 annotators", "beta near 1")
+"""The shapes of :func:`bounded_values`."""
+
+
+def bounded_values(rng: np.random.Generator, k: int, case: str) -> tuple[np.ndarray, float, tuple[float, float]]:
+    """K per-topic values of a bounded metric by ``case`` (:data:`BOUNDED_CASES`), their true mean and the range.
+
+    ``"gamma"``: Gamma(1, 1) in [0, ∞) (a KL divergence; skewness 2, mean 1); ``"lognormal"``:
+    LogNormal(0, 1) in [0, ∞) (skewness 6.2, mean :math:`e^{0.5}`); ``"t3"``: 0.1 + 0.05 t₃ in
+    [-1, 1] (NPMI with heavy tails, mean 0.1); ``"ceiling"``, ``"ceiling, 5 annotators"``: word
+    intrusion's shares (:func:`ceiling_values`, 10 or 5 annotators, mean 8/9.2) in [0, 1];
+    ``"beta near 1"``: Beta(8, 1) in [0, 1] (mean 8/9).
+    """
+    if case == "gamma":
+        return rng.gamma(1.0, 1.0, size=k), 1.0, (0.0, np.inf)
+    if case == "lognormal":
+        return rng.lognormal(0.0, 1.0, size=k), float(np.exp(0.5)), (0.0, np.inf)
+    if case == "t3":
+        return 0.1 + 0.05 * rng.standard_t(3, size=k), 0.1, (-1.0, 1.0)
+    if case.startswith("ceiling"):
+        return ceiling_values(rng, k, 5 if "5" in case else 10), 8.0 / 9.2, (0.0, 1.0)
+    return rng.beta(8.0, 1.0, size=k), 8.0 / 9.0, (0.0, 1.0)
+
+
+def bounded_coverage(case: str, k: int, replicates: int, seed: int, *, previous: bool = False) -> Calibration:
+    """How often the 95% interval of a topic-level mean covers the true mean for values of :func:`bounded_values`.
+
+    The interval is the evaluation's and every display's (:func:`tealeaves.stats.bootstrap_t_interval`
+    with the metric's bounds: the symmetric bootstrap-t on the logit or log scale), or with
+    ``previous`` the one it replaced (the equal-tailed bootstrap-t on the values' scale, clipped to
+    the bounds, which does not change its coverage).
+    """
+    rng = family_generator(seed, f"calibration bounded {case} {k}")
+    hits = 0
+    for _ in range(replicates):
+        x, truth, bounds = bounded_values(rng, k, case)
+        low, high = bootstrap_t_interval(x, bounds=None if previous else bounds)
+        hits += low <= truth <= high
+    name = f"topic mean ({case}), {'PREVIOUS bootstrap-t, clipped' if previous else 'bounded bootstrap-t'}"
+    return Calibration(f"{CONFIDENCE:.0%} interval coverage", name, k, replicates, hits / replicates, CONFIDENCE)

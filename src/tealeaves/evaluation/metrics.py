@@ -11,6 +11,7 @@ and their options (:func:`active_metrics`), and the outputs its tables and tests
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from tealeaves.deprecation import moved_names
@@ -33,8 +34,10 @@ __getattr__ = moved_names(
 )
 
 HUMAN_OUTPUTS = {  # scores per topic (per rated document for topic log odds), tested like topic metrics
-    "model_precision": Output("model precision"),
-    "topic_log_odds": Output("topic log odds", unit="document", plan=INDEPENDENT),
+    "model_precision": Output("model precision", bounds=(0.0, 1.0)),
+    "topic_log_odds": Output(  # at most 0: the intruder is drawn from the document's least probable topics
+        "topic log odds", unit="document", plan=INDEPENDENT, bounds=(-math.inf, 0.0)
+    ),
     "mean_rating": Output("mean rating"),
 }
 

@@ -20,7 +20,8 @@ inference, the interval and the test:
   stream: :func:`tealeaves.stats.bootstrap_t_interval`, the interval every display shows), which
   covers 95% under the skew per-topic metrics have, where the t interval
   :math:`\\bar x \\pm t_{0.975, n-1} s / \\sqrt n` falls to 91.8-93.7% at 20 topics; under five
-  items, or without spread, the t interval. The estimate and its standard error are Welch's
+  items, or without spread, the t interval. A bounded output's (:attr:`tealeaves.metrics.Output.bounds`)
+  is the symmetric bootstrap-t on the logit (or log) scale and back, within its bounds. The estimate and its standard error are Welch's
   (1947; :func:`tealeaves.stats.welch_test`); the test is the symmetric bootstrap-t test of
   Welch's t (:class:`tealeaves.stats.family.IndependentMeans`), whose level holds when the two
   models' values differ in variance and shape (opposite skews: Welch's t on its t distribution
@@ -303,7 +304,7 @@ def per_model_table(
     resamples (NaN where a resample held none of a model's documents), its standard error their
     standard deviation. A topic-level (``"independent"``) output's interval is the bootstrap-t
     interval of the mean of its linearised items (:func:`tealeaves.stats.bootstrap_t_interval`; for
-    topics, the values themselves). A model-level quantity's interval is the delete-d jackknife's
+    topics, the values themselves), within the output's :attr:`~tealeaves.metrics.Output.bounds`. A model-level quantity's interval is the delete-d jackknife's
     over the model's topics (:func:`tealeaves.stats.delete_d_jackknife_se`; its subsets from the
     stream family ``"evaluate delete-d METRIC MODEL"`` under ``seed``), n its number of topics.
 
@@ -331,7 +332,7 @@ def per_model_table(
         else:
             n = len(values.values)
             se = float(linearised(values).std(ddof=1) / np.sqrt(n)) if n > 1 else np.nan
-            low, high = bootstrap_t_interval(linearised(values))  # NaN for one item
+            low, high = bootstrap_t_interval(linearised(values), bounds=out.bounds)  # NaN for one item
         rows.append((model, metric, out.label, out.unit, out.plan, ratio(values), se, low, high, len(values.values)))
     for (model, metric), value in measurements.scalars.items():
         out = known[metric]

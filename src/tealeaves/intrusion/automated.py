@@ -264,9 +264,11 @@ class WordIntrusionComparison(Result):
 
     def summary(self) -> dict[str, Any]:
         """Each model's WI-Auto mean over its topics with its 95% interval (:func:`tealeaves.topic_means.mean_interval`,
-        clipped to [0, 1]), named by model and by what the interval is."""
+        within [0, 1]), named by model and by what the interval is."""
         return {
-            f"model mean ({name}; {interval_label(r.per_topic)})": mean_interval(r.per_topic, r.value_bounds())
+            f"model mean ({name}; {interval_label(r.per_topic, bounds=r.value_bounds())})": mean_interval(
+                r.per_topic, r.value_bounds()
+            )
             for name, r in self.results.items()
         }
 

@@ -44,6 +44,10 @@ class Output:
         across models), ``"jackknife"`` (a model-level quantity, jackknifed over topics) or None
         (shown, not tested); by default ``"paired"`` for documents, ``"independent"`` for
         topics, None for models.
+    bounds : tuple of float or None
+        The range of a topic's value (NPMI's ``(-1, 1)``, a share's ``(0, 1)``, a divergence's
+        ``(0, inf)``), within which the interval of a topic-level mean stays
+        (:func:`tealeaves.stats.bootstrap_t_interval`); None: unbounded or unknown.
 
     Examples
     --------
@@ -60,6 +64,7 @@ class Output:
     higher_is_better: bool = True
     unit: str = "topic"  # "topic", "document" (values over weights, e.g. nats over tokens) or "model"
     plan: str | None = ""
+    bounds: tuple[float, float] | None = field(default=None, repr=False)  # the range of a topic's value
 
     def __post_init__(self) -> None:
         if self.plan == "":

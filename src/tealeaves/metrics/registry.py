@@ -13,6 +13,7 @@ trial with ``npmi``, ``cv`` and ``diversity`` (its selection is
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from tealeaves.errors import InputError
@@ -126,13 +127,25 @@ def get_metric(name: str) -> Metric:
     raise InputError(f"unknown metric {name!r}; choose one of {', '.join(METRICS)} or a coherence measure")
 
 
+SHARE = (0.0, 1.0)  # a share of sets or of annotators (WI-Auto, word intrusion)
+DIVERGENCE = (0.0, math.inf)  # a KL divergence
+
+
+def _measure_bounds(measure: str) -> tuple[float, float] | None:
+    """A coherence measure's range (:attr:`tealeaves.coherence.measures.Measure.bounds`), None where unbounded."""
+    from tealeaves.coherence.measures import EMBEDDING_MEASURES, MEASURES
+
+    found = MEASURES.get(measure) or EMBEDDING_MEASURES.get(measure)
+    return found.bounds if found is not None else None
+
+
 def _coherence(measure: str, label: str, **settings: Any) -> Metric:
     """A coherence measure as a metric: counted in the reference index, or from word vectors with ``reference=False``."""
     reference = settings.pop("reference", True)
     return Metric(
         measure,
         coherence_metric(measure),
-        {measure: Output(label)},
+        {measure: Output(label, bounds=_measure_bounds(measure))},
         needs=("index",) if reference else (),
         check=accepts("tealeaves.coherence.scoring:score", "topics", "index", "measure", "progress"),
         **settings,
@@ -164,7 +177,7 @@ register(
     Metric(
         "wi-auto",
         wi_auto_metric,
-        {"wi_auto_pmi": Output("WI-Auto-PMI"), "wi_auto_npmi": Output("WI-Auto-NPMI")},
+        {"wi_auto_pmi": Output("WI-Auto-PMI", bounds=SHARE), "wi_auto_npmi": Output("WI-Auto-NPMI", bounds=SHARE)},
         defaults={"on_missing": "zero", "flag_below": 0.25},
         needs=("index",),
         source="Lau et al. 2014",
@@ -211,9 +224,9 @@ register(
         "significance",
         significance_metric,
         {
-            "kl_uniform": Output("KL divergence from W-Uniform (nats)"),
-            "kl_vacuous": Output("KL divergence from W-Vacuous (nats)"),
-            "kl_background": Output("KL divergence from D-BGround (nats)"),
+            "kl_uniform": Output("KL divergence from W-Uniform (nats)", bounds=DIVERGENCE),
+            "kl_vacuous": Output("KL divergence from W-Vacuous (nats)", bounds=DIVERGENCE),
+            "kl_background": Output("KL divergence from D-BGround (nats)", bounds=DIVERGENCE),
         },
         defaults={"epsilon": 1e-5},
         model_only=True,
@@ -260,7 +273,7 @@ register(
     Metric(
         "embedding_intrusion",
         embedding_intrusion_metric,
-        {"embedding_intrusion": Output("embedding word intrusion")},
+        {"embedding_intrusion": Output("embedding word intrusion", bounds=SHARE)},
         defaults={"draws": 26, "protocol": "hoyle", "on_missing": "zero"},
         default=False,
         check=accepts("tealeaves.intrusion.embedding:embedding_word_intrusion", "topics", "seed", "progress"),

@@ -94,7 +94,9 @@ class SignificanceResult(Result):
         at or above 0: a divergence is never negative), named by what the interval is; then topics, documents,
         words and ε."""
         values: dict[str, Any] = {
-            f"{name} mean ({interval_label(getattr(self, name))})": mean_interval(getattr(self, name), (0.0, math.inf))
+            f"{name} mean ({interval_label(getattr(self, name), bounds=(0.0, math.inf))})": mean_interval(
+                getattr(self, name), (0.0, math.inf)
+            )
             for name in JUNK
         }
         return {
