@@ -55,8 +55,9 @@ class HumanDataset:
         ``hoyle2021``, ``hoyle-pilot``, ``palmetto``, ``csv`` or ``""`` when no reader applies (not public).
     status : str
         ``shared data`` (in the project's shared data folder), ``download`` (public, fetched and
-        unpacked by hand into the folder, then read as it is) or ``not public`` (no released
-        judgments were found; the entry says what was looked at).
+        unpacked by hand into the folder, then read as it is), ``public, not read`` (released, but
+        in a form no reader here takes, or not reachable from here; the entry says why) or ``not
+        public`` (no released judgments were found; the entry says what was looked at).
 
     Examples
     --------
@@ -87,7 +88,11 @@ HUMAN_DATASETS: tuple[HumanDataset, ...] = (
         "github ahoho/topics, data/human/all_data/ (all_data.json, {nytimes,wikitext}_{ratings,intrusion}.csv)",
         "MIT (the repository licence)",
         "answers: 300 topics (3 models x 50, NYT and WikiText-103), ratings 1-3 (15 per topic) and word "
-        "intrusion 0/1 (26 per topic), crowd workers (Prolific), familiarity per answer",
+        "intrusion 0/1 (26 per topic), crowd workers (Prolific), familiarity per answer; the intruder words "
+        "shown are not in the release: the raw Qualtrics exports (data/human/all_data/{nyt,wikitext}_intrusion_"
+        "[1-4].csv) name only the intruder's topic (column nytimes_mallet_20_42: topic 20, intruder from topic "
+        "42), the word was drawn at random among that topic's top 5 (survey_tools/generate_intrusion_survey.py) "
+        "and not recorded, so WI-Auto draws its own sets here",
         "the full NYT (1.8M documents) and Wikipedia (4.6M documents), gensim's NPMI and C_v (given columns)",
         STAND_INS + "; the authors' own NPMI and C_v come with the data",
         "hoyle2021",
@@ -115,7 +120,10 @@ HUMAN_DATASETS: tuple[HumanDataset, ...] = (
         "Aletras & Stevenson 2013 (20NG, Genomics, NYT), Chang et al. 2009 / Lau et al. 2014 (RTL-NYT, "
         "RTL-Wiki) and Rosner et al. 2014 (Movie)",
         "the Palmetto project page (dice-research.org/Palmetto, the data sets' archive); not in the "
-        "repository dice-group/Palmetto (commit 6185dfd has the gold-standard reader, no data)",
+        "repository dice-group/Palmetto (commit 6185dfd has the gold-standard reader, no data); searched again "
+        "for the files' names (topics20NG, gold20NG, topicsNYT, topicsGenomics, goldMovie, RTL-NYT): only "
+        "manucouto1/A-Study-of-Word-Embedding-Models-for-Measuring-Topic-Coherence names them "
+        "(src/experiments/configs.py: data/topics20NG.txt ...) without holding them",
         "unstated for the data (Palmetto's code is AGPL-3.0); not bundled",
         "means: per set a topics file (one topic a line, 10 words) and a gold file (the mean rating of each "
         "topic, scale 1-3), 100 to 1,095 topics per set; the answers and annotators are not released",
@@ -176,6 +184,45 @@ HUMAN_DATASETS: tuple[HumanDataset, ...] = (
         "github hamedR96/CTC commit 26c9685: metric and chatbot outputs (Expriment/*.txt); no human ratings",
         "MIT (code)",
         "no human judgments in the repository",
+        "-",
+        "-",
+        "",
+        "not public",
+    ),
+    HumanDataset(
+        "korencic2018",
+        "Korenčić et al. 2018, Document-based topic coherence measures for news media text (Expert Systems "
+        "with Applications)",
+        "github dkorenci/doc-topic-coherence-data commit 5e269a0: uspol/ and croelect/ alltopics_labeled.pickle "
+        "(topics labelled by annotators as semantic topics or not), *_semantic_topics.xlsx, the topic models",
+        "CC BY-SA 4.0",
+        "labels per topic (US and Croatian news topics), as pickled Python objects of the authors' code; the "
+        "topics' words are inside pickled gensim models: no reader here (unpickling needs their code and "
+        "would run it)",
+        "Palmetto's Wikipedia index; the news corpora (not released)",
+        "-",
+        "",
+        "public, not read",
+    ),
+    HumanDataset(
+        "khodorchenko2022",
+        "Khodorchenko et al. 2022, Towards better evaluation of topic model quality (FRUCT)",
+        "kaggle marykh/marked-up-topic-quality (named by github repositories of the authors' group); Kaggle is "
+        "not reachable from here",
+        "unknown (Kaggle page not read)",
+        "topics marked up by people for quality (paper)",
+        "-",
+        "-",
+        "",
+        "public, not read",
+    ),
+    HumanDataset(
+        "james2024",
+        "Karakkaparambil James et al. 2024, Evaluating dynamic topic models (ACL)",
+        "no release of their human evaluation found (GitHub snapshots, pages); Yang et al. 2024 (LLM readers) "
+        "and other LLM-era studies found reuse Hoyle et al.'s judgments or release LLM answers only",
+        "-",
+        "human ratings of topic evolution (paper)",
         "-",
         "-",
         "",
