@@ -202,137 +202,24 @@ def test_cli_runs_every_public_data_set_present_and_leaves_one_out(tmp_path):
 # A slice of Hoyle et al.'s pilot study (github ahoho/topics 6c9c92c, previous-human-evals/pilot_study/leg.json,
 # MIT licence, Copyright (c) 2021 Alexander Hoyle): three topics as released (the metrics but internal_npmi left
 # out); nobody among the MTurk workers found topic 24's intruder.
-PILOT_SLICE = [
-    {
-        "topic_id": "36",
-        "terms": [
-            "corporation",
-            "foreign",
-            "section",
-            "income",
-            "subsection",
-            "purposes",
-            "paragraph",
-            "business",
-            "year",
-            "group",
-        ],
-        "crowdwork_ratings": [1, 2, 2, 3, 1, 3, 1, 1, 3, 2, 2, 2, 2, 3, 1],
-        "intrusion_ratings": [1, 0, 0, 1, 0, 0, 1, 0, 0, 1, 1, 1, 0, 0, 1],
-        "expert_ratings": [2, 1, 1, 2],
-        "expert_intrusion": [0, 0, 1, 1],
-        "internal_npmi": 0.1589,
-        "mturk_ratings_data": {"answers": [2, 2, 2, 1, 1, 1, 2, 2, 2, 2, 1, 1, 2, 2, 2, 3]},
-        "mturk_intrusion_data": {
-            "answers": [
-                "foreign",
-                "students",
-                "foreign",
-                "students",
-                "subsection",
-                "students",
-                "students",
-                "corporation",
-                "corporation",
-                "students",
-                "students",
-                "income",
-                "corporation",
-                "income",
-                "corporation",
-                "income",
-            ],
-            "bin_answers": [0, 1, 0, 1, 0, 1, 1, 0, 0, 1, 1, 0, 0, 0, 0, 0],
-        },
-    },
-    {
-        "topic_id": "35",
-        "terms": [
-            "environmental",
-            "federal",
-            "permit",
-            "act",
-            "application",
-            "applicable",
-            "secretary",
-            "section",
-            "review",
-            "proposed",
-        ],
-        "crowdwork_ratings": [1, 2, 2, 3, 2, 2, 2, 2, 3, 3, 2, 2, 1, 2, 1],
-        "intrusion_ratings": [0, 0, 0, 1, 0, 1, 1, 0, 1, 1, 1, 1, 0, 1, 0],
-        "expert_ratings": [2, 2, 1, 1],
-        "expert_intrusion": [1, 1, 1, 1],
-        "internal_npmi": 0.184,
-        "mturk_ratings_data": {"answers": [2, 2, 2, 2, 2, 3, 2, 3, 1, 3, 3, 1, 1, 3, 3, 2]},
-        "mturk_intrusion_data": {
-            "answers": [
-                "inserting",
-                "application",
-                "environmental",
-                "act",
-                "act",
-                "environmental",
-                "environmental",
-                "inserting",
-                "environmental",
-                "inserting",
-                "inserting",
-                "inserting",
-                "act",
-                "inserting",
-                "inserting",
-                "environmental",
-                "environmental",
-                "act",
-                "inserting",
-            ],
-            "bin_answers": [1, 0, 0, 0, 0, 0, 0, 1, 0, 1, 1, 1, 0, 1, 1, 0, 0, 0, 1],
-        },
-    },
-    {
-        "topic_id": "24",
-        "terms": [
-            "account",
-            "section",
-            "retirement",
-            "employee",
-            "employer",
-            "savings",
-            "contributions",
-            "contribution",
-            "code",
-            "distribution",
-        ],
-        "crowdwork_ratings": [2, 2, 3, 3, 3, 3, 3, 3, 3, 3, 2, 2, 2, 2, 3],
-        "intrusion_ratings": [1, 0, 1, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0],
-        "expert_ratings": [3, 2, 2, 3],
-        "expert_intrusion": [0, 0, 0, 1],
-        "internal_npmi": 0.2408,
-        "mturk_ratings_data": {"answers": [3, 1, 2, 3, 2, 3, 2, 2, 2, 2, 3, 3, 3, 2, 2, 3, 2]},
-        "mturk_intrusion_data": {
-            "answers": [
-                "section",
-                "account",
-                "section",
-                "section",
-                "section",
-                "section",
-                "account",
-                "employee",
-                "section",
-                "account",
-                "retirement",
-                "account",
-                "retirement",
-                "retirement",
-                "account",
-                "section",
-            ],
-            "bin_answers": [0] * 16,
-        },
-    },
+# fmt: off
+PILOT_ROWS = [  # topic_id, terms, crowdworker ratings and intrusion, experts', internal NPMI, MTurk ratings, MTurk picks, hits
+    ('36', 'corporation foreign section income subsection purposes paragraph business year group', [1, 2, 2, 3, 1, 3, 1, 1, 3, 2, 2, 2, 2, 3, 1], [1, 0, 0, 1, 0, 0, 1, 0, 0, 1, 1, 1, 0, 0, 1], [2, 1, 1, 2], [0, 0, 1, 1], 0.1589, [2, 2, 2, 1, 1, 1, 2, 2, 2, 2, 1, 1, 2, 2, 2, 3], 'foreign students foreign students subsection students students corporation corporation students students income corporation income corporation income', [0, 1, 0, 1, 0, 1, 1, 0, 0, 1, 1, 0, 0, 0, 0, 0]),
+    ('35', 'environmental federal permit act application applicable secretary section review proposed', [1, 2, 2, 3, 2, 2, 2, 2, 3, 3, 2, 2, 1, 2, 1], [0, 0, 0, 1, 0, 1, 1, 0, 1, 1, 1, 1, 0, 1, 0], [2, 2, 1, 1], [1, 1, 1, 1], 0.184, [2, 2, 2, 2, 2, 3, 2, 3, 1, 3, 3, 1, 1, 3, 3, 2], 'inserting application environmental act act environmental environmental inserting environmental inserting inserting inserting act inserting inserting environmental environmental act inserting', [1, 0, 0, 0, 0, 0, 0, 1, 0, 1, 1, 1, 0, 1, 1, 0, 0, 0, 1]),
+    ('24', 'account section retirement employee employer savings contributions contribution code distribution', [2, 2, 3, 3, 3, 3, 3, 3, 3, 3, 2, 2, 2, 2, 3], [1, 0, 1, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0], [3, 2, 2, 3], [0, 0, 0, 1], 0.2408, [3, 1, 2, 3, 2, 3, 2, 2, 2, 2, 3, 3, 3, 2, 2, 3, 2], 'section account section section section section account employee section account retirement account retirement retirement account section', [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]),
 ]
+# fmt: on
+
+
+def pilot_record(topic_id, terms, crowd, intrusion, expert, expert_intrusion, npmi, mturk, picks, hits):
+    """One topic of the release, as its JSON has it."""
+    record = {"topic_id": topic_id, "terms": terms.split(), "crowdwork_ratings": crowd, "intrusion_ratings": intrusion}
+    record |= {"expert_ratings": expert, "expert_intrusion": expert_intrusion, "internal_npmi": npmi}
+    record |= {"mturk_ratings_data": {"answers": mturk}}
+    return record | {"mturk_intrusion_data": {"answers": picks.split(), "bin_answers": hits}}
+
+
+PILOT_SLICE = [pilot_record(*row) for row in PILOT_ROWS]
 
 
 def test_hoyle_pilot_reader_on_a_slice_of_the_release(tmp_path):
