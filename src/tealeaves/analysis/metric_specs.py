@@ -2,8 +2,9 @@
 
 :func:`parse_metric` reads a spec into a :class:`MetricSpec`: a coherence measure against a
 reference index (``npmi@INDEX``), automated word intrusion against one (``wi-auto@INDEX``), an
-embedding measure or embedding word intrusion with an encoder (``embedding@st:MODEL``), their variants (``embedding,topn=5+10``: the mean over the top
-5 and the top 10 words), or the columns of a CSV of per-topic scores. How each is computed is
+embedding measure or embedding word intrusion with an encoder (``embedding@st:MODEL``), their
+variants (``embedding,topn=5+10``: the mean over the top 5 and the top 10 words), or the columns
+of a CSV of per-topic scores. How each is computed is
 :mod:`tealeaves.metrics`' (:func:`tealeaves.analysis.topic_metrics.metric_values`).
 """
 
