@@ -313,7 +313,15 @@ def test_metric_specs():
     assert parse_metric("embedding_centroid@w2v:idx")[0].family == "reference corpus"
     assert parse_metric("intrusion@st:x,draws=4")[0].options == {"draws": 4}
     assert parse_metric("embedding,topn=5+10")[0].options == {"topn": (5, 10)}
-    for bad in ("npmi", "nope", "embedding,window=3", "embedding,topn"):
+    (wi,) = parse_metric("WI_Auto@idx,association=npmi,draws=4")
+    assert (wi.kind, wi.measure, wi.source, wi.options, wi.family) == (
+        "wi_auto",
+        "wi-auto",
+        "idx",
+        {"association": "npmi", "draws": 4},
+        "reference corpus",
+    )
+    for bad in ("npmi", "nope", "embedding,window=3", "embedding,topn", "wi-auto", "wi-auto@i,topn=5"):
         with pytest.raises(InputError):
             parse_metric(bad)
 
@@ -443,3 +451,62 @@ def test_versus_best_chooses_the_baseline_again_in_every_resample(small, tmp_pat
     assert not np.allclose(again, result._difference(row.human, "good", row.baseline))  # the choice moves
     expected = max_t_pvalues([row.difference], [row.se], [again])
     assert row.p_maxt == pytest.approx(expected[0])
+
+
+WI_TOPICS = [
+    ["tax", "budget", "deficit", "spending", "revenue"],
+    ["war", "peace", "army", "soldier", "battle"],
+    ["school", "teacher", "student", "class", "exam"],
+    ["court", "judge", "trial", "jury", "lawyer"],
+]
+
+
+@pytest.fixture
+def wi_index(tmp_path):
+    """A reference index where each topic's words occur together (3 documents a topic) and never across topics."""
+    from tealeaves.coherence import RefIndex
+    from tealeaves.corpus import Corpus, Vocabulary
+
+    vocab = Vocabulary([w for topic in WI_TOPICS for w in topic])
+    docs = [[5 * k + (i + s) % 5 for i in range(5)] for k in range(len(WI_TOPICS)) for s in range(3)]
+    RefIndex.build(Corpus.from_documents(docs, vocab), out=tmp_path / "index")
+    return tmp_path / "index"
+
+
+def test_wi_auto_scores_the_intruders_people_saw_and_draws_sets_otherwise(wi_index):
+    from tealeaves.intrusion import IntruderSet, IntruderSets, compare_word_intrusion
+
+    topics = pd.DataFrame(
+        {"dataset": "d", "model": "m", "topic": [10, 11, 12, 13], "words": [" ".join(t) for t in WI_TOPICS]}
+    )
+    answers = RaggedScores([[1.0, 1.0], [0.0, 1.0], [1.0], [0.0]])
+    rating = HumanJudgments("d rating", "rating", topics, answers)
+    [metric] = parse_metric(f"wi-auto@{wi_index},window=document,folds=4")
+    values, coverage = metric_values(metric, rating, seed=3)
+    direct = compare_word_intrusion({"d/m": WI_TOPICS}, wi_index, 3, window="document", folds=4, on_missing="zero")
+    assert coverage == 1.0 and values.tolist() == direct["d/m"].wi_auto["pmi"].tolist() == [1.0] * 4
+    # the sets people saw: topic 11's "intruder" is one of its own words, the odd word "tax" a distractor,
+    # so the machine (which finds "tax") never hits the intruder the data names
+    shown = [
+        IntruderSet(0, 0, ("tax", "budget", "deficit", "spending", "revenue", "war"), 5, -1, 0),
+        IntruderSet(1, 0, ("war", "peace", "army", "soldier", "battle", "tax"), 0, -1, 0),
+        IntruderSet(2, 0, ("school", "teacher", "student", "class", "exam", "judge"), 5, -1, 0),
+        IntruderSet(3, 0, ("court", "judge", "trial", "jury", "lawyer", "exam"), 5, -1, 0),
+    ]
+    sets = IntruderSets(tuple(shown), "study", 0, 0, -1)
+    intrusion = HumanJudgments(
+        "d intrusion", "word-intrusion", topics, answers, sets={"m": (sets, np.array([10, 11, 12, 13]))}
+    )
+    values, _ = metric_values(metric, intrusion, seed=3)
+    direct = compare_word_intrusion({"d/m": sets}, wi_index, 3, window="document", folds=4, on_missing="zero")
+    assert values.tolist() == direct["d/m"].wi_auto["pmi"].tolist() == [1.0, 0.0, 1.0, 1.0]
+    [npmi] = parse_metric(f"wi-auto@{wi_index},window=document,folds=4,association=npmi")
+    assert metric_values(npmi, intrusion, seed=3)[0].tolist() == direct["d/m"].wi_auto["npmi"].tolist()
+
+
+def test_cli_refuses_wi_auto_without_an_index(small, tmp_path):
+    _, answers, _, _ = small
+    human = answers_csv(answers, tmp_path)
+    for spec, message in (("wi-auto", "write wi-auto@INDEX_FOLDER"), ("wi-auto@x,association=cp1", "pmi or npmi")):
+        result = CliRunner().invoke(app, ["validate", "--human", str(human), "-m", spec, "--out", str(tmp_path / "v")])
+        assert result.exit_code == 2 and message in result.output, result.output

@@ -29,7 +29,13 @@ if TYPE_CHECKING:
     )
     from tealeaves.analysis.discovery import HUMAN_MARGINS, METRIC_MARGINS, DiscoveryRates, false_discovery_rates
     from tealeaves.analysis.hoyle2021 import Hoyle2021, load_hoyle2021
-    from tealeaves.analysis.human_datasets import HUMAN_DATASETS, HumanDataset, dataset_judgments, palmetto_judgments
+    from tealeaves.analysis.human_datasets import (
+        HUMAN_DATASETS,
+        HumanDataset,
+        dataset_judgments,
+        hoyle_pilot_judgments,
+        palmetto_judgments,
+    )
     from tealeaves.analysis.judgments import HumanJudgments, csv_judgments, export_judgments, hoyle2021_judgments
     from tealeaves.analysis.metric_specs import MetricSpec, parse_metric
     from tealeaves.analysis.output import write_replication, write_study_analysis, write_validation
@@ -102,6 +108,7 @@ __all__ = [
     "failed_checks",
     "false_discovery_rates",
     "hoyle2021_judgments",
+    "hoyle_pilot_judgments",
     "human_scores",
     "krippendorff_alpha",
     "load_hoyle2021",

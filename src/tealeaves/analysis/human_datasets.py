@@ -6,9 +6,10 @@ licence, shape (answers or means, scale, annotators), the reference corpus its a
 coherence against and what stands in for it here, and whether it can be fetched at all.
 :func:`dataset_judgments` reads every one present under a data folder (``tealeaves validate
 --datasets all``), each through its reader: Hoyle et al.'s release
-(:func:`~tealeaves.analysis.hoyle2021_judgments`), the evaluation sets of Röder et al.'s
-Palmetto (:func:`palmetto_judgments`: a topics file and a gold file of mean ratings per set),
-or a generic CSV (:func:`~tealeaves.analysis.csv_judgments`). A set that is not present is
+(:func:`~tealeaves.analysis.hoyle2021_judgments`), the pilot study released beside it
+(:func:`hoyle_pilot_judgments`), the evaluation sets of Röder et al.'s Palmetto
+(:func:`palmetto_judgments`: a topics file and a gold file of mean ratings per set), or a
+generic CSV (:func:`~tealeaves.analysis.csv_judgments`). A set that is not present is
 reported, never guessed at.
 
 Lau and Baldwin's (2016) ratings (``jhlau/topic-coherence-sensitivity``) are deliberately not
@@ -17,6 +18,7 @@ listed: they are kept aside for an independent check of what this leaderboard se
 
 from __future__ import annotations
 
+import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -50,17 +52,18 @@ class HumanDataset:
     stand_in : str
         What stands in for that corpus here.
     reader : str
-        ``hoyle2021``, ``palmetto``, ``csv`` or ``""`` when no reader applies (not public).
+        ``hoyle2021``, ``hoyle-pilot``, ``palmetto``, ``csv`` or ``""`` when no reader applies (not public).
     status : str
         ``shared data`` (in the project's shared data folder), ``download`` (public, fetched and
-        unpacked by hand into the folder, then read as it is) or ``not public`` (no released
-        judgments were found; the entry says what was looked at).
+        unpacked by hand into the folder, then read as it is), ``public, not read`` (released, but
+        in a form no reader here takes, or not reachable from here; the entry says why) or ``not
+        public`` (no released judgments were found; the entry says what was looked at).
 
     Examples
     --------
     >>> from tealeaves.analysis import HUMAN_DATASETS
-    >>> [(d.name, d.status) for d in HUMAN_DATASETS][:3]
-    [('hoyle2021', 'shared data'), ('palmetto', 'download'), ('newman2010', 'not public')]
+    >>> [(d.name, d.status) for d in HUMAN_DATASETS][:4]
+    [('hoyle2021', 'shared data'), ('hoyle2021pilot', 'download'), ('palmetto', 'download'), ('newman2010', 'not public')]
     >>> HUMAN_DATASETS[0].licence
     'MIT (the repository licence)'
     """
@@ -85,11 +88,31 @@ HUMAN_DATASETS: tuple[HumanDataset, ...] = (
         "github ahoho/topics, data/human/all_data/ (all_data.json, {nytimes,wikitext}_{ratings,intrusion}.csv)",
         "MIT (the repository licence)",
         "answers: 300 topics (3 models x 50, NYT and WikiText-103), ratings 1-3 (15 per topic) and word "
-        "intrusion 0/1 (26 per topic), crowd workers (Prolific), familiarity per answer",
+        "intrusion 0/1 (26 per topic), crowd workers (Prolific), familiarity per answer; the intruder words "
+        "shown are not in the release: the raw Qualtrics exports (data/human/all_data/{nyt,wikitext}_intrusion_"
+        "[1-4].csv) name only the intruder's topic (column nytimes_mallet_20_42: topic 20, intruder from topic "
+        "42), the word was drawn at random among that topic's top 5 (survey_tools/generate_intrusion_survey.py) "
+        "and not recorded, so WI-Auto draws its own sets here",
         "the full NYT (1.8M documents) and Wikipedia (4.6M documents), gensim's NPMI and C_v (given columns)",
         STAND_INS + "; the authors' own NPMI and C_v come with the data",
         "hoyle2021",
         "shared data",
+    ),
+    HumanDataset(
+        "hoyle2021pilot",
+        "Hoyle et al. 2021's pilot study (the human evaluations before the main study, released beside it)",
+        "github ahoho/topics commit 6c9c92c, previous-human-evals/pilot_study/{news,covid,leg}.json "
+        "(likerts.csv there holds the same ratings; fetch: git clone, copy the three JSON files into DIR/hoyle2021pilot)",
+        "MIT (the repository licence)",
+        "answers: 100 topics of one model per corpus (20 news, 40 CORD-19 'covid', 40 US legislation 'leg'; "
+        "10 words each), per topic 15 crowdworker ratings 1-3 and 15 word-intrusion answers 0/1, 16-17 MTurk "
+        "ratings and 16-19 MTurk intrusion answers (with the word picked, so the intruder is known), and for "
+        "covid and leg 4-7 expert ratings and intrusion answers",
+        "'internal' (the training corpus) and 'external' NPMI and w2v similarity, given per topic (the external "
+        "corpus is not named in the release)",
+        STAND_INS + "; the authors' internal/external NPMI and w2v come with the data",
+        "hoyle-pilot",
+        "download",
     ),
     HumanDataset(
         "palmetto",
@@ -97,7 +120,10 @@ HUMAN_DATASETS: tuple[HumanDataset, ...] = (
         "Aletras & Stevenson 2013 (20NG, Genomics, NYT), Chang et al. 2009 / Lau et al. 2014 (RTL-NYT, "
         "RTL-Wiki) and Rosner et al. 2014 (Movie)",
         "the Palmetto project page (dice-research.org/Palmetto, the data sets' archive); not in the "
-        "repository dice-group/Palmetto (commit 6185dfd has the gold-standard reader, no data)",
+        "repository dice-group/Palmetto (commit 6185dfd has the gold-standard reader, no data); searched again "
+        "for the files' names (topics20NG, gold20NG, topicsNYT, topicsGenomics, goldMovie, RTL-NYT): only "
+        "manucouto1/A-Study-of-Word-Embedding-Models-for-Measuring-Topic-Coherence names them "
+        "(src/experiments/configs.py: data/topics20NG.txt ...) without holding them",
         "unstated for the data (Palmetto's code is AGPL-3.0); not bundled",
         "means: per set a topics file (one topic a line, 10 words) and a gold file (the mean rating of each "
         "topic, scale 1-3), 100 to 1,095 topics per set; the answers and annotators are not released",
@@ -158,6 +184,45 @@ HUMAN_DATASETS: tuple[HumanDataset, ...] = (
         "github hamedR96/CTC commit 26c9685: metric and chatbot outputs (Expriment/*.txt); no human ratings",
         "MIT (code)",
         "no human judgments in the repository",
+        "-",
+        "-",
+        "",
+        "not public",
+    ),
+    HumanDataset(
+        "korencic2018",
+        "Korenčić et al. 2018, Document-based topic coherence measures for news media text (Expert Systems "
+        "with Applications)",
+        "github dkorenci/doc-topic-coherence-data commit 5e269a0: uspol/ and croelect/ alltopics_labeled.pickle "
+        "(topics labelled by annotators as semantic topics or not), *_semantic_topics.xlsx, the topic models",
+        "CC BY-SA 4.0",
+        "labels per topic (US and Croatian news topics), as pickled Python objects of the authors' code; the "
+        "topics' words are inside pickled gensim models: no reader here (unpickling needs their code and "
+        "would run it)",
+        "Palmetto's Wikipedia index; the news corpora (not released)",
+        "-",
+        "",
+        "public, not read",
+    ),
+    HumanDataset(
+        "khodorchenko2022",
+        "Khodorchenko et al. 2022, Towards better evaluation of topic model quality (FRUCT)",
+        "kaggle marykh/marked-up-topic-quality (named by github repositories of the authors' group); Kaggle is "
+        "not reachable from here",
+        "unknown (Kaggle page not read)",
+        "topics marked up by people for quality (paper)",
+        "-",
+        "-",
+        "",
+        "public, not read",
+    ),
+    HumanDataset(
+        "james2024",
+        "Karakkaparambil James et al. 2024, Evaluating dynamic topic models (ACL)",
+        "no release of their human evaluation found (GitHub snapshots, pages); Yang et al. 2024 (LLM readers) "
+        "and other LLM-era studies found reuse Hoyle et al.'s judgments or release LLM answers only",
+        "-",
+        "human ratings of topic evolution (paper)",
         "-",
         "-",
         "",
@@ -225,7 +290,7 @@ def dataset_judgments(
     >>> _ = (folder / "goldDemo.txt").write_text("2.5\\n2.9\\n1.4\\n")
     >>> judgments, absent = dataset_judgments(["all"], root.name)
     >>> [j.name for j in judgments], absent
-    (['Demo rating'], ['hoyle2021'])
+    (['Demo rating'], ['hoyle2021', 'hoyle2021pilot'])
     >>> root.cleanup()
     """
     known = {d.name: d for d in HUMAN_DATASETS}
@@ -251,6 +316,8 @@ def _read(reader: str, folder: Path, familiar_only: bool) -> list[HumanJudgments
 
     if reader == "hoyle2021":
         return hoyle2021_judgments(folder, familiar_only)
+    if reader == "hoyle-pilot":
+        return hoyle_pilot_judgments(folder)
     out = palmetto_judgments(folder) if reader == "palmetto" else []
     for path in sorted(folder.glob("*.csv")):
         out += csv_judgments(path)
@@ -318,4 +385,115 @@ def palmetto_judgments(folder: str | os.PathLike[str]) -> list[HumanJudgments]:
         )
         answers = RaggedScores([np.array([g]) for g in gold])
         out.append(HumanJudgments(f"{name} rating", "rating", frame, answers, means_only=True))
+    return out
+
+
+PILOT_CORPORA = ("news", "covid", "leg")
+"""The corpora of Hoyle et al.'s pilot study, one ``NAME.json`` each."""
+PILOT_GIVEN = {"internal_npmi": "NPMI/internal", "external_npmi": "NPMI/external", "internal_w2v": "w2v/internal"}
+PILOT_GIVEN |= {"external_w2v": "w2v/external"}
+
+
+def hoyle_pilot_judgments(folder: str | os.PathLike[str]) -> list[HumanJudgments]:
+    """Hoyle et al.'s pilot study (``ahoho/topics``, ``previous-human-evals/pilot_study``): up to six data sets per corpus.
+
+    Each ``NAME.json`` (``news``, ``covid``, ``leg``) is a list of topics, each with its 10
+    ``terms`` and its answers: ``crowdwork_ratings`` (1-3) and ``intrusion_ratings`` (0/1) of
+    crowdworkers, ``mturk_ratings_data`` and ``mturk_intrusion_data`` of MTurk workers, and, where
+    present, ``expert_ratings`` and ``expert_intrusion``. Data sets: ``NAME rating``, ``NAME
+    intrusion`` (crowdworkers), ``NAME rating (MTurk)``, ``NAME intrusion (MTurk)``, ``NAME rating
+    (experts)``, ``NAME intrusion (experts)``; the topics' ``dataset`` is ``pilot-NAME`` (one topic
+    source each) and the given metrics ``NPMI/internal``, ``NPMI/external``, ``w2v/internal`` and
+    ``w2v/external``. The MTurk intrusion answers name the word picked, so the set each topic
+    showed is known: its top 5 terms and the word whose pick counts as correct (every answer of
+    the release lies among these six); a topic whose intruder nobody found has no known set.
+
+    Parameters
+    ----------
+    folder : str or path-like
+        The folder holding the JSON files (any of the three may be absent).
+
+    Returns
+    -------
+    list of HumanJudgments
+
+    Raises
+    ------
+    InputError
+        When a file is not a list of topics with ``topic_id``, ``terms`` and ``crowdwork_ratings``.
+
+    Examples
+    --------
+    >>> import json
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> from tealeaves.analysis.human_datasets import hoyle_pilot_judgments
+    >>> topic = {"topic_id": "7", "terms": ["tax", "budget", "deficit", "spending", "revenue", "bill"],
+    ...          "crowdwork_ratings": [3, 2, 3], "intrusion_ratings": [1, 1, 0], "internal_npmi": 0.2,
+    ...          "mturk_ratings_data": {"answers": [3, 3]},
+    ...          "mturk_intrusion_data": {"answers": ["war", "tax", "war"], "bin_answers": [1, 0, 1]}}
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     _ = (Path(folder) / "leg.json").write_text(json.dumps([topic, {**topic, "topic_id": "9"}]))
+    ...     judgments = hoyle_pilot_judgments(folder)
+    >>> [j.name for j in judgments]
+    ['leg rating', 'leg intrusion', 'leg rating (MTurk)', 'leg intrusion (MTurk)']
+    >>> sets, ids = judgments[3].sets["leg"]
+    >>> sets.sets[0].words, sets.sets[0].intruder, ids.tolist()
+    (('tax', 'budget', 'deficit', 'spending', 'revenue', 'war'), 'war', [7, 9])
+    """
+    from tealeaves.intrusion import IntruderSet, IntruderSets
+    from tealeaves.textfiles import read_text
+
+    out = []
+    for corpus in PILOT_CORPORA:
+        path = Path(folder) / f"{corpus}.json"
+        if not path.is_file():
+            continue
+        try:
+            records = json.loads(read_text(path))
+        except json.JSONDecodeError as error:
+            raise InputError(f"cannot read {path} as JSON: {error}") from None
+        if not isinstance(records, list) or not all(
+            isinstance(r, dict) and {"topic_id", "terms", "crowdwork_ratings"} <= set(r) for r in records
+        ):
+            raise InputError(
+                f"{path}: expected a list of topics with topic_id, terms and crowdwork_ratings (Hoyle et al.'s pilot study)"
+            )
+        ids = np.array([int(r["topic_id"]) for r in records])
+        topics = pd.DataFrame(
+            {
+                "dataset": f"pilot-{corpus}",
+                "model": corpus,
+                "topic": ids,
+                "words": [" ".join(r["terms"]) for r in records],
+            }
+        )
+        given = pd.DataFrame(
+            {label: [r.get(key, np.nan) for r in records] for key, label in PILOT_GIVEN.items()}, dtype=float
+        )
+        items: list[IntruderSet] = []
+        known: list[int] = []
+        for r in records:  # the MTurk set: the top 5 terms and the one word whose pick counts as correct
+            intrusion = r.get("mturk_intrusion_data") or {}
+            found = {a for a, hit in zip(intrusion.get("answers", []), intrusion.get("bin_answers", [])) if hit == 1}
+            if len(found) == 1:
+                items.append(IntruderSet(len(items), 0, (*r["terms"][:5], *found), 5, -1, 0))
+                known.append(int(r["topic_id"]))
+        columns = {
+            "rating": lambda r: r["crowdwork_ratings"],
+            "intrusion": lambda r: r.get("intrusion_ratings"),
+            "rating (MTurk)": lambda r: (r.get("mturk_ratings_data") or {}).get("answers"),
+            "intrusion (MTurk)": lambda r: (r.get("mturk_intrusion_data") or {}).get("bin_answers"),
+            "rating (experts)": lambda r: r.get("expert_ratings"),
+            "intrusion (experts)": lambda r: r.get("expert_intrusion"),
+        }
+        for label, answers_of in columns.items():
+            answers = [answers_of(r) for r in records]
+            if any(not a for a in answers):
+                continue
+            task = "rating" if label.startswith("rating") else "word-intrusion"
+            shown = (IntruderSets(tuple(items), "study", 0, 0, -1), np.array(known))
+            sets = {corpus: shown} if label == "intrusion (MTurk)" and items else {}
+            scores = RaggedScores([np.asarray(a, dtype=np.float64) for a in answers])
+            out.append(HumanJudgments(f"{corpus} {label}", task, topics, scores, given, sets))
     return out

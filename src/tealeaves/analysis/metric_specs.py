@@ -1,9 +1,10 @@
 """The metric specs of ``tealeaves validate``: ``MEASURE[@SOURCE][,KEY=VALUE...]`` or ``csv:PATH``.
 
 :func:`parse_metric` reads a spec into a :class:`MetricSpec`: a coherence measure against a
-reference index (``npmi@INDEX``), an embedding measure or embedding word intrusion with an
-encoder (``embedding@st:MODEL``), their variants (``embedding,topn=5+10``: the mean over the top
-5 and the top 10 words), or the columns of a CSV of per-topic scores. How each is computed is
+reference index (``npmi@INDEX``), automated word intrusion against one (``wi-auto@INDEX``), an
+embedding measure or embedding word intrusion with an encoder (``embedding@st:MODEL``), their
+variants (``embedding,topn=5+10``: the mean over the top 5 and the top 10 words), or the columns
+of a CSV of per-topic scores. How each is computed is
 :mod:`tealeaves.metrics`' (:func:`tealeaves.analysis.topic_metrics.metric_values`).
 """
 
@@ -18,6 +19,8 @@ from tealeaves.errors import InputError
 COUNT_OPTIONS = {"topn", "on_missing", "window", "compat"}
 VECTOR_OPTIONS = {"topn", "on_missing"}
 INTRUSION_OPTIONS = {"draws", "protocol", "on_missing"}
+WI_AUTO_OPTIONS = {"association", "draws", "protocol", "window", "compat", "folds", "on_missing"}
+WI_AUTO = ("wi-auto", "wi_auto", "wiauto")  # the registered name, and how else it is written
 DEFAULT_METRICS = ("embedding", "embedding,topn=5+10", "embedding_centroid", "embedding_intrusion")
 REFERENCE_FREE = "reference-free"
 REFERENCE_CORPUS = "reference corpus"
@@ -33,7 +36,8 @@ class MetricSpec:
         Its name in the tables.
     kind : str
         ``coherence`` (a count measure with a reference index, or an embedding measure with an
-        encoder), ``embedding_intrusion``, ``given`` (a column of the human data's own metrics)
+        encoder), ``wi_auto`` (automated word intrusion with a reference index),
+        ``embedding_intrusion``, ``given`` (a column of the human data's own metrics)
         or ``table`` (a column of a CSV of per-topic scores).
     measure : str
         The coherence measure, the given column or the CSV column.
@@ -44,7 +48,11 @@ class MetricSpec:
         intrusion), ``window``, ``compat`` (count measures), ``draws`` (default 26, the
         intrusion answers per topic in Hoyle et al.), ``protocol`` (default "hoyle"): the
         intrusion's defaults are those of the registered ``embedding_intrusion``
-        (:data:`tealeaves.metrics.METRICS`).
+        (:data:`tealeaves.metrics.METRICS`). WI-Auto takes ``association`` (``pmi``, the default,
+        or ``npmi``: which of WI-Auto-PMI and WI-Auto-NPMI is the metric), ``draws``,
+        ``protocol``, ``window``, ``compat``, ``folds`` and ``on_missing``, with the registered
+        ``wi-auto``'s defaults (Lau et al. 2014: 8 sets per topic, the top 5 words, a 20-word
+        window, 10 folds, ``on_missing="zero"``).
     family : str
         ``reference-free`` (a pre-trained encoder), ``reference corpus`` (counts or w2v
         vectors of a reference corpus) or ``external``.
@@ -75,6 +83,8 @@ def parse_metric(text: str) -> list[MetricSpec]:
     - ``embedding``, ``embedding_centroid@w2v:INDEX``, ``embedding@static:glove.txt,topn=5``,
       ``embedding,topn=5+10`` (the mean of the scores over the top 5 and the top 10 words): an
       embedding measure with an encoder (default ``st:all-MiniLM-L6-v2``);
+    - ``wi-auto@INDEX[,association=npmi,draws=8,protocol=chang]``: automated word intrusion
+      (WI-Auto, Lau et al. 2014) against a reference index;
     - ``embedding_intrusion[@ENCODER][,draws=26,protocol=hoyle]``: embedding word intrusion;
     - ``csv:PATH``: every numeric column of a CSV with ``model``, ``topic`` (and optionally
       ``dataset``) and one column per metric.
@@ -127,13 +137,19 @@ def parse_metric(text: str) -> list[MetricSpec]:
         if source_or_none is None:
             raise InputError(f"metric {text!r}: {measure} counts a reference corpus; write {measure}@INDEX_FOLDER")
         kind, allowed, family = "coherence", COUNT_OPTIONS, REFERENCE_CORPUS
+    elif measure in WI_AUTO:
+        if source_or_none is None:
+            raise InputError(f"metric {text!r}: WI-Auto counts a reference corpus; write wi-auto@INDEX_FOLDER")
+        if options.get("association", "pmi") not in ("pmi", "npmi"):
+            raise InputError(f"metric {text!r}: association is pmi or npmi, got {options['association']!r}")
+        measure, kind, allowed, family = "wi-auto", "wi_auto", WI_AUTO_OPTIONS, REFERENCE_CORPUS
     elif measure in EMBEDDING_MEASURES or measure in ("embedding_intrusion", "intrusion"):
         intrusion = measure in ("embedding_intrusion", "intrusion")
         measure = "embedding_intrusion" if intrusion else measure
         kind, allowed = ("embedding_intrusion", INTRUSION_OPTIONS) if intrusion else ("coherence", VECTOR_OPTIONS)
         family = REFERENCE_CORPUS if (source_or_none or "").startswith("w2v:") else REFERENCE_FREE
     else:
-        names = [*MEASURES, *EMBEDDING_MEASURES, "embedding_intrusion"]
+        names = [*MEASURES, *EMBEDDING_MEASURES, "embedding_intrusion", "wi-auto"]
         raise InputError(f"unknown metric {measure!r} in {text!r}; choose one of {', '.join(names)}, or csv:PATH")
     unknown = set(options) - allowed
     if unknown:

@@ -114,6 +114,8 @@ def metric_values(
         return _table_values(sources.table(str(metric.source)), metric.measure, judgments.topics), 1.0
     if metric.kind == "embedding_intrusion":
         return _intrusion_values(metric, judgments, seed, sources.encoder(metric.source))
+    if metric.kind == "wi_auto":
+        return _wi_auto_values(metric, judgments, seed)
     options = {**COHERENCE_DEFAULTS, **metric.options}
     if metric.measure in EMBEDDING_MEASURES:
         inputs, options["encoder"] = Inputs(), sources.encoder(metric.source)
@@ -133,6 +135,32 @@ def _table_values(table: pd.DataFrame, column: str, topics: pd.DataFrame) -> np.
     return merged[column].to_numpy(dtype=np.float64)
 
 
+def _intrusion_groups(judgments: HumanJudgments) -> dict[str, tuple[np.ndarray, Any, np.ndarray | None]]:
+    """Per (dataset, model): its row positions, what word intrusion scores (the
+    :class:`~tealeaves.intrusion.IntruderSets` people saw where the data has them, else the topics'
+    words, from which sets are drawn) and, for shown sets, the study's topic id of each of their topics."""
+    words, groups = judgments.words(), {}
+    for (dataset, model), rows in judgments.groups().items():
+        key = f"{dataset}/{model}"
+        if model in judgments.sets:
+            shown, ids = judgments.sets[model]
+            groups[key] = (rows, shown, ids)
+        else:
+            groups[key] = (rows, [words[i] for i in rows], None)
+    return groups
+
+
+def _place(
+    values: np.ndarray, rows: np.ndarray, ids: np.ndarray | None, per_topic: np.ndarray, topics: pd.DataFrame
+) -> None:
+    """Write one group's per-topic values into ``values`` at ``rows`` (by study topic id for shown sets)."""
+    if ids is None:
+        values[rows] = per_topic
+    else:
+        by_topic = dict(zip(ids.tolist(), per_topic))
+        values[rows] = [by_topic.get(int(t), np.nan) for t in topics["topic"].to_numpy()[rows]]
+
+
 def _intrusion_values(
     metric: MetricSpec, judgments: HumanJudgments, seed: int, encoder: Any
 ) -> tuple[np.ndarray, float]:
@@ -143,17 +171,36 @@ def _intrusion_values(
     intrusion = get_metric("embedding_intrusion")
     options = {**intrusion.defaults, **metric.options, "encoder": encoder}
     values = np.full(len(judgments.topics), np.nan)
-    words, covered, total = judgments.words(), 0.0, 0
-    for (_, model), rows in judgments.groups().items():
-        topic_ids = judgments.topics["topic"].to_numpy()[rows]
-        if model in judgments.sets:
-            shown, ids = judgments.sets[model]
-            measured = intrusion.compute(shown, Inputs(), seed, **options)
-            by_topic = dict(zip(ids.tolist(), measured.topic_values("embedding_intrusion", len(ids))))
-            values[rows] = [by_topic.get(int(t), np.nan) for t in topic_ids]
-        else:
-            measured = intrusion.compute([words[i] for i in rows], Inputs(), seed, **options)
-            values[rows] = measured.topic_values("embedding_intrusion", len(rows))
+    covered, total = 0.0, 0
+    for rows, scored, ids in _intrusion_groups(judgments).values():
+        measured = intrusion.compute(scored, Inputs(), seed, **options)
+        per_topic = measured.topic_values("embedding_intrusion", len(rows) if ids is None else len(ids))
+        _place(values, rows, ids, per_topic, judgments.topics)
         n = len(measured.result.sets["topic"])
         covered, total = covered + measured.coverage * n, total + n
     return values, covered / max(total, 1)
+
+
+def _wi_auto_values(metric: MetricSpec, judgments: HumanJudgments, seed: int) -> tuple[np.ndarray, float]:
+    """WI-Auto (Lau et al. 2014) of every topic, the (dataset, model) groups ranked by one pooled SVM
+    per fold (the registered ``wi-auto``, :func:`~tealeaves.intrusion.compare_word_intrusion`): on
+    the sets people saw where the data has them, so the machine meets the intruders the annotators
+    met, else on sets drawn from the topics' words (seeded by ``seed``). Coverage: the share of the
+    distinct (topic, set word) pairs the reference index has."""
+    from tealeaves.metrics import Inputs, get_metric
+
+    wi_auto = get_metric("wi-auto")
+    options = {**wi_auto.defaults, **metric.options}
+    output = f"wi_auto_{options.pop('association', 'pmi')}"
+    groups = _intrusion_groups(judgments)
+    measured = wi_auto.compute(
+        {key: scored for key, (_, scored, _) in groups.items()}, Inputs(index=metric.source), seed, **options
+    )
+    values = np.full(len(judgments.topics), np.nan)
+    pairs, lacking = 0, 0
+    for key, (rows, _, ids) in groups.items():
+        result = measured[key].result
+        _place(values, rows, ids, measured[key].topic_values(output, len(result.per_topic)), judgments.topics)
+        pairs += len({(t, w) for t, words in zip(result.sets["topic"], result.sets["words"]) for w in words.split()})
+        lacking += len(result.missing)
+    return values, 1.0 - lacking / max(pairs, 1)

@@ -51,7 +51,7 @@ def validate_command(
             "--metric",
             "-m",
             help="MEASURE[@INDEX_OR_ENCODER][,KEY=VALUE]: npmi@INDEX, embedding@st:all-MiniLM-L6-v2, "
-            "embedding@w2v:INDEX, embedding_intrusion, csv:SCORES.csv; repeatable "
+            "embedding@w2v:INDEX, embedding_intrusion, wi-auto@INDEX[,association=npmi], csv:SCORES.csv; repeatable "
             "[embedding, embedding_centroid, embedding_intrusion].",
         ),
     ] = None,
