@@ -17,10 +17,15 @@ the tests of issue 38: the topic-level test the evaluation picks (bootstrap-t; t
 permutation test at a ceiling) under opposite skews (Gamma +2 against -2), lognormal spreads
 and ceiling-bound values at K = 5 to 50, beside the studentised permutation test and Welch's t;
 the studentised paired randomisation test on 20 and 50 documents of heavy-tailed length beside
-the paired t; and a whole report under the complete null (10 metrics, 4 models, 60
+the paired t; a whole report under the complete null (10 metrics, 4 models, 60
 comparisons, through the evaluation's comparisons_table), Westfall-Young's family beside Holm
-per metric. ``--scale`` multiplies
-every R (0.2 for a quick look) but the report's (``--report-replicates``); ``--plan`` keeps one
+per metric; and whole evaluations under the complete null through ``evaluate`` itself (10
+tested outputs, 4 simulated models, calibration.evaluation_rejection). The ``independent`` and
+``paired`` rejection and power rows simulate the tests ``evaluate`` runs (bootstrap-t,
+studentised permutation, studentised paired randomisation), and the REPLACED rows Welch's t and
+the paired t they replaced. ``--scale`` multiplies
+every R (0.2 for a quick look) but the reports' (``--report-replicates``,
+``--evaluate-replicates``; 0 leaves the row out); ``--plan`` keeps one
 plan's rows (``paired``, ``independent``, ``jackknife``, the model-level quantities, or
 ``report``) and leaves out the replaced tests; ``--check``
 keeps one kind of row (``rejection``, ``coverage`` or ``power``). The coverage rows of the
@@ -32,11 +37,16 @@ and very skewed values, beside the t interval it replaced on the skewed ones.
 3 or 5 runs each, the two-level test's rejection rate and its interval's coverage, beside the
 tests that one run per model, or every topic pooled, would give on the same data (NAIVE rows).
 
+``--plan candidates`` prints the rejection rates of two CANDIDATE tests that issue 38 tried for
+lognormal values of unequal spread (the bootstrap-t on the log scale, Hall's transformation;
+candidate_pvalues), R = 2,000 a row.
+
 ``--plan intervals`` prints only the coverage of the interval of a topic-level mean within the
 metric's bounds (tealeaves.evaluation.calibration.bounded_coverage): skewed (Gamma, lognormal),
 heavy-tailed (t with 3 df) and ceiling-bound values (word intrusion's shares of 10 or 5
 annotators, Beta(8, 1)) at K = 10, 20 and 50, the symmetric bootstrap-t on the logit or log scale
-beside the equal-tailed bootstrap-t clipped to the bounds that it replaced (PREVIOUS rows), R =
+beside the equal-tailed bootstrap-t clipped to the bounds that it replaced (PREVIOUS rows) and
+two CANDIDATE intervals (the symmetric bootstrap-t without the transformation, the t interval), R =
 5,000 a row (MC SE 0.0031 at 95%).
 """
 
