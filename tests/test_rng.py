@@ -162,6 +162,7 @@ FAMILIES = [
     ("calibration heavy documents paired t 20", "tealeaves.evaluation.calibration.document_rejection"),
     ("calibration bounded ceiling 10", "tealeaves.evaluation.calibration.bounded_coverage"),
     ("calibration report 4 20 0.5", "tealeaves.evaluation.calibration.report_rejection"),
+    ("calibration evaluate 4 10", "tealeaves.evaluation.calibration.evaluation_rejection"),
     ("runs null independent 20 3", "tealeaves.evaluation.calibration_runs.runs_rejection"),
     ("runs coverage paired 200 3", "tealeaves.evaluation.calibration_runs.runs_coverage"),
     ("train dvae", "tealeaves.models.neural.dvae.fit"),

@@ -5,7 +5,11 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import numpy as np
+
+from tealeaves.corpus import Vocabulary
 from tealeaves.evaluation import METRICS, read_config
+from tealeaves.models import TopicModel
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "examples" / "evaluate.toml"
@@ -79,5 +83,7 @@ def test_several_runs_are_given_as_runs_a_list_of_paths_or_a_mapping(tmp_path):
     topics = [["tax", "budget"], ["war", "peace"]]
     single = read_config({"models": {"lda": "a", "words": topics}})
     assert single.runs == {} and single.models[1].model == topics and single.models[0].path == Path.cwd() / "a"
+    model = TopicModel(Vocabulary(["tax", "war"]), np.full((2, 2), 0.5))  # one model object, not a list of runs
+    assert read_config({"models": {"lda": model}}).models[0].model is model
     (tmp_path / "e.toml").write_text('[models]\nlda = ["a", "b"]\nvb = ["c", "d"]\n')
     assert read_config(tmp_path / "e.toml").runs == read[0].runs

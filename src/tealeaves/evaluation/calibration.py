@@ -31,6 +31,7 @@ Used by ``tests/evaluate/test_calibration.py`` (small) and ``benchmarks/calibrat
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -59,6 +60,10 @@ from tealeaves.stats.intervals import (
     t_interval,
 )
 from tealeaves.stats.tests import welch_test
+
+if TYPE_CHECKING:
+    from tealeaves.corpus import Corpus
+    from tealeaves.models import TopicModel
 
 LEVEL = 0.05
 VOCABULARY = 1000
@@ -151,19 +156,34 @@ def rejection(plan: str, k: int, replicates: int, seed: int, shift: float = 0.0,
 
     ``shift`` is the true difference (0: the null, target 5%); otherwise ``options["target"]``
     is the power the alternative was built for. ``k`` counts topics (documents for ``"paired"``).
-    For ``"jackknife"``, the randomisation test of topic uniqueness (:func:`randomisation`, with
-    ``options["regroupings"]``, default 199: its level is exact for any number), ``shift`` is added
-    to model B's Zipf exponent.
+    The test is the one the evaluation runs, as a comparison of its report family on its own
+    (:func:`tealeaves.stats.family.joint_null`, ``options["resamples"]`` draws, default 499):
+    ``"independent"``, the test :func:`tealeaves.evaluation.stats.topic_method` picks (bootstrap-t;
+    the studentised permutation test for the tied ``"discrete"`` values); ``"paired"``, the
+    studentised paired randomisation test; with ``options["replaced"]``, the test each replaced
+    instead, Welch's t and the paired t on their t distributions. For ``"jackknife"``, the
+    randomisation test of topic uniqueness (:func:`randomisation`, with ``options["regroupings"]``,
+    default 199: its level is exact for any number), ``shift`` is added to model B's Zipf exponent.
     """
     rng = family_generator(seed, f"calibration {plan} {k} {shift}")
     kind = str(options.get("kind", "moderate"))
+    replaced, resamples = bool(options.get("replaced", False)), int(options.get("resamples", 499))
     hits = 0
     for _ in range(replicates):
         if plan == "paired":
             a, b = documents(rng, k, shift)
-            p = paired_t(a, b).pvalue
+            if replaced:
+                p = paired_t(a, b).pvalue
+            else:
+                pair = PairedRatios("a", "b", a.ids, (a.values, a.weights), (b.values, b.weights))
+                p = _resampled_p(pair, rng, resamples)
         elif plan == "independent":
-            p = welch_test(topic_values(rng, k, 0.0, kind), topic_values(rng, k, shift, kind)).pvalue
+            x, y = topic_values(rng, k, 0.0, kind), topic_values(rng, k, shift, kind)
+            if replaced:
+                p = welch_test(x, y).pvalue
+            else:
+                ids = np.arange(k)
+                p = _resampled_p(IndependentMeans("a", "b", ids, x, ids, y, topic_method(x, y)), rng, resamples)
         else:
             first, second = (model_level_topics(zipf_topics(rng, k, e), 25, 10, 0.9) for e in (1.0, 1.0 + shift))
             regroupings = int(options.get("regroupings", 199))
@@ -175,6 +195,8 @@ def rejection(plan: str, k: int, replicates: int, seed: int, shift: float = 0.0,
     check = "rejection under the null" if shift == 0 else f"power at a difference of {shift:.3g}"
     target = LEVEL if shift == 0 else float(options["target"])
     name = f"{plan} ({kind})" if plan == "independent" else plan
+    if replaced:
+        name = f"REPLACED {'paired t' if plan == 'paired' else TOPIC_TESTS[-1]}, {name}"
     return Calibration(check, name, k, replicates, hits / replicates, target)
 
 
@@ -381,6 +403,12 @@ def report_rejection(
         hits += bool((table["better"] != "").any())
         holm_hits += bool((table["p_holm"] < LEVEL).any())
     plan = f"{7 if topics_only else 10} metrics x {models} models, correlation {correlation:g}"
+    return _report_rates(plan, k, replicates, hits, holm_hits)
+
+
+def _report_rates(plan: str, k: int, replicates: int, hits: int, holm_hits: int) -> tuple[Calibration, Calibration]:
+    """The rows of :func:`report_rejection` and :func:`evaluation_rejection`: the reports with any false
+    "better than" by the report family (target 5%) and by Holm within each metric (no target)."""
     check = "any false 'better than' in a report"
     return (
         Calibration(check, f"report family (Westfall-Young), {plan}", k, replicates, hits / replicates, LEVEL),
@@ -412,19 +440,143 @@ def bounded_values(rng: np.random.Generator, k: int, case: str) -> tuple[np.ndar
     return rng.beta(8.0, 1.0, size=k), 8.0 / 9.0, (0.0, 1.0)
 
 
-def bounded_coverage(case: str, k: int, replicates: int, seed: int, *, previous: bool = False) -> Calibration:
+INTERVAL_CANDIDATES = (
+    "bounded bootstrap-t",
+    "PREVIOUS bootstrap-t, clipped",
+    "CANDIDATE symmetric, no transform",
+    "CANDIDATE t",
+)
+"""The intervals :func:`bounded_coverage` compares: the one shipped, the one it replaced and two candidates."""
+
+
+def bounded_coverage(
+    case: str, k: int, replicates: int, seed: int, *, previous: bool = False, interval: str | None = None
+) -> Calibration:
     """How often the 95% interval of a topic-level mean covers the true mean for values of :func:`bounded_values`.
 
-    The interval is the evaluation's and every display's (:func:`tealeaves.stats.bootstrap_t_interval`
-    with the metric's bounds: the symmetric bootstrap-t on the logit or log scale), or with
-    ``previous`` the one it replaced (the equal-tailed bootstrap-t on the values' scale, clipped to
-    the bounds, which does not change its coverage).
+    The interval (``interval``, one of :data:`INTERVAL_CANDIDATES`) is the evaluation's and every
+    display's (:func:`tealeaves.stats.bootstrap_t_interval` with the metric's bounds: the symmetric
+    bootstrap-t on the logit or log scale), or with ``previous`` the one it replaced (the
+    equal-tailed bootstrap-t on the values' scale, clipped to the bounds, which does not change
+    its coverage), or a candidate: the same symmetric bootstrap-t without the transformation
+    (bounds :math:`(-\\infty, \\infty)`), or the t interval (:func:`tealeaves.stats.t_interval`).
     """
+    interval = interval or INTERVAL_CANDIDATES[int(previous)]
     rng = family_generator(seed, f"calibration bounded {case} {k}")
     hits = 0
     for _ in range(replicates):
         x, truth, bounds = bounded_values(rng, k, case)
-        low, high = bootstrap_t_interval(x, bounds=None if previous else bounds)
+        if interval == INTERVAL_CANDIDATES[3]:
+            low, high = t_interval(float(x.mean()), float(x.std(ddof=1) / np.sqrt(k)), k - 1.0)
+        else:
+            given = {INTERVAL_CANDIDATES[1]: None, INTERVAL_CANDIDATES[2]: (-np.inf, np.inf)}.get(interval, bounds)
+            low, high = bootstrap_t_interval(x, bounds=given)
         hits += low <= truth <= high
-    name = f"topic mean ({case}), {'PREVIOUS bootstrap-t, clipped' if previous else 'bounded bootstrap-t'}"
+    name = f"topic mean ({case}), {interval}"
     return Calibration(f"{CONFIDENCE:.0%} interval coverage", name, k, replicates, hits / replicates, CONFIDENCE)
+
+
+TWIN_SPLIT = 0.9
+"""The share of a base word's probability that a simulated model gives to the form it favours (:func:`twin_model`)."""
+
+
+@dataclass(frozen=True)
+class TwinWorld:
+    """The corpora of :func:`twin_world`: base topics over base words, each word written in two forms
+    (word ids ``2 w`` and ``2 w + 1``), a reference corpus and held-out documents."""
+
+    topics: np.ndarray
+    alpha: np.ndarray
+    reference: Corpus
+    heldout: Corpus
+
+
+def twin_world(
+    rng: np.random.Generator, k: int = 10, block: int = 15, reference_docs: int = 300, heldout_docs: int = 30
+) -> TwinWorld:
+    """A synthetic corpus around which equally good models differ (see :func:`evaluation_rejection`).
+
+    ``k`` base topics over :math:`k \\times` ``block`` base words, topic j Zipf-shaped over its own
+    block, :math:`p_{j,i} \\propto 1/i` for its i-th word (floored at :math:`10^{-6}` elsewhere), so
+    that no topic is better than another; documents :math:`\\theta_d \\sim Dir(0.3)`. Every base
+    word has two written forms. The reference corpus (``reference_docs`` documents of 60 tokens)
+    writes a topic's tokens in the first form, and adds a third as many background tokens, uniform
+    over the base words, in the second: first forms co-occur by topic, second forms at random. The
+    held-out documents (``heldout_docs`` of 40 tokens) draw each token's form by a fair coin.
+    """
+    from tealeaves.corpus import Corpus, Vocabulary
+
+    base = k * block
+    topics = np.full((k, base), 1e-6)
+    for j in range(k):
+        topics[j, j * block : (j + 1) * block] = 1 / np.arange(1, block + 1)
+    topics /= topics.sum(axis=1, keepdims=True)
+    alpha = np.full(k, 0.3)
+    vocab = Vocabulary([f"w{w}{form}" for w in range(base) for form in "ab"])
+
+    def topical(n: int, length: int) -> list[np.ndarray]:
+        docs = []
+        for theta in rng.dirichlet(alpha, size=n):
+            counts = rng.multinomial(length, theta)
+            docs.append(np.concatenate([rng.choice(base, size=c, p=topics[j]) for j, c in enumerate(counts)]))
+        return docs
+
+    reference = [
+        np.concatenate([2 * words, 2 * rng.integers(0, base, size=len(words) // 3) + 1])
+        for words in topical(reference_docs, 60)
+    ]
+    heldout = [2 * words + rng.integers(0, 2, size=len(words)) for words in topical(heldout_docs, 40)]
+    return TwinWorld(topics, alpha, Corpus.from_documents(reference, vocab), Corpus.from_documents(heldout, vocab))
+
+
+def twin_model(rng: np.random.Generator, world: TwinWorld) -> TopicModel:
+    """One simulated model of :func:`twin_world`: the base topics, each base word's probability split
+    :data:`TWIN_SPLIT` to one form, drawn by a fair coin per (model, word), the rest to the other.
+
+    The split is the same in every topic of the model, so on any document the model's likelihood is
+    the base topics' times 0.9 or 0.1 per token (θ's posterior is unchanged): on a held-out token,
+    whose form is a fair coin, every model's expected log likelihood is the same, and the paired
+    tests' null holds given the models. A topic's top words are a fair-coin mix of first forms
+    (coherent in the reference corpus) and second forms (not), drawn anew for every model: the
+    per-topic values of every model share one distribution.
+    """
+    from tealeaves.models import TopicModel
+
+    favoured = np.asarray(rng.integers(0, 2, size=world.topics.shape[1]))
+    share = np.where(np.arange(2)[None, :] == favoured[:, None], TWIN_SPLIT, 1 - TWIN_SPLIT)  # (base, 2)
+    phi = (world.topics[:, :, None] * share[None, :, :]).reshape(len(world.topics), -1)
+    return TopicModel(world.reference.vocab, phi, alpha=world.alpha.copy(), kind="simulated")
+
+
+def evaluation_rejection(replicates: int, seed: int, models: int = 4, k: int = 10) -> tuple[Calibration, Calibration]:
+    """How often a whole evaluation of equally good models shows any "better than", through
+    :func:`tealeaves.evaluate` itself: the default metrics (NPMI, C_V, topic uniqueness, topic diversity,
+    inverted RBO, WI-Auto's PMI and NPMI, held-out and predictive log likelihood, predictive rank: ten
+    tested outputs, 6 pairs each for 4 models), the report-wide family, and the ``better`` column
+    that the summary's bold cells and badges, the CLI table and the verdicts read.
+
+    One :func:`twin_world` (``k`` topics) per call; each replicate draws ``models`` fresh
+    :func:`twin_model` s (every metric's null holds: see there) and evaluates them with the
+    replicate's seed. Returns that rate (target 5%) and, from the same tables, the rate of any
+    Holm-per-metric rejection (``p_holm``, the family the report used before; no target).
+    """
+    import tempfile
+
+    from tealeaves.evaluation.run import evaluate
+
+    rng = family_generator(seed, f"calibration evaluate {models} {k}")
+    world = twin_world(rng, k)
+    hits = holm_hits = 0
+    tested: set[str] = set()
+    with tempfile.TemporaryDirectory() as folder:
+        for r in range(replicates):
+            config = {
+                "corpora": {"reference": world.reference, "heldout": world.heldout},
+                "models": {f"m{m}": twin_model(rng, world) for m in range(models)},
+                "seed": seed + r,
+            }
+            table = evaluate(config, f"{folder}/run").comparisons
+            tested |= set(table["metric"])
+            hits += bool((table["better"] != "").any())
+            holm_hits += bool((table["p_holm"] < LEVEL).any())
+    return _report_rates(f"evaluate, {len(tested)} metrics x {models} models", k, replicates, hits, holm_hits)

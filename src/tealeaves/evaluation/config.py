@@ -392,8 +392,9 @@ def _entries(entries: Any) -> list[Any]:
 
 def _several(given: Any) -> bool:
     """Whether a mapping's value lists runs: a list, but not a topic list (lists of words)."""
-    topics = all(isinstance(t, (list, tuple)) and all(isinstance(w, str) for w in t) for t in given or [None])
-    return isinstance(given, (list, tuple)) and not topics
+    if not isinstance(given, (list, tuple)):  # a path or one model object
+        return False
+    return not all(isinstance(t, (list, tuple)) and all(isinstance(w, str) for w in t) for t in given or [None])
 
 
 def _models(entries: Any, base: Path) -> tuple[ModelSpec, ...]:

@@ -183,7 +183,10 @@ def bootstrap_t_interval(
     5,000 a row, MC SE 0.0031; the table in the evaluation guide): the equal-tailed bootstrap-t
     undercovers heavy tails (t with 3 df: 92.9%, 92.2%, 93.2% at K = 10, 20, 50) and word
     intrusion with 5 annotators at K = 10 (89.1%), where this one covers 96.8%, 96.5%, 96.4% and
-    97.1% (above the 4 MC SE band: conservative); skewed (Gamma) and other
+    97.1% (above the 4 MC SE band: conservative; for t₃ it is the symmetric interval that
+    over-covers, not the transformation, which is nearly linear so far inside [-1, 1]: the same
+    symmetric bootstrap-t without it covers the same, and the t interval, which covers t₃ within
+    the band, under-covers skewed values); skewed (Gamma) and other
     ceiling-bound values (10 annotators, Beta(8, 1)) it covers within 4 MC SE at K = 10, 20, 50.
     Lognormal values it does not (91.6%, 91.8%, 93.0%; no bootstrap-t variant tried did: the few
     topics of the long tail are missing from most samples). Under five
