@@ -1100,70 +1100,113 @@ def reference_etm_epochs(args: argparse.Namespace, data: dict[str, Any], rho: np
     return times
 
 
-def trial_settings(n: int, epochs: int) -> list[dict[str, Any]]:
-    """``n`` ETM trials of one shape (k = 50, Dieng et al.'s sizes), settings drawn from Table 8c."""
-    return [{"k": 50, "seed": i, "epochs": epochs, **drawn_setting("etm", seed=i)} for i in range(n)]
+def trial_settings(n: int, epochs: int, model: str = "etm") -> list[dict[str, Any]]:
+    """``n`` trials of one shape (k = 50, the authors' network sizes), settings drawn from Table 8
+    (``model``'s part: 8c for etm, 8b for dvae), all trained for ``epochs``."""
+    return [{"k": 50, "seed": i, **drawn_setting(model, seed=i), "epochs": epochs} for i in range(n)]
 
 
-def batched_epochs(args: argparse.Namespace, corpus: Any, trials: list[dict[str, Any]], rho: np.ndarray) -> list[float]:
-    """Seconds of each epoch of ``trials`` trained as one batch (``batched.fit_many``), completion included."""
+def batched_epochs(
+    args: argparse.Namespace, corpus: Any, trials: list[dict[str, Any]], rho: np.ndarray | None, model: str = "etm"
+) -> list[float]:
+    """Seconds of each epoch of ``trials`` trained as one batch (``batched.fit_many``), its
+    evaluation included (etm: document completion; dvae: the training NPMI every 2 epochs)."""
+    from contextlib import nullcontext
+
     from tealeaves.models.neural import batched
 
     clock = EpochTimes()
+    task = f"train {model} (batched)"
 
     def progress(update: Any) -> None:
-        if update.task == "train etm (batched)" and update.done == 0:
+        if update.task == task and update.done == 0:
             clock.started = time.perf_counter()
-        elif update.task == "train etm (batched)":
+        elif update.task == task:
             clock.ends.append(time.perf_counter())
 
-    with given_embeddings(rho):
-        batched.fit_many(corpus, trials, device=args.device, threads=args.threads, progress=progress)
+    with given_embeddings(rho) if rho is not None else nullcontext():
+        batched.fit_many(corpus, trials, model=model, device=args.device, threads=args.threads, progress=progress)
     return clock.per_epoch()
 
 
 def device(args: argparse.Namespace, report: dict[str, Any]) -> None:
-    """``device``: one ETM trial's epoch and a batch of T trials' epochs on ``--device``, against its
-    matmul rate and against the authors' training loop on the same device (``--batch-sizes``)."""
+    """``device``: one trial's epoch and a batch of T trials' epochs on ``--device``, for each of
+    ``--models``, against its matmul rate and (etm) against the authors' training loop on the
+    same device (``--batch-sizes``)."""
     from tealeaves.corpus import Corpus
-    from tealeaves.models.neural import etm
 
     folder = args.work / "data-etm-e300"  # prepare_set's, read without its index (the device needs no more)
     if not (folder / "done").exists():
         prepare_set("etm", args, 300)
     corpus = Corpus.load(folder / "train")
-    rho, data = etm_embeddings(folder, list(corpus.vocab.words)), {"folder": folder, "train": corpus}
     n, v, e = len(corpus), len(corpus.vocab), args.speed_epochs
-    rows = report.setdefault("device", [])
-
-    def row(name: str, trials: int, per_epoch: list[float]) -> None:
-        seconds = float(np.median(per_epoch[1:] or per_epoch))  # the first epoch warms up
-        work = trials * epoch_flops("etm", n, v, 50, 1000)
-        rows.append({"run": name, "trials": trials, "s_per_epoch": seconds, "gflop_per_s": work / seconds / 1e9})
-        print(
-            f"| {name} | {trials} | {seconds:.3f} | {seconds / trials:.4f} | {work / seconds / 1e9:.0f} |", flush=True
-        )
-
     peak = device_matmul_gflops(args, 1000, 800, v)
-    print(f"\n## ETM epochs on {args.device} (etm set, V = {v:,}, K = 50, batches of 1,000; {e} epochs, median of 2+)")
-    print(f"matmul rate: {peak:,.0f} GFLOP/s (float32, 1,000 x {v:,} times {v:,} x 800)")
-    print("| run | trials | s per epoch | s per trial-epoch | GFLOP/s |")
-    print("|---|---|---|---|---|")
-    if args.etm_ref is not None and (args.etm_ref / "etm.py").exists():
-        row("authors' ETM training loop (no evaluation)", 1, reference_etm_epochs(args, data, rho, e))
+    report["matmul_gflops"] = peak
+    rows = report.setdefault("device", [])
+    print(
+        f"\nmatmul rate on {args.device}: {peak:,.0f} GFLOP/s (float32, 1,000 x {v:,} times {v:,} x 800); {load_line()}"
+    )
+    for model in args.models:
+        batch = 1000 if model == "etm" else 200
+        rho = etm_embeddings(folder, list(corpus.vocab.words)) if model == "etm" else None
+
+        def row(name: str, trials: int, per_epoch: list[float], model: str = model, batch: int = batch) -> None:
+            seconds = float(np.median(per_epoch[1:] or per_epoch))  # the first epoch warms up
+            work = trials * epoch_flops(model, n, v, 50, batch)
+            rows.append(
+                {
+                    "model": model,
+                    "run": name,
+                    "trials": trials,
+                    "s_per_epoch": seconds,
+                    "gflop_per_s": work / seconds / 1e9,
+                }
+            )
+            print(
+                f"| {name} | {trials} | {seconds:.3f} | {seconds / trials:.4f} | {work / seconds / 1e9:.0f} |",
+                flush=True,
+            )
+
+        print(
+            f"\n## {model} epochs on {args.device} (etm set, V = {v:,}, K = 50, batches of {batch:,}; {e} epochs, median of 2+)"
+        )
+        print("| run | trials | s per epoch | s per trial-epoch | GFLOP/s |")
+        print("|---|---|---|---|---|")
+        if model == "etm" and args.etm_ref is not None and (args.etm_ref / "etm.py").exists():
+            row(
+                "authors' ETM training loop (no evaluation)",
+                1,
+                reference_etm_epochs(args, {"folder": folder, "train": corpus}, rho, e),
+            )
+        row(f"{model}.fit, one trial", 1, single_epochs(args, corpus, trial_settings(1, e, model)[0], rho, model))
+        for size in args.batch_sizes:
+            row(
+                f"batched.fit_many, {size} trials",
+                size,
+                batched_epochs(args, corpus, trial_settings(size, e, model), rho, model),
+            )
+
+
+def single_epochs(
+    args: argparse.Namespace, corpus: Any, trial: dict[str, Any], rho: np.ndarray | None, model: str
+) -> list[float]:
+    """Seconds of each epoch of one trial trained alone (``etm.fit`` or ``dvae.fit``), its evaluation included."""
+    from contextlib import nullcontext
+
+    from tealeaves.models.neural import dvae, etm
+
     clock = EpochTimes()
 
     def progress(update: Any) -> None:
-        if update.task == "train etm" and update.done:
+        if update.task == f"train {model}" and update.done:
             clock.ends.append(time.perf_counter())
 
-    with given_embeddings(rho):
+    with given_embeddings(rho) if rho is not None else nullcontext():
         clock.started = time.perf_counter()
-        etm.fit(corpus, **trial_settings(1, e)[0], device=args.device, threads=args.threads, progress=progress)
-    row("etm.fit, one trial", 1, clock.per_epoch())
-    for size in args.batch_sizes:
-        row(f"batched.fit_many, {size} trials", size, batched_epochs(args, corpus, trial_settings(size, e), rho))
-    report["matmul_gflops"] = peak
+        (etm if model == "etm" else dvae).fit(
+            corpus, **trial, device=args.device, threads=args.threads, progress=progress
+        )
+    return clock.per_epoch()
 
 
 def main() -> None:

@@ -29,6 +29,19 @@ def corpus(tmp_path_factory):
         yield lda_corpus()[0].subset(np.arange(500))  # a last, partial minibatch of 50 in every epoch
 
 
+def assert_same_run(model, alone):
+    """A batched trial's model is its own run's: the same topics, Φ, θ, loss and checkpoint traces."""
+    top = np.argsort(-alone.phi, axis=1)[:, :10]
+    assert np.array_equal(np.argsort(-model.phi, axis=1)[:, :10], top)  # the same topics
+    assert np.allclose(model.phi, alone.phi, rtol=1e-4, atol=1e-9)
+    assert np.allclose(model.theta, alone.theta, atol=1e-4)
+    ours, theirs = model.manifest["training"], alone.manifest["training"]
+    assert np.allclose(ours["trace"], theirs["trace"], rtol=1e-5)  # losses per word, every epoch
+    assert np.allclose(ours["checkpoint"]["trace"], theirs["checkpoint"]["trace"], rtol=1e-5)
+    assert ours["checkpoint"]["epoch"] == theirs["checkpoint"]["epoch"]
+    assert model.params == alone.params
+
+
 def test_each_trial_of_a_batch_equals_its_own_run(corpus):
     pytest.importorskip("gensim")
     from tealeaves.models.neural import batched, etm
@@ -37,15 +50,7 @@ def test_each_trial_of_a_batch_equals_its_own_run(corpus):
     together = batched.fit_many(corpus, trials, device="cpu")
     for trial, model in zip(trials, together):
         alone = etm.fit(corpus, **trial, device="cpu")
-        top = np.argsort(-alone.phi, axis=1)[:, :10]
-        assert np.array_equal(np.argsort(-model.phi, axis=1)[:, :10], top)  # the same topics
-        assert np.allclose(model.phi, alone.phi, rtol=1e-4, atol=1e-9)
-        assert np.allclose(model.theta, alone.theta, atol=1e-4)
-        ours, theirs = model.manifest["training"], alone.manifest["training"]
-        assert np.allclose(ours["trace"], theirs["trace"], rtol=1e-5)  # losses per word, every epoch
-        assert np.allclose(ours["checkpoint"]["trace"], theirs["checkpoint"]["trace"], rtol=1e-5)
-        assert ours["checkpoint"]["epoch"] == theirs["checkpoint"]["epoch"]
-        assert model.params == alone.params
+        assert_same_run(model, alone)
 
 
 DVAE = {"k": 10, "epochs": 4, "batch_size": 150, "encoder_dim": 32}
@@ -91,15 +96,7 @@ def test_each_dvae_trial_of_a_batch_equals_its_own_run(corpus):
     together = batched.fit_many(corpus, trials, model="dvae", device="cpu")
     for trial, model in zip(trials, together):
         alone = dvae.fit(corpus, **trial, device="cpu")
-        top = np.argsort(-alone.phi, axis=1)[:, :10]
-        assert np.array_equal(np.argsort(-model.phi, axis=1)[:, :10], top)  # the same topics
-        assert np.allclose(model.phi, alone.phi, rtol=1e-4, atol=1e-9)
-        assert np.allclose(model.theta, alone.theta, atol=1e-4)
-        ours, theirs = model.manifest["training"], alone.manifest["training"]
-        assert np.allclose(ours["trace"], theirs["trace"], rtol=1e-5)  # losses per word, every epoch
-        assert np.allclose(ours["checkpoint"]["trace"], theirs["checkpoint"]["trace"], rtol=1e-5)
-        assert ours["checkpoint"]["epoch"] == theirs["checkpoint"]["epoch"]
-        assert model.params == alone.params
+        assert_same_run(model, alone)
         for name, value in alone.extra.items():  # the other weights and batch norm's statistics
             if name not in NORMED:
                 assert np.allclose(model.extra[name], value, rtol=1e-3, atol=1e-4), name
