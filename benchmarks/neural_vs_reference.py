@@ -3,7 +3,7 @@
 Dieng et al.'s ``main.py``), trained on the same data with the same settings, seeds and epochs.
 
     python benchmarks/neural_vs_reference.py --dvae-ref PATH --etm-ref PATH
-        [--parts prepare planted news speed flops step collect] [--sets etm ours] [--models dvae etm] [--impls ours reference]
+        [--parts prepare planted news speed flops step device collect] [--sets etm ours] [--models dvae etm] [--impls ours reference]
         [--seeds 0 1 2] [--dvae-epochs 500] [--etm-epochs 500] [--scale-annealing]
         [--checkpoints 50 100 ...] [--speed-epochs 4] [--setting best|drawn] [--threads 2]
         [--device cpu|auto|cuda] [--jobs 1] [--reference-ftz] [--data DIR] [--work DIR]
@@ -56,6 +56,9 @@ Parts:
 - ``flops``: the multiply-adds of one epoch's encoder and decoder products (forward 2mnk, backward
   twice that), divided by the measured seconds per epoch, against a plain ``torch.matmul`` of
   the same shapes on the same threads.
+- ``device``: on the etm set, one trial's epoch and the epochs of batches of ``--batch-sizes``
+  trials (``batched.fit_many``, settings drawn from Table 8) on ``--device``, for each of
+  ``--models``, against the device's matmul rate and (etm) the authors' training loop.
 
 ``--scale-annealing`` cuts dvae's γ_BN and γ_KL in proportion to ``--dvae-epochs`` (200 of 500
 becomes 8 of 20), as ``benchmarks/neural.py`` does for short runs. ``--jobs N`` runs N at a time
