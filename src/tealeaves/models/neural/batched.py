@@ -335,6 +335,7 @@ class _Stack:
     statistics) beside them. A model's stack adds its batched loss and its checkpoints."""
 
     task, drop_last, reduction = "", False, "mean"
+    shared: tuple[str, ...] = ()  # fixed tensors equal in every trial, not stacked
 
     def __init__(self, nets: list[Any], generators: list[Any], params: list[dict[str, Any]], data: DocTerm) -> None:
         torch = require_torch()
@@ -347,7 +348,7 @@ class _Stack:
         self.fixed = {
             name: torch.stack([f[name].detach() for f in fixed])
             for name in fixed[0]
-            if name not in self.weights and not name.endswith("num_batches_tracked")
+            if name not in self.weights and name not in self.shared and not name.endswith("num_batches_tracked")
         }
         self.moments = {name: (torch.zeros_like(w), torch.zeros_like(w)) for name, w in self.weights.items()}
         self.rate = torch.tensor([p["learning_rate"] for p in params], dtype=torch.float32, device=self.device)
@@ -408,6 +409,7 @@ class _EtmStack(_Stack):
     and each trial's checkpoint and annealed learning rate."""
 
     task, drop_last, reduction = "train etm", False, "mean"
+    shared = ("word_embeddings",)  # ρ, one for all
 
     def __init__(
         self,
