@@ -58,7 +58,8 @@ Parts:
   the same shapes on the same threads.
 - ``device``: on the etm set, one trial's epoch and the epochs of batches of ``--batch-sizes``
   trials (``batched.fit_many``, settings drawn from Table 8) on ``--device``, for each of
-  ``--models``, against the device's matmul rate and (etm) the authors' training loop.
+  ``--models``, against the device's matmul rate and (etm) the authors' training loop; wall
+  seconds and the process's CPU seconds per trial-epoch (on a busy CPU the second is the fair one).
 
 ``--scale-annealing`` cuts dvae's γ_BN and γ_KL in proportion to ``--dvae-epochs`` (200 of 500
 becomes 8 of 20), as ``benchmarks/neural.py`` does for short runs. ``--jobs N`` runs N at a time
@@ -244,9 +245,21 @@ class EpochTimes:
     def __init__(self) -> None:
         self.started = time.perf_counter()
         self.ends: list[float] = []
+        self.cpu: list[float] = [time.process_time()]  # this process's CPU seconds at the start and each end
+
+    def start(self) -> None:
+        self.started, self.cpu = time.perf_counter(), [time.process_time()]
+
+    def end(self) -> None:
+        self.ends.append(time.perf_counter())
+        self.cpu.append(time.process_time())
 
     def per_epoch(self) -> list[float]:
         return list(np.diff([self.started, *self.ends]))
+
+    def cpu_per_epoch(self) -> list[float]:
+        """CPU seconds of each epoch (this process's threads): what other jobs on the machine do not stretch."""
+        return list(np.diff(self.cpu))
 
 
 def top_ids(weights: np.ndarray, n: int = 25) -> list[list[int]]:
@@ -1111,9 +1124,9 @@ def trial_settings(n: int, epochs: int, model: str = "etm") -> list[dict[str, An
 
 def batched_epochs(
     args: argparse.Namespace, corpus: Any, trials: list[dict[str, Any]], rho: np.ndarray | None, model: str = "etm"
-) -> list[float]:
-    """Seconds of each epoch of ``trials`` trained as one batch (``batched.fit_many``), its
-    evaluation included (etm: document completion; dvae: the training NPMI every 2 epochs)."""
+) -> EpochTimes:
+    """The epochs of ``trials`` trained as one batch (``batched.fit_many``), its evaluation
+    included (etm: document completion; dvae: the training NPMI every 2 epochs)."""
     from contextlib import nullcontext
 
     from tealeaves.models.neural import batched
@@ -1123,13 +1136,13 @@ def batched_epochs(
 
     def progress(update: Any) -> None:
         if update.task == task and update.done == 0:
-            clock.started = time.perf_counter()
+            clock.start()
         elif update.task == task:
-            clock.ends.append(time.perf_counter())
+            clock.end()
 
     with given_embeddings(rho) if rho is not None else nullcontext():
         batched.fit_many(corpus, trials, model=model, device=args.device, threads=args.threads, progress=progress)
-    return clock.per_epoch()
+    return clock
 
 
 def device(args: argparse.Namespace, report: dict[str, Any]) -> None:
@@ -1153,8 +1166,12 @@ def device(args: argparse.Namespace, report: dict[str, Any]) -> None:
         batch = 1000 if model == "etm" else 200
         rho = etm_embeddings(folder, list(corpus.vocab.words)) if model == "etm" else None
 
-        def row(name: str, trials: int, per_epoch: list[float], model: str = model, batch: int = batch) -> None:
-            seconds = float(np.median(per_epoch[1:] or per_epoch))  # the first epoch warms up
+        def row(name: str, trials: int, times: Any, model: str = model, batch: int = batch) -> None:
+            """A table row of ``times`` (an EpochTimes, or wall seconds per epoch), the first epoch left out (warm-up)."""
+            per_epoch = times.per_epoch() if isinstance(times, EpochTimes) else times
+            seconds = float(np.median(per_epoch[1:] or per_epoch))
+            cpu = times.cpu_per_epoch() if isinstance(times, EpochTimes) else []
+            cpu_cell = f"{float(np.median(cpu[1:] or cpu)) / trials:.3f}" if cpu else "—"
             work = trials * epoch_flops(model, n, v, 50, batch)
             rows.append(
                 {
@@ -1162,19 +1179,20 @@ def device(args: argparse.Namespace, report: dict[str, Any]) -> None:
                     "run": name,
                     "trials": trials,
                     "s_per_epoch": seconds,
+                    "cpu_s_per_trial_epoch": cpu_cell,
                     "gflop_per_s": work / seconds / 1e9,
                 }
             )
             print(
-                f"| {name} | {trials} | {seconds:.3f} | {seconds / trials:.4f} | {work / seconds / 1e9:.0f} |",
+                f"| {name} | {trials} | {seconds:.3f} | {seconds / trials:.4f} | {cpu_cell} | {work / seconds / 1e9:.0f} |",
                 flush=True,
             )
 
         print(
             f"\n## {model} epochs on {args.device} (etm set, V = {v:,}, K = 50, batches of {batch:,}; {e} epochs, median of 2+)"
         )
-        print("| run | trials | s per epoch | s per trial-epoch | GFLOP/s |")
-        print("|---|---|---|---|---|")
+        print("| run | trials | s per epoch | s per trial-epoch | CPU s per trial-epoch | GFLOP/s |")
+        print("|---|---|---|---|---|---|")
         if model == "etm" and args.etm_ref is not None and (args.etm_ref / "etm.py").exists():
             row(
                 "authors' ETM training loop (no evaluation)",
@@ -1192,8 +1210,8 @@ def device(args: argparse.Namespace, report: dict[str, Any]) -> None:
 
 def single_epochs(
     args: argparse.Namespace, corpus: Any, trial: dict[str, Any], rho: np.ndarray | None, model: str
-) -> list[float]:
-    """Seconds of each epoch of one trial trained alone (``etm.fit`` or ``dvae.fit``), its evaluation included."""
+) -> EpochTimes:
+    """The epochs of one trial trained alone (``etm.fit`` or ``dvae.fit``), its evaluation included."""
     from contextlib import nullcontext
 
     from tealeaves.models.neural import dvae, etm
@@ -1202,14 +1220,14 @@ def single_epochs(
 
     def progress(update: Any) -> None:
         if update.task == f"train {model}" and update.done:
-            clock.ends.append(time.perf_counter())
+            clock.end()
 
     with given_embeddings(rho) if rho is not None else nullcontext():
-        clock.started = time.perf_counter()
+        clock.start()
         (etm if model == "etm" else dvae).fit(
             corpus, **trial, device=args.device, threads=args.threads, progress=progress
         )
-    return clock.per_epoch()
+    return clock
 
 
 def main() -> None:
