@@ -3,7 +3,7 @@
 Dieng et al.'s ``main.py``), trained on the same data with the same settings, seeds and epochs.
 
     python benchmarks/neural_vs_reference.py --dvae-ref PATH --etm-ref PATH
-        [--parts prepare planted news speed flops step collect] [--sets etm ours] [--models dvae etm] [--impls ours reference]
+        [--parts prepare planted news speed flops step device collect] [--sets etm ours] [--models dvae etm] [--impls ours reference]
         [--seeds 0 1 2] [--dvae-epochs 500] [--etm-epochs 500] [--scale-annealing]
         [--checkpoints 50 100 ...] [--speed-epochs 4] [--setting best|drawn] [--threads 2]
         [--device cpu|auto|cuda] [--jobs 1] [--reference-ftz] [--data DIR] [--work DIR]
@@ -56,6 +56,10 @@ Parts:
 - ``flops``: the multiply-adds of one epoch's encoder and decoder products (forward 2mnk, backward
   twice that), divided by the measured seconds per epoch, against a plain ``torch.matmul`` of
   the same shapes on the same threads.
+- ``device``: on the etm set, one trial's epoch and the epochs of batches of ``--batch-sizes``
+  trials (``batched.fit_many``, settings drawn from Table 8) on ``--device``, for each of
+  ``--models``, against the device's matmul rate and (etm) the authors' training loop; wall
+  seconds and the process's CPU seconds per trial-epoch (on a busy CPU the second is the fair one).
 
 ``--scale-annealing`` cuts dvae's γ_BN and γ_KL in proportion to ``--dvae-epochs`` (200 of 500
 becomes 8 of 20), as ``benchmarks/neural.py`` does for short runs. ``--jobs N`` runs N at a time
@@ -241,9 +245,21 @@ class EpochTimes:
     def __init__(self) -> None:
         self.started = time.perf_counter()
         self.ends: list[float] = []
+        self.cpu: list[float] = [time.process_time()]  # this process's CPU seconds at the start and each end
+
+    def start(self) -> None:
+        self.started, self.cpu = time.perf_counter(), [time.process_time()]
+
+    def end(self) -> None:
+        self.ends.append(time.perf_counter())
+        self.cpu.append(time.process_time())
 
     def per_epoch(self) -> list[float]:
         return list(np.diff([self.started, *self.ends]))
+
+    def cpu_per_epoch(self) -> list[float]:
+        """CPU seconds of each epoch (this process's threads): what other jobs on the machine do not stretch."""
+        return list(np.diff(self.cpu))
 
 
 def top_ids(weights: np.ndarray, n: int = 25) -> list[list[int]]:
@@ -1100,70 +1116,118 @@ def reference_etm_epochs(args: argparse.Namespace, data: dict[str, Any], rho: np
     return times
 
 
-def trial_settings(n: int, epochs: int) -> list[dict[str, Any]]:
-    """``n`` ETM trials of one shape (k = 50, Dieng et al.'s sizes), settings drawn from Table 8c."""
-    return [{"k": 50, "seed": i, "epochs": epochs, **drawn_setting("etm", seed=i)} for i in range(n)]
+def trial_settings(n: int, epochs: int, model: str = "etm") -> list[dict[str, Any]]:
+    """``n`` trials of one shape (k = 50, the authors' network sizes), settings drawn from Table 8
+    (``model``'s part: 8c for etm, 8b for dvae), all trained for ``epochs``."""
+    return [{"k": 50, "seed": i, **drawn_setting(model, seed=i), "epochs": epochs} for i in range(n)]
 
 
-def batched_epochs(args: argparse.Namespace, corpus: Any, trials: list[dict[str, Any]], rho: np.ndarray) -> list[float]:
-    """Seconds of each epoch of ``trials`` trained as one batch (``batched.fit_many``), completion included."""
+def batched_epochs(
+    args: argparse.Namespace, corpus: Any, trials: list[dict[str, Any]], rho: np.ndarray | None, model: str = "etm"
+) -> EpochTimes:
+    """The epochs of ``trials`` trained as one batch (``batched.fit_many``), its evaluation
+    included (etm: document completion; dvae: the training NPMI every 2 epochs)."""
+    from contextlib import nullcontext
+
     from tealeaves.models.neural import batched
 
     clock = EpochTimes()
+    task = f"train {model} (batched)"
 
     def progress(update: Any) -> None:
-        if update.task == "train etm (batched)" and update.done == 0:
-            clock.started = time.perf_counter()
-        elif update.task == "train etm (batched)":
-            clock.ends.append(time.perf_counter())
+        if update.task == task and update.done == 0:
+            clock.start()
+        elif update.task == task:
+            clock.end()
 
-    with given_embeddings(rho):
-        batched.fit_many(corpus, trials, device=args.device, threads=args.threads, progress=progress)
-    return clock.per_epoch()
+    with given_embeddings(rho) if rho is not None else nullcontext():
+        batched.fit_many(corpus, trials, model=model, device=args.device, threads=args.threads, progress=progress)
+    return clock
 
 
 def device(args: argparse.Namespace, report: dict[str, Any]) -> None:
-    """``device``: one ETM trial's epoch and a batch of T trials' epochs on ``--device``, against its
-    matmul rate and against the authors' training loop on the same device (``--batch-sizes``)."""
+    """``device``: one trial's epoch and a batch of T trials' epochs on ``--device``, for each of
+    ``--models``, against its matmul rate and (etm) against the authors' training loop on the
+    same device (``--batch-sizes``)."""
     from tealeaves.corpus import Corpus
-    from tealeaves.models.neural import etm
 
     folder = args.work / "data-etm-e300"  # prepare_set's, read without its index (the device needs no more)
     if not (folder / "done").exists():
         prepare_set("etm", args, 300)
     corpus = Corpus.load(folder / "train")
-    rho, data = etm_embeddings(folder, list(corpus.vocab.words)), {"folder": folder, "train": corpus}
     n, v, e = len(corpus), len(corpus.vocab), args.speed_epochs
-    rows = report.setdefault("device", [])
-
-    def row(name: str, trials: int, per_epoch: list[float]) -> None:
-        seconds = float(np.median(per_epoch[1:] or per_epoch))  # the first epoch warms up
-        work = trials * epoch_flops("etm", n, v, 50, 1000)
-        rows.append({"run": name, "trials": trials, "s_per_epoch": seconds, "gflop_per_s": work / seconds / 1e9})
-        print(
-            f"| {name} | {trials} | {seconds:.3f} | {seconds / trials:.4f} | {work / seconds / 1e9:.0f} |", flush=True
-        )
-
     peak = device_matmul_gflops(args, 1000, 800, v)
-    print(f"\n## ETM epochs on {args.device} (etm set, V = {v:,}, K = 50, batches of 1,000; {e} epochs, median of 2+)")
-    print(f"matmul rate: {peak:,.0f} GFLOP/s (float32, 1,000 x {v:,} times {v:,} x 800)")
-    print("| run | trials | s per epoch | s per trial-epoch | GFLOP/s |")
-    print("|---|---|---|---|---|")
-    if args.etm_ref is not None and (args.etm_ref / "etm.py").exists():
-        row("authors' ETM training loop (no evaluation)", 1, reference_etm_epochs(args, data, rho, e))
+    report["matmul_gflops"] = peak
+    rows = report.setdefault("device", [])
+    print(
+        f"\nmatmul rate on {args.device}: {peak:,.0f} GFLOP/s (float32, 1,000 x {v:,} times {v:,} x 800); {load_line()}"
+    )
+    for model in args.models:
+        batch = 1000 if model == "etm" else 200
+        rho = etm_embeddings(folder, list(corpus.vocab.words)) if model == "etm" else None
+
+        def row(name: str, trials: int, times: Any, model: str = model, batch: int = batch) -> None:
+            """A table row of ``times`` (an EpochTimes, or wall seconds per epoch), the first epoch left out (warm-up)."""
+            per_epoch = times.per_epoch() if isinstance(times, EpochTimes) else times
+            seconds = float(np.median(per_epoch[1:] or per_epoch))
+            cpu = times.cpu_per_epoch() if isinstance(times, EpochTimes) else []
+            cpu_cell = f"{float(np.median(cpu[1:] or cpu)) / trials:.3f}" if cpu else "—"
+            work = trials * epoch_flops(model, n, v, 50, batch)
+            rows.append(
+                {
+                    "model": model,
+                    "run": name,
+                    "trials": trials,
+                    "s_per_epoch": seconds,
+                    "cpu_s_per_trial_epoch": cpu_cell,
+                    "gflop_per_s": work / seconds / 1e9,
+                }
+            )
+            print(
+                f"| {name} | {trials} | {seconds:.3f} | {seconds / trials:.4f} | {cpu_cell} | {work / seconds / 1e9:.0f} |",
+                flush=True,
+            )
+
+        print(
+            f"\n## {model} epochs on {args.device} (etm set, V = {v:,}, K = 50, batches of {batch:,}; {e} epochs, median of 2+)"
+        )
+        print("| run | trials | s per epoch | s per trial-epoch | CPU s per trial-epoch | GFLOP/s |")
+        print("|---|---|---|---|---|---|")
+        if model == "etm" and args.etm_ref is not None and (args.etm_ref / "etm.py").exists():
+            row(
+                "authors' ETM training loop (no evaluation)",
+                1,
+                reference_etm_epochs(args, {"folder": folder, "train": corpus}, rho, e),
+            )
+        row(f"{model}.fit, one trial", 1, single_epochs(args, corpus, trial_settings(1, e, model)[0], rho, model))
+        for size in args.batch_sizes:
+            row(
+                f"batched.fit_many, {size} trials",
+                size,
+                batched_epochs(args, corpus, trial_settings(size, e, model), rho, model),
+            )
+
+
+def single_epochs(
+    args: argparse.Namespace, corpus: Any, trial: dict[str, Any], rho: np.ndarray | None, model: str
+) -> EpochTimes:
+    """The epochs of one trial trained alone (``etm.fit`` or ``dvae.fit``), its evaluation included."""
+    from contextlib import nullcontext
+
+    from tealeaves.models.neural import dvae, etm
+
     clock = EpochTimes()
 
     def progress(update: Any) -> None:
-        if update.task == "train etm" and update.done:
-            clock.ends.append(time.perf_counter())
+        if update.task == f"train {model}" and update.done:
+            clock.end()
 
-    with given_embeddings(rho):
-        clock.started = time.perf_counter()
-        etm.fit(corpus, **trial_settings(1, e)[0], device=args.device, threads=args.threads, progress=progress)
-    row("etm.fit, one trial", 1, clock.per_epoch())
-    for size in args.batch_sizes:
-        row(f"batched.fit_many, {size} trials", size, batched_epochs(args, corpus, trial_settings(size, e), rho))
-    report["matmul_gflops"] = peak
+    with given_embeddings(rho) if rho is not None else nullcontext():
+        clock.start()
+        (etm if model == "etm" else dvae).fit(
+            corpus, **trial, device=args.device, threads=args.threads, progress=progress
+        )
+    return clock
 
 
 def main() -> None:

@@ -24,7 +24,7 @@ model's trials (failed, passing filter (a), filter (b), both as applied), the se
 NPMI, C_V and topic uniqueness, the order of the types by selected NPMI (and by best NPMI
 before the filters) and whether D-VAE comes first, as in Hoyle et al.'s automated scores. Run
 again with the same options, it resumes the sweep (more ``--settings`` add trials).
-``--batch-trials N`` trains up to N ETM trials of one shape as one batch (``SweepConfig.batch_trials``).
+``--batch-trials N`` trains up to N ETM (and N D-VAE) trials of one shape as one batch (``SweepConfig.batch_trials``).
 
 ``--full``: the sweep at the authors' budget (82 settings per model, no caps), not run but
 planned, a slice of it measured and the whole extrapolated (``benchmarks/sweep_full.py``).
@@ -70,7 +70,9 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=2, help="LocalCluster processes")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--uniqueness-filter-all", action="store_true", help="filter (b) on every type, not ETM only")
-    parser.add_argument("--batch-trials", type=int, default=1, help="ETM trials of one shape trained as one batch")
+    parser.add_argument(
+        "--batch-trials", type=int, default=1, help="ETM or D-VAE trials of one shape trained as one batch"
+    )
     parser.add_argument("--batch-memory-gb", type=float, default=8.0, help="device memory of one batch")
     parser.add_argument("--full", action="store_true", help="plan the authors' budget, measure a slice, extrapolate")
     parser.add_argument("--slice-steps", type=int, default=3, help="--full: steps measured per model")

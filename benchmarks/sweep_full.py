@@ -5,8 +5,8 @@ Each model's seconds per step (a G-LDA sweep, a neural epoch) are measured on a 
 one planned trial (the first step left out: it compiles or warms up), and the sweep's time is
 Σ over its trials of their steps x those seconds: on the CPU with ``--workers`` trials at a time,
 one thread each (the LocalCluster of ``benchmarks/sweep.py``); on ``--device`` the neural trials
-one at a time, and the ETM trials also packed as the sweep packs them (``batch_trials``), a
-pack's epoch measured at the largest pack's size. ``--budget-trials N`` trains N planned ETM
+one at a time, and the ETM and D-VAE trials also packed as the sweep packs them
+(``batch_trials``), a pack's epoch measured at the largest pack's size. ``--budget-trials N`` trains N planned ETM
 trials of one shape to their full epochs as one batch on ``--device`` and writes their topics;
 ``--score-budget DIR`` scores those topics as the sweep does (NPMI, filter (b)) on a machine
 with the reference index.
@@ -78,16 +78,21 @@ def measure(trials: list[Any], args: argparse.Namespace) -> dict[str, float]:
         print(
             f"# {model}: {seconds[model]:.3f} s per step ({'cpu' if model == 'lda-gibbs' else args.device})", flush=True
         )
-    etm_trials = [t for t in trials if t.model == "etm"]
-    if etm_trials:
-        pack = max(pack_trials(etm_trials, args.batch_trials, args.batch_memory_gb * 1e9), key=len)
+    for model in ("etm", "dvae"):  # the trainers whose trials the sweep packs
+        mine = [t for t in trials if t.model == model]
+        if not mine:
+            continue
+        pack = max(pack_trials(mine, args.batch_trials, args.batch_memory_gb * 1e9), key=len)
         settings = [{"k": t.k, "seed": t.seed, **t.params, "epochs": steps} for t in pack]
         with given_embeddings(args.embeddings):
-            seconds["etm pack"] = step_seconds(
-                "train etm (batched)", lambda p: fit_many(corpus, settings, device=args.device, progress=p)
+            seconds[f"{model} pack"] = step_seconds(
+                f"train {model} (batched)",
+                lambda p, model=model, settings=settings: fit_many(
+                    corpus, settings, model=model, device=args.device, progress=p
+                ),
             )
-        seconds["etm pack size"] = len(pack)
-        print(f"# a pack of {len(pack)} etm trials: {seconds['etm pack']:.3f} s per epoch", flush=True)
+        seconds[f"{model} pack size"] = len(pack)
+        print(f"# a pack of {len(pack)} {model} trials: {seconds[f'{model} pack']:.3f} s per epoch", flush=True)
     return seconds
 
 
@@ -97,7 +102,7 @@ def steps_of(trial: Any) -> int:
 
 def extrapolate(trials: list[Any], seconds: dict[str, float], args: argparse.Namespace) -> list[dict[str, Any]]:
     """Hours of each model's trials: on ``--workers`` CPU processes, on one ``--device`` one at a
-    time, and for ETM packed (Σ over packs of their epochs x a pack's epoch)."""
+    time, and for ETM and D-VAE packed (Σ over packs of their epochs x a pack's epoch)."""
     from tealeaves.model_selection.packing import pack_trials
 
     rows = []
@@ -108,10 +113,10 @@ def extrapolate(trials: list[Any], seconds: dict[str, float], args: argparse.Nam
         row = {"model": model, "trials": len(mine), "steps": steps, "s_per_step": seconds[model]}
         on_cpu = model == "lda-gibbs" or args.device == "cpu"  # trials --workers at a time
         row["hours_cpu" if on_cpu else "hours_device_alone"] = hours / (args.workers if on_cpu else 1)
-        if model == "etm" and "etm pack" in seconds:
+        if f"{model} pack" in seconds:
             packs = pack_trials(mine, args.batch_trials, args.batch_memory_gb * 1e9)
             row["packs"] = len(packs)
-            packed = sum(steps_of(p[0]) for p in packs) * seconds["etm pack"] / 3600
+            packed = sum(steps_of(p[0]) for p in packs) * seconds[f"{model} pack"] / 3600
             row["hours_device_packed"] = packed / (args.workers if on_cpu else 1)
         rows.append(row)
     return rows

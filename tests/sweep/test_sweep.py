@@ -561,20 +561,28 @@ def test_the_neural_trainers_sweep_with_table_8_names(inputs, tmp_path):
             assert record["params"]["gamma_bn"] == min(record["drawn"]["gamma_bn"], 1)
 
 
-def test_etm_trials_packed_into_one_batch_record_what_they_record_alone(inputs, tmp_path):
+@pytest.mark.parametrize(
+    ("model", "space"),
+    [
+        ("etm", {"embedding_dim": 20, "encoder_dim": 50, "batch_size": 40, "device": "cpu"}),
+        ("dvae", {"encoder_dim": 20, "batch_size": 40, "device": "cpu"}),
+    ],
+)
+def test_neural_trials_packed_into_one_batch_record_what_they_record_alone(inputs, tmp_path, model, space):
     pytest.importorskip("torch")
-    pytest.importorskip("gensim")
+    if model == "etm":
+        pytest.importorskip("gensim")
     from tealeaves.model_selection.packing import pack_trials
 
     mapping = {
         "corpus": "corpus",
         "reference": "index",
-        "models": ["etm"],
+        "models": [model],
         "settings": 3,
         "replicates": 1,
         "k": 4,
-        "max_steps": {"etm": 2},  # every trial 2 epochs: one shape
-        "space": {"etm": {"embedding_dim": 20, "encoder_dim": 50, "batch_size": 40, "device": "cpu"}},
+        "max_steps": {model: 2},  # every trial 2 epochs: one shape
+        "space": {model: space},
     }
     alone = SweepConfig.from_mapping(mapping, base=inputs)
     packed = SweepConfig.from_mapping({**mapping, "batch_trials": 3}, base=inputs)
@@ -582,8 +590,10 @@ def test_etm_trials_packed_into_one_batch_record_what_they_record_alone(inputs, 
     assert [len(p) for p in pack_trials(plan(packed), 3, 1e4)] == [1, 1, 1]  # no two trials fit in 10 kB
     one = sweep(alone, tmp_path / "alone", scheduler=None, workers=1)
     many = sweep(packed, tmp_path / "packed", scheduler=None, workers=1)
+    assert len(one.records) == len(many.records) == 3
     for a, b in zip(one.records, many.records):
         assert b["status"] == "ok", b["errors"]
+        assert b["params"] == a["params"]
         assert a["top_words"] == b["top_words"]
         assert a["scores"]["npmi"] == pytest.approx(b["scores"]["npmi"], abs=1e-9)
     assert one.selected == many.selected

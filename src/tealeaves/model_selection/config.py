@@ -84,7 +84,7 @@ class SweepConfig:
         The models filter (b) applies to: ETM only by default, as the authors' notebook; every
         model with ``"all"`` in the TOML file (or all of ``models``).
     batch_trials : int
-        At most this many ETM trials of one shape trained as one batch on one device
+        At most this many ETM (or D-VAE) trials of one shape trained as one batch on one device
         (:mod:`tealeaves.model_selection.packing`); 1, the default, trains every trial alone.
     batch_memory_gb : float
         The device memory one batch may use (GB), by the estimate of

@@ -1,12 +1,12 @@
 """Many trials at once in a sweep: the Dask scheduler's work items are packs of trials, and the
-ETM trials of one shape go into packs trained as one batched computation on one device
+ETM and D-VAE trials of one shape go into packs trained as one batched computation on one device
 (:mod:`tealeaves.models.neural.batched`).
 
 A pack holds the trials of one trainer that share a corpus and
 :func:`~tealeaves.models.neural.batched.shape_key` (k, network sizes, minibatch size, epochs;
-learning rate, weight decay, γ_η and seed may differ), at most ``max_trials`` of them and no
+the other settings and the seed may differ), at most ``max_trials`` of them and no
 more than fit in ``memory_bytes`` by :func:`~tealeaves.models.neural.batched.trial_bytes`'s
-estimate of one trial's memory. Every other trial (G-LDA, D-VAE, ETM with ``validation_share``)
+estimate of one trial's memory. Every other trial (G-LDA, ETM with ``validation_share``)
 is a pack of one, trained as before. Each trial of a pack is recorded as if trained alone: a
 batched trial equals its own run (``tests/models/test_batched.py``); its training seconds are
 the pack's divided by its trials, and a pack that fails fails each of its trials.
@@ -22,7 +22,7 @@ from tealeaves.errors import InputError
 if TYPE_CHECKING:
     from tealeaves.model_selection.run import Trial
 
-BATCHED = ("etm",)  # the trainers whose trials train as one batch
+BATCHED = ("etm", "dvae")  # the trainers whose trials train as one batch
 
 
 def pack_trials(
@@ -62,6 +62,9 @@ def pack_trials(
     [['g'], ['e0', 'e2', 'e4'], ['e1', 'e3']]
     >>> [[t.trial for t in p] for p in pack_trials(trials, 2, 80e9, sizes=sizes)]
     [['g'], ['e0', 'e2'], ['e1', 'e3'], ['e4']]
+    >>> dvae = [SimpleNamespace(model="dvae", trial=f"d{i}", corpus="c", k=50, params={}) for i in range(3)]
+    >>> [[t.trial for t in p] for p in pack_trials(trials[:2] + dvae, 32, 80e9, sizes=sizes)]
+    [['g'], ['e0'], ['d0', 'd1', 'd2']]
     """
     if max_trials < 1:
         raise InputError(f"batch_trials must be a positive integer, got {max_trials!r}")
@@ -77,8 +80,8 @@ def pack_trials(
         params = {"k": trial.k, **trial.params}
         if trial.corpus not in known:
             known[trial.corpus] = _corpus_size(trial.corpus)
-        fits = max(1, int(memory_bytes // trial_bytes(*known[trial.corpus], params)))
-        key = (trial.model, trial.corpus, shape_key(params))
+        fits = max(1, int(memory_bytes // trial_bytes(*known[trial.corpus], params, trial.model)))
+        key = (trial.model, trial.corpus, shape_key(params, trial.model))
         if key not in groups or len(groups[key]) >= min(max_trials, fits):
             groups[key] = []
             packs.append(groups[key])

@@ -355,7 +355,8 @@ def run_pack(pack: Sequence[Trial]) -> list[dict[str, Any]]:
     threads = {trial.pop("threads", 1) for trial in trials}
     if len(device) > 1 or len(threads) > 1:
         raise InputError("the trials of one pack must ask for the same device and threads")
-    models = fit_many(Corpus.load(pack[0].corpus), trials, device=device.pop(), threads=threads.pop())
+    corpus = Corpus.load(pack[0].corpus)
+    models = fit_many(corpus, trials, model=pack[0].model, device=device.pop(), threads=threads.pop())
     seconds = round((time.perf_counter() - started) / len(pack), 3)
     for model in models:
         model.manifest["training"]["seconds"] = seconds

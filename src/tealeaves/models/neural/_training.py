@@ -111,14 +111,22 @@ def torch_session(seed: int, purpose: str, threads: int) -> Iterator[None]:
     """
     torch = require_torch()
     devices = list(range(torch.cuda.device_count())) if torch.cuda.is_available() else []
+    with cpu_mode(threads), torch.random.fork_rng(devices=devices):
+        torch.manual_seed(family_seed(seed, purpose))
+        yield
+
+
+@contextmanager
+def cpu_mode(threads: int) -> Iterator[None]:
+    """Run the block with ``threads`` PyTorch CPU threads and subnormal floats flushed to zero
+    (:func:`torch_session`, which seeds as well); both are restored afterwards."""
+    torch = require_torch()
     flushing = _flushes_subnormals(torch)
     torch.set_flush_denormal(True)
     before = torch.get_num_threads()
     torch.set_num_threads(threads)
     try:
-        with torch.random.fork_rng(devices=devices):
-            torch.manual_seed(family_seed(seed, purpose))
-            yield
+        yield
     finally:
         torch.set_num_threads(before)
         torch.set_flush_denormal(flushing)

@@ -179,12 +179,38 @@ def fit(
     >>> model.manifest["training"]["checkpoint"]["epoch"]  # scored after epoch 1 only
     1
     """
-    check_positive(KIND, alpha=alpha, learning_rate=learning_rate)
-    check_count(
-        KIND, 1, epochs=epochs, gamma_kl=gamma_kl, batch_size=batch_size, encoder_dim=encoder_dim, threads=threads
+    params = _params(
+        corpus,
+        k,
+        seed,
+        alpha=alpha,
+        learning_rate=learning_rate,
+        beta_reg=beta_reg,
+        gamma_bn=gamma_bn,
+        gamma_kl=gamma_kl,
+        epochs=epochs,
+        batch_size=batch_size,
+        encoder_dim=encoder_dim,
+        dropout=dropout,
+        checkpoint=checkpoint,
+        checkpoint_every=checkpoint_every,
+        device=device,
+        threads=threads,
     )
-    check_count(KIND, 0, gamma_bn=gamma_bn)
-    check_count(KIND, 1, checkpoint_every=checkpoint_every)
+    resolved = resolve_device(device)
+    data = DocTerm.of(corpus, resolved)
+    with session(seed, threads):
+        net, trace, best = _train(data, len(corpus.vocab), params, resolved, progress)
+        return model_of(corpus, net, data, params, trace, best, resolved)
+
+
+def _params(corpus: Corpus, k: int, seed: int, **values: Any) -> dict[str, Any]:
+    """The parameters of :func:`fit` checked (an :class:`InputError` naming a bad one) and recorded."""
+    check_positive(KIND, alpha=values["alpha"], learning_rate=values["learning_rate"])
+    counts = ("epochs", "gamma_kl", "batch_size", "encoder_dim", "threads", "checkpoint_every")
+    check_count(KIND, 1, **{name: values[name] for name in counts})
+    check_count(KIND, 0, gamma_bn=values["gamma_bn"])
+    beta_reg, dropout, checkpoint = values["beta_reg"], values["dropout"], values["checkpoint"]
     if checkpoint not in ("npmi", "last"):
         raise InputError(f"dvae needs checkpoint 'npmi' (Hoyle et al.'s) or 'last', got {checkpoint!r}")
     if isinstance(beta_reg, bool) or not isinstance(beta_reg, (int, float)) or not beta_reg >= 0:
@@ -196,35 +222,42 @@ def fit(
     if len(corpus) < 2:
         raise InputError("dvae needs at least 2 training documents (batch norm needs two per minibatch)")
     require_torch()  # refused in one line before any work when PyTorch is missing
-    resolved = resolve_device(device)
-    data = DocTerm.of(corpus, resolved)
-    params: dict[str, Any] = {
+    return {
         "k": k,
-        "alpha": float(alpha),
-        "learning_rate": float(learning_rate),
-        "beta_reg": float(beta_reg),
-        "gamma_bn": int(gamma_bn),
-        "gamma_kl": int(gamma_kl),
-        "epochs": int(epochs),
-        "batch_size": int(batch_size),
-        "encoder_dim": int(encoder_dim),
+        **{name: float(values[name]) for name in ("alpha", "learning_rate", "beta_reg")},
+        **{name: int(values[name]) for name in ("gamma_bn", "gamma_kl", "epochs", "batch_size", "encoder_dim")},
         "dropout": float(dropout),
         "checkpoint": checkpoint,
-        "checkpoint_every": int(checkpoint_every),
-        "device": device,
-        "threads": threads,
+        "checkpoint_every": int(values["checkpoint_every"]),
+        "device": values["device"],
+        "threads": values["threads"],
         "seed": seed,
         "mixture_decoder": False,
     }
-    with torch_session(seed, "train dvae", threads):
-        net, trace, best = _train(data, len(corpus.vocab), params, resolved, progress)
-        _set_population_statistics(net, data, batch_size)
-        theta = _posterior_mean(net, data, batch_size)
+
+
+def session(seed: int, threads: int) -> Any:
+    """The PyTorch session of one trial trained from ``seed`` (its weights', dropout's and samples' generators)."""
+    return torch_session(seed, "train dvae", threads)
+
+
+def model_of(
+    corpus: Corpus,
+    net: Any,
+    data: DocTerm,
+    params: dict[str, Any],
+    trace: list[list[float]],
+    best: _Checkpoint,
+    device: Any,
+) -> TopicModel:
+    """The trained model of :func:`fit` (its network's kept checkpoint already loaded; inside the trial's :func:`session`)."""
+    _set_population_statistics(net, data, params["batch_size"])
+    theta = _posterior_mean(net, data, params["batch_size"])
     weights = net.topics.weight.detach().double().cpu().numpy().T  # K x V
     model = TopicModel(
         corpus.vocab,
         _softmax_rows(weights),
-        alpha=np.full(k, float(alpha)),
+        alpha=np.full(params["k"], params["alpha"]),
         theta=theta,
         kind=KIND,
         params=params,
@@ -233,7 +266,7 @@ def fit(
     model.manifest["training"] = {
         "objective": "training loss per word: -E_q log p(x | θ) + annealed KL (the L1 penalty excluded)",
         "trace": trace,
-        "device": str(resolved),
+        "device": str(device),
         "checkpoint": best.record(),
     }
     return model
@@ -254,7 +287,7 @@ def _train(
         weights = annealing_factor(b, epoch, gamma_bn, n_batches), annealing_factor(b, epoch, gamma_kl, n_batches)
         return minibatch_loss(net, prior, data.batch(rows), *weights, beta_reg)
 
-    best = _Checkpoint(net, data, params)
+    best = _Checkpoint(net, present_words(data), params)
     net.train()
     trace = train_epochs(
         net.parameters(),
@@ -279,25 +312,33 @@ class _Checkpoint:
     after it, the training NPMI of each topic's top words; the weights of the best epoch are kept
     (``checkpoint="last"``: the last epoch's, nothing scored)."""
 
-    def __init__(self, net: Any, data: DocTerm, params: dict[str, Any]) -> None:
+    def __init__(self, net: Any, present: sp.csc_matrix, params: dict[str, Any]) -> None:
         self.net, self.every, self.last = net, params["checkpoint_every"], params["checkpoint"] == "last"
-        self.present = data.counts.tocsc()
-        self.present.data[:] = 1.0
+        self.present = present
         self.npmi, self.epoch = -np.inf, params["epochs"]
         self.state: dict[str, Any] | None = None
         self.scores: list[list[float]] = []
 
     def __call__(self, epoch: int, _loss: float, _optimizer: Any) -> dict[str, float]:
         """The ``after_epoch`` of :func:`~tealeaves.models.neural._training.train_epochs`."""
+        improved = self.observe(epoch, self.net.topics.weight)
+        if improved:
+            self.state = copy_state(self.net)
+        return {"training_npmi": self.scores[-1][1]} if improved is not None else {}
+
+    def observe(self, epoch: int, topics: Any) -> bool | None:
+        """Score epoch ``epoch`` by the decoder weights ``topics`` (V x K) when it is a scored epoch:
+        whether it is the best so far, so that its weights are to be kept (None: not scored)."""
         if self.last or epoch % self.every:
-            return {}
+            return None
         with require_torch().no_grad():
-            top = np.argsort(-self.net.topics.weight.t().cpu().numpy(), axis=1, kind="stable")[:, :CHECKPOINT_WORDS]
+            top = np.argsort(-topics.t().cpu().numpy(), axis=1, kind="stable")[:, :CHECKPOINT_WORDS]
         value = training_npmi(self.present, top)
         self.scores.append([epoch + 1, value])
         if value >= self.npmi:
-            self.npmi, self.epoch, self.state = value, epoch + 1, copy_state(self.net)
-        return {"training_npmi": value}
+            self.npmi, self.epoch = value, epoch + 1
+            return True
+        return False
 
     def restore(self) -> None:
         """Load the kept epoch's weights into the network (the last epoch's are in it otherwise)."""
@@ -318,6 +359,13 @@ class _Checkpoint:
             "trace": self.scores,
             "columns": ["epoch", "training NPMI"],
         }
+
+
+def present_words(data: DocTerm) -> sp.csc_matrix:
+    """1 where a training document holds a word (the checkpoint's NPMI counts; CSC)."""
+    present = data.counts.tocsc()
+    present.data[:] = 1.0
+    return present
 
 
 def minibatch_loss(
