@@ -104,8 +104,9 @@ BETA_ITERATIONS = 200  # Dirichlet.learnSymmetricConcentration's iterations
 SAMPLERS = ("auto", "dense", "sparse")
 WordLists = tuple[np.ndarray, np.ndarray, np.ndarray, int]  # the sparse sampler's (_gibbs.packed_lists)
 # "auto" samples by SparseLDA's buckets from this many topics on: on 20 Newsgroups after 50 sweeps
-# the two samplers took the same CPU time per sweep at K = 50, the dense one less below it
-# (0.067 against 0.090 s at K = 20) and the sparse one less above (0.192 against 0.245 s at K = 100)
+# the two samplers took the same CPU time per sweep at K = 50 (0.119 s dense, 0.121 sparse), the
+# dense one less below it (0.062 against 0.087 s at K = 20) and the sparse one less above (0.163
+# against 0.222 s at K = 100; benchmarks/lda_gibbs.py -k 20 30 50 100 --samplers 6 --warm 50)
 SPARSE_FROM_K = 50
 
 
