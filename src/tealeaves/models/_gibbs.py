@@ -1,4 +1,4 @@
-"""Numba kernels of ``lda-gibbs``: the collapsed Gibbs sweep and the collapsed log-likelihood.
+"""Kernels of ``lda-gibbs`` (numba): the collapsed Gibbs sweep; and the collapsed log-likelihood.
 
 The state is the topic assignment ``z`` of every token and its counts: ``n_wk`` (V x K, word
 major, so that a token reads one contiguous row), ``n_dk`` (D x K) and ``n_k`` (K). A token's
