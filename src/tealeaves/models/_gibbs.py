@@ -1,4 +1,4 @@
-"""Numba kernels of ``lda-gibbs``: the collapsed Gibbs sweep and the collapsed log-likelihood.
+"""Kernels of ``lda-gibbs`` (numba): the collapsed Gibbs sweep; and the collapsed log-likelihood.
 
 The state is the topic assignment ``z`` of every token and its counts: ``n_wk`` (V x K, word
 major, so that a token reads one contiguous row), ``n_dk`` (D x K) and ``n_k`` (K). A token's
@@ -20,15 +20,18 @@ keeps the totals of s and r up to date as the counts change, caches the coeffici
 c_k = (n_dk + α_k)/(n_k + Vβ) so that q's terms are c_k n_kw over the word's topics of nonzero
 count, and draws u · (s + r + q): in q (most of the mass once topics have formed) by a scan
 over the word's topics, in r by a scan over the document's, in s by a scan over the K topics.
-The word's topics are listed unsorted (MALLET keeps them sorted by count, which shortens the
-scan inside q but not the pass that totals it).
+As MALLET's ``typeTopicCounts``, a word's topics are one packed list, n_kw << b | k (b bits
+hold a topic), sorted largest first and kept sorted as counts change by one (an entry moves
+past its neighbours), so that the scan inside q stops within the first few entries and the
+pass that totals q reads one short array. The lists are packed from ``n_wk`` by
+:func:`packed_lists` (a sequential run keeps them from sweep to sweep, as MALLET does) and
+unpacked into ``n_wk`` after each pass. Times beside MALLET's: the training guide (``benchmarks/lda_gibbs.py``).
 """
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
+from scipy.special import gammaln
 
 from tealeaves.jit import kernel
 from tealeaves.streams import uniform
@@ -94,6 +97,39 @@ def sample_documents(
             inverse[topic] = 1.0 / (n_k[topic] + v_beta)
 
 
+def packed_lists(n_wk: np.ndarray, n_k: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
+    """The sparse sampler's word lists of the counts ``n_wk``: MALLET's ``typeTopicCounts``.
+
+    Word w's topics of nonzero count packed as ``n_kw << bits | k``, largest first, in
+    ``entries[starts[w] : starts[w] + lengths[w]]``, with room for min(K, N_w) (its tokens cannot
+    be in more topics). numpy, not a kernel: it runs once per run (once per sweep with several
+    shards), and a kernel's compilation took 0.3 CPU s of the first run's budget.
+
+    Parameters
+    ----------
+    n_wk, n_k : numpy.ndarray
+        The topic-word counts (V x K) and the topics' totals (K).
+
+    Returns
+    -------
+    tuple
+        ``entries``, ``starts`` (V + 1), ``lengths`` (V) and ``bits``, the bits of an entry that
+        hold its topic (at least 1).
+    """
+    v, k = n_wk.shape
+    bits = max(1, (k - 1).bit_length())
+    words, topics = np.nonzero(n_wk)
+    packed = (n_wk[words, topics].astype(np.int64) << bits) | topics
+    order = np.lexsort((-packed, words))
+    lengths = np.bincount(words, minlength=v).astype(np.int64)
+    starts = np.zeros(v + 1, dtype=np.int64)
+    np.cumsum(np.minimum(n_wk.sum(axis=1, dtype=np.int64), k), out=starts[1:])
+    entries = np.zeros(starts[-1], dtype=np.int64)
+    first = np.cumsum(lengths) - lengths  # each word's first place in the sorted nonzero entries
+    entries[starts[words] + np.arange(len(words)) - first[words]] = packed[order]
+    return entries, starts, lengths, bits
+
+
 @kernel
 def sample_documents_sparse(
     tokens: np.ndarray,
@@ -101,6 +137,10 @@ def sample_documents_sparse(
     z: np.ndarray,
     first: int,
     last: int,
+    entries: np.ndarray,
+    starts: np.ndarray,
+    lengths: np.ndarray,
+    bits: int,
     n_wk: np.ndarray,
     n_dk: np.ndarray,
     n_k: np.ndarray,
@@ -108,21 +148,19 @@ def sample_documents_sparse(
     beta: float,
     state: np.ndarray,
 ) -> None:
-    """:func:`sample_documents` by SparseLDA's three buckets (see the module): same arguments, same distribution.
+    """:func:`sample_documents` by SparseLDA's buckets (see the module) on the packed lists of :func:`packed_lists`.
 
-    The word's topics of nonzero count are listed at the start of the call (a pass over
-    ``n_wk``) and kept up to date; the smoothing mass s is totalled at the start too, then
-    updated as each token leaves and rejoins a topic, as MALLET's ``WorkerRunnable`` does.
+    The same arguments, and the lists of ``n_wk`` (:func:`packed_lists`), sampled on and kept up
+    to date, then unpacked into ``n_wk`` at the end; the same distribution.
+
+    As MALLET's ``WorkerRunnable.sampleTopicsForOneDoc``: the token leaves its topic's entry, which
+    moves down its word's list past larger ones (and off its end at zero); q is totalled over the
+    word's entries, and the drawn topic's entry (added at the end when new) moves up past
+    smaller ones, so that each list stays sorted and the scans inside q stop early.
     """
     k_topics = alpha.shape[0]
-    v_beta = beta * n_wk.shape[0]
-    word_topics = np.empty(n_wk.shape, dtype=np.int32)  # row w: its topics of nonzero count first
-    word_nonzero = np.zeros(n_wk.shape[0], dtype=np.int32)
-    for w in range(n_wk.shape[0]):
-        for k in range(k_topics):
-            if n_wk[w, k] > 0:
-                word_topics[w, word_nonzero[w]] = k
-                word_nonzero[w] += 1
+    v_beta = beta * (starts.shape[0] - 1)
+    one, mask = np.int64(1) << bits, (np.int64(1) << bits) - 1
     inverse = np.empty(k_topics)  # 1 / (n_k + Vβ)
     coefficient = np.empty(k_topics)  # (n_dk + α_k) / (n_k + Vβ); α_k / (n_k + Vβ) outside the document
     s_mass = 0.0
@@ -131,69 +169,103 @@ def sample_documents_sparse(
         coefficient[k] = alpha[k] * inverse[k]
         s_mass += alpha[k] * beta * inverse[k]
     doc_topics = np.empty(k_topics, dtype=np.int32)
-    q_terms = np.empty(k_topics)
+    in_doc = np.zeros(k_topics, dtype=np.bool_)
     for d in range(first, last):
         doc = n_dk[d]
         n_doc = 0
         r_mass = 0.0
-        for k in range(k_topics):
-            if doc[k] > 0:
-                doc_topics[n_doc] = k
+        for i in range(offsets[d], offsets[d + 1]):  # the document's topics, from its tokens (not a pass over K)
+            topic = z[i]
+            if not in_doc[topic]:
+                in_doc[topic] = True
+                doc_topics[n_doc] = topic
                 n_doc += 1
-                coefficient[k] = (doc[k] + alpha[k]) * inverse[k]
-                r_mass += doc[k] * beta * inverse[k]
+                coefficient[topic] = (doc[topic] + alpha[topic]) * inverse[topic]
+                r_mass += doc[topic] * beta * inverse[topic]
+        for j in range(n_doc):
+            in_doc[doc_topics[j]] = False
         for i in range(offsets[d], offsets[d + 1]):
             w = tokens[i]
-            word = n_wk[w]
-            listed = word_topics[w]
+            base, n_word = starts[w], lengths[w]
             topic = z[i]
             s_mass -= alpha[topic] * beta * inverse[topic]
             r_mass -= doc[topic] * beta * inverse[topic]
             doc[topic] -= 1
-            word[topic] -= 1
             n_k[topic] -= 1
             inverse[topic] = 1.0 / (n_k[topic] + v_beta)
             s_mass += alpha[topic] * beta * inverse[topic]
             r_mass += doc[topic] * beta * inverse[topic]
             coefficient[topic] = (doc[topic] + alpha[topic]) * inverse[topic]
-            if doc[topic] == 0:
-                n_doc = _unlist(doc_topics, n_doc, topic)
-            if word[topic] == 0:
-                word_nonzero[w] = _unlist(listed, word_nonzero[w], topic)
-            n_word = word_nonzero[w]
-            q_mass = 0.0
-            for j in range(n_word):
-                q_terms[j] = coefficient[listed[j]] * word[listed[j]]
-                q_mass += q_terms[j]
+            if doc[topic] == 0:  # off the document's list, the last in its place
+                j = 0
+                while doc_topics[j] != topic:
+                    j += 1
+                n_doc -= 1
+                doc_topics[j] = doc_topics[n_doc]
+            j = base
+            while entries[j] & mask != topic:
+                j += 1
+            entries[j] -= one
+            while j < base + n_word - 1 and entries[j] < entries[j + 1]:
+                entries[j], entries[j + 1] = entries[j + 1], entries[j]
+                j += 1
+            if entries[j] < one:
+                n_word -= 1
+            q_mass = 0.0  # in four running sums: each addition of one waits for the one before it
+            q_1 = q_2 = q_3 = 0.0
+            j = base
+            while j + 4 <= base + n_word:
+                q_mass += coefficient[entries[j] & mask] * (entries[j] >> bits)
+                q_1 += coefficient[entries[j + 1] & mask] * (entries[j + 1] >> bits)
+                q_2 += coefficient[entries[j + 2] & mask] * (entries[j + 2] >> bits)
+                q_3 += coefficient[entries[j + 3] & mask] * (entries[j + 3] >> bits)
+                j += 4
+            while j < base + n_word:
+                q_mass += coefficient[entries[j] & mask] * (entries[j] >> bits)
+                j += 1
+            q_mass = (q_mass + q_1) + (q_2 + q_3)
             target = uniform(state) * (s_mass + r_mass + q_mass)
             if target < q_mass:
-                j = 0
-                target -= q_terms[0]
-                while target >= 0.0 and j < n_word - 1:
+                j = base
+                target -= coefficient[entries[j] & mask] * (entries[j] >> bits)
+                while target >= 0.0 and j < base + n_word - 1:
                     j += 1
-                    target -= q_terms[j]
-                topic = listed[j]
-            elif target < q_mass + r_mass and n_doc > 0:
-                target -= q_mass
-                j = 0
-                topic = doc_topics[0]
-                target -= doc[topic] * beta * inverse[topic]
-                while target >= 0.0 and j < n_doc - 1:
-                    j += 1
-                    topic = doc_topics[j]
-                    target -= doc[topic] * beta * inverse[topic]
+                    target -= coefficient[entries[j] & mask] * (entries[j] >> bits)
+                j -= base
+                topic = entries[base + j] & mask
             else:
-                target = max(target - q_mass - r_mass, 0.0)
-                topic = 0
-                target -= alpha[0] * beta * inverse[0]
-                while target >= 0.0 and topic < k_topics - 1:
-                    topic += 1
-                    target -= alpha[topic] * beta * inverse[topic]
+                if target < q_mass + r_mass and n_doc > 0:
+                    target -= q_mass
+                    j = 0
+                    topic = doc_topics[0]
+                    target -= doc[topic] * beta * inverse[topic]
+                    while target >= 0.0 and j < n_doc - 1:
+                        j += 1
+                        topic = doc_topics[j]
+                        target -= doc[topic] * beta * inverse[topic]
+                else:
+                    target = max(target - q_mass - r_mass, 0.0)
+                    topic = 0
+                    target -= alpha[0] * beta * inverse[0]
+                    while target >= 0.0 and topic < k_topics - 1:
+                        topic += 1
+                        target -= alpha[topic] * beta * inverse[topic]
+                j = 0
+                while j < n_word and entries[base + j] & mask != topic:
+                    j += 1
+                if j == n_word:
+                    entries[base + j] = topic
+                    n_word += 1
+            j += base
+            entries[j] += one
+            while j > base and entries[j] > entries[j - 1]:
+                entries[j], entries[j - 1] = entries[j - 1], entries[j]
+                j -= 1
+            lengths[w] = n_word
             z[i] = topic
             s_mass -= alpha[topic] * beta * inverse[topic]
             r_mass -= doc[topic] * beta * inverse[topic]
             doc[topic] += 1
-            word[topic] += 1
             n_k[topic] += 1
             inverse[topic] = 1.0 / (n_k[topic] + v_beta)
             s_mass += alpha[topic] * beta * inverse[topic]
@@ -202,22 +274,13 @@ def sample_documents_sparse(
             if doc[topic] == 1:
                 doc_topics[n_doc] = topic
                 n_doc += 1
-            if word[topic] == 1:
-                listed[n_word] = topic
-                word_nonzero[w] = n_word + 1
         for j in range(n_doc):
             topic = doc_topics[j]
             coefficient[topic] = alpha[topic] * inverse[topic]
-
-
-@kernel(inline="always")
-def _unlist(listed: np.ndarray, length: int, topic: int) -> int:
-    """Remove ``topic`` from the first ``length`` entries of ``listed`` (the last takes its place); the new length."""
-    for j in range(length):
-        if listed[j] == topic:
-            listed[j] = listed[length - 1]
-            return length - 1
-    return length
+    for w in range(n_wk.shape[0]):
+        n_wk[w] = 0
+        for j in range(starts[w], starts[w] + lengths[w]):
+            n_wk[w, entries[j] & mask] = entries[j] >> bits
 
 
 @kernel(fastmath=True, inline="always")
@@ -229,31 +292,26 @@ def _total(weights: np.ndarray) -> float:
     return total
 
 
-@kernel
 def log_joint(n_wk: np.ndarray, n_dk: np.ndarray, n_k: np.ndarray, alpha: np.ndarray, beta: float) -> float:
     """log p(w, z | α, β), Θ and Φ integrated out (MALLET's ``modelLogLikelihood``, exact log Γ):
 
     Σ_d [log Γ(Σα) − log Γ(N_d + Σα) + Σ_k (log Γ(n_dk + α_k) − log Γ(α_k))]
-    + Σ_k [log Γ(Vβ) − log Γ(n_k + Vβ) + Σ_w (log Γ(n_kw + β) − log Γ(β))].
+    + Σ_k [log Γ(Vβ) − log Γ(n_k + Vβ) + Σ_w (log Γ(n_kw + β) − log Γ(β))],
+
+    the inner sums over the nonzero counts. numpy, not a kernel: it runs every 10 sweeps, and a
+    kernel's compilation took 0.24 CPU s of the first run's budget.
     """
     n_docs, k_topics = n_dk.shape
     v = n_wk.shape[0]
-    alpha_sum = 0.0  # as alpha.sum(), whose implementation numba compiles at greater cost
-    for k in range(k_topics):
-        alpha_sum += alpha[k]
-    total = 0.0
-    for d in range(n_docs):
-        length = 0
-        for k in range(k_topics):
-            if n_dk[d, k] > 0:
-                total += math.lgamma(n_dk[d, k] + alpha[k]) - math.lgamma(alpha[k])
-                length += n_dk[d, k]
-        total += math.lgamma(alpha_sum) - math.lgamma(length + alpha_sum)
-    lgamma_beta = math.lgamma(beta)
-    for w in range(v):
-        for k in range(k_topics):
-            if n_wk[w, k] > 0:
-                total += math.lgamma(n_wk[w, k] + beta) - lgamma_beta
-    for k in range(k_topics):
-        total += math.lgamma(v * beta) - math.lgamma(n_k[k] + v * beta)
-    return total
+    alpha_sum = float(alpha.sum())
+    docs, doc_topics = np.nonzero(n_dk)
+    words, word_topics = np.nonzero(n_wk)
+    lengths = n_dk.sum(axis=1, dtype=np.int64)
+    return float(
+        n_docs * gammaln(alpha_sum)
+        - gammaln(lengths + alpha_sum).sum()
+        + (gammaln(n_dk[docs, doc_topics] + alpha[doc_topics]) - gammaln(alpha[doc_topics])).sum()
+        + (gammaln(n_wk[words, word_topics] + beta) - gammaln(beta)).sum()
+        + k_topics * gammaln(v * beta)
+        - gammaln(n_k + v * beta).sum()
+    )

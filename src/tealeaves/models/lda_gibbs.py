@@ -84,7 +84,13 @@ from scipy.special import digamma, gammaln
 from tealeaves.corpus import Corpus
 from tealeaves.errors import InputError
 from tealeaves.jit import map_threads
-from tealeaves.models._gibbs import log_joint, random_assignments, sample_documents, sample_documents_sparse
+from tealeaves.models._gibbs import (
+    log_joint,
+    packed_lists,
+    random_assignments,
+    sample_documents,
+    sample_documents_sparse,
+)
 from tealeaves.models.topic_model import TopicModel
 from tealeaves.progress import ProgressCallback, notify
 from tealeaves.rng import family_seed
@@ -96,9 +102,11 @@ SAVE_SAMPLE_INTERVAL = 10  # MALLET's saveSampleInterval
 ALPHA_SHAPE, ALPHA_SCALE = 1.001, 1.0  # ParallelTopicModel.optimizeAlpha's learnParameters arguments
 BETA_ITERATIONS = 200  # Dirichlet.learnSymmetricConcentration's iterations
 SAMPLERS = ("auto", "dense", "sparse")
+WordLists = tuple[np.ndarray, np.ndarray, np.ndarray, int]  # the sparse sampler's (_gibbs.packed_lists)
 # "auto" samples by SparseLDA's buckets from this many topics on: on 20 Newsgroups after 50 sweeps
-# the two samplers took the same CPU time per sweep at K = 50, the dense one less below it
-# (0.067 against 0.090 s at K = 20) and the sparse one less above (0.192 against 0.245 s at K = 100)
+# the two samplers took the same CPU time per sweep at K = 50 (0.119 s dense, 0.121 sparse), the
+# dense one less below it (0.062 against 0.087 s at K = 20) and the sparse one less above (0.163
+# against 0.222 s at K = 100; benchmarks/lda_gibbs.py -k 20 30 50 100 --samplers 6 --warm 50)
 SPARSE_FROM_K = 50
 
 
@@ -166,8 +174,11 @@ def fit(
     sum_wk = np.zeros((v, k))
     sum_dk = np.zeros((n_docs, k))
     sparse = sampler == "sparse" or (sampler == "auto" and k >= SPARSE_FROM_K)
+    lists = packed_lists(n_wk, n_k) if sparse and shards == 1 else None
     for done in range(1, iterations + 1):
-        gibbs_sweep(tokens, offsets, z, n_wk, n_dk, n_k, alpha, beta_now, bounds, states, local_wk, local_k, sparse)
+        gibbs_sweep(
+            tokens, offsets, z, n_wk, n_dk, n_k, alpha, beta_now, bounds, states, local_wk, local_k, sparse, lists
+        )
         if optimize_interval > 0 and done > optimize_burn_in:
             if done % save_every == 0:
                 for topic in range(k):
@@ -245,6 +256,7 @@ def gibbs_sweep(
     local_wk: np.ndarray,
     local_k: np.ndarray,
     sparse: bool = False,
+    lists: WordLists | None = None,
 ) -> None:
     """One Gibbs sweep over every token, the documents split into the shards of ``bounds``.
 
@@ -255,22 +267,37 @@ def gibbs_sweep(
     ``local_k[s]``, copied from the shared counts at the start of the sweep; the document-topic
     counts are its own), and the shared counts are the sum of the shards' changes after it: the
     same assignments for a given seed and number of shards, whatever the threads. ``sparse``
-    samples by SparseLDA's buckets (``_gibbs.sample_documents_sparse``), else by the scan over K.
+    samples by SparseLDA's buckets (``_gibbs.sample_documents_sparse``) on the packed word lists
+    of each shard's counts (``_gibbs.packed_lists``), else by the scan over K. ``lists``: with one
+    shard and ``sparse``, the lists of ``n_wk`` kept from sweep to sweep (as MALLET keeps its
+    ``typeTopicCounts``) rather than packed again at each sweep.
     """
-    sample = sample_documents_sparse if sparse else sample_documents
     n_shards = len(bounds) - 1
+
+    def sample_shard(s: int, shard_wk: np.ndarray, shard_k: np.ndarray, kept: WordLists | None) -> None:
+        first, last, state = bounds[s], bounds[s + 1], states[s : s + 1]
+        if sparse:
+            entries, starts, lengths, bits = kept or packed_lists(shard_wk, shard_k)
+            sample_documents_sparse(
+                tokens, offsets, z, first, last, entries, starts, lengths, bits,
+                shard_wk, n_dk, shard_k, alpha, beta, state,
+            )  # fmt: skip
+        else:
+            sample_documents(tokens, offsets, z, first, last, shard_wk, n_dk, shard_k, alpha, beta, state)
+
     if n_shards == 1:
-        sample(tokens, offsets, z, bounds[0], bounds[1], n_wk, n_dk, n_k, alpha, beta, states[0:1])
+        sample_shard(0, n_wk, n_k, lists)
         return
 
-    def sample_shard(s: int) -> None:
+    packed = packed_lists(n_wk, n_k) if sparse else None  # packed once, a copy for each shard
+
+    def sample_copy(s: int) -> None:
         local_wk[s] = n_wk
         local_k[s] = n_k
-        sample(
-            tokens, offsets, z, bounds[s], bounds[s + 1], local_wk[s], n_dk, local_k[s], alpha, beta, states[s : s + 1]
-        )
+        kept = None if packed is None else (packed[0].copy(), packed[1], packed[2].copy(), packed[3])
+        sample_shard(s, local_wk[s], local_k[s], kept)
 
-    map_threads(sample_shard, range(n_shards), n_threads=n_shards)
+    map_threads(sample_copy, range(n_shards), n_threads=n_shards)
     n_wk += (local_wk - n_wk).sum(axis=0, dtype=n_wk.dtype)
     n_k += (local_k - n_k).sum(axis=0, dtype=n_k.dtype)
 
