@@ -570,13 +570,14 @@ def run_units(runs: list[Items], plan: str | None) -> list[np.ndarray]:
         common = functools.reduce(np.intersect1d, [r.ids for r in runs])
         units = []
         for r in runs:
-            at = np.searchsorted(r.ids, common) if np.all(np.diff(r.ids) > 0) else _positions(r.ids, common)
+            at = _positions(r.ids, common)
             units.append(linearised(Items(r.values[at], r.weights[at], common)))
         return units
     return [linearised(r) for r in runs]
 
 
 def _positions(ids: np.ndarray, wanted: np.ndarray) -> np.ndarray:
+    """Where each of ``wanted`` (all present) stands in ``ids``, sorted or not."""
     order = np.argsort(ids, kind="stable")
     return order[np.searchsorted(ids[order], wanted)]
 
