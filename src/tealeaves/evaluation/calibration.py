@@ -36,7 +36,6 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from tealeaves.evaluation.stats import (
-    CONFIDENCE,
     SUBSETS,
     UNIT_RANGE,
     Measurements,
@@ -53,6 +52,7 @@ from tealeaves.rng import family_generator
 from tealeaves.stats.design import minimal_detectable_difference
 from tealeaves.stats.family import IndependentMeans, PairedRatios, joint_null
 from tealeaves.stats.intervals import (
+    CONFIDENCE,
     bootstrap_t_interval,
     bounded_t_interval,
     delete_d_jackknife_se,

@@ -87,9 +87,10 @@ from tealeaves.deprecation import moved_names, renamed_parameters
 from tealeaves.evaluation.metrics import outputs
 from tealeaves.metrics.measured import JACKKNIFE, PAIRED, Items, Output
 from tealeaves.rng import family_generator
-from tealeaves.stats.design import detectable_difference, minimal_detectable_difference, tost_pvalue
+from tealeaves.stats.design import POWER, detectable_difference, minimal_detectable_difference, tost_pvalue
 from tealeaves.stats.family import Comparison, IndependentMeans, PairedRatios, Regrouped, joint_null, tied_draws
 from tealeaves.stats.intervals import (
+    CONFIDENCE,
     bootstrap_se,
     bootstrap_t_interval,
     bounded_t_interval,
@@ -115,8 +116,6 @@ if TYPE_CHECKING:
 
     import pandas as pd
 
-CONFIDENCE = 0.95
-POWER = 0.80
 MIN_WELCH = 5  # fewer items in a model: the permutation test
 PERMUTATIONS = 9999
 REGROUPINGS = 1999  # the model-level randomisation test's random regroupings
