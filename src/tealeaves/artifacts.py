@@ -188,8 +188,16 @@ def read_manifest(folder: str | os.PathLike[str], kind: str | None = None) -> di
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise ArtifactError(f"{path} is not valid JSON ({exc}); rebuild the artifact") from exc
     if kind is not None and manifest.get("kind") != kind:
-        raise ArtifactError(f"{folder} holds a {manifest.get('kind')!r} artifact, not a {kind!r}; pass a {kind} folder")
+        found = manifest.get("kind")
+        raise ArtifactError(
+            f"{folder} holds {_a(str(found))} {found!r} artifact, not {_a(kind)} {kind!r}; pass {_a(kind)} {kind} folder"
+        )
     return manifest
+
+
+def _a(word: str) -> str:
+    """The indefinite article of ``word``: "an evaluation", "a corpus"."""
+    return "an" if word[:1].lower() in "aeiou" else "a"
 
 
 def file_sha256(path: str | os.PathLike[str], chunk: int = 1 << 20) -> str:

@@ -77,6 +77,11 @@ def test_bad_input_exits_2(planted, tmp_path):
     assert invoke("evaluate", tmp_path / "broken.toml", "--out", tmp_path / "run").exit_code == 2
     assert invoke("report", tmp_path / "nowhere", "--out", tmp_path / "r.html").exit_code == 2
     assert not (tmp_path / "r.html").exists()
+    folder = invoke("evaluate", planted, "--out", tmp_path / "run")  # the folder, not its configuration
+    assert folder.exit_code == 2 and "is a folder; pass the evaluation's configuration, a TOML file" in folder.output
+    model = invoke("report", planted / "lda", "--out", tmp_path / "r.html")
+    assert model.exit_code == 2 and "not an 'evaluation'; pass an evaluation folder" in model.output
+    assert not (tmp_path / "r.html").exists() and not (tmp_path / "run").exists()
 
 
 def test_several_runs_per_model_print_the_models_and_their_scope(planted, tmp_path):

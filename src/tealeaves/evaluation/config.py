@@ -249,6 +249,8 @@ def read_toml(path: str | os.PathLike[str]) -> dict[str, Any]:
         import tomli as tomllib
     try:
         return tomllib.loads(Path(path).read_text(encoding="utf-8"))
+    except IsADirectoryError as exc:
+        raise InputError(f"{path} is a folder; pass the evaluation's configuration, a TOML file") from exc
     except OSError as exc:
         raise InputError(f"cannot read the configuration {path}: {exc}") from exc
     except tomllib.TOMLDecodeError as exc:
