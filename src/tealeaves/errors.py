@@ -6,7 +6,8 @@ line and exits with status 2.
 
 from __future__ import annotations
 
-from typing import Any
+import numbers
+from typing import Any, TypeGuard
 
 
 class TealeavesError(Exception):
@@ -119,3 +120,30 @@ def describe(obj: Any) -> str:
     kind = type(obj)
     name = kind.__name__ if kind.__module__ == "builtins" else f"{kind.__module__.split('.')[0]} {kind.__name__}"
     return f"{'an' if name[0].lower() in 'aeiou' else 'a'} {name}"
+
+
+def is_count(value: Any, minimum: int = 1) -> TypeGuard[int]:
+    """Whether ``value`` is a whole number (a Python or NumPy integer, not a bool) of at least ``minimum``.
+
+    Every check of a count (topics, runs, resamples, folds, sweeps) asks this, so that a NumPy
+    integer from ``np.arange`` or a grid passes wherever an int does, and ``True`` passes nowhere.
+
+    Parameters
+    ----------
+    value : object
+        What was given.
+    minimum : int, optional
+        The smallest count accepted.
+
+    Returns
+    -------
+    bool
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from tealeaves.errors import is_count
+    >>> is_count(5), is_count(np.int64(5)), is_count(True), is_count(5.0), is_count(0), is_count(0, minimum=0)
+    (True, True, False, False, False, True)
+    """
+    return isinstance(value, numbers.Integral) and not isinstance(value, bool) and int(value) >= minimum

@@ -44,7 +44,7 @@ from typing import IO, Any, ClassVar, cast
 import numpy as np
 
 from tealeaves.artifacts import atomic_file, cache_root
-from tealeaves.errors import InputError, MissingDependencyError
+from tealeaves.errors import InputError, MissingDependencyError, is_count
 from tealeaves.rng import word_hash
 
 DEFAULT_ENCODER = "st:all-MiniLM-L6-v2"
@@ -159,7 +159,7 @@ class Encoder:
     prefix: ClassVar[str] = ""
 
     def __init__(self, argument: str, cache_dir: str | os.PathLike[str] | None = None, batch_size: int = 256):
-        if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
+        if not is_count(batch_size):
             raise InputError(f"batch_size must be a positive integer, got {batch_size!r}")
         self.argument = argument
         self.spec = f"{self.prefix}:{argument}"

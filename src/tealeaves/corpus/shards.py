@@ -73,7 +73,7 @@ from tealeaves.corpus.steps import (
     vocabulary_from_df,
 )
 from tealeaves.corpus.vocabulary import Vocabulary
-from tealeaves.errors import EmptyResultError, InputError
+from tealeaves.errors import EmptyResultError, InputError, is_count
 from tealeaves.parallel import local_cluster, parallel_map
 from tealeaves.progress import ProgressCallback
 
@@ -182,7 +182,7 @@ def prepare_sharded(
     ([0, 2, 4], [0, 8, 18])
     >>> tmp.cleanup()
     """
-    if not isinstance(shard_size, int) or isinstance(shard_size, bool) or shard_size < 1:
+    if not is_count(shard_size):
         raise InputError(f"shard_size must be a positive number of documents, got {shard_size!r}")
     out = check_writable(out, force)
     source = Corpus.load(vocab_from) if isinstance(vocab_from, (str, os.PathLike)) else vocab_from

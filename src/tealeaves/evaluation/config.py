@@ -59,7 +59,7 @@ from pathlib import Path
 from typing import Any
 
 from tealeaves.deprecation import renamed_attribute, warn_renamed
-from tealeaves.errors import InputError
+from tealeaves.errors import InputError, is_count
 from tealeaves.metrics import METRICS, unknown_keys
 
 TOP_KEYS = {"seed", "n_resamples", "alpha", "primary", "corpora", "models", "metrics", "study"}
@@ -276,9 +276,9 @@ def parse_config(data: dict[str, Any], base: Path) -> EvaluateConfig:
         study["export"] = _path(study["export"], base, "study.export")
         study["familiar_only"] = bool(study.get("familiar_only", False))
     seed, n_resamples, alpha = data.get("seed", 0), data.get("n_resamples", 1000), data.get("alpha", 0.05)
-    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
+    if not is_count(seed, 0):
         raise InputError(f"seed must be a non-negative integer, got {seed!r}")
-    if isinstance(n_resamples, bool) or not isinstance(n_resamples, int) or n_resamples < 100:
+    if not is_count(n_resamples, 100):
         raise InputError(f"n_resamples must be an integer of at least 100 resamples, got {n_resamples!r}")
     if not isinstance(alpha, (int, float)) or not 0 < alpha < 1:
         raise InputError(f"alpha must be a significance level between 0 and 1, got {alpha!r}")

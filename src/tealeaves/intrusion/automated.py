@@ -45,7 +45,7 @@ import numpy as np
 
 from tealeaves.coherence import RefIndex, Window
 from tealeaves.coherence.reference import as_reference_index
-from tealeaves.errors import InputError
+from tealeaves.errors import InputError, is_count
 from tealeaves.intrusion.features import (
     ASSOCIATIONS,
     FEATURES,
@@ -449,7 +449,7 @@ def compare_word_intrusion(
     (['clean', 'mixed'], 7)
     """
     check_association(association)
-    if isinstance(folds, bool) or not isinstance(folds, (int, np.integer)) or folds < 2:
+    if not is_count(folds, 2):
         raise InputError(f"folds must be an integer of at least 2, got {folds!r}")
     if not (np.isfinite(c) and c > 0):
         raise InputError(f"C must be a positive number, got {c}")

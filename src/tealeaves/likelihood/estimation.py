@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from tealeaves.deprecation import renamed_parameters
-from tealeaves.errors import InputError
+from tealeaves.errors import InputError, is_count
 from tealeaves.jit import batches, map_threads, threads
 from tealeaves.likelihood.documents import Docs, Documents, as_documents, model_arrays
 from tealeaves.likelihood.estimators import METHODS, Estimates, Method, find_method
@@ -137,7 +137,7 @@ def run(
     threads (:func:`tealeaves.jit.map_threads`); every document has its own stream, so the
     result does not depend on them.
     """
-    if isinstance(runs, bool) or not isinstance(runs, (int, np.integer)) or runs < 1:
+    if not is_count(runs):
         raise InputError(f"runs must be an integer >= 1, got {runs!r}")
     seed = as_seed(seed)
     family = family_seed(seed, purpose)

@@ -22,7 +22,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from tealeaves.errors import InputError
+from tealeaves.errors import InputError, is_count
 from tealeaves.likelihood import _kernels
 from tealeaves.likelihood.documents import Documents
 from tealeaves.likelihood.schedules import temperatures_schedule
@@ -42,7 +42,7 @@ class Estimates(NamedTuple):
 
 def positive(name: str, value: Any, minimum: int = 1) -> int:
     """``value`` as an int >= ``minimum``; a clear error otherwise."""
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < minimum:
+    if not is_count(value, minimum):
         raise InputError(f"{name} must be an integer >= {minimum}, got {value!r}")
     return int(value)
 

@@ -24,7 +24,7 @@ import numpy as np
 from tealeaves import display
 from tealeaves.artifacts import new_manifest
 from tealeaves.corpus import Corpus, Vocabulary
-from tealeaves.errors import InputError
+from tealeaves.errors import InputError, is_count
 from tealeaves.jit import batches, map_threads
 from tealeaves.likelihood import _kernels
 from tealeaves.likelihood.completion import complete
@@ -94,7 +94,7 @@ def synthetic_corpus(
     vocab = phi.vocab if isinstance(phi, TopicModel) else None
     phi, alpha, _ = model_arrays(phi, alpha, "synthetic data")
     for name, value in (("n_docs", n_docs), ("doc_length", doc_length)):
-        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
+        if not is_count(value):
             raise InputError(f"{name} must be a positive integer, got {value!r}")
     seed = as_seed(seed)
     phi_cum, lengths, family = (

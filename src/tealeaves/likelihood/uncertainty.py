@@ -13,7 +13,7 @@ import numpy as np
 from scipy.special import logsumexp
 
 from tealeaves.deprecation import renamed_parameters
-from tealeaves.errors import InputError
+from tealeaves.errors import InputError, is_count
 from tealeaves.rng import family_generator
 
 BOOTSTRAP_CHUNK = 4_000_000  # resampled values held in memory at once
@@ -73,7 +73,7 @@ def bootstrap_sd(run_log_prob: np.ndarray, n_resamples: int = 10_000, seed: int 
     n_runs, n_docs = run_log_prob.shape
     if n_runs < 2:
         return None
-    if isinstance(n_resamples, bool) or not isinstance(n_resamples, (int, np.integer)) or n_resamples < 2:
+    if not is_count(n_resamples, 2):
         raise InputError(f"bootstrap resamples must be an integer >= 2, got {n_resamples!r}")
     rng = family_generator(seed, "bootstrap runs")
     columns = np.arange(n_docs)

@@ -31,7 +31,7 @@ from typing import Any
 import numpy as np
 
 from tealeaves.corpus import Corpus, Vocabulary
-from tealeaves.errors import InputError, describe
+from tealeaves.errors import InputError, describe, is_count
 from tealeaves.models.topic_model import TopicModel
 from tealeaves.models.topics import Topics
 
@@ -239,7 +239,7 @@ def from_gensim(model: Any, *, time_slice: int | None = None) -> Source:
 
 def _gensim_time_slice(model: Any, time_slice: int | None) -> Source:
     slices = int(model.num_time_slices)
-    if isinstance(time_slice, bool) or not isinstance(time_slice, (int, np.integer)) or not 0 <= time_slice < slices:
+    if not is_count(time_slice, 0) or time_slice >= slices:
         raise InputError(
             f"an LdaSeqModel has topics per time slice (0 to {slices - 1}): choose one with time_slice=T, "
             f"got {time_slice!r}"

@@ -82,7 +82,7 @@ import numpy as np
 from scipy.special import digamma, gammaln
 
 from tealeaves.corpus import Corpus
-from tealeaves.errors import InputError
+from tealeaves.errors import InputError, is_count
 from tealeaves.jit import map_threads
 from tealeaves.models._gibbs import (
     log_joint,
@@ -140,9 +140,7 @@ def fit(
         raise InputError(f"lda-gibbs sampler must be one of {', '.join(SAMPLERS)}, got {sampler!r}")
     if topics_from not in TOPICS_FROM:
         raise InputError(f"lda-gibbs topics_from must be one of {', '.join(TOPICS_FROM)}, got {topics_from!r}")
-    if topics_from == "average" and (
-        isinstance(average_last, bool) or not isinstance(average_last, int) or average_last < 1
-    ):
+    if topics_from == "average" and not is_count(average_last):
         raise InputError(f"lda-gibbs needs average_last >= 1 sweeps to average, got {average_last!r}")
     tokens = np.ascontiguousarray(corpus.tokens, dtype=np.int32)
     offsets = np.ascontiguousarray(corpus.offsets, dtype=np.int64)

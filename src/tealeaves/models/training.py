@@ -18,7 +18,7 @@ from typing import Any
 
 from tealeaves.artifacts import check_writable
 from tealeaves.corpus import Corpus
-from tealeaves.errors import EmptyResultError, InputError
+from tealeaves.errors import EmptyResultError, InputError, is_count
 from tealeaves.extras import require
 from tealeaves.models.topic_model import TopicModel
 from tealeaves.progress import ProgressCallback
@@ -163,8 +163,9 @@ def train(
     26
     """
     spec = _spec(model)
-    if not isinstance(k, int) or k < 1:
+    if not is_count(k):
         raise InputError(f"k must be a positive number of topics, got {k!r}")
+    k = int(k)
     accepted = trainer_params(model)
     unknown = sorted(set(params) - set(accepted))
     if unknown:

@@ -27,7 +27,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from tealeaves.corpus import Corpus
-from tealeaves.errors import ArtifactError, InputError, MissingDependencyError
+from tealeaves.errors import ArtifactError, InputError, MissingDependencyError, is_count
 from tealeaves.progress import ProgressCallback, notify
 from tealeaves.rng import family_generator, family_seed
 
@@ -532,5 +532,5 @@ def check_positive(kind: str, **values: float) -> None:
 def check_count(kind: str, minimum: int, **values: int) -> None:
     """Refuse any of ``values`` that is not an integer >= ``minimum``, naming it."""
     for name, value in values.items():
-        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < minimum:
+        if not is_count(value, minimum):
             raise InputError(f"{kind} needs {name} to be an integer >= {minimum}, got {value!r}")
