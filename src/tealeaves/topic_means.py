@@ -134,16 +134,17 @@ def interval_label(
     Returns
     -------
     str
-        The label; ``no interval: 1 topics`` style under two values.
+        The label; ``no interval: 1 topic`` style under two values.
 
     Examples
     --------
     >>> from tealeaves.topic_means import interval_label
     >>> interval_label([0.1, 0.2, 0.3]), interval_label(range(20)), interval_label([0.2])
-    ('95% CI, t over 3 topics', '95% CI, bootstrap-t over 20 topics', 'no interval: 1 topics')
+    ('95% CI, t over 3 topics', '95% CI, bootstrap-t over 20 topics', 'no interval: 1 topic')
     >>> interval_label([1.0] * 6, bounds=(0.0, 1.0))
     '95% CI, bound over 6 topics'
     """
     *_, method = interval_method(values, bounds=bounds)
     n = int(np.isfinite(np.asarray(values, dtype=np.float64)).sum())
-    return f"no interval: {n} {unit}" if method == "none" else f"95% CI, {method} over {n} {unit}"
+    counted = f"{n} {unit.removesuffix('s') if n == 1 else unit}"
+    return f"no interval: {counted}" if method == "none" else f"95% CI, {method} over {counted}"
