@@ -186,6 +186,28 @@ def test_generic_csv_with_rows_or_means(tmp_path):
         csv_judgments(path)
 
 
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        ("topic,words,score\n0,café tax,3\n".encode("utf-16"), r"is not UTF-8 text \(line 1, byte 0xff\); save it as"),
+        (b"topic,words,score\n0,caf\xe9 tax,3\n", r"is not UTF-8 text \(line 2, byte 0xe9\)"),
+        (b"", r"is not a CSV table \(No columns to parse from file\); write a header row"),
+        (b'topic,words,score\n0,"tax budget,3\n', r"is not a CSV table \(Error tokenizing data"),
+        (b"topic,words,score\n", r"has no rows of judgments under its header"),
+    ],
+)
+def test_a_file_that_is_not_utf8_csv_is_refused_in_one_line(tmp_path, content, message):
+    """A spreadsheet saved as "Unicode text" (UTF-16) or in Latin-1, an empty file, an unclosed quote, a header
+    without rows: an InputError that says what to do, and exit 2 from the CLI with nothing written."""
+    path = tmp_path / "ratings.csv"
+    path.write_bytes(content)
+    with pytest.raises(InputError, match=message):
+        csv_judgments(path)
+    result = CliRunner().invoke(app, ["validate", "--human", str(path), "--out", str(tmp_path / "v")])
+    assert result.exit_code == 2 and "Traceback" not in result.output, result.output
+    assert not (tmp_path / "v").exists()
+
+
 def test_study_export_keeps_the_sets_people_saw(tmp_path):
     export = make_export()
     judgments = export_judgments(export, name="s")

@@ -19,7 +19,7 @@ import pandas as pd
 
 from tealeaves.analysis.correlation import RaggedScores
 from tealeaves.analysis.hoyle2021 import Hoyle2021, load_hoyle2021
-from tealeaves.analysis.responses import read_export, select
+from tealeaves.analysis.responses import read_csv_table, read_export, select
 from tealeaves.errors import EmptyResultError, InputError
 
 TOPIC_KEYS = ["dataset", "model", "topic"]
@@ -358,7 +358,9 @@ def csv_judgments(path: str | os.PathLike[str], name: str | None = None) -> list
     path = Path(path)
     if not path.is_file():
         raise InputError(f"human judgments file {path} does not exist")
-    frame = pd.read_csv(path)
+    frame = read_csv_table(path, "human judgments file")
+    if frame.empty:
+        raise InputError(f"{path} has no rows of judgments under its header")
     lacking = {"topic", "words"} - set(frame.columns)
     if lacking:
         raise InputError(f"{path} lacks the column(s) {sorted(lacking)}; it needs topic, words and scores")

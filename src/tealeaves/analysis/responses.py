@@ -9,6 +9,7 @@ responses whose annotator said they are familiar with most of the terms, familia
 
 from __future__ import annotations
 
+import gzip
 import os
 from pathlib import Path
 
@@ -39,6 +40,68 @@ def _as_bool(values: pd.Series, column: str) -> pd.Series:
     if bad.any():
         raise InputError(f"column {column!r} must hold true/false, got {values[bad].iloc[0]!r}")
     return out
+
+
+def read_csv_table(path: Path, what: str, **options) -> pd.DataFrame:
+    """The CSV file ``path`` (plain or gzip-compressed) as a frame, read by :func:`pandas.read_csv` with
+    ``options``; a file that is not UTF-8 text or not CSV is refused in one line that says how to fix it.
+
+    Parameters
+    ----------
+    path : Path
+        A CSV file.
+    what : str
+        What the file is, for the message ("human judgments file").
+    **options
+        Passed to :func:`pandas.read_csv`.
+
+    Returns
+    -------
+    pandas.DataFrame
+
+    Raises
+    ------
+    InputError
+        For bytes that are not UTF-8 (a spreadsheet saved as "Unicode text" or in Latin-1), an empty
+        file or rows that do not parse.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> from tealeaves.analysis.responses import read_csv_table
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     path = Path(folder) / "ratings.csv"
+    ...     _ = path.write_bytes("topic,words,score\\n0,café tax,3\\n".encode("utf-16"))
+    ...     read_csv_table(path, "human judgments file")
+    Traceback (most recent call last):
+    ...
+    tealeaves.errors.InputError: human judgments file .../ratings.csv is not UTF-8 text (line 1, byte 0xff); save it as "CSV UTF-8" (a spreadsheet's Save As) and pass that file
+    """
+    try:
+        return pd.read_csv(path, **options)
+    except UnicodeDecodeError as exc:
+        raise InputError(
+            f"{what} {path} is not UTF-8 text ({_first_bad_byte(path, exc)}); "
+            'save it as "CSV UTF-8" (a spreadsheet\'s Save As) and pass that file'
+        ) from None
+    except (pd.errors.EmptyDataError, pd.errors.ParserError) as exc:
+        raise InputError(
+            f"{what} {path} is not a CSV table ({str(exc).strip()}); write a header row, then one row per line"
+        ) from None
+
+
+def _first_bad_byte(path: Path, error: UnicodeDecodeError) -> str:
+    """Where the file's first byte that is not UTF-8 lies: ``line 2, byte 0xe9`` (the line found in the whole file)."""
+    data = Path(path).read_bytes()
+    if data[:2] == b"\x1f\x8b":
+        data = gzip.decompress(data)
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError as found:
+        line = data.count(b"\n", 0, found.start) + 1
+        return f"line {line}, byte 0x{data[found.start]:02x}"
+    return f"byte 0x{error.object[error.start]:02x}"
 
 
 def read_export(path: str | os.PathLike[str]) -> pd.DataFrame:
@@ -96,7 +159,9 @@ def read_export(path: str | os.PathLike[str]) -> pd.DataFrame:
             frame = pd.read_parquet(path)
         elif name.endswith((".csv", ".csv.gz")):
             # cells written formula-safe by `study export` (a leading ') are read as they were
-            frame = spreadsheet_text(pd.read_csv(path, dtype=str, keep_default_na=False, na_values=[""]))
+            frame = spreadsheet_text(
+                read_csv_table(path, "study export", dtype=str, keep_default_na=False, na_values=[""])
+            )
         else:
             raise InputError(f"cannot read {path}: a study export is a .csv, .csv.gz or .parquet file")
     except (ValueError, OSError, UnicodeDecodeError) as exc:

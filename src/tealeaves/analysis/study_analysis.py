@@ -29,7 +29,7 @@ from tealeaves.analysis.agreement import krippendorff_alpha, one_vs_rest, split_
 from tealeaves.analysis.comparison import cluster_bootstrap_comparison, compare_models, pairwise_tests
 from tealeaves.analysis.correlation import RaggedScores, bootstrap_correlations, model_level_correlation
 from tealeaves.analysis.regression import regress
-from tealeaves.analysis.responses import read_export, select
+from tealeaves.analysis.responses import read_csv_table, read_export, select
 from tealeaves.analysis.scores import human_scores
 from tealeaves.deprecation import renamed_parameters
 from tealeaves.errors import EmptyResultError, InputError
@@ -170,7 +170,7 @@ def read_metrics(path: str | os.PathLike[str]) -> pd.DataFrame:
     path = Path(path)
     if not path.is_file():
         raise InputError(f"metrics file {path} does not exist")
-    frame = pd.read_csv(path)
+    frame = read_csv_table(path, "metrics file")
     missing = {"model", "topic"} - set(frame.columns)
     if missing:
         raise InputError(f"{path} lacks the column(s) {sorted(missing)}; it needs model, topic and metric columns")
