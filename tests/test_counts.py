@@ -47,3 +47,44 @@ def test_an_evaluation_takes_numpy_counts_and_refuses_bools():
         InputError, match=r"n_resamples must be an integer of at least 100 resamples, got np.int64\(99\)"
     ):
         read_config({"models": {"lda": "a"}, "n_resamples": np.int64(99)})
+
+
+def test_numpy_floats_are_real_numbers_wherever_python_floats_are(corpus, tmp_path):
+    """np.float32 (what a float32 grid gives) passes every check of a rate, a share or a level, and is written
+    as a JSON number; a bool or a string is refused by name."""
+    pytest.importorskip("torch")
+    f = np.float32
+    dvae = train(
+        corpus,
+        "dvae",
+        k=2,
+        epochs=1,
+        batch_size=3,
+        checkpoint="last",
+        alpha=f(0.01),
+        learning_rate=f(0.01),
+        beta_reg=f(0.1),
+        dropout=f(0.25),
+        out=tmp_path / "dvae",
+    )
+    etm = train(
+        corpus,
+        "etm",
+        k=2,
+        epochs=1,
+        batch_size=3,
+        encoder_dim=4,
+        embedding_dim=4,
+        learning_rate=f(0.02),
+        weight_decay=f(1e-6),
+        validation_share=f(0.0),
+    )
+    assert (dvae.k, etm.k) == (2, 2)
+    params = json.loads((tmp_path / "dvae" / "manifest.json").read_text(encoding="utf-8"))["params"]
+    assert params["dropout"] == pytest.approx(0.25) and isinstance(params["dropout"], float)
+    assert read_config({"models": {"lda": "a"}, "alpha": f(0.01)}).alpha == pytest.approx(0.01)
+    for bad in (True, "0.25"):
+        with pytest.raises(InputError, match=r"dvae needs 0 <= dropout < 1, got"):
+            train(corpus, "dvae", k=2, epochs=1, dropout=bad)
+        with pytest.raises(InputError, match="alpha must be a significance level between 0 and 1, got"):
+            read_config({"models": {"lda": "a"}, "alpha": bad})

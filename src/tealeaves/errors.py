@@ -147,3 +147,29 @@ def is_count(value: Any, minimum: int = 1) -> TypeGuard[int]:
     (True, True, False, False, False, True)
     """
     return isinstance(value, numbers.Integral) and not isinstance(value, bool) and int(value) >= minimum
+
+
+def is_real(value: Any) -> TypeGuard[float]:
+    """Whether ``value`` is a real number (a Python or NumPy integer or float, not a bool).
+
+    Every check of a real-valued setting (a rate, a share, a prior, a level) asks this before its
+    range, so that ``np.float32(0.25)`` passes wherever ``0.25`` does and ``True`` passes nowhere;
+    NaN passes here and fails the range that follows.
+
+    Parameters
+    ----------
+    value : object
+        What was given.
+
+    Returns
+    -------
+    bool
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from tealeaves.errors import is_real
+    >>> is_real(0.25), is_real(np.float32(0.25)), is_real(np.int64(2)), is_real(True), is_real("0.25")
+    (True, True, True, False, False)
+    """
+    return isinstance(value, numbers.Real) and not isinstance(value, bool)

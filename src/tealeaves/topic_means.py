@@ -120,7 +120,8 @@ def interval_label(
 ) -> str:
     """What the interval of :func:`mean_interval` is: ``95% CI, bootstrap-t over 20 topics``, ``t`` where it is
     the t interval (under five values, without spread, or values so tied that the bootstrap's quantiles are not
-    finite), ``bound`` where every value lies at one of the two ``bounds``.
+    finite), either ``with Gaffke's limit`` where values at a bound make an end reach to
+    :func:`tealeaves.stats.gaffke_limit`, ``bound`` where every value lies at one of the two ``bounds``.
 
     Parameters
     ----------
@@ -143,6 +144,8 @@ def interval_label(
     ('95% CI, t over 3 topics', '95% CI, bootstrap-t over 20 topics', 'no interval: 1 topic')
     >>> interval_label([1.0] * 6, bounds=(0.0, 1.0))
     '95% CI, bound over 6 topics'
+    >>> interval_label([1.0, 1.0, 0.9, 0.8, 0.6], bounds=(0.0, 1.0))
+    "95% CI, bootstrap-t with Gaffke's limit over 5 topics"
     """
     *_, method = interval_method(values, bounds=bounds)
     n = int(np.isfinite(np.asarray(values, dtype=np.float64)).sum())

@@ -258,11 +258,21 @@ def opposite_skews(rng: np.random.Generator, k: int, shift: float = 0.0) -> tupl
     return rng.gamma(1.0, 1.0, size=k) - 1.0, 1.0 + shift - rng.gamma(1.0, 1.0, size=k)
 
 
-def ceiling_values(rng: np.random.Generator, k: int, annotators: int = 10) -> np.ndarray:
+def ceiling_values(rng: np.random.Generator, k: int, annotators: int = 10, junk: float = 0.0) -> np.ndarray:
     """K ceiling-bound per-topic values (word intrusion, human precision): the share of ``annotators``
     who found a topic's intruder, ``Binomial(annotators, p_k) / annotators`` with ``p_k ~ Beta(8, 1.2)``
-    (mean 0.87; with 10 annotators a third of the topics at 1, with 5 half of them)."""
-    return rng.binomial(annotators, rng.beta(8.0, 1.2, size=k)) / annotators
+    (mean 0.87; with 10 annotators a third of the topics at 1, with 5 half of them); with ``junk``,
+    that share of the topics are junk, ``p_k ~ Beta(1, 2)`` (mean 1/3): the few topics near 0 of real
+    WI-Auto values (the demo's lda-gibbs: 0.0 or 0.125 beside 14 of 20 topics at 1)."""
+    p = rng.beta(8.0, 1.2, size=k)
+    if junk > 0:
+        p = np.where(rng.random(k) < junk, rng.beta(1.0, 2.0, size=k), p)
+    return rng.binomial(annotators, p) / annotators
+
+
+def ceiling_mean(junk: float = 0.0) -> float:
+    """The mean of :func:`ceiling_values`: :math:`(1 - j) \\cdot 8 / 9.2 + j / 3`."""
+    return (1.0 - junk) * 8.0 / 9.2 + junk / 3.0
 
 
 def heavy_documents(rng: np.random.Generator, n: int) -> tuple[Items, Items]:
@@ -282,18 +292,25 @@ def _resampled_p(comparison, rng: np.random.Generator, replicates: int) -> float
     return float((1 + np.sum(null[:, 0] >= observed[0] * (1 - 1e-12))) / (replicates + 1))
 
 
-SHAPES = ("opposite skews", "lognormal", "ceiling")
+SHAPES = ("opposite skews", "lognormal", "lognormal, σ 0.5", "ceiling", "ceiling, 8 sets, junk topics")
+
+LOGNORMAL_SPREADS = {"lognormal": 1.0, "lognormal, σ 0.5": 0.5}
+"""The log-scale standard deviation σ of each lognormal shape: σ = 1 (skewness 6.2, beyond every real
+metric measured: ``benchmarks/calibration_skew.py``) and σ = 0.5 (skewness 1.75, as real metrics are)."""
 
 
 def shaped_values(rng: np.random.Generator, k: int, kind: str) -> tuple[np.ndarray, np.ndarray]:
     """Two models' K per-topic values with equal means, by ``kind`` (:data:`SHAPES`): opposite skews
-    (:func:`opposite_skews`), lognormal of unequal spread (LogNormal(0, 1) against LogNormal(0.375,
-    0.5), both of mean :math:`e^{0.5}`), or both ceiling-bound (:func:`ceiling_values`)."""
+    (:func:`opposite_skews`), lognormal of unequal spread (LogNormal(0, σ) against LogNormal(3σ²/8, σ/2),
+    both of mean :math:`e^{σ^2/2}`, σ of :data:`LOGNORMAL_SPREADS`), or both ceiling-bound
+    (:func:`ceiling_values`; ``"ceiling, 8 sets, junk topics"``: WI-Auto's 8 sets, a junk topic in ten)."""
     if kind == "opposite skews":
         return opposite_skews(rng, k)
-    if kind == "lognormal":
-        return rng.lognormal(0.0, 1.0, size=k), rng.lognormal(0.375, 0.5, size=k)
-    return ceiling_values(rng, k), ceiling_values(rng, k)
+    if kind in LOGNORMAL_SPREADS:
+        sigma = LOGNORMAL_SPREADS[kind]
+        return rng.lognormal(0.0, sigma, size=k), rng.lognormal(0.375 * sigma**2, sigma / 2, size=k)
+    trials, junk = (8, 0.1) if "junk" in kind else (10, 0.0)
+    return ceiling_values(rng, k, trials, junk), ceiling_values(rng, k, trials, junk)
 
 
 def shape_rejection(
@@ -416,27 +433,42 @@ def _report_rates(plan: str, k: int, replicates: int, hits: int, holm_hits: int)
     )
 
 
-BOUNDED_CASES = ("gamma", "lognormal", "t3", "ceiling", "ceiling, 5 annotators", "beta near 1")
+BOUNDED_CASES = (
+    "gamma",
+    "lognormal",
+    "lognormal, σ 0.5",
+    "t3",
+    "ceiling",
+    "ceiling, 5 annotators",
+    "ceiling, 8 sets, junk topics",
+    "beta near 1",
+)
 """The shapes of :func:`bounded_values`."""
 
 
 def bounded_values(rng: np.random.Generator, k: int, case: str) -> tuple[np.ndarray, float, tuple[float, float]]:
     """K per-topic values of a bounded metric by ``case`` (:data:`BOUNDED_CASES`), their true mean and the range.
 
-    ``"gamma"``: Gamma(1, 1) in [0, ∞) (a KL divergence; skewness 2, mean 1); ``"lognormal"``:
-    LogNormal(0, 1) in [0, ∞) (skewness 6.2, mean :math:`e^{0.5}`); ``"t3"``: 0.1 + 0.05 t₃ in
+    ``"gamma"``: Gamma(1, 1) in [0, ∞) (a KL divergence; skewness 2, mean 1); ``"lognormal"``,
+    ``"lognormal, σ 0.5"``: LogNormal(0, σ) in [0, ∞) (:data:`LOGNORMAL_SPREADS`; σ = 1: skewness 6.2,
+    σ = 0.5: 1.75; mean :math:`e^{σ^2/2}`); ``"t3"``: 0.1 + 0.05 t₃ in
     [-1, 1] (NPMI with heavy tails, mean 0.1); ``"ceiling"``, ``"ceiling, 5 annotators"``: word
     intrusion's shares (:func:`ceiling_values`, 10 or 5 annotators, mean 8/9.2) in [0, 1];
+    ``"ceiling, 8 sets, junk topics"``: WI-Auto's shares of 8 sets with a junk topic in ten
+    (:func:`ceiling_values` with ``junk=0.1``, mean :func:`ceiling_mean`);
     ``"beta near 1"``: Beta(8, 1) in [0, 1] (mean 8/9).
     """
     if case == "gamma":
         return rng.gamma(1.0, 1.0, size=k), 1.0, (0.0, np.inf)
-    if case == "lognormal":
-        return rng.lognormal(0.0, 1.0, size=k), float(np.exp(0.5)), (0.0, np.inf)
+    if case in LOGNORMAL_SPREADS:
+        sigma = LOGNORMAL_SPREADS[case]
+        return rng.lognormal(0.0, sigma, size=k), float(np.exp(sigma**2 / 2)), (0.0, np.inf)
     if case == "t3":
         return 0.1 + 0.05 * rng.standard_t(3, size=k), 0.1, (-1.0, 1.0)
     if case.startswith("ceiling"):
-        return ceiling_values(rng, k, 5 if "5" in case else 10), 8.0 / 9.2, (0.0, 1.0)
+        junk = 0.1 if "junk" in case else 0.0
+        trials = 8 if "8 sets" in case else 5 if "5" in case else 10
+        return ceiling_values(rng, k, trials, junk), ceiling_mean(junk), (0.0, 1.0)
     return rng.beta(8.0, 1.0, size=k), 8.0 / 9.0, (0.0, 1.0)
 
 
@@ -456,7 +488,8 @@ def bounded_coverage(
 
     The interval (``interval``, one of :data:`INTERVAL_CANDIDATES`) is the evaluation's and every
     display's (:func:`tealeaves.stats.bootstrap_t_interval` with the metric's bounds: the symmetric
-    bootstrap-t on the logit or log scale), or with ``previous`` the one it replaced (the
+    bootstrap-t on the logit or log scale, reaching to Gaffke's limit away from a bound that values
+    lie at), or with ``previous`` the one it replaced (the
     equal-tailed bootstrap-t on the values' scale, clipped to the bounds, which does not change
     its coverage), or a candidate: the same symmetric bootstrap-t without the transformation
     (bounds :math:`(-\\infty, \\infty)`), or the t interval (:func:`tealeaves.stats.t_interval`).

@@ -59,7 +59,7 @@ from pathlib import Path
 from typing import Any
 
 from tealeaves.deprecation import renamed_attribute, warn_renamed
-from tealeaves.errors import InputError, is_count
+from tealeaves.errors import InputError, is_count, is_real
 from tealeaves.metrics import METRICS, unknown_keys
 
 TOP_KEYS = {"seed", "n_resamples", "alpha", "primary", "corpora", "models", "metrics", "study"}
@@ -280,7 +280,7 @@ def parse_config(data: dict[str, Any], base: Path) -> EvaluateConfig:
         raise InputError(f"seed must be a non-negative integer, got {seed!r}")
     if not is_count(n_resamples, 100):
         raise InputError(f"n_resamples must be an integer of at least 100 resamples, got {n_resamples!r}")
-    if not isinstance(alpha, (int, float)) or not 0 < alpha < 1:
+    if not is_real(alpha) or not 0 < alpha < 1:
         raise InputError(f"alpha must be a significance level between 0 and 1, got {alpha!r}")
     return EvaluateConfig(
         models=models,

@@ -9,11 +9,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 from tealeaves.artifacts import json_safe
 from tealeaves.coherence.redundancy import UNIQUENESS_FILTER_MODELS
-from tealeaves.errors import InputError
+from tealeaves.errors import InputError, is_count, is_real
 from tealeaves.missing import check_on_missing
 from tealeaves.model_selection.space import (
     CONSTRAINTS,
@@ -149,12 +147,12 @@ class SweepConfig:
             "batch_trials": self.batch_trials,
         }
         for name, value in positive.items():
-            if not _is_int(value) or value < 1:
+            if not is_count(value):
                 raise InputError(f"{name} must be a positive integer, got {value!r}")
-        if not _is_int(self.seed) or self.seed < 0:
+        if not is_count(self.seed, 0):
             raise InputError(f"seed must be a non-negative integer, got {self.seed!r}")
         memory = self.batch_memory_gb
-        if isinstance(memory, bool) or not isinstance(memory, (int, float)) or not memory > 0:
+        if not is_real(memory) or not memory > 0:
             raise InputError(f"batch_memory_gb must be a positive number, got {memory!r}")
         check_on_missing(self.on_missing)
         check_compat(self.compat)
@@ -178,7 +176,7 @@ class SweepConfig:
             )
         if model in self.max_steps:
             cap = self.max_steps[model]
-            if not _is_int(cap) or cap < 1:
+            if not is_count(cap):
                 raise InputError(f"max_steps for {model} must be a positive integer, got {cap!r}")
             if self.steps_param(model) is None:
                 raise InputError(f"max_steps: {model} has neither of the parameters {' nor '.join(STEPS)}")
@@ -317,7 +315,3 @@ class SweepConfig:
             constraints=constraints,
             **score,
         )
-
-
-def _is_int(value: Any) -> bool:
-    return isinstance(value, (int, np.integer)) and not isinstance(value, bool)

@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from tealeaves.errors import InputError
+from tealeaves.errors import InputError, is_real
 from tealeaves.rng import family_generator
 
 
@@ -234,7 +234,7 @@ def parse_distribution(value: Any, where: str = "range") -> Distribution:
         return Choice(tuple(bounds))
     if kind not in ("uniform", "log_uniform"):
         raise InputError(f"{where}: unknown distribution {kind!r}; use choice, uniform or log_uniform")
-    if not (isinstance(bounds, list) and len(bounds) == 2 and all(isinstance(b, (int, float)) for b in bounds)):
+    if not (isinstance(bounds, list) and len(bounds) == 2 and all(is_real(b) for b in bounds)):
         raise InputError(f"{where}: {kind} needs [low, high], got {bounds!r}")
     low, high = float(bounds[0]), float(bounds[1])
     if not low < high or (kind == "log_uniform" and low <= 0):

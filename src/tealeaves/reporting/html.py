@@ -308,7 +308,8 @@ def render(evaluation: Evaluation) -> str:
     intro = (
         f"<header><h1>Which model is best?</h1><p class='lead'>{len(models)} models "
         f"({escape(', '.join(models))}), evaluated by tealeaves {escape(str(manifest.get('tealeaves_version')))} "
-        f"on {when}. Intervals are 95% intervals: bootstrap-t intervals over topics for topic metrics, "
+        f"on {when}. Intervals are 95% intervals: bootstrap-t intervals over topics for topic metrics "
+        f"(for shares at a ceiling, reaching down to Gaffke's limit: junk topics the sample may miss), "
         f"bootstrap intervals over the held-out documents (the same documents for every model) for "
         f"likelihoods, jackknife intervals over topics for model-level quantities. Differences are "
         f"tested two-sided (a bootstrap-t test of Welch's t over topics, a studentised randomisation test "

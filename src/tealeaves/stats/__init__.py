@@ -10,7 +10,7 @@ wording), so that it works in the core install; :mod:`tealeaves.evaluation` and
   test, and Hoyle et al.'s one-tailed tests (two proportions, Student's t, Mann-Whitney U);
 - :mod:`~tealeaves.stats.multiplicity`: Holm, Benjamini-Hochberg, Westfall and Young's max-T
   and step-down min-P;
-- :mod:`~tealeaves.stats.intervals`: t, percentile and bootstrap-t intervals, bootstrap,
+- :mod:`~tealeaves.stats.intervals`: t, percentile and bootstrap-t intervals, Gaffke's limit, bootstrap,
   jackknife and delete-d jackknife standard errors;
 - :mod:`~tealeaves.stats.design`: the minimal detectable difference (of a normal or of a
   resampled critical value), the two one-sided tests;
@@ -35,6 +35,7 @@ if TYPE_CHECKING:
         bootstrap_t_interval,
         bounded_t_interval,
         delete_d_jackknife_se,
+        gaffke_limit,
         jackknife_se,
         mean_with_interval,
         percentile_interval,
@@ -87,6 +88,7 @@ __all__ = [
     "bounded_t_interval",
     "delete_d_jackknife_se",
     "detectable_difference",
+    "gaffke_limit",
     "holm",
     "jackknife_difference_test",
     "jackknife_se",

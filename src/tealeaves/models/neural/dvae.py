@@ -69,7 +69,7 @@ import scipy.sparse as sp
 
 from tealeaves.confirmation import Conventions, normalized_log_ratio
 from tealeaves.corpus import Corpus
-from tealeaves.errors import InputError
+from tealeaves.errors import InputError, is_real
 from tealeaves.models.neural._training import (
     Batch,
     DocTerm,
@@ -213,9 +213,9 @@ def _params(corpus: Corpus, k: int, seed: int, **values: Any) -> dict[str, Any]:
     beta_reg, dropout, checkpoint = values["beta_reg"], values["dropout"], values["checkpoint"]
     if checkpoint not in ("npmi", "last"):
         raise InputError(f"dvae needs checkpoint 'npmi' (Hoyle et al.'s) or 'last', got {checkpoint!r}")
-    if isinstance(beta_reg, bool) or not isinstance(beta_reg, (int, float)) or not beta_reg >= 0:
+    if not is_real(beta_reg) or not beta_reg >= 0:
         raise InputError(f"dvae needs beta_reg >= 0, got {beta_reg!r}")
-    if isinstance(dropout, bool) or not isinstance(dropout, (int, float)) or not 0 <= dropout < 1:
+    if not is_real(dropout) or not 0 <= dropout < 1:
         raise InputError(f"dvae needs 0 <= dropout < 1, got {dropout!r}")
     if k < 2:
         raise InputError("dvae needs k >= 2: with one topic θ is always 1")

@@ -78,7 +78,7 @@ import scipy.sparse as sp
 
 from tealeaves.artifacts import atomic_file, cache_root
 from tealeaves.corpus import Corpus
-from tealeaves.errors import InputError, MissingDependencyError
+from tealeaves.errors import InputError, MissingDependencyError, is_real
 from tealeaves.models.neural._training import (
     Batch,
     DocTerm,
@@ -226,7 +226,7 @@ def _params(k: int, seed: int, **values: Any) -> dict[str, Any]:
     )
     check_count(KIND, 0, embedding_seed=values["embedding_seed"])
     weight_decay, anneal_lr = values["weight_decay"], values["anneal_lr"]
-    if isinstance(weight_decay, bool) or not isinstance(weight_decay, (int, float)) or not weight_decay >= 0:
+    if not is_real(weight_decay) or not weight_decay >= 0:
         raise InputError(f"etm needs weight_decay >= 0, got {weight_decay!r}")
     if anneal_lr not in (True, False):  # also 0 and 1, Hoyle et al.'s indicator
         raise InputError(f"etm needs anneal_lr to be true or false (1 or 0), got {anneal_lr!r}")
@@ -389,7 +389,7 @@ def _validation_split(
     corpus: Corpus, validation: Corpus | str | os.PathLike[str] | None, share: float, seed: int
 ) -> tuple[np.ndarray, Corpus, str]:
     """(training document ids, the corpus scored by document completion, a description of it)."""
-    if isinstance(share, bool) or not isinstance(share, (int, float)) or not 0 <= share < 1:
+    if not is_real(share) or not 0 <= share < 1:
         raise InputError(f"etm needs validation_share in [0, 1), got {share!r}")
     everything = np.arange(len(corpus))
     if validation is not None:
