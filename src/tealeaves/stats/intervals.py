@@ -366,8 +366,12 @@ def gaffke_limit(values: np.ndarray, bound: float, confidence: float, rng: np.ra
     0.6
     """
     support = np.concatenate([[bound], values]) if bound <= values[0] else np.concatenate([values, [bound]])
-    weights = rng.exponential(size=(BOOTSTRAP_T_RESAMPLES, len(support)))  # Dirichlet(1, ..., 1), normalised
-    means = (weights @ support) / weights.sum(axis=1)
+    means = np.empty(BOOTSTRAP_T_RESAMPLES)
+    chunk = max(1, 2_000_000 // len(support))  # rows of weights a draw: bounded memory for many values
+    for start in range(0, BOOTSTRAP_T_RESAMPLES, chunk):
+        stop = min(BOOTSTRAP_T_RESAMPLES, start + chunk)
+        weights = rng.exponential(size=(stop - start, len(support)))  # Dirichlet(1, ..., 1), normalised
+        means[start:stop] = (weights @ support) / weights.sum(axis=1)
     tail = (1 - confidence) / 2
     return float(np.quantile(means, tail if bound <= values[0] else 1 - tail))
 
