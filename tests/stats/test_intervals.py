@@ -233,3 +233,15 @@ def test_the_interval_of_shares_with_junk_topics_covers_with_gaffkes_limit():
         lower, upper = bootstrap_t_interval(x, bounds=(low - 1e-9, high + 1e-9))
         alone += lower <= truth <= upper
     assert shipped / 1000 >= 0.95 and (shipped - alone) / 1000 >= 0.03, (shipped, alone)
+
+
+def test_gaffkes_limit_takes_values_in_any_order_and_refuses_a_bound_among_them():
+    from tealeaves.stats import gaffke_limit
+
+    shares = np.array([0.6, 0.7, 0.8, 0.8, 0.9, 0.9, 1.0, 1.0, 1.0, 1.0])
+    limits = [gaffke_limit(v, 0.0, 0.95, family_generator(0, "bootstrap-t interval")) for v in (shares, shares[::-1])]
+    assert limits[0] == limits[1] < shares.mean()
+    upper = gaffke_limit(1.0 - shares, 1.0, 0.95, family_generator(0, "bootstrap-t interval"))
+    assert abs(upper - (1.0 - limits[0])) < 0.02  # a floor mirrors a ceiling, up to the Monte Carlo draws
+    with pytest.raises(InputError, match=r"gaffke_limit needs a bound at or beyond the values"):
+        gaffke_limit(shares, 0.75, 0.95, family_generator(0, "bootstrap-t interval"))

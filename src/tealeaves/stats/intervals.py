@@ -181,7 +181,7 @@ def bootstrap_t_interval(
     interval: Hall 1988, "On symmetric bootstrap confidence intervals", J. R. Statist. Soc. B 50,
     35-45). Where some values lie at one of two finite bounds (a ceiling: word intrusion's or
     WI-Auto's shares, topics whose intruder every annotator found), the end away from that bound
-    reaches at least to :func:`gaffke_limit`, a limit that holds for every distribution within
+    reaches at least to :func:`gaffke_limit`, a limit meant to hold for every distribution within
     the bounds: the sample of K topics may miss the few junk topics far below the ceiling, which
     set the mean as much as the many at it. Chosen by simulation (``benchmarks/calibration_verdicts.py
     --plan intervals``, R = 5,000 a row, MC SE 0.0031; the table in the evaluation guide): the
@@ -334,16 +334,18 @@ def gaffke_limit(values: np.ndarray, bound: float, confidence: float, rng: np.ra
     is an upper one): the mean of a random distribution over the sample that always keeps some mass
     at the bound, the topics there that ``n`` values may not show (Gaffke 2005, "Three test
     statistics for a nonparametric one-sided hypothesis on the mean of a nonnegative variable",
-    Math. Methods Statist. 14, 451-467, which proves its level for every distribution within the
-    bound; Learned-Miller and Thomas 2019, "A new confidence interval for the mean of a bounded
-    random variable", arXiv:1905.06208, who compare it).
+    Math. Methods Statist. 14, 451-467, who argues that its level holds for every distribution
+    within the bound; Learned-Miller and Thomas 2019, "A new confidence interval for the mean of a
+    bounded random variable", arXiv:1905.06208, who study that guarantee and compare it). The
+    values' order does not matter: they are sorted first, so the same values give the same limit.
 
     Parameters
     ----------
-    values : numpy.ndarray
-        The finite values, sorted.
+    values : array-like of float
+        The finite values, in any order.
     bound : float
-        The bound beyond which no value lies, below (the lower limit) or above them (the upper).
+        The bound beyond which no value lies, at or below them (the lower limit) or at or above them
+        (the upper).
     confidence : float
         The two-sided interval's coverage :math:`c`; the limit is one-sided at :math:`(1 + c)/2`.
     rng : numpy.random.Generator
@@ -352,6 +354,11 @@ def gaffke_limit(values: np.ndarray, bound: float, confidence: float, rng: np.ra
     Returns
     -------
     float
+
+    Raises
+    ------
+    InputError
+        For a bound strictly between the smallest and the largest value.
 
     Examples
     --------
@@ -365,7 +372,11 @@ def gaffke_limit(values: np.ndarray, bound: float, confidence: float, rng: np.ra
     >>> round(gaffke_limit(shares, 0.0, 0.95, family_generator(0, "bootstrap-t interval")), 2)
     0.6
     """
-    support = np.concatenate([[bound], values]) if bound <= values[0] else np.concatenate([values, [bound]])
+    values = np.sort(np.asarray(values, dtype=np.float64))
+    lower = bound <= values[0]
+    if not (lower or bound >= values[-1]):
+        raise InputError(f"gaffke_limit needs a bound at or beyond the values ({values[0]}, {values[-1]}), got {bound}")
+    support = np.concatenate([[bound], values]) if lower else np.concatenate([values, [bound]])
     means = np.empty(BOOTSTRAP_T_RESAMPLES)
     chunk = max(1, 2_000_000 // len(support))  # rows of weights a draw: bounded memory for many values
     for start in range(0, BOOTSTRAP_T_RESAMPLES, chunk):
@@ -373,7 +384,7 @@ def gaffke_limit(values: np.ndarray, bound: float, confidence: float, rng: np.ra
         weights = rng.exponential(size=(stop - start, len(support)))  # Dirichlet(1, ..., 1), normalised
         means[start:stop] = (weights @ support) / weights.sum(axis=1)
     tail = (1 - confidence) / 2
-    return float(np.quantile(means, tail if bound <= values[0] else 1 - tail))
+    return float(np.quantile(means, tail if lower else 1 - tail))
 
 
 def _beyond_a_ceiling(
