@@ -160,7 +160,7 @@ FAMILIES = [
     ("calibration coverage paired 20", "tealeaves.evaluation.calibration.coverage"),
     ("calibration shapes bootstrap-t 20 opposite skews", "tealeaves.evaluation.calibration.shape_rejection"),
     ("calibration heavy documents paired t 20", "tealeaves.evaluation.calibration.document_rejection"),
-    ("calibration bounded ceiling 10", "tealeaves.evaluation.calibration.bounded_coverage"),
+    ("calibration bounded ceiling 10", "tealeaves.evaluation.calibration.bounded_intervals"),
     ("calibration report 4 20 0.5", "tealeaves.evaluation.calibration.report_rejection"),
     ("calibration evaluate 4 10", "tealeaves.evaluation.calibration.evaluation_rejection"),
     ("runs null independent 20 3", "tealeaves.evaluation.calibration_runs.runs_rejection"),

@@ -30,6 +30,7 @@ Used by ``tests/evaluate/test_calibration.py`` (small) and ``benchmarks/calibrat
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -481,22 +482,21 @@ INTERVAL_CANDIDATES = (
 """The intervals :func:`bounded_coverage` compares: the one shipped, the one it replaced and two candidates."""
 
 
-def bounded_coverage(
-    case: str, k: int, replicates: int, seed: int, *, previous: bool = False, interval: str | None = None
-) -> Calibration:
-    """How often the 95% interval of a topic-level mean covers the true mean for values of :func:`bounded_values`.
+def bounded_intervals(
+    case: str, k: int, replicates: int, seed: int, interval: str = INTERVAL_CANDIDATES[0]
+) -> Iterator[tuple[float, float, float]]:
+    """``(low, high, truth)`` for ``replicates`` simulated models' values of :func:`bounded_values`: the
+    95% interval of their mean (``interval``, one of :data:`INTERVAL_CANDIDATES`) and the true mean.
 
-    The interval (``interval``, one of :data:`INTERVAL_CANDIDATES`) is the evaluation's and every
-    display's (:func:`tealeaves.stats.bootstrap_t_interval` with the metric's bounds: the symmetric
-    bootstrap-t on the logit or log scale, reaching to Gaffke's limit away from a bound that values
-    lie at), or with ``previous`` the one it replaced (the
-    equal-tailed bootstrap-t on the values' scale, clipped to the bounds, which does not change
-    its coverage), or a candidate: the same symmetric bootstrap-t without the transformation
-    (bounds :math:`(-\\infty, \\infty)`), or the t interval (:func:`tealeaves.stats.t_interval`).
+    The interval is the evaluation's and every display's (:func:`tealeaves.stats.bootstrap_t_interval`
+    with the metric's bounds: the symmetric bootstrap-t on the logit or log scale, reaching to Gaffke's
+    limit away from a bound that values lie at), the one it replaced (the equal-tailed bootstrap-t on the
+    values' scale, clipped to the bounds, which does not change its coverage), or a candidate: the same
+    symmetric bootstrap-t without the transformation (bounds :math:`(-\\infty, \\infty)`), or the t
+    interval (:func:`tealeaves.stats.t_interval`). One stream per case and K, so every interval is
+    computed on the same values.
     """
-    interval = interval or INTERVAL_CANDIDATES[int(previous)]
     rng = family_generator(seed, f"calibration bounded {case} {k}")
-    hits = 0
     for _ in range(replicates):
         x, truth, bounds = bounded_values(rng, k, case)
         if interval == INTERVAL_CANDIDATES[3]:
@@ -504,9 +504,35 @@ def bounded_coverage(
         else:
             given = {INTERVAL_CANDIDATES[1]: None, INTERVAL_CANDIDATES[2]: (-np.inf, np.inf)}.get(interval, bounds)
             low, high = bootstrap_t_interval(x, bounds=given)
-        hits += low <= truth <= high
+        yield low, high, truth
+
+
+def bounded_coverage(
+    case: str, k: int, replicates: int, seed: int, *, previous: bool = False, interval: str | None = None
+) -> Calibration:
+    """How often the 95% interval of a topic-level mean covers the true mean for values of :func:`bounded_values`:
+    the interval of :func:`bounded_intervals` (``interval``; with ``previous`` the one the evaluation's replaced)."""
+    interval = interval or INTERVAL_CANDIDATES[int(previous)]
+    hits = sum(low <= truth <= high for low, high, truth in bounded_intervals(case, k, replicates, seed, interval))
     name = f"topic mean ({case}), {interval}"
     return Calibration(f"{CONFIDENCE:.0%} interval coverage", name, k, replicates, hits / replicates, CONFIDENCE)
+
+
+def bounded_ends(case: str, k: int, replicates: int, seed: int) -> tuple[Calibration, Calibration]:
+    """How often each end of the evaluation's interval (:func:`bounded_intervals`, on the values of
+    :func:`bounded_coverage`) misses the true mean, each against :math:`(1 - c) / 2` = 2.5%: the lower
+    end above it, the upper end below it. Where values lie at a ceiling, the lower end reaches at least
+    to Gaffke's limit, meant to miss at most 2.5% for every distribution within the bounds: these rows
+    show which end makes an interval's coverage differ from 95%."""
+    above = below = 0
+    for low, high, truth in bounded_intervals(case, k, replicates, seed):
+        above += low > truth
+        below += high < truth
+    plan, tail = f"topic mean ({case}), bounded bootstrap-t", (1 - CONFIDENCE) / 2
+    return (
+        Calibration("lower end above the mean", plan, k, replicates, above / replicates, tail),
+        Calibration("upper end below the mean", plan, k, replicates, below / replicates, tail),
+    )
 
 
 TWIN_SPLIT = 0.9
