@@ -35,7 +35,9 @@ and very skewed values, beside the t interval it replaced on the skewed ones.
 ``--runs`` prints instead the rows of trained runs as the units
 (tealeaves.evaluation.calibration_runs): two identical algorithms whose runs differ by seed,
 3 or 5 runs each, the two-level test's rejection rate and its interval's coverage, beside the
-tests that one run per model, or every topic pooled, would give on the same data (NAIVE rows).
+tests that one run per model, or every topic pooled, would give on the same data (NAIVE rows),
+then the simultaneous coverage of the six pairs of four algorithms by the runs family's
+Bonferroni intervals (calibration_runs.runs_simultaneous_coverage).
 
 ``--plan candidates`` prints the rejection rates of two CANDIDATE tests that issue 38 tried for
 lognormal values of unequal spread (the bootstrap-t on the log scale, Hall's transformation;
@@ -85,7 +87,7 @@ from tealeaves.evaluation.calibration import (
     welch_detectable,
     zipf_topics,
 )
-from tealeaves.evaluation.calibration_runs import TESTS, runs_coverage, runs_rejection
+from tealeaves.evaluation.calibration_runs import TESTS, runs_coverage, runs_rejection, runs_simultaneous_coverage
 from tealeaves.rng import family_generator
 from tealeaves.stats import bootstrap_t_interval, welch_test
 
@@ -308,7 +310,8 @@ def runs_rows(scale: float, seed: int) -> list[Calibration]:
             for test in TESTS if runs == 3 else ("runs",):
                 rows.append(runs_rejection(plan, k, runs, r, seed, test, kind or "moderate"))
             rows.append(runs_coverage(plan, k, runs, r, seed, kind or "moderate"))
-    return rows
+    simultaneous = [runs_simultaneous_coverage(20, n, r, seed, unadjusted=naive) for n in (3, 5) for naive in (0, 1)]
+    return rows + simultaneous
 
 
 def interval_rows(replicates: int, seed: int) -> list[Calibration]:
@@ -467,6 +470,8 @@ ALTERNATIVES = ("REPLACED", "PREVIOUS", "CANDIDATE", "NAIVE", "studentised permu
 def conservative(c: Calibration) -> str:
     """Why an interval the evaluation runs, or one of its ends, is conservative on the values of ``c``'s plan,
     where the rows of each end (end_rows) show it; empty elsewhere."""
+    if "simultaneous" in c.check:
+        return ": Bonferroni's union bound, and pairs that share an algorithm miss together"
     gaffke = "Gaffke's limit, meant to hold for every distribution within the bounds"
     if "(ceiling" in c.plan and "coverage" in c.check:
         return f": its lower end reaches to {gaffke}, which here misses far less than 2.5% (the rows of each end)"

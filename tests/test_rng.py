@@ -165,6 +165,7 @@ FAMILIES = [
     ("calibration evaluate 4 10", "tealeaves.evaluation.calibration.evaluation_rejection"),
     ("runs null independent 20 3", "tealeaves.evaluation.calibration_runs.runs_rejection"),
     ("runs coverage paired 200 3", "tealeaves.evaluation.calibration_runs.runs_coverage"),
+    ("runs simultaneous coverage 20 3 4", "tealeaves.evaluation.calibration_runs.runs_simultaneous_coverage"),
     ("train dvae", "tealeaves.models.neural.dvae.fit"),
     ("train dvae minibatches", "tealeaves.models.neural.dvae.fit"),
     ("dvae network", "tealeaves.models.neural.dvae.infer"),

@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from tealeaves.evaluation.calibration_runs import runs_coverage, runs_rejection
+from tealeaves.evaluation.calibration_runs import runs_coverage, runs_rejection, runs_simultaneous_coverage
 
 
 @pytest.fixture(autouse=True)
@@ -32,3 +32,12 @@ def test_runs_as_units_hold_the_level_where_one_run_does_not(plan, k):
 def test_the_interval_over_runs_covers_the_algorithms_value(plan, k):
     result = runs_coverage(plan, k, 3, 2000, seed=0)
     assert result.within, result
+
+
+def test_the_simultaneous_intervals_over_runs_cover_every_pair_together():
+    """Four algorithms, 3 runs of 20 topics each, the six pairs' Bonferroni intervals (the runs family's
+    sim_low, sim_high): they cover all six true differences together in 95% of 2,000 families (band
+    0.9305-0.9695; 0.95 here); the unadjusted 95% intervals, on the same draws, in far fewer (0.78 here)."""
+    result = runs_simultaneous_coverage(20, 3, 2000, seed=0)
+    assert result.within, result
+    assert runs_simultaneous_coverage(20, 3, 2000, seed=0, unadjusted=True).rate < 0.9

@@ -458,6 +458,13 @@ def test_several_runs_per_model_make_the_runs_the_units(planted, tmp_path):
     assert compared.family.nunique() == 1 and compared.family.iloc[0].startswith("Holm report-wide over all")
     assert compared.p_report.to_numpy() == pytest.approx(holm(compared.p.to_numpy()))
     assert ((compared.better != "") == (compared.p_report < 0.05)).all()
+    # its simultaneous interval: Bonferroni's over the family, Holm's first step, wider than the unadjusted one
+    m = len(compared)
+    for row in compared.itertuples():
+        half = stats.t.ppf(1 - 0.05 / (2 * m), row.df) * row.se
+        assert (row.sim_low, row.sim_high) == pytest.approx((row.difference - half, row.difference + half))
+        assert row.sim_low <= row.ci_low + 1e-12 and row.ci_high <= row.sim_high + 1e-12 and row.p_attainable == 0
+        assert (row.sim_low * row.sim_high > 0) <= (row.p_report < 0.05)  # excludes 0 only where significant
     assert result.to_dict()["scope"].startswith("Each model is 2 trained runs")
     assert result.to_dict()["verdicts"]["npmi"].startswith("NPMI (higher is better; trained runs as units")
     assert "(this run)" not in result.to_dict()["verdicts"]["npmi"]

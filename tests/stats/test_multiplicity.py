@@ -62,3 +62,27 @@ def test_max_t_counts_resamples_whose_largest_centred_statistic_exceeds_each_obs
             count += max(centred) >= abs(d[i]) / se[i]
         assert p[i] == (1 + count) / 301
     assert p[0] < p[2] < p[1]
+
+
+def test_bonferroni_intervals_cover_together_and_agree_with_holm():
+    """Six independent differences, each the mean of 5 normal values with its t-test's se on 4 df: the
+    intervals cover all six true values together with probability exactly (1 - 0.05/6)^6 = 0.9510; over
+    4,000 families within 4 MC SE (0.0034) of it (0.9543 here). Where one excludes 0, Holm's adjusted p is below 0.05."""
+    from scipy import stats
+
+    from tealeaves.stats import bonferroni_intervals
+
+    rng = np.random.default_rng(3)
+    truth = np.array([0.0, 0.1, -0.2, 0.5, 1.0, 0.0])
+    covered, agreed = 0, True
+    for _ in range(4000):
+        x = truth[:, None] + rng.normal(size=(6, 5))
+        d, se = x.mean(axis=1), x.std(axis=1, ddof=1) / np.sqrt(5)
+        low, high = bonferroni_intervals(d, se, np.full(6, 4.0))
+        covered += bool(np.all((low <= truth) & (truth <= high)))
+        adjusted = holm(2 * stats.t.sf(np.abs(d / se), 4))
+        agreed &= bool(np.all(~((low > 0) | (high < 0)) | (adjusted < 0.05)))
+    exact = (1 - 0.05 / 6) ** 6
+    assert abs(covered / 4000 - exact) < 4 * np.sqrt(exact * (1 - exact) / 4000) and agreed
+    low, high = bonferroni_intervals([0.5, np.nan, 0.2], [0.1, 0.1, 0.0], [np.inf, 3.0, 3.0])  # untestable: NaN, m = 1
+    assert low[0] == pytest.approx(0.5 - 1.959964 * 0.1) and np.isnan(high[1:]).all()

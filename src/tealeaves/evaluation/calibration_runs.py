@@ -26,6 +26,9 @@ t over all of them; for documents, the paired t of the run-averaged values, whic
 run effects); ``"runs, Welch"``, Welch's t over the runs' values alone (the test the evaluation
 used before, which for documents leaves out the documents' own variance).
 
+The simultaneous intervals of a family of pairs (:func:`runs_simultaneous_coverage`) should cover
+every pair's true difference together at least 95% of the time (Bonferroni's: a little more).
+
 Used by ``tests/evaluate/test_calibration_runs.py`` (small) and
 ``benchmarks/calibration_verdicts.py --runs`` (large).
 """
@@ -48,6 +51,7 @@ from tealeaves.evaluation.calibration import (
 from tealeaves.evaluation.stats import PAIRED, linearised, paired_t, run_units, runs_test
 from tealeaves.metrics.measured import Items
 from tealeaves.rng import family_generator
+from tealeaves.stats.multiplicity import bonferroni_intervals
 from tealeaves.stats.result import TestResult
 from tealeaves.stats.tests import paired_t_test, welch_test
 
@@ -132,4 +136,37 @@ def runs_coverage(plan: str, k: int, runs: int, replicates: int, seed: int, kind
     name = f"{plan} ({kind})" if plan != PAIRED else plan
     return Calibration(
         "95% interval coverage", f"runs as units, {name}, {runs} runs", k, replicates, hits / replicates, 0.95
+    )
+
+
+def runs_simultaneous_coverage(
+    k: int, runs: int, replicates: int, seed: int, models: int = 4, kind: str = "moderate", unadjusted: bool = False
+) -> Calibration:
+    """How often the simultaneous intervals of every pair of ``models`` algorithms (the runs' family's
+    ``sim_low``, ``sim_high``: :func:`tealeaves.stats.bonferroni_intervals` over the pairs' runs tests)
+    cover all the pairs' true differences together: ``runs`` runs of ``k`` topics each, algorithm j
+    better by :data:`TOPIC_BETWEEN` · j, so that some pairs differ and some barely; with ``unadjusted``,
+    the pairs' unadjusted 95% intervals instead (``ci_low``, ``ci_high``), on the same draws."""
+    rng = family_generator(seed, f"runs simultaneous coverage {k} {runs} {models}")
+    shifts = TOPIC_BETWEEN * np.arange(models)
+    pairs = [(a, b) for a in range(models) for b in range(a + 1, models)]
+    truth = np.array([shifts[a] - shifts[b] for a, b in pairs])
+    hits = 0
+    for _ in range(replicates):
+        algorithms = [run_topics(rng, runs, k, shift, kind) for shift in shifts]
+        tested = [runs_test(algorithms[a], algorithms[b], "independent") for a, b in pairs]
+        if unadjusted:
+            low, high = np.array([c.ci_low for c in tested]), np.array([c.ci_high for c in tested])
+        else:
+            difference, se, df = (np.array([getattr(c, f) for c in tested]) for f in ("difference", "se", "df"))
+            low, high = bonferroni_intervals(difference, se, df)
+        hits += bool(np.all((low <= truth) & (truth <= high)))
+    label = "NAIVE unadjusted" if unadjusted else "runs as units"
+    return Calibration(
+        "95% simultaneous coverage",
+        f"{label}, independent ({kind}), {runs} runs, {len(pairs)} pairs",
+        k,
+        replicates,
+        hits / replicates,
+        0.95,
     )

@@ -97,7 +97,7 @@ from tealeaves.stats.intervals import (
     delete_d_jackknife_se,
     percentile_interval,
 )
-from tealeaves.stats.multiplicity import holm, westfall_young
+from tealeaves.stats.multiplicity import bonferroni_intervals, holm, westfall_young
 from tealeaves.stats.resampling import paired_ratio_bootstrap
 from tealeaves.stats.result import TestResult
 from tealeaves.stats.runs import runs_t_test
@@ -535,7 +535,11 @@ def _runs_family(table: pd.DataFrame, alpha: float, primary: list[str] | None) -
     """The runs' comparisons as the report's family: Holm's step-down over every pair of every metric
     (or the primary metrics' pairs and, apart, the others'), valid under any dependence between the
     metrics; ``better`` where the family's adjusted p is below ``alpha``, the minimal detectable
-    difference at its first step (``alpha / m``), ``equivalent`` by TOST where no difference is found."""
+    difference at its first step (``alpha / m``), ``equivalent`` by TOST where no difference is found.
+
+    The simultaneous interval (``sim_low``, ``sim_high``) is Bonferroni's over the family
+    (:func:`tealeaves.stats.bonferroni_intervals`, Holm's first step), which excludes 0 only where
+    Holm's adjusted p is below ``alpha``. A t-test's p-value reaches 0, so ``p_attainable`` is 0."""
     known = outputs()
     chosen = set(primary or ())
     in_primary = table["metric"].isin(chosen).to_numpy()
@@ -549,6 +553,10 @@ def _runs_family(table: pd.DataFrame, alpha: float, primary: list[str] | None) -
         metrics = sorted(set(part["metric"]))
         table.loc[at, "family"] = wording.family_name(name, int(at.sum()), metrics, method="Holm")
         strictest = alpha / int(at.sum())
+        freedom = part["df"].to_numpy(dtype=float)  # NaN (no degrees of freedom): the normal
+        low, high = bonferroni_intervals(part["difference"], part["se"], np.nan_to_num(freedom, nan=np.inf), alpha)
+        table.loc[at, "sim_low"], table.loc[at, "sim_high"] = low, high
+        table.loc[at, "p_attainable"] = np.where(part["p"].notna(), 0.0, np.nan)
         table.loc[at, "mdd"] = [
             minimal_detectable_difference(se, df if np.isfinite(df) else None, strictest, POWER) if se > 0 else np.nan
             for se, df in zip(part["se"], part["df"])

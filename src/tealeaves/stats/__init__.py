@@ -8,8 +8,8 @@ wording), so that it works in the core install; :mod:`tealeaves.evaluation` and
 - :mod:`~tealeaves.stats.tests`: Welch's t, the paired t, the t-test of any estimate with a
   standard error, the jackknife t, permutation and randomisation tests, the bootstrap normal
   test, and Hoyle et al.'s one-tailed tests (two proportions, Student's t, Mann-Whitney U);
-- :mod:`~tealeaves.stats.multiplicity`: Holm, Benjamini-Hochberg, Westfall and Young's max-T
-  and step-down min-P;
+- :mod:`~tealeaves.stats.multiplicity`: Holm and Bonferroni's simultaneous intervals,
+  Benjamini-Hochberg, Westfall and Young's max-T and step-down min-P;
 - :mod:`~tealeaves.stats.intervals`: t, percentile and bootstrap-t intervals, Gaffke's limit, bootstrap,
   jackknife and delete-d jackknife standard errors;
 - :mod:`~tealeaves.stats.design`: the minimal detectable difference (of a normal or of a
@@ -41,7 +41,14 @@ if TYPE_CHECKING:
         percentile_interval,
         t_interval,
     )
-    from tealeaves.stats.multiplicity import StepDown, benjamini_hochberg, holm, max_t_pvalues, westfall_young
+    from tealeaves.stats.multiplicity import (
+        StepDown,
+        benjamini_hochberg,
+        bonferroni_intervals,
+        holm,
+        max_t_pvalues,
+        westfall_young,
+    )
     from tealeaves.stats.resampling import (
         bootstrap_counts,
         key_splits,
@@ -81,6 +88,7 @@ __all__ = [
     "StepDown",
     "TestResult",
     "benjamini_hochberg",
+    "bonferroni_intervals",
     "bootstrap_counts",
     "bootstrap_se",
     "bootstrap_t_interval",

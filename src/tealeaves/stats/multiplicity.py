@@ -1,5 +1,5 @@
-"""Multiple comparisons: Holm's step-down, Benjamini-Hochberg's step-up, the max-T bootstrap
-adjustment and Westfall and Young's step-down min-P over a joint resampling.
+"""Multiple comparisons: Holm's step-down and Bonferroni's simultaneous intervals, Benjamini-Hochberg's
+step-up, the max-T bootstrap adjustment and Westfall and Young's step-down min-P over a joint resampling.
 
 Each function adjusts the p-values of one family of tests (the pairs of models of one metric;
 the metrics tested against one baseline; every pair of every metric of a report). A NaN
@@ -13,6 +13,8 @@ from collections.abc import Callable, Sequence
 from typing import NamedTuple
 
 import numpy as np
+
+from tealeaves.stats.intervals import t_interval
 
 
 def _adjusted(pvalues, step: Callable[[np.ndarray, int], np.ndarray]) -> np.ndarray:
@@ -56,6 +58,50 @@ def holm(pvalues) -> np.ndarray:
     [0.03, 0.06, 0.06, nan]
     """
     return _adjusted(pvalues, lambda p, m: np.maximum.accumulate(np.minimum(1.0, (m - np.arange(m)) * p)))
+
+
+def bonferroni_intervals(difference, se, df, alpha: float = 0.05) -> tuple[np.ndarray, np.ndarray]:
+    """Simultaneous intervals of one family of ``m`` differences, each tested by a t-test: Bonferroni's.
+
+    .. math:: d_i \\pm t_{1 - \\alpha / (2m),\\, df_i}\\, se_i
+
+    cover all ``m`` differences together with probability at least :math:`1 - \\alpha` where each
+    t-test holds its level (the union bound: Dunn 1961, "Multiple comparisons among means", J. Amer.
+    Statist. Assoc. 56, 52-64). The i-th excludes 0 exactly where :math:`p_i < \\alpha / m`, where
+    the first step of Holm's procedure rejects, so only where :func:`holm`'s adjusted p-value is below
+    :math:`\\alpha`: the intervals agree with Holm's verdicts, though Holm may find a difference whose
+    interval still holds 0 (its later steps test at :math:`\\alpha / (m - j + 1)`). A comparison
+    without a finite difference and a positive standard error (untestable: its p-value is NaN) gets
+    a NaN interval and does not count in ``m``, as it does not in :func:`holm`.
+
+    Parameters
+    ----------
+    difference, se : array-like of float
+        The differences and their standard errors.
+    df : array-like of float
+        The t-tests' degrees of freedom (``inf``: the normal).
+    alpha : float, optional
+        The family-wise level.
+
+    Returns
+    -------
+    tuple of ndarray
+        ``(low, high)``, in the order given.
+
+    Examples
+    --------
+    Two differences on 10 degrees of freedom: :math:`t_{1 - 0.05/4,\\, 10} = 2.634`.
+
+    >>> from tealeaves.stats import bonferroni_intervals
+    >>> low, high = bonferroni_intervals([0.5, 0.1], [0.1, 0.1], [10, 10])
+    >>> low.round(4).tolist(), high.round(4).tolist()
+    ([0.2366, -0.1634], [0.7634, 0.3634])
+    """
+    difference, se, df = (np.asarray(v, dtype=np.float64) for v in (difference, se, df))
+    testable = np.isfinite(difference) & (se > 0)
+    m = max(int(testable.sum()), 1)
+    low, high = t_interval(np.where(testable, difference, np.nan), se, df, 1.0 - alpha / m)
+    return np.asarray(low, dtype=np.float64), np.asarray(high, dtype=np.float64)
 
 
 def benjamini_hochberg(pvalues) -> np.ndarray:
