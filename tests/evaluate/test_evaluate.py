@@ -11,7 +11,7 @@ import sys
 import numpy as np
 import pandas as pd
 import pytest
-from scipy import stats
+from scipy import special, stats
 
 import tealeaves
 from tealeaves import display
@@ -443,8 +443,13 @@ def test_several_runs_per_model_make_the_runs_the_units(planted, tmp_path):
             row = table.loc[(m, metric)]
             assert row["plan"] == "runs" and row["n"] == 2 and row["mean"] == pytest.approx(values.mean())
             sem = stats.sem(values)  # 0 where both runs have the same value (random topics share no word)
-            low, high = stats.t.interval(0.95, 1, loc=values.mean(), scale=sem) if sem > 0 else (values[0],) * 2
-            assert (row["ci_low"], row["ci_high"]) == pytest.approx((low, high))
+            # the t interval on the logit scale of the metric's range (NPMI's [-1, 1], uniqueness' [0, 1]) and back
+            low, high = (-1.0, 1.0) if metric == "npmi" else (0.0, 1.0)
+            u = (values.mean() - low) / (high - low)
+            reach = stats.t.ppf(0.975, 1) * sem / ((high - low) * u * (1 - u))
+            ends = [low + (high - low) * special.expit(special.logit(u) + z) for z in (-reach, reach)]
+            assert (row["ci_low"], row["ci_high"]) == pytest.approx(ends)
+            assert low <= row["ci_low"] <= row["mean"] <= row["ci_high"] <= high
         [row] = result.comparisons[result.comparisons.metric == metric].itertuples()
         assert (row.model_a, row.model_b) == ("lda", "random")
         if metric == "npmi":

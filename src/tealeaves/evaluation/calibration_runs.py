@@ -59,6 +59,7 @@ TOPIC_BETWEEN = 0.02  # sd of a run's effect on its topics' values
 DOCUMENT_BETWEEN = 0.02  # sd of a run's effect, nats per token
 DOCUMENT_INTERACTION = 0.2  # sd of a model's own effect on a document, shared by its runs
 TESTS = ("runs", "one run", "pooled", "runs, Welch")
+NPMI_RANGE = (-1.0, 1.0)  # the range of the simulated topic values' metric, for the per-model interval
 
 
 def run_topics(rng: np.random.Generator, runs: int, k: int, shift: float = 0.0, kind: str = "moderate") -> list[Items]:
@@ -125,13 +126,15 @@ def runs_rejection(
 
 def runs_coverage(plan: str, k: int, runs: int, replicates: int, seed: int, kind: str = "moderate") -> Calibration:
     """How often the 95% interval of one algorithm's value over its ``runs`` runs (the per-model row's,
-    :func:`tealeaves.evaluation.stats.runs_test` without ``b``) covers the algorithm's true value."""
+    :func:`tealeaves.evaluation.stats.runs_test` without ``b``) covers the algorithm's true value: for
+    topics, NPMI-like values, within NPMI's range [-1, 1] (the logit scale and back, as the evaluation
+    computes it); for documents, log likelihoods, unbounded."""
     rng = family_generator(seed, f"runs coverage {plan} {k} {runs}")
     truth = DOCUMENT_RATE if plan == PAIRED else topic_mean(kind)
     hits = 0.0
     for _ in range(replicates):
         a = run_documents(rng, (runs, 0), k)[0] if plan == PAIRED else run_topics(rng, runs, k, 0.0, kind)
-        c = runs_test(a, None, plan)
+        c = runs_test(a, None, plan, None if plan == PAIRED else NPMI_RANGE)
         hits += float(c.ci_low <= truth <= c.ci_high)
     name = f"{plan} ({kind})" if plan != PAIRED else plan
     return Calibration(

@@ -589,16 +589,26 @@ def _positions(ids: np.ndarray, wanted: np.ndarray) -> np.ndarray:
     return order[np.searchsorted(ids[order], wanted)]
 
 
-def runs_test(a: list[Items], b: list[Items] | None, plan: str | None) -> TestResult:
+def runs_test(
+    a: list[Items], b: list[Items] | None, plan: str | None, bounds: tuple[float, float] | None = None
+) -> TestResult:
     """Two models' runs compared with the runs as units (:func:`tealeaves.stats.runs_t_test`): topics
     within runs for a topic-level output, the held-out documents crossed with the runs (the same
     documents for every run of both models: paired) for a paired one, one value a run for a
-    model-level quantity. ``b`` None: model A's value alone, whose interval the per-model row shows."""
+    model-level quantity. ``b`` None: model A's value alone, whose interval the per-model row shows,
+    within ``bounds`` (the metric's range; widened to the value should it lie outside) on the logit
+    or log scale and back (:func:`tealeaves.stats.bounded_t_interval`)."""
     if plan == PAIRED and b is not None:
         units = run_units([*a, *b], plan)
         return runs_t_test(units[: len(a)], units[len(a) :], paired=True)
     units_b = run_units(b, plan) if b is not None else None
-    return runs_t_test(run_units(a, plan), units_b, paired=plan == PAIRED)
+    found = runs_t_test(run_units(a, plan), units_b, paired=plan == PAIRED)
+    if b is not None or bounds is None:
+        return found
+    value = float(found.difference)
+    span = (min(bounds[0], value), max(bounds[1], value))
+    low, high = bounded_t_interval(value, float(found.se), float(found.df), span)
+    return dataclasses.replace(found, ci_low=low, ci_high=high)
 
 
 def runs_tables(
@@ -634,7 +644,8 @@ def runs_tables(
             if out.plan is None:  # untested (the redundancy filter): the share of runs, no interval
                 rows.append((m, metric, out.label, "model", None, float(x.mean()), np.nan, np.nan, np.nan, len(x)))
                 continue
-            c = runs_test(_run_items(measurements, out, given[m], str(metric)), None, out.plan)
+            span = UNIT_RANGE if out.plan == JACKKNIFE else out.bounds
+            c = runs_test(_run_items(measurements, out, given[m], str(metric)), None, out.plan, span)
             rows.append((m, metric, out.label, "model", "runs", float(x.mean()), c.se, c.ci_low, c.ci_high, len(x)))
         if out.plan is None:
             continue

@@ -571,15 +571,18 @@ def bounded_t_interval(value, se, df, bounds: Bounds = (0.0, 1.0), confidence: f
     gives :math:`se_g = se / ((h - l)\\, u (1 - u))`, and the interval is
     :math:`l + (h - l)\\, g^{-1}(g(u) \\pm t_{(1+c)/2, df}\\, se_g)` (Efron and Tibshirani 1993, ch.
     12.6, on transforming an interval's scale): asymmetric near a bound, as the estimate's
-    distribution is there. At a bound (u = 0 or 1) the logit is infinite, and the interval is the
-    t interval (:func:`t_interval`) clipped to the bounds.
+    distribution is there. With one bound infinite, the scale is the log of the distance to the
+    other, :math:`g = \\log(\\theta - l)` (or :math:`-\\log(h - \\theta)`), :math:`se_g = se / (\\theta - l)`
+    (or :math:`/(h - \\theta)`), as :func:`bootstrap_t_interval`'s; with both infinite, the t
+    interval. At a bound (u = 0 or 1) the scale is infinite, and the interval is the t interval
+    (:func:`t_interval`) clipped to the bounds (as it is without spread: the value itself).
 
     Parameters
     ----------
     value, se, df : float
         The estimate, its standard error and degrees of freedom.
     bounds : tuple of float, optional
-        The estimate's range ``(low, high)``.
+        The estimate's range ``(low, high)``; either may be infinite.
     confidence : float, optional
         The interval's coverage.
 
@@ -590,20 +593,22 @@ def bounded_t_interval(value, se, df, bounds: Bounds = (0.0, 1.0), confidence: f
     Examples
     --------
     An inverted RBO of 0.995 with standard error 0.003 on 19 degrees of freedom: the t interval
-    crosses 1, this one does not.
+    crosses 1, this one does not; a divergence of 0.2 with standard error 0.15 on 2 degrees of
+    freedom stays above 0:
 
     >>> from tealeaves.stats import bounded_t_interval, t_interval
     >>> [round(b, 4) for b in t_interval(0.995, 0.003, 19)], [round(b, 4) for b in bounded_t_interval(0.995, 0.003, 19)]
     ([0.9887, 1.0013], [0.9826, 0.9986])
+    >>> [round(b, 4) for b in bounded_t_interval(0.2, 0.15, 2, (0.0, float("inf")))]
+    [0.0079, 5.0407]
     """
     low, high = bounds
-    u = (value - low) / (high - low)
-    if not (0.0 < u < 1.0) or not np.isfinite(se):
+    if not (low < value < high and se > 0) or not np.isfinite(se):  # at a bound, or no spread: [value, value]
         lo, hi = t_interval(value, se, df, confidence)
         return (max(low, lo), min(high, hi)) if np.isfinite(lo) else (lo, hi)
-    g = math.log(u / (1.0 - u))
-    g_low, g_high = t_interval(g, se / ((high - low) * u * (1.0 - u)), df, confidence)
+    scale, slope, back = _scale(bounds)
+    g_low, g_high = t_interval(float(scale(value)), se * float(slope(value)), df, confidence)
     if not np.isfinite(g_low):
         return g_low, g_high
-    back = [low + (high - low) / (1.0 + math.exp(-x)) for x in (g_low, g_high)]
-    return back[0], back[1]
+    with np.errstate(over="ignore"):
+        return float(back(g_low)), float(back(g_high))
