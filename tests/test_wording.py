@@ -48,14 +48,20 @@ def test_winners_beaten_and_the_comparison_caption():
     assert wording.beaten(rows) == {("a", "npmi"): ["b", "c"], ("c", "npmi"): ["b"]}
     assert (
         wording.comparison_caption(rows[:3], 0.05)
-        == "significantly (Holm-corrected): a better than b; a better than c; c better than b"
+        == "significantly (Holm, level 0.05): a better than b; a better than c; c better than b"
     )
     assert wording.comparison_caption(rows[3:], 0.05) == "not significant (Holm, level 0.05) for any pair"
+    # a report's family (the bold and the verdicts rest on it) is what the caption names, not Holm per metric
+    family = {"family": "Westfall-Young report-wide over all 4 comparisons of 2 metrics"}
+    assert wording.comparison_caption([{**r, **family} for r in rows[:1]], 0.05) == (
+        "significantly (Westfall-Young report-wide over all 4 comparisons of 2 metrics, level 0.05): a better than b"
+    )
 
 
 def test_row_labels_say_the_direction_and_what_a_model_level_row_is():
     assert wording.row_label(NPMI) == "NPMI" and wording.row_label(RANK) == "predictive rank (lower is better)"
     assert wording.row_label(UNIQUE) == "topic uniqueness (model-level; jackknife over topics)"
+    assert wording.row_label(UNIQUE, over_runs=True) == "topic uniqueness (model-level)"  # its interval is over runs
     assert wording.row_label(FILTER) == "redundant (model-level; not tested)"
     assert wording.directed_label(RANK) == "predictive rank (lower is better)"
 

@@ -189,14 +189,17 @@ def directed_label(output: Described) -> str:
     return output.label + ("" if output.higher_is_better else " (lower is better)")
 
 
-def row_label(output: Described) -> str:
+def row_label(output: Described, over_runs: bool = False) -> str:
     """A metric's label as the tables print it: its direction when lower is better, and what a
-    model-level row is (jackknifed, or not tested).
+    model-level row is (jackknifed, or not tested; with the runs as the units, its interval is over
+    the runs, which the table's title says, so the row says only that it is model-level).
 
     Parameters
     ----------
     output : Output
         The metric's description (``label``, ``higher_is_better``, ``plan``).
+    over_runs : bool, optional
+        Whether the models' values and intervals are over several trained runs each.
 
     Returns
     -------
@@ -208,10 +211,14 @@ def row_label(output: Described) -> str:
     >>> from tealeaves.wording import row_label
     >>> row_label(outputs()["predictive_rank"]), row_label(outputs()["topic_uniqueness"])
     ('predictive rank (lower is better)', 'topic uniqueness (model-level; jackknife over topics)')
+    >>> row_label(outputs()["topic_uniqueness"], over_runs=True)
+    'topic uniqueness (model-level)'
     """
     if output.plan is None:
         return output.label + " (model-level; not tested)"
-    return directed_label(output) + (" (model-level; jackknife over topics)" if output.plan == "jackknife" else "")
+    if output.plan != "jackknife":
+        return directed_label(output)
+    return directed_label(output) + (" (model-level)" if over_runs else " (model-level; jackknife over topics)")
 
 
 def _other(row: Row) -> str:
@@ -305,11 +312,16 @@ def comparison_caption(comparisons: Iterable[Row], alpha: float) -> str:
     >>> from tealeaves.wording import comparison_caption
     >>> comparison_caption([{"metric": "npmi", "model_a": "a", "model_b": "b", "better": ""}], 0.05)
     'not significant (Holm, level 0.05) for any pair'
+    >>> family = "Westfall-Young report-wide over all 9 comparisons of 9 metrics"
+    >>> comparison_caption([{"metric": "npmi", "model_a": "a", "model_b": "b", "better": "a", "family": family}], 0.05)
+    'significantly (Westfall-Young report-wide over all 9 comparisons of 9 metrics, level 0.05): a better than b'
     """
-    marks = [f"{r['better']} better than {_other(r)}" for r in comparisons if r["better"]]
+    rows = list(comparisons)
+    marks = [f"{r['better']} better than {_other(r)}" for r in rows if r["better"]]
+    tested = correction(rows[0], alpha) if rows else holm_level(alpha)  # one metric's rows share their family
     if marks:
-        return "significantly (Holm-corrected): " + "; ".join(marks)
-    return f"not significant ({holm_level(alpha)}) for any pair"
+        return f"significantly ({tested}): " + "; ".join(marks)
+    return f"not significant ({tested}) for any pair"
 
 
 def scope(runs: Mapping[str, list[str]] | None) -> str:
@@ -617,5 +629,6 @@ def summary_rows(
             low, high = value["ci_low"], value["ci_high"]
             interval = f"[{low:.3g}, {high:.3g}]" if low == low else ""
             cells.append(SummaryCell(f"{value['mean']:.4g}", interval, best.get(metric) == model))
-        out.append((row_label(outputs[metric]), cells))
+        over_runs = any(r.get("plan") == "runs" for r in values.values())
+        out.append((row_label(outputs[metric], over_runs), cells))
     return models, out

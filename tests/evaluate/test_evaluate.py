@@ -475,6 +475,9 @@ def test_several_runs_per_model_make_the_runs_the_units(planted, tmp_path):
     assert "(this run)" not in result.to_dict()["verdicts"]["npmi"]
     html = tealeaves.report(result, tmp_path / "report.html").read_text()
     assert "Each model is 2 trained runs" in html and "data-model='lda' data-metric='npmi'" in html
+    # the model-level rows' intervals are over the runs, not a jackknife over topics, and the page says so
+    assert "topic uniqueness (model-level)</th>" in html and "jackknife over topics" not in html
+    assert "Model-level rows are one number per run, averaged over the runs" in html
 
 
 @pytest.mark.parametrize(

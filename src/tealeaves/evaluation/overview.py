@@ -81,7 +81,8 @@ def _summary(per_model, comparisons, models, metrics, known, lines, alpha, note=
     head = "".join(f"<th class='num'>{escape(model)}</th>" for model in models)
     rows = []
     for metric in metrics:
-        cells = [f"<th>{escape(wording.row_label(known[metric]))}</th>"]
+        over_runs = bool((per_model.loc[per_model.metric == metric, "plan"] == "runs").any())
+        cells = [f"<th>{escape(wording.row_label(known[metric], over_runs))}</th>"]
         for model in models:
             if (model, metric) not in table.index:
                 cells.append("<td class='num muted'>–</td>")
@@ -97,13 +98,19 @@ def _summary(per_model, comparisons, models, metrics, known, lines, alpha, note=
             )
         rows.append("<tr>" + "".join(cells) + "</tr>")
     verdict_items = "".join(f"<li data-metric='{m}'>{escape(line)}</li>" for m, line in lines.items())
+    model_level = (
+        "Model-level rows are one number per run, averaged over the runs; all but the untested ones have an "
+        "interval and a test over the runs."
+        if (per_model["plan"] == "runs").any()
+        else "Model-level rows are one number per model; only the jackknifed ones have an interval and a test."
+    )
     return (
         "<section id='summary'><h2>Summary</h2><div class='scroll'><table id='summary-table'>"
         f"<thead><tr><th>metric</th>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table></div>"
         f"<p class='muted'>Bold: a model significantly better than every other model on that metric "
         f"(none is bold where no model is); under a value, the models it is significantly better than "
-        f"({escape(wording.families(comparisons, alpha))}). Model-level rows are one number per model; "
-        f"only the jackknifed ones have an interval and a test.{escape(f' Bold and marks: {note}.' if note else '')}</p>"
+        f"({escape(wording.families(comparisons, alpha))}). {model_level}"
+        f"{escape(f' Bold and marks: {note}.' if note else '')}</p>"
         f"<h3>Verdicts</h3><ul class='verdicts'>{verdict_items}</ul></section>"
     )
 
