@@ -478,6 +478,8 @@ def test_several_runs_per_model_make_the_runs_the_units(planted, tmp_path):
     # the model-level rows' intervals are over the runs, not a jackknife over topics, and the page says so
     assert "topic uniqueness (model-level)</th>" in html and "jackknife over topics" not in html
     assert "Model-level rows are one number per run, averaged over the runs" in html
+    # and the introduction says what the intervals and tests are with runs, not the one-run methods
+    assert "95% t intervals over each model's trained runs" in html and "Welch's t over topics" not in html
 
 
 @pytest.mark.parametrize(

@@ -124,6 +124,24 @@ CSP = (
 
 IFRAME_HEIGHT = 720  # pixels of a notebook cell the report's page scrolls in
 
+ONE_RUN_METHODS = (
+    "Intervals are 95% intervals: bootstrap-t intervals over topics for topic metrics (for shares at a ceiling, "
+    "reaching down to Gaffke's limit: junk topics the sample may miss), bootstrap intervals over the held-out "
+    "documents (the same documents for every model) for likelihoods, jackknife intervals over topics for "
+    "model-level quantities. Differences are tested two-sided (a bootstrap-t test of Welch's t over topics, a "
+    "studentised randomisation test of the paired t over documents, a randomisation test over regroupings of "
+    "both models' topics for model-level quantities)"
+)
+"""What the report's introduction says its intervals and tests are, with one trained run per model."""
+
+RUNS_METHODS = (
+    "Intervals are 95% t intervals over each model's trained runs (its value is the mean of its runs' values; "
+    "a bounded metric's on the logit or log scale of its range and back). Differences are tested two-sided by "
+    "the mixed model's t over the runs, with each run's topics or held-out documents within it (the documents "
+    "the same for every run of every model)"
+)
+"""What the report's introduction says its intervals and tests are, with several trained runs per model."""
+
 
 class Report(type(Path())):  # type: ignore[misc]  # PosixPath or WindowsPath: Path itself is not subclassable before 3.12
     """The path :func:`report` wrote, which a notebook displays as the page itself.
@@ -308,13 +326,7 @@ def render(evaluation: Evaluation) -> str:
     intro = (
         f"<header><h1>Which model is best?</h1><p class='lead'>{len(models)} models "
         f"({escape(', '.join(models))}), evaluated by tealeaves {escape(str(manifest.get('tealeaves_version')))} "
-        f"on {when}. Intervals are 95% intervals: bootstrap-t intervals over topics for topic metrics "
-        f"(for shares at a ceiling, reaching down to Gaffke's limit: junk topics the sample may miss), "
-        f"bootstrap intervals over the held-out documents (the same documents for every model) for "
-        f"likelihoods, jackknife intervals over topics for model-level quantities. Differences are "
-        f"tested two-sided (a bootstrap-t test of Welch's t over topics, a studentised randomisation test "
-        f"of the paired t over documents, a randomisation test over regroupings of both models' topics "
-        f"for model-level quantities): "
+        f"on {when}. {RUNS_METHODS if runs else ONE_RUN_METHODS}: "
         f"{escape(families(evaluation.comparisons.to_dict('records'), evaluation.alpha))}.</p>"
         f"<p class='lead' id='scope'>{escape(scope(runs))}</p></header>"
     )
