@@ -37,7 +37,9 @@ and very skewed values, beside the t interval it replaced on the skewed ones.
 3 or 5 runs each, the two-level test's rejection rate and its interval's coverage, beside the
 tests that one run per model, or every topic pooled, would give on the same data (NAIVE rows),
 then the simultaneous coverage of the six pairs of four algorithms by the runs family's
-Bonferroni intervals (calibration_runs.runs_simultaneous_coverage).
+Bonferroni intervals (calibration_runs.runs_simultaneous_coverage), then the coverage of a
+model-level quantity's interval near a bound of [0, 1] over 3 or 5 runs, beside the t interval it
+replaced (calibration_runs.runs_bounded_coverage; K = 1: one value a run).
 
 ``--plan candidates`` prints the rejection rates of two CANDIDATE tests that issue 38 tried for
 lognormal values of unequal spread (the bootstrap-t on the log scale, Hall's transformation;
@@ -87,7 +89,14 @@ from tealeaves.evaluation.calibration import (
     welch_detectable,
     zipf_topics,
 )
-from tealeaves.evaluation.calibration_runs import TESTS, runs_coverage, runs_rejection, runs_simultaneous_coverage
+from tealeaves.evaluation.calibration_runs import (
+    RUN_VALUE_SHAPES,
+    TESTS,
+    runs_bounded_coverage,
+    runs_coverage,
+    runs_rejection,
+    runs_simultaneous_coverage,
+)
 from tealeaves.rng import family_generator
 from tealeaves.stats import bootstrap_t_interval, welch_test
 
@@ -311,7 +320,13 @@ def runs_rows(scale: float, seed: int) -> list[Calibration]:
                 rows.append(runs_rejection(plan, k, runs, r, seed, test, kind or "moderate"))
             rows.append(runs_coverage(plan, k, runs, r, seed, kind or "moderate"))
     simultaneous = [runs_simultaneous_coverage(20, n, r, seed, unadjusted=naive) for n in (3, 5) for naive in (0, 1)]
-    return rows + simultaneous
+    bounded = [
+        runs_bounded_coverage(shape, n, r, seed, bounded)
+        for shape in RUN_VALUE_SHAPES
+        for n in (3, 5)
+        for bounded in (True, False)
+    ]
+    return rows + simultaneous + bounded
 
 
 def interval_rows(replicates: int, seed: int) -> list[Calibration]:

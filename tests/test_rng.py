@@ -166,6 +166,7 @@ FAMILIES = [
     ("runs null independent 20 3", "tealeaves.evaluation.calibration_runs.runs_rejection"),
     ("runs coverage paired 200 3", "tealeaves.evaluation.calibration_runs.runs_coverage"),
     ("runs simultaneous coverage 20 3 4", "tealeaves.evaluation.calibration_runs.runs_simultaneous_coverage"),
+    ("runs bounded coverage near 1 3", "tealeaves.evaluation.calibration_runs.runs_bounded_coverage"),
     ("train dvae", "tealeaves.models.neural.dvae.fit"),
     ("train dvae minibatches", "tealeaves.models.neural.dvae.fit"),
     ("dvae network", "tealeaves.models.neural.dvae.infer"),

@@ -11,7 +11,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from tealeaves.evaluation.calibration_runs import runs_coverage, runs_rejection, runs_simultaneous_coverage
+from tealeaves.evaluation.calibration_runs import (
+    runs_bounded_coverage,
+    runs_coverage,
+    runs_rejection,
+    runs_simultaneous_coverage,
+)
 
 
 @pytest.fixture(autouse=True)
@@ -41,3 +46,12 @@ def test_the_simultaneous_intervals_over_runs_cover_every_pair_together():
     result = runs_simultaneous_coverage(20, 3, 2000, seed=0)
     assert result.within, result
     assert runs_simultaneous_coverage(20, 3, 2000, seed=0, unadjusted=True).rate < 0.9
+
+
+def test_the_interval_over_runs_covers_near_a_bound_where_the_t_interval_did_not():
+    """A model-level quantity whose values over 3 runs are Beta(9, 1) (mean 0.9): the interval on the logit
+    scale of [0, 1] covers within 4 MC SE of 95% over 2,000 models (0.9435 here), the t interval of the run
+    values it replaced 0.90, below the band (0.9305)."""
+    assert runs_bounded_coverage("nearer 1", 3, 2000, seed=0).within
+    replaced = runs_bounded_coverage("nearer 1", 3, 2000, seed=0, bounded=False)
+    assert replaced.rate < replaced.target - 4 * replaced.mc_se, replaced

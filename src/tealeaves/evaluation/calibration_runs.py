@@ -49,8 +49,9 @@ from tealeaves.evaluation.calibration import (
     topic_values,
 )
 from tealeaves.evaluation.stats import PAIRED, linearised, paired_t, run_units, runs_test
-from tealeaves.metrics.measured import Items
+from tealeaves.metrics.measured import JACKKNIFE, Items
 from tealeaves.rng import family_generator
+from tealeaves.stats.intervals import t_interval
 from tealeaves.stats.multiplicity import bonferroni_intervals
 from tealeaves.stats.result import TestResult
 from tealeaves.stats.tests import paired_t_test, welch_test
@@ -60,6 +61,8 @@ DOCUMENT_BETWEEN = 0.02  # sd of a run's effect, nats per token
 DOCUMENT_INTERACTION = 0.2  # sd of a model's own effect on a document, shared by its runs
 TESTS = ("runs", "one run", "pooled", "runs, Welch")
 NPMI_RANGE = (-1.0, 1.0)  # the range of the simulated topic values' metric, for the per-model interval
+RUN_VALUE_SHAPES = {"near 1": (18.0, 2.0), "nearer 1": (9.0, 1.0), "near 0": (2.0, 8.0)}
+"""Beta(a, b) shapes of a model-level quantity's values across runs (:func:`runs_bounded_coverage`)."""
 
 
 def run_topics(rng: np.random.Generator, runs: int, k: int, shift: float = 0.0, kind: str = "moderate") -> list[Items]:
@@ -169,6 +172,31 @@ def runs_simultaneous_coverage(
         "95% simultaneous coverage",
         f"{label}, independent ({kind}), {runs} runs, {len(pairs)} pairs",
         k,
+        replicates,
+        hits / replicates,
+        0.95,
+    )
+
+
+def runs_bounded_coverage(shape: str, runs: int, replicates: int, seed: int, bounded: bool = True) -> Calibration:
+    """How often the per-model interval of a model-level quantity in [0, 1] (topic diversity, inverted RBO:
+    one value a run) covers its mean over runs, with its values across runs Beta(a, b) by ``shape``
+    (:data:`RUN_VALUE_SHAPES`: mean 0.9 with sd 0.065 or 0.09, or mean 0.2): the evaluation's interval
+    (:func:`tealeaves.evaluation.stats.runs_test` within [0, 1], on the logit scale and back) or, with
+    ``bounded`` False, the t interval of the run values it replaced, which crosses the bounds."""
+    a, b = RUN_VALUE_SHAPES[shape]
+    rng = family_generator(seed, f"runs bounded coverage {shape} {runs}")
+    hits = 0
+    for _ in range(replicates):
+        values = rng.beta(a, b, size=runs)
+        c = runs_test([Items(np.array([v]), np.ones(1), np.zeros(1)) for v in values], None, JACKKNIFE, (0.0, 1.0))
+        low, high = (c.ci_low, c.ci_high) if bounded else t_interval(c.difference, c.se, c.df)
+        hits += bool(low <= a / (a + b) <= high)
+    label = "runs as units" if bounded else "REPLACED t interval, runs as units"
+    return Calibration(
+        "95% interval coverage",
+        f"{label}, model-level in [0, 1] (Beta({a:g}, {b:g}) over runs), {runs} runs",
+        1,
         replicates,
         hits / replicates,
         0.95,
