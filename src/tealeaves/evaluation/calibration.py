@@ -276,10 +276,16 @@ def ceiling_mean(junk: float = 0.0) -> float:
     return (1.0 - junk) * 8.0 / 9.2 + junk / 3.0
 
 
+def heavy_lengths(rng: np.random.Generator, n: int) -> np.ndarray:
+    """``n`` documents' lengths of heavy tail, :math:`w_i = \\lceil e^{N(3.5, 1.2)} \\rceil` tokens (median 33, a few of
+    thousands)."""
+    return np.ceil(np.exp(rng.normal(3.5, 1.2, size=n)))
+
+
 def heavy_documents(rng: np.random.Generator, n: int) -> tuple[Items, Items]:
-    """Two equally good models' log likelihoods on ``n`` documents of heavy-tailed length,
-    :math:`w_i = \\lceil e^{N(3.5, 1.2)} \\rceil` tokens (median 33, a few of thousands), otherwise as :func:`documents`."""
-    lengths = np.ceil(np.exp(rng.normal(3.5, 1.2, size=n)))
+    """Two equally good models' log likelihoods on ``n`` documents of heavy-tailed length
+    (:func:`heavy_lengths`), otherwise as :func:`documents`."""
+    lengths = heavy_lengths(rng, n)
     rate = rng.normal(DOCUMENT_RATE, DOCUMENT_SD, size=n)
     ids = np.arange(n)
     a = Items(lengths * (rate + rng.normal(0, NOISE_SD, size=n)), lengths, ids)

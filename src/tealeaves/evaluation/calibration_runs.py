@@ -45,6 +45,7 @@ from tealeaves.evaluation.calibration import (
     LEVEL,
     NOISE_SD,
     Calibration,
+    heavy_lengths,
     topic_mean,
     topic_values,
 )
@@ -72,10 +73,11 @@ def run_topics(rng: np.random.Generator, runs: int, k: int, shift: float = 0.0, 
 
 
 def run_documents(
-    rng: np.random.Generator, runs: tuple[int, int], n: int, shift: float = 0.0
+    rng: np.random.Generator, runs: tuple[int, int], n: int, shift: float = 0.0, heavy: bool = False
 ) -> tuple[list[Items], list[Items]]:
-    """Two algorithms' runs scored on the same ``n`` documents (the module docstring); B is ``shift`` better."""
-    lengths = (LENGTH_MIN + rng.poisson(LENGTH_MEAN, size=n)).astype(float)
+    """Two algorithms' runs scored on the same ``n`` documents (the module docstring); B is ``shift`` better;
+    ``heavy``: documents of heavy-tailed length (:func:`tealeaves.evaluation.calibration.heavy_lengths`)."""
+    lengths = heavy_lengths(rng, n) if heavy else (LENGTH_MIN + rng.poisson(LENGTH_MEAN, size=n)).astype(float)
     rate = rng.normal(DOCUMENT_RATE, DOCUMENT_SD, size=n)
     ids = np.arange(n)
     models = []
@@ -106,16 +108,17 @@ def runs_rejection(
     plan: str, k: int, runs: int, replicates: int, seed: int, test: str = "runs", kind: str = "moderate"
 ) -> Calibration:
     """How often ``test`` (:data:`TESTS`) rejects at 5% when two algorithms are the same and runs
-    differ by seed: ``runs`` runs each, ``k`` topics a run (documents for ``"paired"``)."""
+    differ by seed: ``runs`` runs each, ``k`` topics a run (documents for ``"paired"``, of heavy-tailed
+    length where ``kind`` is ``"heavy"``)."""
     rng = family_generator(seed, f"runs null {plan} {k} {runs}")
     hits = 0
     for _ in range(replicates):
         if plan == PAIRED:
-            a, b = run_documents(rng, (runs, runs), k)
+            a, b = run_documents(rng, (runs, runs), k, heavy=kind == "heavy")
         else:
             a, b = run_topics(rng, runs, k, 0.0, kind), run_topics(rng, runs, k, 0.0, kind)
         hits += float(compared(test, a, b, plan).pvalue) < LEVEL
-    name = f"{plan} ({kind})" if plan != PAIRED else plan
+    name = f"{plan} ({kind})" if plan != PAIRED or kind == "heavy" else plan
     label = "runs as units" if test == "runs" else f"NAIVE {test}"
     return Calibration(
         "rejection under the null, runs differ by seed",
