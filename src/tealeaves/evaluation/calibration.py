@@ -277,8 +277,8 @@ def ceiling_mean(junk: float = 0.0) -> float:
 
 
 def heavy_lengths(rng: np.random.Generator, n: int) -> np.ndarray:
-    """``n`` documents' lengths of heavy tail, :math:`w_i = \\lceil e^{N(3.5, 1.2)} \\rceil` tokens (median 33, a few of
-    thousands)."""
+    """The heavy-tailed lengths of ``n`` documents, :math:`w_i = \\lceil e^{N(3.5, 1.2)} \\rceil` tokens (median 33,
+    a few of thousands)."""
     return np.ceil(np.exp(rng.normal(3.5, 1.2, size=n)))
 
 
@@ -517,7 +517,8 @@ def bounded_coverage(
     case: str, k: int, replicates: int, seed: int, *, previous: bool = False, interval: str | None = None
 ) -> Calibration:
     """How often the 95% interval of a topic-level mean covers the true mean for values of :func:`bounded_values`:
-    the interval of :func:`bounded_intervals` (``interval``; with ``previous`` the one the evaluation's replaced)."""
+    the interval of :func:`bounded_intervals` (``interval``; with ``previous``, the one the evaluation's interval
+    replaced)."""
     interval = interval or INTERVAL_CANDIDATES[int(previous)]
     hits = sum(low <= truth <= high for low, high, truth in bounded_intervals(case, k, replicates, seed, interval))
     name = f"topic mean ({case}), {interval}"
