@@ -21,6 +21,7 @@ from tealeaves.evaluation.stats import (
     randomisation,
     ratio,
     regrouped,
+    runs_test,
     verdicts,
 )
 from tealeaves.metrics import Items
@@ -40,6 +41,30 @@ def test_paired_t_tests_the_difference_of_two_token_weighted_ratios():
     # only the documents both scored are paired
     fewer = Items(b.values[::2], b.weights[::2], b.ids[::2])
     assert paired_t(a, fewer).n == 150
+
+
+def test_the_paired_test_over_runs_is_the_mixed_models_t_calibrated_by_swaps_of_the_common_documents():
+    """Runs scored on partly different documents: the test is over the documents every run scored, on
+    the degrees of freedom the swaps of the run-averaged documents allow, drawn from the given stream;
+    without a stream it is refused rather than drawn from a hidden one."""
+    from tealeaves.stats import runs_t_test, swap_calibrated
+
+    rng = np.random.default_rng(6)
+    w = np.ceil(np.exp(rng.normal(3.5, 1.2, 30)))  # heavy-tailed lengths
+    own = rng.normal(0, 0.3, (2, 30))
+    runs = [[w * (-7.0 + own[m] + rng.normal(0, 0.05, 30)) for _ in range(3)] for m in (0, 1)]
+    ids = np.arange(30)
+    a = [Items(v[1:], w[1:], ids[1:]) for v in runs[0]]  # every run of a skipped document 0
+    b = [Items(v[::-1], w[::-1], ids[::-1]) for v in runs[1]]  # in another order
+    tested = runs_test(a, b, "paired", rng=np.random.default_rng(7))
+    common = [Items(v[1:], w[1:], ids[1:]) for v in runs[1]]
+    t = runs_t_test([linearised(x) for x in a], [linearised(x) for x in common], paired=True)
+    swaps = np.random.default_rng(7).random((999, 29)) < 0.5
+    expected = swap_calibrated(t, (np.mean(runs[0], 0)[1:], w[1:]), (np.mean(runs[1], 0)[1:], w[1:]), swaps)
+    assert tested.difference == pytest.approx(t.difference) and tested.df == pytest.approx(expected.df)
+    assert tested.pvalue == pytest.approx(expected.pvalue) and expected.df < t.df  # the swaps did calibrate
+    with pytest.raises(ValueError, match="needs rng"):
+        runs_test(a, b, "paired")
 
 
 def test_the_permutation_test_draws_from_its_own_stream_per_purpose():

@@ -11,6 +11,7 @@ from tealeaves.stats import (
     key_splits,
     split_welch_statistics,
     studentised_permutation_test,
+    swapped_paired_moments,
     swapped_paired_statistics,
     westfall_young,
 )
@@ -100,6 +101,25 @@ def test_the_studentised_statistics_are_welch_and_the_paired_t():
     assert t[0] == pytest.approx(abs(stats.ttest_rel(linearised(va), linearised(vb)).statistic))
     sa, sb = np.where(swaps[1], vb, va), np.where(swaps[1], va, vb)
     assert t[1] == pytest.approx(abs(stats.ttest_rel(linearised(sa), linearised(sb)).statistic))
+
+
+def test_swapped_moments_are_the_same_in_blocks_of_rows(monkeypatch):
+    """Many swaps are computed a block of rows at a time (bounded memory): the same mean differences and
+    squared standard errors as all rows at once, and as the paired t's parts by brute force."""
+    import tealeaves.stats.tests as tests_module
+
+    rng = np.random.default_rng(4)
+    w = rng.integers(5, 200, 15).astype(float)
+    va, vb = w * rng.normal(-7, 0.3, 15), w * rng.normal(-7, 0.3, 15)
+    swaps = rng.random((40, 15)) < 0.5
+    whole = swapped_paired_moments((va, w), (vb, w), swaps)
+    monkeypatch.setattr(tests_module, "SWAP_BLOCK", 15 * 3)  # three rows a block, the last one short
+    blocks = swapped_paired_moments((va, w), (vb, w), swaps)
+    assert np.array_equal(whole[0], blocks[0]) and np.array_equal(whole[1], blocks[1])
+    x, y = np.where(swaps[7], vb, va), np.where(swaps[7], va, vb)
+    rx, ry = x.sum() / w.sum(), y.sum() / w.sum()
+    d = (rx + (x - rx * w) / w.mean()) - (ry + (y - ry * w) / w.mean())  # linearised contributions' difference
+    assert whole[0][7] == pytest.approx(d.mean()) and whole[1][7] == pytest.approx(d.var(ddof=1) / 15)
 
 
 def test_shared_keys_make_one_relabelling_of_the_units():

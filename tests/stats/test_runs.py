@@ -7,7 +7,7 @@ import pytest
 from scipy import stats
 
 from tealeaves.errors import InputError
-from tealeaves.stats import runs_t_test
+from tealeaves.stats import runs_t_test, swap_calibrated
 
 
 def test_topics_within_runs_are_the_t_test_of_the_run_means():
@@ -72,3 +72,56 @@ def test_paired_brute_force_components():
 def test_refuses_what_is_not_two_runs_each(a, b, paired, message):
     with pytest.raises(InputError, match=message):
         runs_t_test(a, b, paired=paired)
+
+
+def _crossed_documents(rng, w, runs=3, own=0.3, between=0.02, noise=0.05):
+    """Raw values (runs x documents) of two models, each with its own effect on each document (shared by
+    its runs), a run effect and noise, nats per token times the documents' lengths w."""
+    models = []
+    for _ in range(2):
+        effect = rng.normal(0, own, len(w))
+        models.append(
+            np.array([w * (-7.0 + effect + rng.normal(0, between) + rng.normal(0, noise, len(w))) for _ in range(runs)])
+        )
+    return models
+
+
+def _linearised(v, w):
+    r = v.sum() / w.sum()
+    return r + (v - r * w) / w.mean()
+
+
+def test_swap_calibration_takes_the_swaps_quantile_as_its_t_quantile():
+    """Brute force: each swap row's statistic recomputed document by document, the degrees of freedom
+    whose t quantile is their 95% quantile, and the p-value and interval of the t on them."""
+    rng = np.random.default_rng(2)
+    w = np.array([10.0, 12.0, 8.0, 11.0, 9.0, 400.0, 14.0, 7.0])
+    a, b = _crossed_documents(rng, w)
+    t = runs_t_test([_linearised(v, w) for v in a], [_linearised(v, w) for v in b], paired=True)
+    swaps = np.random.default_rng(5).random((499, len(w))) < 0.5
+    calibrated = swap_calibrated(t, (a.mean(0), w), (b.mean(0), w), swaps)
+    d = _linearised(a.mean(0), w) - _linearised(b.mean(0), w)
+    run_part = t.se**2 - d.var(ddof=1) / len(w)
+    drawn = []
+    for row in swaps:
+        x, y = np.where(row, b.mean(0), a.mean(0)), np.where(row, a.mean(0), b.mean(0))
+        e = _linearised(x, w) - _linearised(y, w)
+        drawn.append(abs(e.mean()) / np.sqrt(max(run_part, 0.0) + e.var(ddof=1) / len(w)))
+    q = np.quantile(drawn, 0.95)
+    assert q > stats.t.ppf(0.975, t.df)  # the long document: the swaps reach further than Satterthwaite's t
+    assert stats.t.ppf(0.975, calibrated.df) == pytest.approx(q)
+    assert calibrated.pvalue == pytest.approx(2 * stats.t.sf(abs(t.difference) / t.se, calibrated.df))
+    half = stats.t.ppf(0.975, calibrated.df) * t.se
+    assert (calibrated.ci_low, calibrated.ci_high) == pytest.approx((t.difference - half, t.difference + half))
+    assert (calibrated.difference, calibrated.se, calibrated.statistic) == (t.difference, t.se, t.statistic)
+
+
+def test_swap_calibration_leaves_documents_of_even_length_to_the_t():
+    """200 documents of similar length: the swaps' quantile is the normal's, below the t's, so the
+    result is the t's unchanged."""
+    rng = np.random.default_rng(4)
+    w = 5.0 + rng.poisson(40, 200)
+    a, b = _crossed_documents(rng, w)
+    t = runs_t_test([_linearised(v, w) for v in a], [_linearised(v, w) for v in b], paired=True)
+    swaps = rng.random((999, len(w))) < 0.5
+    assert swap_calibrated(t, (a.mean(0), w), (b.mean(0), w), swaps) is t

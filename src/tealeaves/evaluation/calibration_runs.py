@@ -55,6 +55,7 @@ from tealeaves.rng import family_generator
 from tealeaves.stats.intervals import t_interval
 from tealeaves.stats.multiplicity import bonferroni_intervals
 from tealeaves.stats.result import TestResult
+from tealeaves.stats.runs import runs_t_test
 from tealeaves.stats.tests import paired_t_test, welch_test
 
 TOPIC_BETWEEN = 0.02  # sd of a run's effect on its topics' values
@@ -89,10 +90,14 @@ def run_documents(
     return models[0], models[1]
 
 
-def compared(test: str, a: list[Items], b: list[Items], plan: str) -> TestResult:
-    """One of :data:`TESTS` of two algorithms' runs."""
+def compared(test: str, a: list[Items], b: list[Items], plan: str, rng: np.random.Generator) -> TestResult:
+    """One of :data:`TESTS` of two algorithms' runs (``rng``: the paired test's document swaps), or
+    ``"t alone"``: the mixed model's t without the swaps' calibration (:func:`tealeaves.stats.runs_t_test`)."""
     if test == "runs":
-        return runs_test(a, b, plan)
+        return runs_test(a, b, plan, rng=rng)
+    if test == "t alone":
+        units = run_units([*a, *b], plan)
+        return runs_t_test(units[: len(a)], units[len(a) :], paired=plan == PAIRED)
     if test == "one run":
         return paired_t(a[0], b[0]) if plan == PAIRED else welch_test(linearised(a[0]), linearised(b[0]))
     if test == "pooled":
@@ -117,9 +122,9 @@ def runs_rejection(
             a, b = run_documents(rng, (runs, runs), k, heavy=kind == "heavy")
         else:
             a, b = run_topics(rng, runs, k, 0.0, kind), run_topics(rng, runs, k, 0.0, kind)
-        hits += float(compared(test, a, b, plan).pvalue) < LEVEL
+        hits += float(compared(test, a, b, plan, rng).pvalue) < LEVEL
     name = f"{plan} ({kind})" if plan != PAIRED or kind == "heavy" else plan
-    label = "runs as units" if test == "runs" else f"NAIVE {test}"
+    label = {"runs": "runs as units", "t alone": "PREVIOUS runs as units, the t alone"}.get(test, f"NAIVE {test}")
     return Calibration(
         "rejection under the null, runs differ by seed",
         f"{label}, {name}, {runs} runs",

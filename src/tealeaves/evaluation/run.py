@@ -372,7 +372,7 @@ def _model_tables(cfg: EvaluateConfig, measurements: Measurements) -> tuple[pd.D
         return per_model, comparisons_table(measurements, boots, names, cfg.alpha, cfg.seed, list(cfg.primary))
     import pandas as pd
 
-    model_rows, comparisons = runs_tables(measurements, per_model, cfg.runs, cfg.alpha, list(cfg.primary))
+    model_rows, comparisons = runs_tables(measurements, per_model, cfg.runs, cfg.alpha, list(cfg.primary), cfg.seed)
     return pd.concat([per_model, model_rows], ignore_index=True), comparisons
 
 

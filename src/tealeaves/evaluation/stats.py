@@ -50,7 +50,9 @@ With several trained runs per model (:func:`runs_tables`), the runs are the unit
 topics or documents a second level within them: a model's value is the mean of its runs'
 values, its interval and the tests of two models the mixed model's over runs
 (:func:`runs_test`, :func:`tealeaves.stats.runs_t_test`; the documents shared by every run of
-both models are crossed with the runs). With one run each, the tests above compare these
+both models are crossed with the runs, and the paired test's degrees of freedom are no more than
+random swaps of the two models' documents allow, :func:`tealeaves.stats.swap_calibrated`, so
+that a few long documents do not make it liberal). With one run each, the tests above compare these
 trained artifacts, and :func:`tealeaves.wording.verdicts` says so in each sentence. The runs'
 comparisons are one report-wide family too, corrected by Holm's step-down over every pair of
 every metric (or of the primary ones): with a few runs each there is nothing to resample jointly.
@@ -100,7 +102,7 @@ from tealeaves.stats.intervals import (
 from tealeaves.stats.multiplicity import bonferroni_intervals, holm, westfall_young
 from tealeaves.stats.resampling import paired_ratio_bootstrap
 from tealeaves.stats.result import TestResult
-from tealeaves.stats.runs import runs_t_test
+from tealeaves.stats.runs import runs_t_test, swap_calibrated
 from tealeaves.stats.tests import (
     jackknife_difference_test,
     paired_t_test,
@@ -120,6 +122,7 @@ MIN_WELCH = 5  # fewer items in a model: the permutation test
 PERMUTATIONS = 9999
 REGROUPINGS = 1999  # the model-level randomisation test's random regroupings
 SUBSETS = 1000  # the delete-d jackknife's random subsets of topics
+RUN_SWAPS = 999  # random swaps of two models' documents that calibrate the paired test over runs
 PER_MODEL_COLUMNS = ("model", "metric", "label", "unit", "plan", "mean", "se", "ci_low", "ci_high", "n")
 COMPARISON_COLUMNS = (
     "metric",
@@ -572,15 +575,15 @@ def _runs_family(table: pd.DataFrame, alpha: float, primary: list[str] | None) -
 def run_units(runs: list[Items], plan: str | None) -> list[np.ndarray]:
     """Each run's units as :func:`tealeaves.stats.runs_t_test` takes them: a topic-level output's
     linearised items (:func:`linearised`), a paired output's linearised contributions on the
-    documents every given run scored (aligned by id), a model-level quantity's one value."""
-    if plan == PAIRED:
-        common = functools.reduce(np.intersect1d, [r.ids for r in runs])
-        units = []
-        for r in runs:
-            at = _positions(r.ids, common)
-            units.append(linearised(Items(r.values[at], r.weights[at], common)))
-        return units
-    return [linearised(r) for r in runs]
+    documents every given run scored (:func:`_aligned`), a model-level quantity's one value."""
+    return [linearised(r) for r in (_aligned(runs) if plan == PAIRED else runs)]
+
+
+def _aligned(runs: list[Items]) -> list[Items]:
+    """Each run's items on the documents every run scored, in the same order."""
+    common = functools.reduce(np.intersect1d, [r.ids for r in runs])
+    positions = [_positions(r.ids, common) for r in runs]
+    return [Items(r.values[at], r.weights[at], common) for r, at in zip(runs, positions)]
 
 
 def _positions(ids: np.ndarray, wanted: np.ndarray) -> np.ndarray:
@@ -590,17 +593,31 @@ def _positions(ids: np.ndarray, wanted: np.ndarray) -> np.ndarray:
 
 
 def runs_test(
-    a: list[Items], b: list[Items] | None, plan: str | None, bounds: tuple[float, float] | None = None
+    a: list[Items],
+    b: list[Items] | None,
+    plan: str | None,
+    bounds: tuple[float, float] | None = None,
+    rng: np.random.Generator | None = None,
 ) -> TestResult:
     """Two models' runs compared with the runs as units (:func:`tealeaves.stats.runs_t_test`): topics
     within runs for a topic-level output, the held-out documents crossed with the runs (the same
     documents for every run of both models: paired) for a paired one, one value a run for a
-    model-level quantity. ``b`` None: model A's value alone, whose interval the per-model row shows,
+    model-level quantity. A paired test's degrees of freedom are calibrated by :data:`RUN_SWAPS`
+    random swaps of the two models' run-averaged documents drawn from ``rng``
+    (:func:`tealeaves.stats.swap_calibrated`). ``b`` None: model A's value alone, whose interval the per-model row shows,
     within ``bounds`` (the metric's range; widened to the value should it lie outside) on the logit
     or log scale and back (:func:`tealeaves.stats.bounded_t_interval`)."""
     if plan == PAIRED and b is not None:
-        units = run_units([*a, *b], plan)
-        return runs_t_test(units[: len(a)], units[len(a) :], paired=True)
+        if rng is None:
+            raise ValueError("runs_test: a paired comparison needs rng, the stream its document swaps come from")
+        aligned = _aligned([*a, *b])
+        units = [linearised(r) for r in aligned]
+        found = runs_t_test(units[: len(a)], units[len(a) :], paired=True)
+        a_runs, b_runs = aligned[: len(a)], aligned[len(a) :]
+        averaged = [
+            (np.mean([r.values for r in x], axis=0), np.mean([r.weights for r in x], axis=0)) for x in (a_runs, b_runs)
+        ]
+        return swap_calibrated(found, averaged[0], averaged[1], rng.random((RUN_SWAPS, len(units[0]))) < 0.5)
     units_b = run_units(b, plan) if b is not None else None
     found = runs_t_test(run_units(a, plan), units_b, paired=plan == PAIRED)
     if b is not None or bounds is None:
@@ -617,6 +634,7 @@ def runs_tables(
     runs: dict[str, list[str]],
     alpha: float,
     primary: list[str] | None = None,
+    seed: int = 0,
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """With several trained runs per model, the runs are the units: each model's value, interval and test.
 
@@ -626,7 +644,9 @@ def runs_tables(
     (:func:`runs_test`, :func:`tealeaves.stats.runs_t_test`): over the run means for topic-level
     outputs and model-level quantities, the run means and the shared documents for paired ones.
     The comparisons are the report's family, corrected by Holm over every pair of every metric
-    (:func:`_runs_family`; ``primary``: the primary metrics' pairs and the others apart).
+    (:func:`_runs_family`; ``primary``: the primary metrics' pairs and the others apart). A
+    paired pair's document swaps come from the stream family ``"evaluate runs swaps METRIC A B"``
+    under ``seed``.
     Returns the model rows (plan ``"runs"``, n the number of runs) and the comparisons.
     """
     import pandas as pd
@@ -651,7 +671,10 @@ def runs_tables(
             continue
         pairs = list(itertools.combinations(present, 2))
         items = {m: _run_items(measurements, out, given[m], str(metric)) for m in present}
-        tested = [runs_test(items[a], items[b], out.plan) for a, b in pairs]
+        tested = [
+            runs_test(items[a], items[b], out.plan, rng=family_generator(seed, f"evaluate runs swaps {metric} {a} {b}"))
+            for a, b in pairs
+        ]
         compared += _runs_rows(str(metric), pairs, tested)
     table = pd.DataFrame(compared, columns=list(COMPARISON_COLUMNS))
     return pd.DataFrame(rows, columns=list(PER_MODEL_COLUMNS)), _runs_family(table, alpha, primary)

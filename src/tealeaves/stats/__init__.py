@@ -20,7 +20,8 @@ wording), so that it works in the core install; :mod:`tealeaves.evaluation` and
   stratified topics, annotators, crossed clusters), drawing from the caller's seeded stream
   (:func:`tealeaves.rng.family_generator`);
 - :mod:`~tealeaves.stats.runs`: trained runs as the units, topics or documents within them (the
-  mixed model's t-test, :func:`runs_t_test`);
+  mixed model's t-test, :func:`runs_t_test`, its degrees of freedom for documents calibrated by
+  swapping the models' documents, :func:`swap_calibrated`);
 - :mod:`~tealeaves.stats.result`: :class:`TestResult`, what every test returns.
 """
 
@@ -62,7 +63,7 @@ if TYPE_CHECKING:
         within_group_draws,
     )
     from tealeaves.stats.result import TestResult
-    from tealeaves.stats.runs import runs_t_test
+    from tealeaves.stats.runs import runs_t_test, swap_calibrated
     from tealeaves.stats.tests import (
         bootstrap_z_test,
         jackknife_difference_test,
@@ -75,6 +76,7 @@ if TYPE_CHECKING:
         satterthwaite_df,
         split_welch_statistics,
         studentised_permutation_test,
+        swapped_paired_moments,
         swapped_paired_statistics,
         t_test,
         t_test_moments,
@@ -120,6 +122,8 @@ __all__ = [
     "stratified_counts",
     "stratified_indices",
     "studentised_permutation_test",
+    "swap_calibrated",
+    "swapped_paired_moments",
     "swapped_paired_statistics",
     "t_interval",
     "t_test",

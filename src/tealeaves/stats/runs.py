@@ -34,6 +34,11 @@ and Satterthwaite 1946 for the degrees of freedom):
   alone (``b`` None) gives the interval of its value the same way (with :math:`d_i = \\bar
   u_{A\\cdot i}`).
 
+The documents' part of :math:`\\hat V` counts :math:`n - 1` degrees of freedom, which a few long
+documents (heavy-tailed lengths) overstate: with 20 such documents and 5-10 runs the t rejected
+7-9.5% of true nulls. :func:`swap_calibrated` gives the paired test degrees of freedom no larger
+than the distribution of its statistic over random swaps of the two models' documents allows.
+
 One trained run per model leaves the run effect inestimable: the tests of
 :mod:`tealeaves.stats.tests` over topics or documents then compare these trained artifacts,
 whose difference includes their seeds' (:func:`tealeaves.wording.verdicts` says so).
@@ -44,12 +49,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
+from scipy import optimize, stats
 
 from tealeaves.errors import InputError
 from tealeaves.stats.intervals import CONFIDENCE
 from tealeaves.stats.result import TestResult
-from tealeaves.stats.tests import t_test_of_estimate
+from tealeaves.stats.tests import swapped_paired_moments, t_test_of_estimate
 
+MIN_DF = 0.05  # the fewest degrees of freedom swap_calibrated gives (t's quantile beyond any statistic)
 Runs = Sequence[np.ndarray] | np.ndarray  # one array a run: its topics' values, or its documents'
 
 
@@ -184,3 +191,89 @@ def runs_t_test(a: Runs, b: Runs | None = None, *, paired: bool = False, confide
     return t_test_of_estimate(
         estimate, float(np.sqrt(variance)), df, test="mixed-model t over runs", n=n_runs, confidence=confidence
     )
+
+
+def swap_calibrated(
+    result: TestResult,
+    a: tuple[np.ndarray, np.ndarray],
+    b: tuple[np.ndarray, np.ndarray],
+    swaps: np.ndarray,
+    confidence: float = CONFIDENCE,
+) -> TestResult:
+    """The paired test over runs (:func:`runs_t_test`, ``paired=True``) on degrees of freedom that
+    the documents' own randomisation distribution allows.
+
+    :func:`runs_t_test` refers :math:`\\hat D / se` to Satterthwaite's t, which counts the documents'
+    part of :math:`se^2` on :math:`n - 1` degrees of freedom; where a few long documents carry that
+    part, it has far fewer, and the t is liberal. Swapping the two models' run-averaged
+    (value, weight) on a document is the relabelling under which the one-run paired randomisation
+    test is exact (:func:`tealeaves.stats.swapped_paired_statistics`), so it gives the documents'
+    part its own distribution: with :math:`S = s_d^2 / n` of the run-averaged linearised
+    differences and :math:`(\\bar d^*_j, S^*_j)` the same with swap row j
+    (:func:`tealeaves.stats.swapped_paired_moments`), the run part :math:`se^2 - S` kept,
+
+    .. math:: T^*_j = |\\bar d^*_j| / \\sqrt{\\max(se^2 - S, 0) + S^*_j}.
+
+    Where the ``confidence`` quantile q of :math:`T^*` exceeds :math:`t_{(1+c)/2, df}`, the degrees
+    of freedom become the :math:`\\nu` with :math:`t_{(1+c)/2, \\nu} = q`, and the p-value and the
+    interval follow from them (:func:`tealeaves.stats.t_test_of_estimate`); otherwise ``result``
+    is returned as it is. So at level :math:`1 - c` the test rejects only where both the t and
+    the swaps do, and its level holds wherever either's holds: the t's where the runs' part
+    dominates (the swaps leave out the run effect shared by all documents), the swaps' where the
+    documents' part does. Simulated (:mod:`tealeaves.evaluation.calibration_runs`, R = 10,000), 20
+    documents of heavy-tailed length with 5 and 10 runs reject 3.7% and 4.55% of true nulls, where
+    the t alone rejected 7.0% and 9.45%; the price is power, 2.6% at 3 runs where the t alone held
+    (4.2%).
+
+    Parameters
+    ----------
+    result : TestResult
+        :func:`runs_t_test`'s, paired, of model A against model B.
+    a, b : tuple of ndarray
+        Each model's values and weights on the n documents, averaged over its runs.
+    swaps : ndarray of bool, shape (B, n)
+        Random swaps (each True with probability 1/2).
+    confidence : float, optional
+        The coverage the degrees of freedom are calibrated at, and the interval's.
+
+    Returns
+    -------
+    TestResult
+
+    Examples
+    --------
+    Three runs of two models on six documents, one of them long, each model with its own effect on
+    each document: the documents' part dominates, and the swaps leave fewer degrees of freedom.
+
+    >>> import numpy as np
+    >>> from tealeaves.stats import runs_t_test, swap_calibrated
+    >>> w = np.array([10.0, 12.0, 8.0, 11.0, 9.0, 400.0])
+    >>> rng = np.random.default_rng(2)
+    >>> own_a, own_b = rng.normal(0, 0.3, (2, 6))
+    >>> a = [w * (-7.0 + own_a + rng.normal(0, 0.05, 6)) for _ in range(3)]
+    >>> b = [w * (-7.0 + own_b + rng.normal(0, 0.05, 6)) for _ in range(3)]
+    >>> units = [v / w.mean() - v.sum() / w.sum() * (w / w.mean() - 1) for v in a + b]  # linearised
+    >>> t = runs_t_test(units[:3], units[3:], paired=True)
+    >>> swaps = np.random.default_rng(1).random((999, 6)) < 0.5
+    >>> calibrated = swap_calibrated(t, (np.mean(a, 0), w), (np.mean(b, 0), w), swaps)
+    >>> round(t.df, 1), round(calibrated.df, 2), round(t.pvalue, 4), round(calibrated.pvalue, 4)
+    (7.0, 1.12, 0.0055, 0.1365)
+    """
+    if not result.se > 0 or not np.isfinite(result.df):
+        return result
+    _, observed = swapped_paired_moments(a, b, np.zeros((1, len(a[0])), dtype=bool))
+    mean, variance = swapped_paired_moments(a, b, swaps)
+    scale = np.sqrt(max(result.se**2 - float(observed[0]), 0.0) + variance)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        drawn = np.where(scale > 0, np.abs(mean) / scale, np.where(mean == 0, 0.0, np.inf))
+    q = float(np.quantile(drawn, confidence))
+    tail = (1 + confidence) / 2
+    if not q > stats.t.ppf(tail, result.df):
+        return result
+
+    def excess(df: float) -> float:  # how far the t's quantile on df reaches beyond the swaps'
+        return float(stats.t.ppf(tail, df)) - q
+
+    df = MIN_DF if excess(MIN_DF) <= 0 else float(optimize.brentq(excess, MIN_DF, result.df))
+    estimate, se = float(result.difference), float(result.se)
+    return t_test_of_estimate(estimate, se, df, test=result.test, n=int(result.n), confidence=confidence)

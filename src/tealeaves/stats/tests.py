@@ -36,6 +36,7 @@ from tealeaves.stats.result import TestResult
 Alternative = Literal["greater", "smaller"]
 PERMUTATIONS = 9999  # random relabellings of the permutation test
 REGROUPINGS = 1999  # random regroupings of the randomisation test
+SWAP_BLOCK = 2_000_000  # units x swaps held in memory at once by swapped_paired_moments
 
 
 def _tail(z: np.ndarray, alternative: Alternative, dist=stats.norm, **kw) -> np.ndarray:
@@ -519,16 +520,54 @@ def swapped_paired_statistics(
     >>> [round(float(v), 4) for v in t], round(paired_t_test(a, b).statistic, 4)
     ([1.5785, 1.5785], 1.5785)
     """
-    (va, wa), (vb, wb) = ((np.asarray(v, dtype=np.float64), np.asarray(w, dtype=np.float64)) for v, w in (a, b))
-    contributions = []
-    for v, w, other_v, other_w in ((va, wa, vb, wb), (vb, wb, va, wa)):
-        values, weights = np.where(swaps, other_v, v), np.where(swaps, other_w, w)
-        r = values.sum(axis=1, keepdims=True) / weights.sum(axis=1, keepdims=True)
-        contributions.append(r + (values - r * weights) / weights.mean(axis=1, keepdims=True))
-    d = contributions[0] - contributions[1]
-    se = d.std(axis=1, ddof=1) / np.sqrt(d.shape[1])
+    mean, variance = swapped_paired_moments(a, b, swaps)
+    se = np.sqrt(variance)
     with np.errstate(divide="ignore", invalid="ignore"):
-        return np.where(se > 0, np.abs(d.mean(axis=1)) / se, np.nan)
+        return np.where(se > 0, np.abs(mean) / se, np.nan)
+
+
+def swapped_paired_moments(
+    a: tuple[np.ndarray, np.ndarray], b: tuple[np.ndarray, np.ndarray], swaps: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """The mean difference :math:`\\bar d` of two ratios' linearised contributions and its squared
+    standard error :math:`s_d^2 / n`, with the two series swapped on some units (each row of
+    ``swaps``): the parts of :func:`swapped_paired_statistics`' :math:`|t|`, computed in blocks of
+    rows so that memory stays bounded for many units.
+
+    Parameters
+    ----------
+    a, b, swaps : tuple of ndarray, tuple of ndarray, ndarray of bool
+        As :func:`swapped_paired_statistics` takes them.
+
+    Returns
+    -------
+    tuple of ndarray
+        :math:`\\bar d` and :math:`s_d^2 / n`, shape (B,) each.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from tealeaves.stats import swapped_paired_moments
+    >>> a, b, w = np.array([1.1, 2.3, 2.9, 4.4]), np.array([1.0, 2.0, 3.0, 4.0]), np.ones(4)
+    >>> mean, variance = swapped_paired_moments((a, w), (b, w), np.array([[False] * 4, [True] * 4]))
+    >>> [round(float(m), 3) for m in mean], round(float(variance[0]), 5)
+    ([0.175, -0.175], 0.01229)
+    """
+    (va, wa), (vb, wb) = ((np.asarray(v, dtype=np.float64), np.asarray(w, dtype=np.float64)) for v, w in (a, b))
+    swaps = np.asarray(swaps, dtype=bool)
+    mean, variance = np.empty(len(swaps)), np.empty(len(swaps))
+    block = max(1, SWAP_BLOCK // max(1, swaps.shape[1]))
+    for start in range(0, len(swaps), block):
+        rows = swaps[start : start + block]
+        contributions = []
+        for v, w, other_v, other_w in ((va, wa, vb, wb), (vb, wb, va, wa)):
+            values, weights = np.where(rows, other_v, v), np.where(rows, other_w, w)
+            r = values.sum(axis=1, keepdims=True) / weights.sum(axis=1, keepdims=True)
+            contributions.append(r + (values - r * weights) / weights.mean(axis=1, keepdims=True))
+        d = contributions[0] - contributions[1]
+        mean[start : start + block] = d.mean(axis=1)
+        variance[start : start + block] = d.var(axis=1, ddof=1) / d.shape[1]
+    return mean, variance
 
 
 def bootstrap_z_test(
