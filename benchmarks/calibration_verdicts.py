@@ -17,7 +17,8 @@ the tests of issue 38: the topic-level test the evaluation picks (bootstrap-t; t
 permutation test at a ceiling) under opposite skews (Gamma +2 against -2), lognormal spreads
 and ceiling-bound values at K = 5 to 50, beside the studentised permutation test and Welch's t;
 the studentised paired randomisation test on 20 and 50 documents of heavy-tailed length beside
-the paired t; a whole report under the complete null (10 metrics, 4 models, 60
+the paired t, and a model's percentile interval on 20, 50 and 200 such documents beside the
+CANDIDATE symmetric bootstrap-t; a whole report under the complete null (10 metrics, 4 models, 60
 comparisons, through the evaluation's comparisons_table), Westfall-Young's family beside Holm
 per metric; and whole evaluations under the complete null through ``evaluate`` itself (10
 tested outputs, 4 simulated models, calibration.evaluation_rejection). The ``independent`` and
@@ -42,7 +43,8 @@ model-level quantity's interval near a bound of [0, 1] over 3 or 5 runs, beside 
 replaced (calibration_runs.runs_bounded_coverage; K = 1: one value a run), then the paired test
 over runs on 20 or 200 documents of heavy-tailed length, 3, 5 or 10 runs, its degrees of freedom
 calibrated by document swaps (tealeaves.stats.swap_calibrated), each beside the mixed model's t
-alone that it replaced (PREVIOUS rows).
+alone that it replaced (PREVIOUS rows), and the interval of one algorithm's value over 3 or 10 runs
+on 20 or 200 such documents.
 
 ``--plan candidates`` prints the rejection rates of two CANDIDATE tests that issue 38 tried for
 lognormal values of unequal spread (the bootstrap-t on the log scale, Hall's transformation;
@@ -133,7 +135,8 @@ def replaced(replicates: int, seed: int) -> list[Calibration]:
 def shapes_and_documents(r, seed: int) -> list:
     """The checks of tests whose level must hold when only the shapes differ: topic-level tests under
     opposite skews, lognormal spreads and a ceiling (the evaluation's choice beside the tests it
-    did not choose), and the paired test on 20 and 50 documents of heavy-tailed length."""
+    did not choose), the paired test on 20 and 50 documents of heavy-tailed length, and a model's
+    interval on 20, 50 and 200 such documents."""
     checks: list = []
     for k in (5, 10, 20, 50):
         for test in ("evaluation", "studentised permutation", "Welch's t"):
@@ -150,6 +153,17 @@ def shapes_and_documents(r, seed: int) -> list:
     for n in (20, 50):
         for test in ("paired randomisation", "paired t"):
             checks.append(("paired", "rejection", lambda n=n, test=test: document_rejection(test, n, r(2000), seed)))
+    for n in (20, 50, 200):
+        for interval in ("percentile", "bootstrap-t"):
+            checks.append(
+                (
+                    "paired",
+                    "coverage",
+                    lambda n=n, interval=interval: coverage(
+                        "paired", n, r(10000), seed, kind="heavy", interval=interval
+                    ),
+                )
+            )
     return checks
 
 
@@ -335,7 +349,8 @@ def runs_rows(scale: float, seed: int) -> list[Calibration]:
         for runs in (3, 5, 10)
         for test in ("runs", "t alone")
     ]
-    return rows + simultaneous + bounded + heavy
+    heavy_coverage = [runs_coverage("paired", n, runs, r, seed, kind="heavy") for n in (20, 200) for runs in (3, 10)]
+    return rows + simultaneous + bounded + heavy + heavy_coverage
 
 
 def interval_rows(replicates: int, seed: int) -> list[Calibration]:
@@ -523,6 +538,8 @@ def within(c: Calibration) -> str:
         return "no (below 80%)" if c.rate < c.target else "no (above 80%)"
     if (c.rate < c.target) == (c.target < 0.5):  # rejects less, or covers more, than it should
         return f"no (conservative{conservative(c)})"
+    if "coverage" in c.check and "heavy" in c.plan:
+        return "no (a few long documents carry the ratio's variance: docs/guide/evaluate.md)"
     if "(lognormal)" in c.plan:  # sigma 1 (the sigma 0.5 rows hold)
         return "no (a tail that K topics mostly miss; no test or interval holds for every tail: docs/guide/evaluate.md)"
     return "no"
