@@ -17,8 +17,8 @@ the tests of issue 38: the topic-level test the evaluation picks (bootstrap-t; t
 permutation test at a ceiling) under opposite skews (Gamma +2 against -2), lognormal spreads
 and ceiling-bound values at K = 5 to 50, beside the studentised permutation test and Welch's t;
 the studentised paired randomisation test on 20 and 50 documents of heavy-tailed length beside
-the paired t, and a model's percentile interval on 20, 50 and 200 such documents beside the
-CANDIDATE symmetric bootstrap-t; a whole report under the complete null (10 metrics, 4 models, 60
+the paired t, and a model's interval on 20, 50 and 200 documents of even or heavy-tailed length (the
+symmetric bootstrap-t) beside the percentile interval it replaced; a whole report under the complete null (10 metrics, 4 models, 60
 comparisons, through the evaluation's comparisons_table), Westfall-Young's family beside Holm
 per metric; and whole evaluations under the complete null through ``evaluate`` itself (10
 tested outputs, 4 simulated models, calibration.evaluation_rejection). The ``independent`` and
@@ -136,7 +136,7 @@ def shapes_and_documents(r, seed: int) -> list:
     """The checks of tests whose level must hold when only the shapes differ: topic-level tests under
     opposite skews, lognormal spreads and a ceiling (the evaluation's choice beside the tests it
     did not choose), the paired test on 20 and 50 documents of heavy-tailed length, and a model's
-    interval on 20, 50 and 200 such documents."""
+    interval on 20, 50 and 200 documents of even or heavy-tailed length beside the one it replaced."""
     checks: list = []
     for k in (5, 10, 20, 50):
         for test in ("evaluation", "studentised permutation", "Welch's t"):
@@ -153,17 +153,18 @@ def shapes_and_documents(r, seed: int) -> list:
     for n in (20, 50):
         for test in ("paired randomisation", "paired t"):
             checks.append(("paired", "rejection", lambda n=n, test=test: document_rejection(test, n, r(2000), seed)))
-    for n in (20, 50, 200):
-        for interval in ("percentile", "bootstrap-t"):
-            checks.append(
-                (
-                    "paired",
-                    "coverage",
-                    lambda n=n, interval=interval: coverage(
-                        "paired", n, r(10000), seed, kind="heavy", interval=interval
-                    ),
+    for kind in ("moderate", "heavy"):
+        for n in (20, 50, 200):
+            for interval in (None, "percentile"):
+                checks.append(
+                    (
+                        "paired",
+                        "coverage",
+                        lambda n=n, kind=kind, interval=interval: coverage(
+                            "paired", n, r(10000), seed, kind=kind, interval=interval
+                        ),
+                    )
                 )
-            )
     return checks
 
 

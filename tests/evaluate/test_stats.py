@@ -17,6 +17,7 @@ from tealeaves.evaluation.stats import (
     PERMUTATIONS,
     linearised,
     paired_t,
+    per_model_table,
     permutation,
     randomisation,
     ratio,
@@ -65,6 +66,45 @@ def test_the_paired_test_over_runs_is_the_mixed_models_t_calibrated_by_swaps_of_
     assert tested.pvalue == pytest.approx(expected.pvalue) and expected.df < t.df  # the swaps did calibrate
     with pytest.raises(ValueError, match="needs rng"):
         runs_test(a, b, "paired")
+
+
+def test_a_document_metrics_intervals_are_the_ratio_bootstrap_t_over_the_metrics_shared_resamples():
+    """The per-model interval and the comparison's are the symmetric bootstrap-t of the ratio and of the
+    difference (tealeaves.stats.ratio_bootstrap_t_interval) over the documents' positions, a document
+    a model left unscored counting with value and weight 0, drawn from the metric's bootstrap stream;
+    classification accuracy's within [0, 1]."""
+    from tealeaves.evaluation.stats import Measurements, comparisons_table
+    from tealeaves.rng import family_generator
+    from tealeaves.stats import ratio_bootstrap_t_interval
+
+    rng = np.random.default_rng(8)
+    w = np.ceil(np.exp(rng.normal(3.5, 1.0, 40)))
+    a = Items(w * rng.normal(-7.0, 0.3, 40), w, np.arange(40))
+    b = Items(w[1:] * rng.normal(-7.1, 0.3, 39), w[1:], np.arange(1, 40))  # document 0 unscored
+    right = (rng.random(40) < 0.9).astype(float)
+    items = {("a", "heldout_log_likelihood"): a, ("b", "heldout_log_likelihood"): b}
+    items |= {("a", "classification_accuracy"): Items(right, np.ones(40), np.arange(40))}
+    measured = Measurements(items, {}, {})
+    table, boots = per_model_table(measured, 400, seed=3)
+    row = table.set_index(["model", "metric"]).loc[("b", "heldout_log_likelihood")]
+    dense_a = (a.values, a.weights)
+    dense_b = (np.r_[0.0, b.values], np.r_[0.0, b.weights])
+
+    def stream():
+        return family_generator(3, "evaluate bootstrap heldout_log_likelihood")
+
+    assert (row.ci_low, row.ci_high) == pytest.approx(ratio_bootstrap_t_interval(dense_b, 400, stream()))
+    accuracy = table.set_index(["model", "metric"]).loc[("a", "classification_accuracy")]
+    expected = ratio_bootstrap_t_interval(
+        (right, np.ones(40)), 400, family_generator(3, "evaluate bootstrap classification_accuracy"), bounds=(0, 1)
+    )
+    assert (accuracy.ci_low, accuracy.ci_high) == pytest.approx(
+        expected
+    ) and 0 <= accuracy.ci_low <= accuracy.ci_high <= 1
+    [pair] = comparisons_table(measured, boots, ["a", "b"], 0.05, seed=3).itertuples()
+    assert (pair.ci_low, pair.ci_high) == pytest.approx(
+        ratio_bootstrap_t_interval(dense_a, 400, stream(), other=dense_b)
+    )
 
 
 def test_the_permutation_test_draws_from_its_own_stream_per_purpose():

@@ -42,6 +42,7 @@ from tealeaves.evaluation.stats import (
     Measurements,
     comparisons_table,
     document_bootstrap,
+    document_interval,
     paired_t,
     randomisation,
     regrouped,
@@ -206,11 +207,11 @@ def coverage(plan: str, k: int, replicates: int, seed: int, *, boot: int = 500, 
 
     ``"independent"``: the interval of the mean over ``k`` topics the evaluation uses, the
     bootstrap-t interval (:func:`tealeaves.stats.bootstrap_t_interval`, its fixed stream of 2,000
-    resamples), or with ``options["interval"] = "t"`` the t interval it replaced; ``"paired"``: the bootstrap
-    percentile interval of the ratio over ``k`` documents (``boot`` resamples; of heavy-tailed
-    length, :func:`heavy_documents`, with ``options["kind"] = "heavy"``), or with
-    ``options["interval"] = "bootstrap-t"`` the CANDIDATE symmetric bootstrap-t of the ratio
-    (:func:`ratio_bootstrap_t`); ``"jackknife"``:
+    resamples), or with ``options["interval"] = "t"`` the t interval it replaced; ``"paired"``: the
+    symmetric bootstrap-t of the ratio over ``k`` documents (:func:`tealeaves.evaluation.stats.document_interval`,
+    ``boot`` resamples; of heavy-tailed length, :func:`heavy_documents`, with ``options["kind"] =
+    "heavy"``), or with ``options["interval"] = "percentile"`` the percentile interval it
+    replaced; ``"jackknife"``:
     the delete-d jackknife t interval of topic uniqueness at ``k`` topics (as
     :func:`tealeaves.evaluation.stats.per_model_table` computes it: ``options["subsets"]`` random
     subsets, default :data:`tealeaves.evaluation.stats.SUBSETS`), against its mean over
@@ -230,11 +231,11 @@ def coverage(plan: str, k: int, replicates: int, seed: int, *, boot: int = 500, 
     for r in range(replicates):
         if plan == "paired":
             a, _ = heavy_documents(rng, k) if kind == "heavy" else documents(rng, k)
-            if options.get("interval") == "bootstrap-t":
-                low, high = ratio_bootstrap_t(a, boot, family_generator(seed + r, "coverage bootstrap-t"))
-            else:
+            if options.get("interval") == "percentile":
                 resamples = document_bootstrap({"a": a}, boot, seed + r, "coverage")[0]["a"]
                 low, high = percentile_interval(resamples, CONFIDENCE, nan_policy="propagate")
+            else:
+                low, high = document_interval({"a": a}, "a", boot, seed + r, "coverage")
         elif plan == "independent":
             x = topic_values(rng, k, 0.0, kind)
             if replaced:
@@ -250,29 +251,8 @@ def coverage(plan: str, k: int, replicates: int, seed: int, *, boot: int = 500, 
     name = f"{plan} ({kind})" if plan == "independent" else plan
     name = f"{name} (heavy-tailed lengths)" if plan == "paired" and kind == "heavy" else name
     name = f"REPLACED t interval, {name}" if replaced else name
-    name = f"CANDIDATE symmetric bootstrap-t, {name}" if options.get("interval") == "bootstrap-t" else name
+    name = f"REPLACED percentile interval, {name}" if options.get("interval") == "percentile" else name
     return Calibration(f"{CONFIDENCE:.0%} interval coverage", name, k, replicates, hits / replicates, CONFIDENCE)
-
-
-def ratio_bootstrap_t(items: Items, boot: int, rng: np.random.Generator) -> tuple[float, float]:
-    """The symmetric bootstrap-t interval of a ratio :math:`R = \\sum v / \\sum w` over documents:
-    :math:`R \\pm q\\, se`, with se the linearised standard error
-    :math:`\\sqrt{\\sum_i (v_i - R w_i)^2 / (n - 1)} / (\\bar w \\sqrt n)` and q the 95% quantile of
-    :math:`|R^* - R| / se^*` over ``boot`` resamples of the documents (Hall 1988, the symmetric
-    percentile-t), a candidate for the per-model interval of a paired output."""
-    v, w = items.values, items.weights
-    n = len(v)
-
-    def ratio_and_se(v: np.ndarray, w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        r = v.sum(axis=-1) / w.sum(axis=-1)
-        spread = ((v - r[..., None] * w) ** 2).sum(axis=-1) / (n - 1)
-        return r, np.sqrt(spread / n) / w.mean(axis=-1)
-
-    value, se = ratio_and_se(v, w)
-    draw = rng.integers(0, n, size=(boot, n))
-    values, ses = ratio_and_se(v[draw], w[draw])
-    q = float(np.nanquantile(np.abs(values - value) / ses, CONFIDENCE))
-    return float(value - q * se), float(value + q * se)
 
 
 TOPIC_TESTS = ("bootstrap-t", "studentised permutation", "Welch's t")

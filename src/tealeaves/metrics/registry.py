@@ -241,7 +241,7 @@ register(
         "classification",
         classification_metric,
         {
-            "classification_accuracy": Output("classification accuracy", unit="document"),
+            "classification_accuracy": Output("classification accuracy", unit="document", bounds=(0.0, 1.0)),
             "classification_f1": Output("classification F1", unit="model"),
             "classification_precision": Output("classification precision", unit="model"),
             "classification_recall": Output("classification recall", unit="model"),

@@ -10,7 +10,7 @@ wording), so that it works in the core install; :mod:`tealeaves.evaluation` and
   test, and Hoyle et al.'s one-tailed tests (two proportions, Student's t, Mann-Whitney U);
 - :mod:`~tealeaves.stats.multiplicity`: Holm and Bonferroni's simultaneous intervals,
   Benjamini-Hochberg, Westfall and Young's max-T and step-down min-P;
-- :mod:`~tealeaves.stats.intervals`: t, percentile and bootstrap-t intervals, Gaffke's limit, bootstrap,
+- :mod:`~tealeaves.stats.intervals`: t, percentile and bootstrap-t intervals (of a mean, of a ratio), Gaffke's limit, bootstrap,
   jackknife and delete-d jackknife standard errors;
 - :mod:`~tealeaves.stats.design`: the minimal detectable difference (of a normal or of a
   resampled critical value), the two one-sided tests;
@@ -40,6 +40,7 @@ if TYPE_CHECKING:
         jackknife_se,
         mean_with_interval,
         percentile_interval,
+        ratio_bootstrap_t_interval,
         t_interval,
     )
     from tealeaves.stats.multiplicity import (
@@ -115,6 +116,7 @@ __all__ = [
     "proportion_test",
     "random_orders",
     "randomisation_test",
+    "ratio_bootstrap_t_interval",
     "resampled_group_means",
     "runs_t_test",
     "satterthwaite_df",

@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from tealeaves.errors import InputError
-from tealeaves.stats.resampling import random_orders
+from tealeaves.stats.resampling import random_orders, unit_draws
 
 CONFIDENCE = 0.95
 BOOTSTRAP_T_RESAMPLES = 2000  # resamples of the interval of a mean over topics
@@ -324,6 +324,106 @@ def interval_method(
     if not (np.isfinite(low_t) and np.isfinite(high_t)):
         return *_fallback(mean, se, n, bounds, confidence), "t"
     return mean - float(high_t) * se, mean - float(low_t) * se, "bootstrap-t"
+
+
+def ratio_bootstrap_t_interval(
+    series: tuple[np.ndarray, np.ndarray],
+    n_resamples: int,
+    rng: np.random.Generator,
+    other: tuple[np.ndarray, np.ndarray] | None = None,
+    bounds: Bounds | None = None,
+    confidence: float = CONFIDENCE,
+) -> Bounds:
+    """The symmetric bootstrap-t interval of a ratio :math:`R = \\sum_i v_i / \\sum_i w_i` over n units,
+    or (``other`` given) of the difference :math:`R - R'` of two ratios over the same units.
+
+    The standard error is the delta method's, :math:`se = \\sqrt{\\sum_i l_i^2 / (n - 1)} / \\sqrt n`
+    with :math:`l_i = (v_i - R w_i) / \\bar w` (for a difference, :math:`l_i - l'_i`); each of
+    ``n_resamples`` resamples of the units (:func:`tealeaves.stats.resampling.unit_draws`: from the
+    same stream, the resamples :func:`tealeaves.stats.paired_ratio_bootstrap` draws) gives
+
+    .. math:: t^*_b = \\frac{|g(R^*_b) - g(R)|}{g'(R^*_b)\\, se^*_b},
+              \\qquad g^{-1}\\left(g(R) \\pm |t|^*_{(c)}\\, g'(R)\\, se\\right),
+
+    :math:`|t|^*_{(c)}` the :math:`Bc`-th smallest of them and g the scale of :func:`bootstrap_t_interval` within
+    ``bounds`` (a difference: none), so a bounded ratio's interval stays within its bounds (Hall
+    1988, the symmetric bootstrap-t). A resample without spread counts as infinitely far where
+    its ratio moved. The percentile interval of the ratios it replaced neither studentises nor
+    widens for few units, and undercovers held-out documents: 91.5% and 92.8% of the time at 20 and 50
+    documents of the demo's lengths, 90.0% at 20 of heavy-tailed length (this one 95.0%, 94.9%,
+    93.9%; ``benchmarks/calibration_verdicts.py``). Under five units, without spread, or where
+    the quantile is infinite, it is the t interval on n − 1 degrees of freedom (on the same scale);
+    a ratio at one of two finite bounds gives the interval of :func:`bootstrap_t_interval`'s
+    values all at a bound.
+
+    Parameters
+    ----------
+    series : tuple of ndarray
+        Values and weights over the n units (a unit not scored: value and weight 0).
+    n_resamples : int
+        Resamples.
+    rng : numpy.random.Generator
+        The stream the units are drawn from.
+    other : tuple of ndarray, optional
+        A second series over the same units: the interval of the difference of the two ratios.
+    bounds : tuple of float, optional
+        The ratio's range (ignored for a difference).
+    confidence : float, optional
+        The interval's coverage c.
+
+    Returns
+    -------
+    tuple of float
+
+    Examples
+    --------
+    Held-out log likelihoods of 30 documents: the interval of the ratio, and of its difference from
+    another model's on the same documents.
+
+    >>> import numpy as np
+    >>> from tealeaves.stats import ratio_bootstrap_t_interval
+    >>> rng = np.random.default_rng(0)
+    >>> w = rng.integers(5, 80, 30).astype(float)
+    >>> a, b = w * rng.normal(-7.0, 0.4, 30), w * rng.normal(-7.2, 0.4, 30)
+    >>> [round(x, 3) for x in ratio_bootstrap_t_interval((a, w), 999, np.random.default_rng(1))]
+    [-7.134, -6.89]
+    >>> [round(x, 3) for x in ratio_bootstrap_t_interval((a, w), 999, np.random.default_rng(1), other=(b, w))]
+    [-0.151, 0.337]
+    """
+    pair = [series] if other is None else [series, other]
+    v, w = (np.stack([np.asarray(x[i], dtype=np.float64) for x in pair]) for i in (0, 1))
+    sign = np.array([1.0, -1.0])[: len(pair), None]
+    n = v.shape[1]
+    bounds = None if other is not None else bounds
+
+    def ratio_and_se(v: np.ndarray, w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The (difference of) ratios and its standard error, over the last axis; leading axes kept."""
+        r = v.sum(axis=-1) / w.sum(axis=-1)
+        spread = (v - r[..., None] * w) / w.mean(axis=-1, keepdims=True)
+        difference, part = (sign * r[..., None]).sum(axis=-2)[..., 0], (sign * spread).sum(axis=-2)
+        return difference, np.sqrt((part**2).sum(axis=-1) / (n - 1) / n)
+
+    value, se = (float(x) for x in ratio_and_se(v, w))
+    if bounds is not None:  # widened to the value, should a convention step outside
+        bounds = (min(bounds[0], value), max(bounds[1], value))
+        if np.all(np.isfinite(bounds)) and value in bounds:
+            return _at_bound(value, n, bounds, confidence)
+    if n < BOOTSTRAP_T_MIN or not se > 0:
+        return _fallback(value, se, n, bounds, confidence) if n > 1 else (math.nan, math.nan)
+    scale, slope, back = _scale(bounds)
+    studentised = np.empty(n_resamples)
+    for start, draw in unit_draws(n, n_resamples, rng):
+        values, ses = ratio_and_se(v[:, draw].transpose(1, 0, 2), w[:, draw].transpose(1, 0, 2))
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            t = np.abs(scale(values) - scale(value)) / (slope(values) * ses)
+        t[~np.isfinite(t)] = np.where(values[~np.isfinite(t)] == value, 0.0, np.inf)
+        studentised[start : start + len(draw)] = t
+    reach = float(np.sort(studentised)[max(round(n_resamples * confidence), 1) - 1])  # |t|*_(c)
+    if not np.isfinite(reach):
+        return _fallback(value, se, n, bounds, confidence)
+    centre, spread = scale(value), slope(value) * se
+    with np.errstate(over="ignore"):
+        return float(back(centre - reach * spread)), float(back(centre + reach * spread))
 
 
 def gaffke_limit(values: np.ndarray, bound: float, confidence: float, rng: np.random.Generator) -> float:

@@ -22,7 +22,7 @@ share a stream. The engines:
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Mapping
+from collections.abc import Hashable, Iterator, Mapping
 from typing import TypeVar
 
 import numpy as np
@@ -93,13 +93,28 @@ def paired_ratio_bootstrap(
     """
     n = len(next(iter(series.values()))[0])
     out = {key: np.empty(n_resamples) for key in series}
-    chunk = max(1, 2_000_000 // n)
-    for start in range(0, n_resamples, chunk):
-        stop = min(n_resamples, start + chunk)
-        draw = rng.integers(0, n, size=(stop - start, n))
+    for start, draw in unit_draws(n, n_resamples, rng):
         for key, (values, weights) in series.items():
-            out[key][start:stop] = values[draw].sum(axis=1) / weights[draw].sum(axis=1)
+            out[key][start : start + len(draw)] = values[draw].sum(axis=1) / weights[draw].sum(axis=1)
     return out
+
+
+def unit_draws(n: int, n_resamples: int, rng: np.random.Generator) -> Iterator[tuple[int, np.ndarray]]:
+    """``n_resamples`` rows of ``n`` unit indices drawn with replacement, in blocks of at most
+    2,000,000 indices: (the first row's number, the block). Every resampling of shared units
+    (:func:`paired_ratio_bootstrap`, :func:`tealeaves.stats.ratio_bootstrap_t_interval`) draws them
+    so, so that the same stream gives the same resamples to each.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from tealeaves.stats.resampling import unit_draws
+    >>> [(start, block.shape) for start, block in unit_draws(1_000_000, 5, np.random.default_rng(0))]
+    [(0, (2, 1000000)), (2, (2, 1000000)), (4, (1, 1000000))]
+    """
+    chunk = max(1, 2_000_000 // max(n, 1))
+    for start in range(0, n_resamples, chunk):
+        yield start, rng.integers(0, n, size=(min(n_resamples, start + chunk) - start, n))
 
 
 def stratified_indices(strata: np.ndarray, n_resamples: int, rng: np.random.Generator) -> np.ndarray:
