@@ -62,3 +62,26 @@ def test_the_length_check_finds_a_long_function(tmp_path):
     (tmp_path / "long.py").write_text(f"@staticmethod\ndef long():\n{body}\n")
     (tmp_path / "_kernels.py").write_text(f"def kernel():\n{body}\n")
     assert long_functions(tmp_path) == [f"{tmp_path.name}/long.py:2 long ({MAX_LINES + 2} lines)"]
+
+
+def control_characters(root: Path) -> list[str]:
+    """Docstrings holding a control character other than newline and tab: ``\\bar`` or ``\\frac``
+    written with one backslash is a backspace or a form feed that the rendered formula silently loses."""
+    found = []
+    kinds = (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)
+    for path in sorted(root.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            text = ast.get_docstring(node, clean=False) if isinstance(node, kinds) else None
+            if text and any(ord(c) < 32 and c not in "\n\t" for c in text):
+                found.append(f"{path.relative_to(root.parent).as_posix()}:{getattr(node, 'lineno', 1)}")
+    return found
+
+
+def test_no_docstring_holds_a_control_character():
+    assert control_characters(SRC) == []
+
+
+def test_the_control_character_check_finds_a_single_backslash(tmp_path):
+    source = 'def mean():\n    """The mean :math:`\\bar x`."""\n\n\ndef escaped():\n    """:math:`\\\\bar x`."""\n'
+    (tmp_path / "formula.py").write_text(source)
+    assert control_characters(tmp_path) == [f"{tmp_path.name}/formula.py:1"]
