@@ -350,8 +350,8 @@ def ratio_bootstrap_t_interval(
     1988, the symmetric bootstrap-t). A resample without spread counts as infinitely far where
     its ratio moved. The percentile interval of the ratios it replaced neither studentises nor
     widens for few units, and undercovers held-out documents: 91.5% and 92.8% of the time at 20 and 50
-    documents of the demo's lengths, 90.0% at 20 of heavy-tailed length (this one 95.0%, 94.9%,
-    93.9%; ``benchmarks/calibration_verdicts.py``). Under five units, without spread, or where
+    documents of the demo's lengths (a one-off simulation), 90.0% at 20 of heavy-tailed length (this
+    one 95.0%, 94.9%, 94.1%; ``benchmarks/calibration_verdicts.py``). Under five units, without spread, or where
     the quantile is infinite, it is the t interval on n − 1 degrees of freedom (on the same scale);
     a ratio at one of two finite bounds gives the interval of :func:`bootstrap_t_interval`'s
     values all at a bound.
