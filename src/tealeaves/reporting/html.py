@@ -126,7 +126,7 @@ IFRAME_HEIGHT = 720  # pixels of a notebook cell the report's page scrolls in
 
 ONE_RUN_METHODS = (
     "Intervals are 95% intervals: bootstrap-t intervals over topics for topic metrics (for shares at a ceiling, "
-    "reaching down to Gaffke's limit: junk topics the sample may miss), bootstrap intervals over the held-out "
+    "reaching down to Gaffke's limit: junk topics the sample may miss), bootstrap-t intervals over the held-out "
     "documents (the same documents for every model) for likelihoods, jackknife intervals over topics for "
     "model-level quantities. Differences are tested two-sided (a bootstrap-t test of Welch's t over topics, a "
     "studentised randomisation test of the paired t over documents, a randomisation test over regroupings of "
