@@ -102,7 +102,7 @@ from tealeaves.stats.intervals import (
     ratio_bootstrap_t_interval,
 )
 from tealeaves.stats.multiplicity import bonferroni_intervals, holm, westfall_young
-from tealeaves.stats.resampling import paired_ratio_bootstrap
+from tealeaves.stats.resampling import paired_ratio_bootstrap, ratio_deviations
 from tealeaves.stats.result import TestResult
 from tealeaves.stats.runs import runs_t_test, swap_calibrated
 from tealeaves.stats.tests import (
@@ -174,8 +174,8 @@ def linearised(items: Items) -> np.ndarray:
     weights, the values themselves)."""
     if np.all(items.weights == items.weights[0]):
         return items.values / items.weights[0]  # the same, without rounding
-    r = ratio(items)
-    return r + (items.values - r * items.weights) / items.weights.mean()
+    r, deviations = ratio_deviations(items.values, items.weights)
+    return r + deviations
 
 
 def dense_documents(items: dict[str, Items]) -> dict[str, tuple[np.ndarray, np.ndarray]]:

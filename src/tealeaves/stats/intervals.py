@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from tealeaves.errors import InputError
-from tealeaves.stats.resampling import random_orders, unit_draws
+from tealeaves.stats.resampling import random_orders, ratio_deviations, unit_draws
 
 CONFIDENCE = 0.95
 BOOTSTRAP_T_RESAMPLES = 2000  # resamples of the interval of a mean over topics
@@ -398,9 +398,8 @@ def ratio_bootstrap_t_interval(
 
     def ratio_and_se(v: np.ndarray, w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """The (difference of) ratios and its standard error, over the last axis; leading axes kept."""
-        r = v.sum(axis=-1) / w.sum(axis=-1)
-        spread = (v - r[..., None] * w) / w.mean(axis=-1, keepdims=True)
-        difference, part = (sign * r[..., None]).sum(axis=-2)[..., 0], (sign * spread).sum(axis=-2)
+        r, deviations = ratio_deviations(v, w)
+        difference, part = (sign * r[..., None]).sum(axis=-2)[..., 0], (sign * deviations).sum(axis=-2)
         return difference, np.sqrt((part**2).sum(axis=-1) / (n - 1) / n)
 
     value, se = (float(x) for x in ratio_and_se(v, w))

@@ -99,6 +99,23 @@ def paired_ratio_bootstrap(
     return out
 
 
+def ratio_deviations(values: np.ndarray, weights: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The ratio :math:`R = \\sum_i v_i / \\sum_i w_i` over the last axis and each unit's deviation
+    :math:`(v_i - R w_i) / \\bar w` (the delta method's: :math:`R` plus the deviations are the linearised
+    contributions, whose mean is :math:`R`); leading axes are rows, each with its own ratio.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from tealeaves.stats.resampling import ratio_deviations
+    >>> r, deviations = ratio_deviations(np.array([2.0, 6.0]), np.array([1.0, 3.0]))
+    >>> float(r), deviations.tolist()
+    (2.0, [0.0, 0.0])
+    """
+    r = values.sum(axis=-1) / weights.sum(axis=-1)
+    return r, (values - r[..., None] * weights) / weights.mean(axis=-1, keepdims=True)
+
+
 def unit_draws(n: int, n_resamples: int, rng: np.random.Generator) -> Iterator[tuple[int, np.ndarray]]:
     """``n_resamples`` rows of ``n`` unit indices drawn with replacement, in blocks of at most
     2,000,000 indices: (the first row's number, the block). Every resampling of shared units

@@ -30,7 +30,7 @@ from scipy import stats
 
 from tealeaves.errors import InputError
 from tealeaves.stats.intervals import CONFIDENCE, bootstrap_se, jackknife_se, t_interval
-from tealeaves.stats.resampling import random_orders
+from tealeaves.stats.resampling import random_orders, ratio_deviations
 from tealeaves.stats.result import TestResult
 
 Alternative = Literal["greater", "smaller"]
@@ -561,9 +561,8 @@ def swapped_paired_moments(
         rows = swaps[start : start + block]
         contributions = []
         for v, w, other_v, other_w in ((va, wa, vb, wb), (vb, wb, va, wa)):
-            values, weights = np.where(rows, other_v, v), np.where(rows, other_w, w)
-            r = values.sum(axis=1, keepdims=True) / weights.sum(axis=1, keepdims=True)
-            contributions.append(r + (values - r * weights) / weights.mean(axis=1, keepdims=True))
+            r, deviations = ratio_deviations(np.where(rows, other_v, v), np.where(rows, other_w, w))
+            contributions.append(r[:, None] + deviations)
         d = contributions[0] - contributions[1]
         mean[start : start + block] = d.mean(axis=1)
         variance[start : start + block] = d.var(axis=1, ddof=1) / d.shape[1]
