@@ -157,6 +157,7 @@ FAMILIES = [
     ("evaluate delete-d topic_uniqueness lda-gibbs", "tealeaves.evaluation.evaluate"),
     ("evaluate report family", "tealeaves.evaluation.evaluate"),
     ("evaluate runs swaps heldout_log_likelihood lda-gibbs lda-vb", "tealeaves.evaluation.evaluate"),
+    ("evaluate runs resamples heldout_log_likelihood lda-gibbs", "tealeaves.evaluation.evaluate"),
     ("calibration independent 20 0.0", "tealeaves.evaluation.calibration.rejection"),
     ("calibration coverage paired 20", "tealeaves.evaluation.calibration.coverage"),
     ("calibration shapes bootstrap-t 20 opposite skews", "tealeaves.evaluation.calibration.shape_rejection"),

@@ -12,6 +12,7 @@ import pytest
 from scipy import stats
 
 from tealeaves.coherence import diversity
+from tealeaves.errors import InputError
 from tealeaves.evaluation.stats import (
     COMPARISON_COLUMNS,
     PERMUTATIONS,
@@ -66,6 +67,42 @@ def test_the_paired_test_over_runs_is_the_mixed_models_t_calibrated_by_swaps_of_
     assert tested.pvalue == pytest.approx(expected.pvalue) and expected.df < t.df  # the swaps did calibrate
     with pytest.raises(ValueError, match="needs rng"):
         runs_test(a, b, "paired")
+
+
+def test_one_models_interval_over_runs_is_no_narrower_than_its_documents_bootstrap_t():
+    """The per-model interval over runs of a paired output: the mixed model's t over the documents every
+    run scored, calibrated by resamples of the run-averaged documents from the given stream; a bounded
+    output's within its bounds on the logit scale, on those degrees of freedom."""
+    from tealeaves.stats import bootstrap_calibrated, bounded_t_interval, runs_t_test
+
+    rng = np.random.default_rng(8)
+    w = np.ceil(np.exp(rng.normal(3.5, 1.2, 25)))
+    own = rng.normal(0, 0.3, 25)
+    runs = [w * (-7.0 + own + rng.normal(0, 0.05, 25)) for _ in range(3)]
+    ids = np.arange(25)
+    a = [Items(v[1:], w[1:], ids[1:]) for v in runs[:2]] + [Items(runs[2], w, ids)]  # two runs skipped doc 0
+    found = runs_test(a, None, "paired", rng=np.random.default_rng(9))
+    t = runs_t_test([linearised(Items(v[1:], w[1:], ids[1:])) for v in runs], paired=True)
+    expected = bootstrap_calibrated(t, (np.mean(runs, 0)[1:], w[1:]), 999, np.random.default_rng(9))
+    assert expected.df < t.df  # the bootstrap did widen it
+    assert (found.difference, found.df, found.ci_low, found.ci_high) == pytest.approx(
+        (expected.difference, expected.df, expected.ci_low, expected.ci_high)
+    )
+    right = [Items((rng.random(25) < 0.8).astype(float), np.ones(25), ids) for _ in range(3)]
+    bounded = runs_test(right, None, "paired", (0.0, 1.0), np.random.default_rng(9))
+    alone = bootstrap_calibrated(
+        runs_t_test([r.values for r in right], paired=True),
+        (np.mean([r.values for r in right], 0), np.ones(25)),
+        999,
+        np.random.default_rng(9),
+    )
+    assert (bounded.ci_low, bounded.ci_high) == pytest.approx(bounded_t_interval(alone.difference, alone.se, alone.df))
+    assert 0.0 < bounded.ci_low < bounded.ci_high < 1.0
+    with pytest.raises(ValueError, match="needs rng"):
+        runs_test(a, None, "paired")
+    elsewhere = [Items(runs[0], w, ids + 100), Items(runs[1], w, ids + 100)]
+    with pytest.raises(InputError, match="share no held-out document"):
+        runs_test(a, elsewhere, "paired", rng=np.random.default_rng(9))
 
 
 def test_a_document_metrics_intervals_are_the_ratio_bootstrap_t_over_the_metrics_shared_resamples():

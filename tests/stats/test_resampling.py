@@ -16,6 +16,7 @@ from tealeaves.stats import (
     weighted_group_means,
     within_group_draws,
 )
+from tealeaves.stats.resampling import ratio_jackknife, resampled_ratio_jackknife
 
 
 def test_random_orders_are_permutations_from_the_stream():
@@ -117,3 +118,47 @@ def test_two_way_cluster_bootstrap_against_its_definition():
                     den += topics[b, t]
             expected = num / den if den > 0 else np.nan
             assert resampled[b, s] == pytest.approx(expected, rel=1e-12, nan_ok=True)
+
+
+def test_the_ratio_jackknife_of_equal_weights_is_the_mean_and_its_standard_error():
+    """With every weight 1 the ratio is the mean and the jackknife se is exactly s / sqrt(n); of a
+    difference, those of the per-unit differences."""
+    rng = np.random.default_rng(5)
+    a, b = rng.normal(0, 1, (2, 17))
+    r, se = ratio_jackknife(a[None], np.ones((1, 17)))
+    assert float(r) == pytest.approx(a.mean()) and float(se) == pytest.approx(a.std(ddof=1) / np.sqrt(17))
+    r, se = ratio_jackknife(np.stack([a, b]), np.ones((2, 17)))
+    d = a - b
+    assert float(r) == pytest.approx(d.mean()) and float(se) == pytest.approx(d.std(ddof=1) / np.sqrt(17))
+
+
+def test_the_ratio_jackknife_leaves_each_unit_out_and_rows_keep_their_own_ratio():
+    rng = np.random.default_rng(6)
+    w = np.ceil(np.exp(rng.normal(3.5, 1.2, (3, 12))))
+    v = w * rng.normal(-7, 0.5, (3, 12))
+    r, se = ratio_jackknife(v[:, None, :], w[:, None, :])
+    for row in range(3):
+        left_out = [np.delete(v[row], i).sum() / np.delete(w[row], i).sum() for i in range(12)]
+        assert r[row] == pytest.approx(v[row].sum() / w[row].sum())
+        assert se[row] == pytest.approx(np.sqrt(11 / 12 * np.sum((left_out - np.mean(left_out)) ** 2)))
+    unscored = ratio_jackknife(np.append(v[0], 0.0)[None], np.append(w[0], 0.0)[None])[0]
+    assert float(unscored) == pytest.approx(r[0])  # a unit of value and weight 0 leaves the ratio
+    assert np.isnan(ratio_jackknife(np.array([[5.0, 0.0]]), np.array([[2.0, 0.0]]))[1])  # one unit weighs all
+
+
+def test_resampled_ratio_jackknife_is_the_jackknife_of_each_draw_from_the_stream():
+    """The draws of unit_draws, in blocks of 2,000,000 indices (with 700,000 units, two a block)."""
+    rng = np.random.default_rng(7)
+    w = rng.integers(5, 50, (2, 30)).astype(float)
+    v = w * rng.normal(-7, 0.5, (2, 30))
+    ratios, ses = resampled_ratio_jackknife(v, w, 40, np.random.default_rng(8))
+    draws = np.random.default_rng(8).integers(0, 30, size=(40, 30))
+    expected = [ratio_jackknife(v[:, row], w[:, row]) for row in draws]
+    np.testing.assert_allclose(ratios, [float(e[0]) for e in expected], rtol=1e-13)
+    np.testing.assert_allclose(ses, [float(e[1]) for e in expected], rtol=1e-10)
+    n = 700_000
+    big = np.arange(n, dtype=float)[None]
+    ratios, _ = resampled_ratio_jackknife(big, np.ones((1, n)), 3, np.random.default_rng(9))
+    rng = np.random.default_rng(9)
+    expected = np.concatenate([rng.integers(0, n, size=(size, n)).mean(axis=1) for size in (2, 1)])
+    np.testing.assert_allclose(ratios, expected, rtol=1e-12)

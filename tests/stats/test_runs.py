@@ -7,7 +7,7 @@ import pytest
 from scipy import stats
 
 from tealeaves.errors import InputError
-from tealeaves.stats import runs_t_test, swap_calibrated
+from tealeaves.stats import bootstrap_calibrated, runs_t_test, swap_calibrated
 
 
 def test_topics_within_runs_are_the_t_test_of_the_run_means():
@@ -125,3 +125,46 @@ def test_swap_calibration_leaves_documents_of_even_length_to_the_t():
     t = runs_t_test([_linearised(v, w) for v in a], [_linearised(v, w) for v in b], paired=True)
     swaps = rng.random((999, len(w))) < 0.5
     assert swap_calibrated(t, (a.mean(0), w), (b.mean(0), w), swaps) is t
+
+
+def _jackknifed(v, w):
+    """Brute force: the ratio and its jackknife se, each document left out in turn."""
+    n = len(w)
+    left_out = np.array([np.delete(v, i).sum() / np.delete(w, i).sum() for i in range(n)])
+    return v.sum() / w.sum(), np.sqrt((n - 1) / n * ((left_out - left_out.mean()) ** 2).sum())
+
+
+def test_the_bootstrap_calibration_of_one_models_interval_reaches_as_far_as_the_documents_bootstrap_t():
+    """Brute force: each resample's ratio and jackknife se recomputed document by document, the 95% quantile
+    of |R* - R| / sqrt(run part + J*), the t on the degrees of freedom whose quantile reaches that times
+    sqrt(run part + J) / se, the run part the t's se² less the documents' part."""
+    rng = np.random.default_rng(2)
+    w = np.array([10.0, 12.0, 8.0, 11.0, 9.0, 400.0, 14.0, 7.0, 15.0, 9.0])
+    a, _ = _crossed_documents(rng, w)
+    t = runs_t_test([_linearised(v, w) for v in a], paired=True)
+    calibrated = bootstrap_calibrated(t, (a.mean(0), w), 499, np.random.default_rng(5))
+    u = _linearised(a.mean(0), w)
+    run_part = max(t.se**2 - u.var(ddof=1) / len(w), 0.0)
+    value, se = _jackknifed(a.mean(0), w)
+    draws = np.random.default_rng(5).integers(0, len(w), size=(499, len(w)))
+    drawn = []
+    for row in draws:
+        r, s = _jackknifed(a.mean(0)[row], w[row])
+        drawn.append(abs(r - value) / np.sqrt(run_part + s**2))
+    reach = np.quantile(drawn, 0.95) * np.sqrt(run_part + se**2) / t.se
+    assert reach > stats.t.ppf(0.975, t.df)  # the long document: the bootstrap reaches further than the t
+    assert stats.t.ppf(0.975, calibrated.df) == pytest.approx(reach)
+    half = reach * t.se
+    assert (calibrated.ci_low, calibrated.ci_high) == pytest.approx((t.difference - half, t.difference + half))
+    assert (calibrated.difference, calibrated.se) == (t.difference, t.se)
+
+
+def test_the_bootstrap_calibration_leaves_the_t_where_the_runs_dominate_or_documents_are_even():
+    """Run effects far larger than the documents' spread, or 200 documents of similar length: the
+    bootstrap-t reaches no further than the t, which is returned unchanged."""
+    rng = np.random.default_rng(4)
+    w = 5.0 + rng.poisson(40, 200)
+    for a in (_crossed_documents(rng, w)[0], _crossed_documents(rng, w[:12], between=1.0)[0]):
+        width = len(a[0])
+        t = runs_t_test([_linearised(v, w[:width]) for v in a], paired=True)
+        assert bootstrap_calibrated(t, (a.mean(0), w[:width]), 999, rng) is t

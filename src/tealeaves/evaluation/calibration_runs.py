@@ -135,27 +135,28 @@ def runs_rejection(
     )
 
 
-def runs_coverage(plan: str, k: int, runs: int, replicates: int, seed: int, kind: str = "moderate") -> Calibration:
+def runs_coverage(
+    plan: str, k: int, runs: int, replicates: int, seed: int, kind: str = "moderate", calibrated: bool = True
+) -> Calibration:
     """How often the 95% interval of one algorithm's value over its ``runs`` runs (the per-model row's,
     :func:`tealeaves.evaluation.stats.runs_test` without ``b``) covers the algorithm's true value: for
     topics, NPMI-like values, within NPMI's range [-1, 1] (the logit scale and back, as the evaluation
     computes it); for documents, log likelihoods, unbounded (of heavy-tailed length where ``kind`` is
-    ``"heavy"``)."""
+    ``"heavy"``), the interval no narrower than the documents' bootstrap-t allows, or with
+    ``calibrated`` False the mixed model's t alone that it replaced (:func:`tealeaves.stats.runs_t_test`)."""
     rng = family_generator(seed, f"runs coverage {plan} {k} {runs}")
     truth = DOCUMENT_RATE if plan == PAIRED else topic_mean(kind)
     hits = 0.0
     for _ in range(replicates):
-        a = (
-            run_documents(rng, (runs, 0), k, heavy=kind == "heavy")[0]
-            if plan == PAIRED
-            else run_topics(rng, runs, k, 0.0, kind)
-        )
-        c = runs_test(a, None, plan, None if plan == PAIRED else NPMI_RANGE)
+        if plan == PAIRED:
+            a = run_documents(rng, (runs, 0), k, heavy=kind == "heavy")[0]
+            c = runs_test(a, None, plan, rng=rng) if calibrated else runs_t_test(run_units(a, plan), paired=True)
+        else:
+            c = runs_test(run_topics(rng, runs, k, 0.0, kind), None, plan, NPMI_RANGE)
         hits += float(c.ci_low <= truth <= c.ci_high)
     name = f"{plan} ({kind})" if plan != PAIRED or kind == "heavy" else plan
-    return Calibration(
-        "95% interval coverage", f"runs as units, {name}, {runs} runs", k, replicates, hits / replicates, 0.95
-    )
+    label = "runs as units" if calibrated else "PREVIOUS runs as units, the t alone"
+    return Calibration("95% interval coverage", f"{label}, {name}, {runs} runs", k, replicates, hits / replicates, 0.95)
 
 
 def runs_simultaneous_coverage(

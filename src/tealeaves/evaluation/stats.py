@@ -7,11 +7,11 @@ inference, the interval and the test:
   scored on the same held-out documents. A model's value is the token-weighted ratio
   :math:`R = \\sum_i v_i / \\sum_i w_i`; its 95% interval is the symmetric bootstrap-t of :math:`R`
   over ``B`` bootstrap resamples of the documents (:func:`tealeaves.stats.ratio_bootstrap_t_interval`,
-  studentised by the delta method's standard error, within the output's bounds), drawn from one
+  studentised by the jackknife's standard error, within the output's bounds), drawn from one
   stream per metric, so every model is resampled with the same document indices and the
   difference :math:`R_A - R_B` has the paired bootstrap-t interval; the percentile interval it
   replaced covered 92.6% and 93.4% at 20 and 50 documents (90.0% and 91.5% of heavy-tailed
-  length), this one 95.2% and 94.7% (94.1%, 94.8%). The test's statistic is
+  length), this one 95.2% and 94.7% (94.75%, 95.2%). The test's statistic is
   the paired t on the linearised per-document contributions :math:`u_i = (v_i - R w_i) / \\bar w`
   (the delta method; :func:`linearised`), whose mean difference is the difference of the ratios,
   referred to its randomisation distribution (the two models' values swapped on random documents:
@@ -54,8 +54,10 @@ topics or documents a second level within them: a model's value is the mean of i
 values, its interval and the tests of two models the mixed model's over runs
 (:func:`runs_test`, :func:`tealeaves.stats.runs_t_test`; the documents shared by every run of
 both models are crossed with the runs, and the paired test's degrees of freedom are no more than
-random swaps of the two models' documents allow, :func:`tealeaves.stats.swap_calibrated`, so
-that a few long documents do not make it liberal). With one run each, the tests above compare these
+random swaps of the two models' documents allow, :func:`tealeaves.stats.swap_calibrated`, and a
+model's interval no narrower than the bootstrap-t of its run-averaged documents,
+:func:`tealeaves.stats.bootstrap_calibrated`, so that a few long documents make neither liberal).
+With one run each, the tests above compare these
 trained artifacts, and :func:`tealeaves.wording.verdicts` says so in each sentence. The runs'
 comparisons are one report-wide family too, corrected by Holm's step-down over every pair of
 every metric (or of the primary ones): with a few runs each there is nothing to resample jointly.
@@ -89,6 +91,7 @@ import numpy as np
 
 from tealeaves import wording
 from tealeaves.deprecation import moved_names, renamed_parameters
+from tealeaves.errors import InputError
 from tealeaves.evaluation.metrics import outputs
 from tealeaves.metrics.measured import JACKKNIFE, PAIRED, Items, Output
 from tealeaves.rng import family_generator
@@ -104,7 +107,7 @@ from tealeaves.stats.intervals import (
 from tealeaves.stats.multiplicity import bonferroni_intervals, holm, westfall_young
 from tealeaves.stats.resampling import paired_ratio_bootstrap, ratio_deviations
 from tealeaves.stats.result import TestResult
-from tealeaves.stats.runs import runs_t_test, swap_calibrated
+from tealeaves.stats.runs import bootstrap_calibrated, runs_t_test, swap_calibrated
 from tealeaves.stats.tests import (
     jackknife_difference_test,
     paired_t_test,
@@ -124,7 +127,7 @@ MIN_WELCH = 5  # fewer items in a model: the permutation test
 PERMUTATIONS = 9999
 REGROUPINGS = 1999  # the model-level randomisation test's random regroupings
 SUBSETS = 1000  # the delete-d jackknife's random subsets of topics
-RUN_SWAPS = 999  # random swaps of two models' documents that calibrate the paired test over runs
+RUN_DRAWS = 999  # swaps of two models' documents (resamples of one's) calibrating a paired output over runs
 PER_MODEL_COLUMNS = ("model", "metric", "label", "unit", "plan", "mean", "se", "ci_low", "ci_high", "n")
 COMPARISON_COLUMNS = (
     "metric",
@@ -614,8 +617,13 @@ def run_units(runs: list[Items], plan: str | None) -> list[np.ndarray]:
 
 
 def _aligned(runs: list[Items]) -> list[Items]:
-    """Each run's items on the documents every run scored, in the same order."""
+    """Each run's items on the documents every run scored, in the same order (an :class:`InputError`
+    where they share none)."""
     common = functools.reduce(np.intersect1d, [r.ids for r in runs])
+    if len(common) == 0:
+        raise InputError(
+            "the runs share no held-out document: score every run of the models compared on the same held-out corpus"
+        )
     positions = [_positions(r.ids, common) for r in runs]
     return [Items(r.values[at], r.weights[at], common) for r, at in zip(runs, positions)]
 
@@ -636,24 +644,31 @@ def runs_test(
     """Two models' runs compared with the runs as units (:func:`tealeaves.stats.runs_t_test`): topics
     within runs for a topic-level output, the held-out documents crossed with the runs (the same
     documents for every run of both models: paired) for a paired one, one value a run for a
-    model-level quantity. A paired test's degrees of freedom are calibrated by :data:`RUN_SWAPS`
+    model-level quantity. A paired test's degrees of freedom are calibrated by :data:`RUN_DRAWS`
     random swaps of the two models' run-averaged documents drawn from ``rng``
     (:func:`tealeaves.stats.swap_calibrated`). ``b`` None: model A's value alone, whose interval the per-model row shows,
     within ``bounds`` (the metric's range; widened to the value should it lie outside) on the logit
-    or log scale and back (:func:`tealeaves.stats.bounded_t_interval`)."""
-    if plan == PAIRED and b is not None:
+    or log scale and back (:func:`tealeaves.stats.bounded_t_interval`); a paired output's no narrower
+    than the bootstrap-t of :data:`RUN_DRAWS` resamples of its run-averaged documents drawn from
+    ``rng`` allows (:func:`tealeaves.stats.bootstrap_calibrated`)."""
+    if plan == PAIRED:
         if rng is None:
-            raise ValueError("runs_test: a paired comparison needs rng, the stream its document swaps come from")
-        aligned = _aligned([*a, *b])
+            raise ValueError(
+                "runs_test: a paired output needs rng, the stream its document swaps or resamples come from"
+            )
+        aligned = _aligned([*a, *(b or [])])
         units = [linearised(r) for r in aligned]
-        found = runs_t_test(units[: len(a)], units[len(a) :], paired=True)
-        a_runs, b_runs = aligned[: len(a)], aligned[len(a) :]
         averaged = [
-            (np.mean([r.values for r in x], axis=0), np.mean([r.weights for r in x], axis=0)) for x in (a_runs, b_runs)
+            (np.mean([r.values for r in x], axis=0), np.mean([r.weights for r in x], axis=0))
+            for x in (aligned[: len(a)], aligned[len(a) :])
+            if x
         ]
-        return swap_calibrated(found, averaged[0], averaged[1], rng.random((RUN_SWAPS, len(units[0]))) < 0.5)
-    units_b = run_units(b, plan) if b is not None else None
-    found = runs_t_test(run_units(a, plan), units_b, paired=plan == PAIRED)
+        if b is not None:
+            found = runs_t_test(units[: len(a)], units[len(a) :], paired=True)
+            return swap_calibrated(found, averaged[0], averaged[1], rng.random((RUN_DRAWS, len(units[0]))) < 0.5)
+        found = bootstrap_calibrated(runs_t_test(units, paired=True), averaged[0], RUN_DRAWS, rng)
+    else:
+        found = runs_t_test(run_units(a, plan), run_units(b, plan) if b is not None else None)
     if b is not None or bounds is None:
         return found
     value = float(found.difference)
@@ -680,7 +695,7 @@ def runs_tables(
     The comparisons are the report's family, corrected by Holm over every pair of every metric
     (:func:`_runs_family`; ``primary``: the primary metrics' pairs and the others apart). A
     paired pair's document swaps come from the stream family ``"evaluate runs swaps METRIC A B"``
-    under ``seed``.
+    under ``seed``, a paired model's document resamples from ``"evaluate runs resamples METRIC MODEL"``.
     Returns the model rows (plan ``"runs"``, n the number of runs) and the comparisons.
     """
     import pandas as pd
@@ -699,7 +714,8 @@ def runs_tables(
                 rows.append((m, metric, out.label, "model", None, float(x.mean()), np.nan, np.nan, np.nan, len(x)))
                 continue
             span = UNIT_RANGE if out.plan == JACKKNIFE else out.bounds
-            c = runs_test(_run_items(measurements, out, given[m], str(metric)), None, out.plan, span)
+            resamples = family_generator(seed, f"evaluate runs resamples {metric} {m}")
+            c = runs_test(_run_items(measurements, out, given[m], str(metric)), None, out.plan, span, resamples)
             rows.append((m, metric, out.label, "model", "runs", float(x.mean()), c.se, c.ci_low, c.ci_high, len(x)))
         if out.plan is None:
             continue

@@ -21,7 +21,8 @@ wording), so that it works in the core install; :mod:`tealeaves.evaluation` and
   (:func:`tealeaves.rng.family_generator`);
 - :mod:`~tealeaves.stats.runs`: trained runs as the units, topics or documents within them (the
   mixed model's t-test, :func:`runs_t_test`, its degrees of freedom for documents calibrated by
-  swapping the models' documents, :func:`swap_calibrated`);
+  swapping the models' documents, :func:`swap_calibrated`, and one model's interval by the
+  documents' bootstrap-t, :func:`bootstrap_calibrated`);
 - :mod:`~tealeaves.stats.result`: :class:`TestResult`, what every test returns.
 """
 
@@ -64,7 +65,7 @@ if TYPE_CHECKING:
         within_group_draws,
     )
     from tealeaves.stats.result import TestResult
-    from tealeaves.stats.runs import runs_t_test, swap_calibrated
+    from tealeaves.stats.runs import bootstrap_calibrated, runs_t_test, swap_calibrated
     from tealeaves.stats.tests import (
         bootstrap_z_test,
         jackknife_difference_test,
@@ -92,6 +93,7 @@ __all__ = [
     "TestResult",
     "benjamini_hochberg",
     "bonferroni_intervals",
+    "bootstrap_calibrated",
     "bootstrap_counts",
     "bootstrap_se",
     "bootstrap_t_interval",

@@ -37,7 +37,8 @@ and Satterthwaite 1946 for the degrees of freedom):
 The documents' part of :math:`\\hat V` counts :math:`n - 1` degrees of freedom, which a few long
 documents (heavy-tailed lengths) overstate: with 20 such documents and 5-10 runs the t rejected
 7-9.5% of true nulls. :func:`swap_calibrated` gives the paired test degrees of freedom no larger
-than the distribution of its statistic over random swaps of the two models' documents allows.
+than the distribution of its statistic over random swaps of the two models' documents allows,
+and :func:`bootstrap_calibrated` one model's interval no narrower than its documents' bootstrap-t.
 
 One trained run per model leaves the run effect inestimable: the tests of
 :mod:`tealeaves.stats.tests` over topics or documents then compare these trained artifacts,
@@ -46,6 +47,7 @@ whose difference includes their seeds' (:func:`tealeaves.wording.verdicts` says 
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 import numpy as np
@@ -53,6 +55,7 @@ from scipy import optimize, stats
 
 from tealeaves.errors import InputError
 from tealeaves.stats.intervals import CONFIDENCE
+from tealeaves.stats.resampling import ratio_deviations, ratio_jackknife, resampled_ratio_jackknife
 from tealeaves.stats.result import TestResult
 from tealeaves.stats.tests import swapped_paired_moments, t_test_of_estimate
 
@@ -266,13 +269,99 @@ def swap_calibrated(
     scale = np.sqrt(max(result.se**2 - float(observed[0]), 0.0) + variance)
     with np.errstate(divide="ignore", invalid="ignore"):
         drawn = np.where(scale > 0, np.abs(mean) / scale, np.where(mean == 0, 0.0, np.inf))
-    q = float(np.quantile(drawn, confidence))
+    return _widened(result, float(np.quantile(drawn, confidence)), confidence)
+
+
+def bootstrap_calibrated(
+    result: TestResult,
+    a: tuple[np.ndarray, np.ndarray],
+    n_resamples: int,
+    rng: np.random.Generator,
+    confidence: float = CONFIDENCE,
+) -> TestResult:
+    """The interval of one model's value over its runs (:func:`runs_t_test`, ``paired=True``, ``b``
+    None) no narrower than the held-out documents' bootstrap-t allows.
+
+    :func:`runs_t_test` counts the documents' part of :math:`se^2` on :math:`n - 1` degrees of
+    freedom, which a few long documents overstate: its interval covered 90.8% and 88.1% of the
+    time at 20 documents of heavy-tailed length with 3 and 10 runs. With :math:`V_{run} =
+    \\max(se^2 - S, 0)` the run part of :math:`se^2` (:math:`S = s_d^2 / n`, the documents' part
+    of the run-averaged linearised values), R the ratio of the run-averaged values and weights
+    over the n documents and :math:`J` its jackknife variance
+    (:func:`tealeaves.stats.resampling.ratio_jackknife`), each of ``n_resamples`` resamples of
+    the documents (:func:`tealeaves.stats.resampling.resampled_ratio_jackknife`) gives
+
+    .. math:: T^*_b = |R^*_b - R| / \\sqrt{V_{run} + J^*_b},
+
+    and the interval's half-width is at least :math:`T^*_{(c)} \\sqrt{V_{run} + J}`, the bootstrap-t
+    of the documents with the run part beside them (that of
+    :func:`tealeaves.stats.ratio_bootstrap_t_interval` where the runs agree): the degrees of
+    freedom are lowered until the t's reaches it, as :func:`swap_calibrated` lowers them. So the
+    interval holds wherever either holds: the t's where the runs' part dominates (the resamples
+    leave out the run effects), the bootstrap-t's where the documents' part does. Simulated
+    (:mod:`tealeaves.evaluation.calibration_runs`, R = 10,000): 95.9% and 94.4% with 3 and 10 runs on
+    20 documents of heavy-tailed length, 96.2% and 95.8% on 200, 95.1% on 200 of even length.
+
+    Parameters
+    ----------
+    result : TestResult
+        :func:`runs_t_test`'s, paired, of model A alone.
+    a : tuple of ndarray
+        The model's values and weights on the n documents, averaged over its runs.
+    n_resamples : int
+        Resamples of the documents.
+    rng : numpy.random.Generator
+        The stream the documents are drawn from.
+    confidence : float, optional
+        The interval's coverage.
+
+    Returns
+    -------
+    TestResult
+
+    Examples
+    --------
+    Three runs on 15 documents of heavy-tailed length: the bootstrap-t of the documents asks for a
+    wider interval than the t on Satterthwaite's degrees of freedom.
+
+    >>> import numpy as np
+    >>> from tealeaves.stats import bootstrap_calibrated, runs_t_test
+    >>> rng = np.random.default_rng(4)
+    >>> w = np.ceil(np.exp(rng.normal(3.5, 1.2, 15)))
+    >>> own = rng.normal(0, 0.3, 15)
+    >>> runs = [w * (-7.0 + own + rng.normal(0, 0.05, 15)) for _ in range(3)]
+    >>> units = [v / w.mean() - v.sum() / w.sum() * (w / w.mean() - 1) for v in runs]  # linearised
+    >>> t = runs_t_test(units, paired=True)
+    >>> calibrated = bootstrap_calibrated(t, (np.mean(runs, 0), w), 999, np.random.default_rng(1))
+    >>> round(t.df, 1), round(calibrated.df, 2)
+    (13.8, 2.84)
+    >>> [round(x, 3) for x in (t.ci_low, t.ci_high)], [round(x, 3) for x in (calibrated.ci_low, calibrated.ci_high)]
+    ([-7.13, -6.742], [-7.233, -6.639])
+    """
+    if not result.se > 0 or not np.isfinite(result.df) or len(a[0]) < 2:
+        return result
+    v, w = (np.asarray(x, dtype=np.float64)[None] for x in a)
+    _, deviations = ratio_deviations(v[0], w[0])
+    run_part = max(result.se**2 - float((deviations**2).sum() / (len(deviations) - 1) / len(deviations)), 0.0)
+    value, se = (float(x) for x in ratio_jackknife(v, w))
+    ratios, ses = resampled_ratio_jackknife(v, w, n_resamples, rng)
+    scale = np.sqrt(run_part + ses**2)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        drawn = np.where(scale > 0, np.abs(ratios - value) / scale, np.where(ratios == value, 0.0, np.inf))
+    reach = float(np.quantile(drawn, confidence)) * math.sqrt(run_part + se**2) / float(result.se)
+    return _widened(result, reach, confidence)
+
+
+def _widened(result: TestResult, reach: float, confidence: float) -> TestResult:
+    """``result`` on the degrees of freedom :math:`\\nu` whose t quantile :math:`t_{(1+c)/2, \\nu}` is
+    ``reach`` (its interval ``reach`` standard errors either side), where ``reach`` exceeds its own;
+    :data:`MIN_DF` where even that falls short; else ``result`` as it is."""
     tail = (1 + confidence) / 2
-    if not q > stats.t.ppf(tail, result.df):
+    if not reach > stats.t.ppf(tail, result.df):
         return result
 
-    def excess(df: float) -> float:  # how far the t's quantile on df reaches beyond the swaps'
-        return float(stats.t.ppf(tail, df)) - q
+    def excess(df: float) -> float:  # how far the t's quantile on df reaches beyond ``reach``
+        return float(stats.t.ppf(tail, df)) - reach
 
     df = MIN_DF if excess(MIN_DF) <= 0 else float(optimize.brentq(excess, MIN_DF, result.df))
     estimate, se = float(result.difference), float(result.se)
