@@ -168,3 +168,16 @@ def test_the_bootstrap_calibration_leaves_the_t_where_the_runs_dominate_or_docum
         width = len(a[0])
         t = runs_t_test([_linearised(v, w[:width]) for v in a], paired=True)
         assert bootstrap_calibrated(t, (a.mean(0), w[:width]), 999, rng) is t
+
+
+def test_the_bootstrap_calibration_leaves_fewer_than_five_documents_to_the_t():
+    """Four documents, one of them long: too few to resample (a resample of one document repeated has no
+    spread), so the interval is the t's, as the single-run bootstrap-t falls back to the t."""
+    w = np.array([10.0, 12.0, 8.0, 900.0])
+    a, _ = _crossed_documents(np.random.default_rng(1), w)
+    t = runs_t_test([_linearised(v, w) for v in a], paired=True)
+    assert bootstrap_calibrated(t, (a.mean(0), w), 999, np.random.default_rng(0)) is t
+    five = np.append(w, 11.0)  # five: resampled, and here widened
+    a5, _ = _crossed_documents(np.random.default_rng(1), five)
+    t5 = runs_t_test([_linearised(v, five) for v in a5], paired=True)
+    assert bootstrap_calibrated(t5, (a5.mean(0), five), 999, np.random.default_rng(0)).df < t5.df

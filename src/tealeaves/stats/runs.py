@@ -54,7 +54,7 @@ import numpy as np
 from scipy import optimize, stats
 
 from tealeaves.errors import InputError
-from tealeaves.stats.intervals import CONFIDENCE
+from tealeaves.stats.intervals import BOOTSTRAP_T_MIN, CONFIDENCE
 from tealeaves.stats.resampling import ratio_deviations, ratio_jackknife, resampled_ratio_jackknife
 from tealeaves.stats.result import TestResult
 from tealeaves.stats.tests import swapped_paired_moments, t_test_of_estimate
@@ -298,7 +298,9 @@ def bootstrap_calibrated(
     :func:`tealeaves.stats.ratio_bootstrap_t_interval` where the runs agree): the degrees of
     freedom are lowered until the t's reaches it, as :func:`swap_calibrated` lowers them. So the
     interval holds wherever either holds: the t's where the runs' part dominates (the resamples
-    leave out the run effects), the bootstrap-t's where the documents' part does. Simulated
+    leave out the run effects), the bootstrap-t's where the documents' part does. Under
+    :data:`tealeaves.stats.intervals.BOOTSTRAP_T_MIN` documents (too few to resample, as for
+    :func:`tealeaves.stats.ratio_bootstrap_t_interval`) it is the t's. Simulated
     (:mod:`tealeaves.evaluation.calibration_runs`, R = 10,000): 95.9% and 94.4% with 3 and 10 runs on
     20 documents of heavy-tailed length, 96.2% and 95.8% on 200, 95.1% on 200 of even length.
 
@@ -338,7 +340,7 @@ def bootstrap_calibrated(
     >>> [round(x, 3) for x in (t.ci_low, t.ci_high)], [round(x, 3) for x in (calibrated.ci_low, calibrated.ci_high)]
     ([-7.13, -6.742], [-7.233, -6.639])
     """
-    if not result.se > 0 or not np.isfinite(result.df) or len(a[0]) < 2:
+    if not result.se > 0 or not np.isfinite(result.df) or len(a[0]) < BOOTSTRAP_T_MIN:
         return result
     v, w = (np.asarray(x, dtype=np.float64)[None] for x in a)
     _, deviations = ratio_deviations(v[0], w[0])
