@@ -302,3 +302,13 @@ def test_a_bounded_ratio_keeps_its_interval_within_the_bounds():
     assert every == pytest.approx((0.025 ** (1 / 40), 1.0))
     few = ratio_bootstrap_t_interval((right[:4] * 3.0, np.full(4, 3.0)), 999, np.random.default_rng(0))
     assert few == pytest.approx(t_interval(1.0, 0.0, 3.0))  # under five documents: the t interval (here no spread)
+
+
+def test_a_ratio_over_one_scored_document_has_no_interval():
+    """A model that scored one of six documents (the others value and weight 0): one document cannot
+    give a standard error (its leave-one-out ratio is undefined), so the interval is NaN, not the
+    zero-width interval at its ratio that the delta method's se of 0 gave."""
+    v, w = np.array([-70.0, 0, 0, 0, 0, 0]), np.array([10.0, 0, 0, 0, 0, 0])
+    for bounds in (None, (-np.inf, 0.0)):
+        low, high = ratio_bootstrap_t_interval((v, w), 99, np.random.default_rng(0), bounds=bounds)
+        assert np.isnan(low) and np.isnan(high)
