@@ -494,3 +494,38 @@ def test_several_runs_per_model_make_the_runs_the_units(planted, tmp_path):
 def test_runs_are_checked(planted, tmp_path, models, message):
     with pytest.raises(InputError, match=message):
         tealeaves.evaluate({**config(planted), "models": models}, tmp_path / "run")
+
+
+def test_a_run_given_twice_is_refused_before_any_work(planted, tmp_path):
+    """The same trained model twice among a model's runs (its folder twice, a copy of the folder, the
+    object twice, a topic list's file twice) would show no run-to-run variation: refused, naming both
+    runs, with nothing written. Two topic lists of the same words may be two runs that agree, and two
+    models sharing a run are not a model's runs given twice: both run."""
+    import shutil
+
+    shutil.copytree(planted / "lda", tmp_path / "lda-copy")
+    shutil.copy(planted / "random.txt", tmp_path / "random-copy.txt")
+    lda = TopicModel.load(planted / "lda")
+    for runs, why in (
+        ([str(planted / "lda"), str(planted / "lda2"), str(planted / "lda")], "topics, parameters and seed"),
+        ([str(planted / "lda"), str(tmp_path / "lda-copy")], "topics, parameters and seed"),
+        ([lda, lda], "topics, parameters and seed"),
+        ([str(planted / "random.txt"), str(planted / "lda"), str(planted / "random.txt")], "file"),
+    ):
+        models = {"lda": runs, "random": [str(planted / "random.txt"), str(planted / "lda2")]}
+        refused = rf"model 'lda': runs lda/1 \(.+\) and lda/\d \(.+\) are the same trained model \(the same {why}\)"
+        with pytest.raises(InputError, match=refused):
+            tealeaves.evaluate({**config(planted), "models": models}, tmp_path / "run")
+        assert not (tmp_path / "run").exists()
+    models = {
+        "lda": [str(planted / "lda"), str(planted / "lda2")],
+        "other": [str(planted / "lda2"), str(planted / "random.txt")],
+        "lists": [str(planted / "random.txt"), str(tmp_path / "random-copy.txt")],
+    }
+    metrics = {name: name == "diversity" for name in METRICS}
+    result = tealeaves.evaluate({**config(planted), "models": models, "metrics": metrics}, tmp_path / "run")
+    assert result.manifest["runs"] == {
+        "lda": ["lda/1", "lda/2"],
+        "other": ["other/1", "other/2"],
+        "lists": ["lists/1", "lists/2"],
+    }

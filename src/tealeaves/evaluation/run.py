@@ -263,6 +263,7 @@ def evaluate(
     fingerprints = {name: corpus.fingerprint() for name, corpus in corpora.items()}
     models = {spec.name: _load_model(spec, corpora.get("train")) for spec in cfg.models}
     model_fps = {name: model_fingerprint(model) for name, model in models.items()}
+    _distinct_runs(cfg, models, model_fps)
     timings["load"] = time.perf_counter() - tick
     notify(progress, "load corpora and models", 1, 1)
     cache = out / "cache"  # created once the inputs are known to be readable
@@ -452,6 +453,37 @@ def model_fingerprint(model: TopicModel | Topics) -> str:
     params = json.dumps(json_safe(model.params), sort_keys=True)
     texts = (model.kind, params, *sorted(model.extra), *model.vocab.words)
     return arrays_sha256(model.phi, alpha, theta, *extra, texts=texts)
+
+
+def _distinct_runs(cfg: EvaluateConfig, models: dict[str, Any], model_fps: dict[str, str]) -> None:
+    """Refuse a model whose runs hold one trained model twice: the runs are the units of its interval and
+    tests, and a run given twice shows no run-to-run variation where there is some, so its interval would
+    be too narrow and its tests too bold. A trained model is known by its fingerprint (Φ, parameters and
+    seed: the same folder, a copy of it, the same object, two trainings with one seed); a topic list by its
+    file or object, since two runs may well give the same top words."""
+    from tealeaves.models import TopicModel
+
+    specs = {spec.name: spec for spec in cfg.models}
+
+    def identity(name: str) -> tuple[str, str]:
+        spec = specs[name]
+        if isinstance(models[name], TopicModel):
+            return "the same topics, parameters and seed", model_fps[name]
+        if spec.path is not None:
+            return "the same file", str(spec.path.resolve())
+        return "the same object", str(id(spec.model))
+
+    for model, names in cfg.runs.items():
+        first: dict[tuple[str, str], str] = {}
+        for name in names:
+            seen = first.setdefault(identity(name), name)
+            if seen != name:
+                given = [_given(specs[n].path if specs[n].path is not None else specs[n].model) for n in (seen, name)]
+                raise InputError(
+                    f"model {model!r}: runs {seen} ({given[0]}) and {name} ({given[1]}) are the same trained model "
+                    f"({identity(name)[0]}); runs are the units of its tests, so give each run a model trained on "
+                    "its own (another seed), or list it once"
+                )
 
 
 def _step_key(**parts: Any) -> str:
