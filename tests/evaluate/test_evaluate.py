@@ -342,6 +342,8 @@ def test_a_registered_metric_runs_when_configured(planted, tmp_path, monkeypatch
         ({"alpha": 1.5}, "alpha must be"),
         ({"study": {}}, "needs export"),
         ({"models": [{"name": "m", "path": "nowhere"}]}, "does not exist"),
+        ({"primary": ["npmi"], "metrics": {"npmi": False}}, r"does not compute: npmi \(\[metrics\] npmi is off\)"),
+        ({"primary": ["model_precision"]}, r"does not compute: model_precision \(\[study\] is not given\)"),
     ],
 )
 def test_bad_configuration_is_refused_before_any_work(planted, tmp_path, change, message):
@@ -529,3 +531,53 @@ def test_a_run_given_twice_is_refused_before_any_work(planted, tmp_path):
         "other": ["other/1", "other/2"],
         "lists": ["lists/1", "lists/2"],
     }
+
+
+def test_primary_metrics_are_a_family_of_their_own_and_the_others_exploratory(planted, tmp_path):
+    """primary = [...]: the primary metrics' comparisons are one Westfall-Young family and the others
+    another, labelled exploratory in the table and on the page. On the same joint resampling (the same
+    seed), a family of fewer comparisons adjusts each p-value no further than the whole report's does."""
+    from tealeaves import wording
+
+    metrics = {name: name in ("npmi", "cv", "diversity") for name in METRICS}
+    given = {**config(planted, "lda", "random", "lda2"), "metrics": metrics}
+    whole = tealeaves.evaluate(given, tmp_path / "whole").comparisons.set_index(["metric", "model_a", "model_b"])
+    split = tealeaves.evaluate({**given, "primary": ["npmi"]}, tmp_path / "split")
+    table = split.comparisons.set_index(["metric", "model_a", "model_b"])
+    tested = table[table.p.notna()]
+    primary = tested.index.get_level_values("metric") == "npmi"
+    others = sorted(set(tested.index.get_level_values("metric")[~primary]))
+    assert primary.sum() == 3 and len(others) >= 3
+    assert (tested.family[primary] == wording.family_name("primary", 3, ["npmi"])).all()
+    assert (tested.family[~primary] == wording.family_name("exploratory", int((~primary).sum()), others)).all()
+    assert whole.loc[tested.index, "family"].str.startswith("Westfall-Young report-wide").all()
+    assert tested.p.to_numpy() == pytest.approx(whole.loc[tested.index, "p"].to_numpy())  # the same resampling
+    assert (tested.p_report <= whole.loc[tested.index, "p_report"] + 1e-12).all()
+    assert (tested.p_report >= tested.p - 1e-12).all()
+    assert ((tested.better != "") == (tested.p_report < 0.05)).all()
+    html = split._repr_html_()
+    assert "primary metrics (npmi)" in html and "exploratory: over the" in html
+
+
+def test_primary_metrics_over_runs_are_holm_within_each_family(planted, tmp_path):
+    """With several runs per model the report's families are Holm's: the primary metrics' pairs adjusted
+    among themselves, the exploratory ones among themselves."""
+    from tealeaves.stats import holm
+
+    models = {
+        "lda": [str(planted / "lda"), str(planted / "lda2")],
+        "random": [str(planted / "random.txt"), str(tmp_path / "random2.txt")],
+    }
+    rng = np.random.default_rng(1)
+    words = Corpus.load(planted / "train").vocab.words
+    Topics(tuple(tuple(rng.choice(words, 25, replace=False)) for _ in range(K))).save(tmp_path / "random2.txt")
+    metrics = {name: name in ("npmi", "cv", "diversity") for name in METRICS}
+    given = {**config(planted), "models": models, "metrics": metrics, "primary": ["npmi", "cv"]}
+    compared = tealeaves.evaluate(given, tmp_path / "run").comparisons
+    compared = compared[compared.p.notna()]
+    primary = compared.metric.isin(["npmi", "cv"]).to_numpy()
+    assert primary.sum() == 2 and (~primary).sum() >= 2
+    for part in (compared[primary], compared[~primary]):
+        assert part.family.nunique() == 1 and part.family.iloc[0].startswith("Holm")
+        assert part.p_report.to_numpy() == pytest.approx(holm(part.p.to_numpy()))
+    assert compared[primary].family.iloc[0].startswith("Holm over the 2 comparisons of the primary metrics (cv, npmi)")

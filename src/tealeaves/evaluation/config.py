@@ -282,22 +282,25 @@ def parse_config(data: dict[str, Any], base: Path) -> EvaluateConfig:
         raise InputError(f"n_resamples must be an integer of at least 100 resamples, got {n_resamples!r}")
     if not is_real(alpha) or not 0 < alpha < 1:
         raise InputError(f"alpha must be a significance level between 0 and 1, got {alpha!r}")
+    metrics = active_metrics(_table(data.get("metrics", {}), "[metrics]"))
     return EvaluateConfig(
         models=models,
-        metrics=active_metrics(_table(data.get("metrics", {}), "[metrics]")),
+        metrics=metrics,
         corpora=corpora,
         study=study,
         seed=int(seed),
         n_resamples=int(n_resamples),
         alpha=float(alpha),
         source=_plain(source),
-        primary=_primary(data.get("primary", [])),
+        primary=_primary(data.get("primary", []), metrics, study is not None),
     )
 
 
-def _primary(given: Any) -> tuple[str, ...]:
-    """The primary metrics: a list of output names, each one the evaluation knows."""
-    from tealeaves.evaluation.metrics import outputs
+def _primary(given: Any, metrics: dict[str, dict[str, Any]], study: bool) -> tuple[str, ...]:
+    """The primary metrics: a list of output names, each one the evaluation knows and computes here (its
+    metric turned on; a human score with a [study]): a primary output left uncomputed would leave the
+    confirmatory family empty while the page names it."""
+    from tealeaves.evaluation.metrics import HUMAN_OUTPUTS, outputs
 
     known = outputs()
     if isinstance(given, str) or not isinstance(given, (list, tuple)):
@@ -305,6 +308,18 @@ def _primary(given: Any) -> tuple[str, ...]:
     unknown = [name for name in given if name not in known]
     if unknown:
         raise InputError(f"primary names unknown outputs {unknown}; known: {', '.join(known)}")
+    source = {out: name for name, metric in METRICS.items() for out in metric.outputs}
+    computed = {out for out, name in source.items() if name in metrics} | (set(HUMAN_OUTPUTS) if study else set())
+    off = [
+        f"{name} ([study] is not given)" if name in HUMAN_OUTPUTS else f"{name} ([metrics] {source[name]} is off)"
+        for name in given
+        if name not in computed
+    ]
+    if off:
+        raise InputError(
+            f"primary names outputs this evaluation does not compute: {', '.join(off)}; turn their metric on "
+            "(or add [study] for human scores), or leave them out of primary"
+        )
     return tuple(given)
 
 
