@@ -14,7 +14,8 @@ K = 8
 @pytest.fixture(scope="session")
 def planted(tmp_path_factory):
     """Folders: ``train``, ``heldout`` (a 25% split of an LDA corpus), ``lda`` (Gibbs LDA trained
-    on ``train``), ``lda2`` (another seed), ``random.txt`` (topics of 25 words drawn at random)."""
+    on ``train``), ``lda2`` (another seed), ``random.txt`` and ``random2.txt`` (topics of 25 words drawn at
+    random, twice: two runs of a random model)."""
     root = tmp_path_factory.mktemp("planted")
     corpus, _, _ = lda_corpus(k=K, v=300, n_docs=600, length=60, seed=1)
     train_corpus, heldout = corpus.split(0.25, seed=0)
@@ -24,7 +25,8 @@ def planted(tmp_path_factory):
         train(train_corpus, "lda-gibbs", k=K, seed=seed, iterations=100, out=root / name)
     rng = np.random.default_rng(0)
     words = train_corpus.vocab.words
-    Topics(tuple(tuple(rng.choice(words, 25, replace=False)) for _ in range(K))).save(root / "random.txt")
+    for name in ("random.txt", "random2.txt"):
+        Topics(tuple(tuple(rng.choice(words, 25, replace=False)) for _ in range(K))).save(root / name)
     return root
 
 

@@ -59,7 +59,16 @@ def test_model_options_give_several_runs_per_model(planted, tmp_path):
     """--model NAME=PATH replaces the configuration's models; a name given twice: its runs, the units."""
     config = write_config(planted, planted / "runs.toml")
     lda, random = planted / "lda", planted / "random.txt"
-    options = ["-m", f"lda={lda}", "-m", f"lda={planted / 'lda2'}", "-m", f"random={random}", "-m", f"random={random}"]
+    options = [
+        "-m",
+        f"lda={lda}",
+        "-m",
+        f"lda={planted / 'lda2'}",
+        "-m",
+        f"random={random}",
+        "-m",
+        f"random={planted / 'random2.txt'}",
+    ]
     result = invoke("evaluate", config, "--out", tmp_path / "run", *options, "--json")
     assert result.exit_code == 0, result.output
     data = json.loads(result.stdout)
@@ -85,7 +94,7 @@ def test_bad_input_exits_2(planted, tmp_path):
 
 
 def test_several_runs_per_model_print_the_models_and_their_scope(planted, tmp_path):
-    runs = (("lda", 'runs = ["lda", "lda2"]'), ("random", 'runs = ["random.txt", "random.txt"]'))
+    runs = (("lda", 'runs = ["lda", "lda2"]'), ("random", 'runs = ["random.txt", "random2.txt"]'))
     config = write_config(planted, planted / "runs.toml", models=runs)
     result = invoke("evaluate", config, "--out", tmp_path / "run")
     assert result.exit_code == 0, result.output
