@@ -301,7 +301,11 @@ def test_indexing_texts_for_one_call_says_what_it_cost(texts, corpus, monkeypatc
         ([[1, 2], [3, 4]], r"topic 0 holds 1 \(an int\); topic words must be strings"),
         ({"model": "lda"}, "cannot read a dict as topics"),
         (np.zeros((2, 3)), r"topic 0 holds np.float64\(0.0\) \(a numpy float64\); topic words must be strings"),
-        ([["tax", "tax"]], "topic 0 lists a word twice"),
+        ([["tax", "tax"]], "topic 0 lists the word 'tax' twice \\(tax tax\\)"),
+        (
+            [["budget"], [f"w{i % 30}" for i in range(500)]],
+            r"topic 1 lists the word 'w0' twice \(w0 w1 .* w19 \.\.\. \(500 words\)\)",
+        ),
         ([], "no topics given"),
     ],
 )

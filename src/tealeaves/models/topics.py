@@ -23,6 +23,9 @@ from tealeaves.textfiles import DEFAULT_ENCODING, read_text
 
 __getattr__ = moved_names(__name__, {"as_topics": "tealeaves.models.adapters.as_topics"})
 
+SHOWN_WORDS = 20
+"""The words of a topic an error message quotes (a file that is no topic list has lines of thousands)."""
+
 
 @dataclass(frozen=True)
 class Topics(Result):
@@ -78,7 +81,13 @@ class Topics(Result):
             raise InputError(f"topic {empty[0]} has no words; every topic needs at least one word")
         for k, topic in enumerate(words):
             if len(set(topic)) != len(topic):
-                raise InputError(f"topic {k} lists a word twice ({' '.join(topic)}); words of a topic must be distinct")
+                twice = next(w for i, w in enumerate(topic) if w in topic[:i])
+                shown = " ".join(topic[:SHOWN_WORDS]) + (
+                    f" ... ({len(topic)} words)" if len(topic) > SHOWN_WORDS else ""
+                )
+                raise InputError(
+                    f"topic {k} lists the word {twice!r} twice ({shown}); words of a topic must be distinct"
+                )
 
     def __len__(self) -> int:
         return len(self.words)
