@@ -95,9 +95,9 @@ def holm_level(alpha: float) -> str:
 
 
 FAMILY_WORDS = {
-    "report": "report-wide over all {n} comparisons of {k} metrics",
-    "primary": "over the {n} comparisons of the primary metrics ({names})",
-    "exploratory": "exploratory: over the {n} comparisons of the metrics not named primary ({names})",
+    "report": "report-wide over all {comparisons} of {metrics}",
+    "primary": "over the {comparisons} of the primary {metric_word} ({names})",
+    "exploratory": "exploratory: over the {comparisons} of the {metric_word} not named primary ({names})",
 }
 
 
@@ -127,9 +127,23 @@ def family_name(family: str, n: int, metrics: list[str], method: str = "Westfall
     >>> family_name("report", 54, ["npmi", "cv"])
     'Westfall-Young report-wide over all 54 comparisons of 2 metrics'
     >>> family_name("primary", 6, ["npmi"], method="Holm")
-    'Holm over the 6 comparisons of the primary metrics (npmi)'
+    'Holm over the 6 comparisons of the primary metric (npmi)'
+    >>> family_name("report", 1, ["npmi"])
+    'Westfall-Young report-wide over all 1 comparison of 1 metric'
     """
-    return f"{method} " + FAMILY_WORDS[family].format(n=n, k=len(metrics), names=", ".join(metrics))
+    k = len(metrics)
+    words = FAMILY_WORDS[family].format(
+        comparisons=_counted(n, "comparison"),
+        metrics=_counted(k, "metric"),
+        metric_word="metric" if k == 1 else "metrics",
+        names=", ".join(metrics),
+    )
+    return f"{method} {words}"
+
+
+def _counted(n: int, noun: str) -> str:
+    """``n`` and the noun, plural unless ``n`` is 1: ``1 pair``, ``3 pairs``."""
+    return f"{n} {noun}" + ("" if n == 1 else "s")
 
 
 def correction(row: Row, alpha: float) -> str:
@@ -156,8 +170,8 @@ def families(comparisons: Iterable[Row], alpha: float) -> str:
     Examples
     --------
     >>> from tealeaves.wording import families
-    >>> print(families([{"family": "Westfall-Young report-wide over all 6 comparisons of 1 metrics"}], 0.05))
-    two-sided tests; the probability of any false "better than" on this page is at most 0.05 (Westfall-Young report-wide over all 6 comparisons of 1 metrics, level 0.05)
+    >>> print(families([{"family": "Westfall-Young report-wide over all 6 comparisons of 1 metric"}], 0.05))
+    two-sided tests; the probability of any false "better than" on this page is at most 0.05 (Westfall-Young report-wide over all 6 comparisons of 1 metric, level 0.05)
     """
     rows = list(comparisons)
     named = list(dict.fromkeys(_family(r) for r in rows))
@@ -502,7 +516,7 @@ def verdicts(comparisons: Iterable[Row], outputs: Mapping[str, Described], alpha
     for metric, part in _by_metric(comparisons).items():
         output = outputs[metric]
         direction = "higher is better" if output.higher_is_better else "lower is better"
-        pairs = f"{len(part)} pair" + ("s" if len(part) > 1 else "")
+        pairs = _counted(len(part), "pair")
         head = f"{output.label} ({direction}; {_plan_words(output, part)}, {pairs})"
         found = [_found(r) for r in part if r["better"]]
         equivalent = [f"{r['model_a']} and {r['model_b']}" for r in part if not r["better"] and r["equivalent"]]

@@ -556,7 +556,7 @@ def test_primary_metrics_are_a_family_of_their_own_and_the_others_exploratory(pl
     assert (tested.p_report >= tested.p - 1e-12).all()
     assert ((tested.better != "") == (tested.p_report < 0.05)).all()
     html = split._repr_html_()
-    assert "primary metrics (npmi)" in html and "exploratory: over the" in html
+    assert "primary metric (npmi)" in html and "exploratory: over the" in html
 
 
 def test_primary_metrics_over_runs_are_holm_within_each_family(planted, tmp_path):
