@@ -298,8 +298,8 @@ def parse_config(data: dict[str, Any], base: Path) -> EvaluateConfig:
 
 def _primary(given: Any, metrics: dict[str, dict[str, Any]], study: bool) -> tuple[str, ...]:
     """The primary metrics: a list of output names, each one the evaluation knows and computes here (its
-    metric turned on; a human score with a [study]): a primary output left uncomputed would leave the
-    confirmatory family empty while the page names it."""
+    metric turned on; a human score with a [study]): a primary output left uncomputed would leave no
+    confirmatory family, every comparison labelled exploratory."""
     from tealeaves.evaluation.metrics import HUMAN_OUTPUTS, outputs
 
     known = outputs()
