@@ -121,6 +121,8 @@ def test_bad_values_exit_2(docs, tmp_path):
     assert_refused(invoke("train", tmp_path / "c", "--out", tmp_path / "m", "-p", "gamma=1"), "no parameter gamma")
     assert_refused(invoke("train", tmp_path / "c", "--out", tmp_path / "m", "-m", "nope"), "unknown model")
     assert_refused(invoke("train", tmp_path / "c", "--out", tmp_path / "m", "-p", "oops"), "NAME=VALUE")
+    # a typo'd k: refused before its matrices are allocated, not killed by the system for memory
+    assert_refused(invoke("train", tmp_path / "c", "--out", tmp_path / "m", "-k", "10000000000"), "GB of memory")
     assert_refused(invoke("topics", tmp_path / "c"), "not a 'topic-model'")
     assert_refused(invoke("info", tmp_path / "nothing"), "does not exist")
     assert not (tmp_path / "m").exists()

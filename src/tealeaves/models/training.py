@@ -32,6 +32,12 @@ class TrainerSpec:
     description: str
     extra: str | None = None
     modules: tuple[str, ...] = ()
+    cell_bytes: tuple[int, int] = (8, 8)
+    """The least bytes the trainer holds at once per topic-word cell (K x V) and per document-topic cell
+    (D x K), for :func:`train`'s check that a model fits in memory: by default the result's Φ and θ
+    (float64); the core trainers' working matrices add to it (their peaks, measured with ``tracemalloc`` over
+    vocabulary-heavy and document-heavy corpora, are 1.2 to 6 times these: ``tests/models/test_training.py``
+    checks that the bound stays below them)."""
 
     def load(self) -> Callable[..., TopicModel]:
         module, name = self.fit.split(":")
@@ -42,18 +48,22 @@ TRAINERS: dict[str, TrainerSpec] = {
     "lda-gibbs": TrainerSpec(
         "tealeaves.models.lda_gibbs:fit",
         "LDA by collapsed Gibbs sampling, alpha (asymmetric) and beta optimised during sampling as MALLET does",
+        cell_bytes=(20, 20),
     ),
     "lda-vb": TrainerSpec(
         "tealeaves.models.lda_vb:fit",
         "LDA by variational Bayes, batch (Blei et al. 2003) or online (Hoffman et al. 2010)",
+        cell_bytes=(32, 16),
     ),
     "plsi": TrainerSpec(
         "tealeaves.models.plsi:fit",
         "pLSI by EM (Hofmann 1999) with pseudo-count smoothing of theta (Chang et al. 2009)",
+        cell_bytes=(32, 12),
     ),
     "ctm": TrainerSpec(
         "tealeaves.models.ctm:fit",
         "correlated topic model by variational EM (Blei & Lafferty 2007)",
+        cell_bytes=(32, 16),
     ),
     "dvae": TrainerSpec(
         "tealeaves.models.neural.dvae:fit",
@@ -143,8 +153,10 @@ def train(
     Raises
     ------
     InputError
-        For an unknown trainer or parameter, or ``k`` < 1; EmptyResultError for a corpus
-        without tokens.
+        For an unknown trainer or parameter, ``k`` < 1, or a model whose matrices alone need more
+        memory than the machine has available (a ``k`` or a vocabulary too large: refused before
+        any of it is allocated, where the system would otherwise kill the process); EmptyResultError
+        for a corpus without tokens.
 
     Examples
     --------
@@ -178,6 +190,7 @@ def train(
         corpus = Corpus.load(corpus)
     if len(corpus) == 0 or corpus.n_tokens == 0:
         raise EmptyResultError("the training corpus has no tokens; prepare it with looser rules")
+    _check_memory(model, k, len(corpus.vocab), len(corpus))
     started = time.perf_counter()
     fitted = spec.load()(corpus, k, seed=seed, progress=progress, **params)
     seconds = time.perf_counter() - started
@@ -193,6 +206,51 @@ def train(
     if out is not None:
         fitted.save(out, force=force)
     return fitted
+
+
+def memory_needed(model: str, k: int, n_words: int, n_docs: int) -> int:
+    """The least bytes trainer ``model`` holds at once with ``k`` topics, ``n_words`` words and ``n_docs`` documents.
+
+    :math:`K (c_w V + c_d D)`, with :math:`(c_w, c_d)` the trainer's ``cell_bytes`` (:class:`TrainerSpec`):
+    its topic-word and document-topic matrices alone, a lower bound of its peak (the tokens, the
+    vocabulary and the rest come on top).
+
+    Examples
+    --------
+    Gibbs LDA with 100,000 topics (a typo for 100) on the State of the Union paragraphs:
+
+    >>> from tealeaves.models.training import memory_needed
+    >>> round(memory_needed("lda-gibbs", 100_000, 4_023, 16_257) / 1e9, 1)
+    40.6
+    """
+    per_word, per_document = _spec(model).cell_bytes
+    return k * (per_word * n_words + per_document * n_docs)
+
+
+def available_memory() -> int | None:
+    """The bytes this process could still allocate: Linux's ``MemAvailable`` plus free swap (``/proc/meminfo``),
+    elsewhere the physical memory (``os.sysconf``), or None where neither is known."""
+    try:
+        with open("/proc/meminfo", encoding="ascii") as lines:
+            fields = dict(line.split(":", 1) for line in lines if ":" in line)
+        return sum(int(fields[name].split()[0]) * 1024 for name in ("MemAvailable", "SwapFree"))
+    except (OSError, KeyError, ValueError):
+        pass
+    try:
+        return os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (AttributeError, ValueError, OSError):
+        return None
+
+
+def _check_memory(model: str, k: int, n_words: int, n_docs: int) -> None:
+    """Refuse a model whose matrices alone (:func:`memory_needed`) exceed :func:`available_memory`."""
+    needed, available = memory_needed(model, k, n_words, n_docs), available_memory()
+    if available is not None and needed > available:
+        raise InputError(
+            f"{model} with k = {k:,} topics over {n_words:,} words and {n_docs:,} documents needs at least "
+            f"{needed / 1e9:.1f} GB of memory for its topic matrices, and {available / 1e9:.1f} GB is available: "
+            "use fewer topics (-k), or a smaller vocabulary (tealeaves prepare --min-df / --max-df)"
+        )
 
 
 def _spec(model: str) -> TrainerSpec:

@@ -1,0 +1,68 @@
+"""``train``'s memory check: each trainer's ``cell_bytes`` is a lower bound of its measured peak, close to it,
+and a model whose matrices alone exceed the available memory is refused before anything is allocated."""
+
+from __future__ import annotations
+
+import os
+import tracemalloc
+
+import pytest
+
+from tealeaves.errors import InputError
+from tealeaves.models import train, training
+from tealeaves.models.training import available_memory, memory_needed
+from tests.models.planted import lda_corpus
+
+QUICK = {
+    "lda-gibbs": {"iterations": 2, "average_last": 1, "optimize_burn_in": 0, "optimize_interval": 1},
+    "lda-vb": {"iterations": 1, "e_step_iterations": 2},
+    "plsi": {"iterations": 1},
+    "ctm": {"iterations": 1, "e_step_iterations": 2, "init_iterations": 1},
+}
+
+
+def peak(corpus, model: str, k: int) -> int:
+    """The most bytes ``train`` held at once (``tracemalloc``: numpy's arrays included)."""
+    tracemalloc.start()
+    try:
+        train(corpus, model, k=k, **QUICK[model])
+        return tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
+@pytest.mark.parametrize("model", sorted(QUICK))
+def test_cell_bytes_are_a_lower_bound_of_the_peak(model):
+    # a vocabulary-heavy and a document-heavy corpus of short documents (the peak least above the matrices)
+    wide, _, _ = lda_corpus(k=5, v=3000, n_docs=200, length=40, seed=1)
+    tall, _, _ = lda_corpus(k=5, v=200, n_docs=3000, length=40, seed=1)
+    train(tall, model, k=2, **QUICK[model])  # compiled and warm: the peaks below are the trainer's alone
+    for corpus in (wide, tall):
+        assert memory_needed(model, 80, len(corpus.vocab), len(corpus)) <= peak(
+            corpus, model, 80
+        )  # never refuses what fits
+    # and not vacuous: at least half of the peak where the topic-word matrices dominate
+    assert peak(wide, model, 80) <= 2 * memory_needed(model, 80, len(wide.vocab), len(wide))
+
+
+def test_a_model_too_large_for_the_memory_is_refused_before_anything_is_written(tmp_path, monkeypatch):
+    corpus, _, _ = lda_corpus(k=3, v=200, n_docs=100, length=30, seed=2)
+    needed = memory_needed("lda-gibbs", 50, 200, 100)
+    assert needed == 50 * (20 * 200 + 20 * 100)
+    monkeypatch.setattr(training, "available_memory", lambda: needed - 1)
+    with pytest.raises(InputError, match=r"lda-gibbs with k = 50 topics over 200 words and 100 documents needs"):
+        train(corpus, "lda-gibbs", k=50, out=tmp_path / "m", iterations=5)
+    assert not (tmp_path / "m").exists()
+    monkeypatch.setattr(training, "available_memory", lambda: needed)
+    assert train(corpus, "lda-gibbs", k=50, out=tmp_path / "m", iterations=5).k == 50
+    monkeypatch.setattr(training, "available_memory", lambda: None)  # unknown: no check
+    assert train(corpus, "plsi", k=50, iterations=2).k == 50
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/meminfo"), reason="reads Linux's /proc/meminfo")
+def test_available_memory_is_what_the_system_reports():
+    available = available_memory()
+    assert available is not None and available > 0
+    with open("/proc/meminfo", encoding="ascii") as lines:
+        fields = {line.split(":")[0]: int(line.split()[1]) * 1024 for line in lines}
+    assert abs(available - fields["MemAvailable"] - fields["SwapFree"]) < 0.05 * fields["MemTotal"]
