@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import tracemalloc
 
 import numpy as np
 import pytest
@@ -398,3 +399,30 @@ def test_a_model_over_fewer_words_than_topn_is_refused():
     small = RefIndex.build(Corpus.from_documents([[0, 1, 2], [1, 2, 3]], vocab))
     with pytest.raises(InputError, match="topic 0 has only 4 words, fewer than the 10 asked for"):
         score(model, small, topn=10, window="document")
+
+
+def test_hundreds_of_top_words_count_exactly_and_cost_little_memory_a_segment():
+    # 3 topics of the top 300 of 400 words, one of them 40 letters long: 269,100 segments (ordered pairs)
+    rng = np.random.default_rng(5)
+    words = [f"w{i:03d}" for i in range(399)] + ["x" * 40]
+    docs = [rng.integers(0, 400, size=30).tolist() for _ in range(300)]
+    index = RefIndex.build(Corpus.from_documents(docs, Vocabulary(words)))
+    topics = [[words[i] for i in rng.permutation(400)[:300]] for _ in range(3)]
+    tracemalloc.start()
+    try:
+        segments = score(topics, index, measure="npmi", window="document").columns()
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert len(segments["value"]) == 3 * 300 * 299
+    present = np.zeros((len(docs), 400), dtype=np.int64)
+    for d, doc in enumerate(docs):
+        present[d, doc] = 1
+    both = present.T @ present  # documents holding both words (the diagonal: holding the word)
+    position = {word: i for i, word in enumerate(words)}
+    for row in rng.choice(len(segments["value"]), size=2000, replace=False):
+        a, b = position[segments["w_prime"][row]], position[segments["w_star"][row]]
+        assert (segments["count_prime"][row], segments["count_star"][row]) == (both[a, a], both[b, b])
+        assert segments["count_joint"][row] == both[a, b]
+    # the words are shared, not copied at the longest word's width: about 64 bytes a segment and its copy
+    assert peak / len(segments["value"]) < 200

@@ -182,7 +182,7 @@ def aggregate_segments(
     ``per_topic_by_topn``, ``std``, ``support``, ``model_mean`` and ``segments``; raises
     EmptyResultError when no topic is scored.
     """
-    columns: dict[str, list[Any]] = {name: [] for name in SEGMENT_COLUMNS}
+    columns: dict[str, list[np.ndarray]] = {name: [] for name in SEGMENT_COLUMNS}
     by_topn = np.zeros((len(topns), len(scored)))
     std = np.zeros_like(by_topn)
     support = np.zeros((len(topns), len(scored)), dtype=np.int64)
@@ -195,8 +195,7 @@ def aggregate_segments(
                 continue
             seg = evaluate(k, keep)
             by_topn[t, k], std[t, k], support[t, k] = seg.values.mean(), seg.values.std(), len(seg.values)
-            names = [scored.words[k][i] for i in keep]
-            _append_segments(columns, k, len(keep), names, seg)
+            _append_segments(columns, k, len(keep), np.asarray(scored.words[k], dtype=object)[keep], seg)
 
     per_topic = by_topn.mean(axis=0)
     if np.isnan(per_topic).all():
@@ -211,7 +210,7 @@ def aggregate_segments(
         "std": std,
         "support": support,
         "model_mean": float(np.nanmean(per_topic)),
-        "segments": {name: np.asarray(values) for name, values in columns.items()},
+        "segments": {name: np.concatenate(parts) if parts else np.asarray([]) for name, parts in columns.items()},
     }
 
 
@@ -254,14 +253,16 @@ def _top_slots(words: Sequence[str], present: np.ndarray, n: int | None, on_miss
     return slots
 
 
-def _append_segments(columns: dict[str, list[Any]], k: int, n_words: int, names: list[str], seg: Segments) -> None:
-    whole = seg.star == SET
-    s = np.maximum(seg.star, 0)
-    columns["topic"].extend([k] * len(seg.values))
-    columns["topn"].extend([n_words] * len(seg.values))
-    columns["w_prime"].extend(names[i] for i in seg.prime)
-    columns["w_star"].extend("*" if w else names[j] for w, j in zip(whole, s))
-    columns["value"].extend(seg.values.tolist())
-    columns["count_prime"].extend(seg.count_prime.tolist())
-    columns["count_star"].extend(seg.count_star.tolist())
-    columns["count_joint"].extend(seg.count_joint.tolist())
+def _append_segments(
+    columns: dict[str, list[np.ndarray]], k: int, n_words: int, names: np.ndarray, seg: Segments
+) -> None:
+    """One topic's segments as the next rows of the ``columns`` of :func:`aggregate_segments` (``names``: its
+    scored words, in the order the segments' positions refer to)."""
+    rows = len(seg.values)
+    columns["topic"].append(np.full(rows, k, dtype=np.int64))
+    columns["topn"].append(np.full(rows, n_words, dtype=np.int64))
+    columns["w_prime"].append(names[seg.prime])
+    columns["w_star"].append(np.where(seg.star == SET, "*", names[np.maximum(seg.star, 0)]))
+    columns["value"].append(np.asarray(seg.values, dtype=np.float64))
+    for name in ("count_prime", "count_star", "count_joint"):
+        columns[name].append(np.asarray(getattr(seg, name), dtype=np.int64))

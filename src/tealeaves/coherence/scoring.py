@@ -215,34 +215,36 @@ def _lookup(topics: Topics, index: RefIndex, on_missing: str) -> tuple[list[np.n
 def _topic_counts(
     ids: list[np.ndarray], present: list[np.ndarray], index: RefIndex, window: Window, compat: str | None, context: bool
 ) -> list[TopicCounts]:
-    """Window counts of every topic's words and word pairs, from one pass of the kernels."""
+    """Window counts of every topic's words and word pairs, from one pass of the kernels.
+
+    The distinct words of all topics get slots ``0 .. n - 1``; a pair of slots ``a <= b`` is the key
+    ``a n + b``, so the sorted keys of every topic's pairs (itself with itself too for context windows)
+    are the pairs counted, in order, and each topic's matrix looks its pairs up among them.
+    """
     unique = np.unique(np.concatenate([row[ok] for row, ok in zip(ids, present)] + [np.zeros(0, np.int64)]))
-    slot = {int(w): i for i, w in enumerate(unique)}
-    pairs: set[tuple[int, int]] = set()
-    for row, ok in zip(ids, present):
-        usable = sorted({slot[int(w)] for w in row[ok]})
-        pairs.update((a, b) for i, a in enumerate(usable) for b in usable[i + (0 if context else 1) :])
-    ordered = sorted(pairs)
-    left = np.array([a for a, _ in ordered], dtype=np.int64)
-    right = np.array([b for _, b in ordered], dtype=np.int64)
-    if len(unique):
-        marginal, joint_pairs, n_windows = index.pair_counts(unique, left, right, window, compat)
+    n = len(unique)
+    slots = [np.where(ok, np.searchsorted(unique, row), -1) for row, ok in zip(ids, present)]
+    topic_keys = [np.zeros(0, np.int64)]
+    for row in slots:
+        usable = np.unique(row[row >= 0])
+        i, j = np.triu_indices(len(usable), 0 if context else 1)
+        topic_keys.append(usable[i] * n + usable[j])
+    keys = np.unique(np.concatenate(topic_keys))
+    if n:
+        marginal, joint_pairs, n_windows = index.pair_counts(unique, keys // n, keys % n, window, compat)
     else:
         marginal, joint_pairs, n_windows = np.zeros(0, np.int64), np.zeros(0, np.int64), index.n_windows(window, compat)
-    pair_count = {pair: int(c) for pair, c in zip(ordered, joint_pairs)}
     out = []
-    for row, ok in zip(ids, present):
-        m = len(row)
-        slots = [slot[int(w)] if good else -1 for w, good in zip(row, ok)]
-        marg = np.array([marginal[s] if s >= 0 else 0 for s in slots], dtype=np.float64)
-        joint = np.zeros((m, m))
-        for i in range(m):
-            for j in range(i, m):
-                a, b = sorted((slots[i], slots[j]))
-                if a < 0:
-                    continue
-                value = marg[i] if (i == j and not context) else pair_count[(a, b)]
-                joint[i, j] = joint[j, i] = value
+    for row, ok in zip(slots, present):
+        low, high = np.minimum.outer(row, row), np.maximum.outer(row, row)
+        found = low >= 0
+        same = found & (low == high)  # a word with itself: for context windows a pair counted, else its windows
+        counted = found if context else found & ~same
+        joint = np.zeros(low.shape)
+        joint[counted] = joint_pairs[np.searchsorted(keys, low[counted] * n + high[counted])]
+        if not context:
+            joint[same] = marginal[low[same]]
+        marg = np.where(row >= 0, marginal[np.maximum(row, 0)] if n else 0, 0).astype(np.float64)
         out.append(TopicCounts(joint, marg, n_windows, ok.copy()))
     return out
 
