@@ -123,6 +123,11 @@ def test_bad_values_exit_2(docs, tmp_path):
     assert_refused(invoke("train", tmp_path / "c", "--out", tmp_path / "m", "-p", "oops"), "NAME=VALUE")
     # a typo'd k: refused before its matrices are allocated, not killed by the system for memory
     assert_refused(invoke("train", tmp_path / "c", "--out", tmp_path / "m", "-k", "10000000000"), "GB of memory")
+    invoke("prepare", docs, "--out", tmp_path / "s", "--heldout", "0.25")
+    invoke("train", tmp_path / "s" / "train", "--out", tmp_path / "small", "-k", "2", "--iterations", "5")
+    # an array larger than the machine (runs x documents): one line, not numpy's traceback
+    result = invoke("likelihood", tmp_path / "small", tmp_path / "s" / "heldout", "--runs", "10000000000000")
+    assert_refused(result, "out of memory (Unable to allocate")
     assert_refused(invoke("topics", tmp_path / "c"), "not a 'topic-model'")
     assert_refused(invoke("info", tmp_path / "nothing"), "does not exist")
     assert not (tmp_path / "m").exists()

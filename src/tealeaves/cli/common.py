@@ -93,8 +93,9 @@ EncodingOption = Annotated[
 
 
 def reports_errors(func: F) -> F:
-    """Turn TealeavesError into one line on stderr (its hints as this command's flags) and exit status 2, and
-    tealeaves' own warnings into ``warning:`` lines on stderr in the same words."""
+    """Turn TealeavesError into one line on stderr (its hints as this command's flags) and exit status 2, a
+    MemoryError (numpy's "Unable to allocate 2.96 TiB for an array with shape ...") into one such line too,
+    and tealeaves' own warnings into ``warning:`` lines on stderr in the same words."""
 
     @functools.wraps(func)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
@@ -107,6 +108,10 @@ def reports_errors(func: F) -> F:
                     return func(*args, **kwargs)
                 except TealeavesError as exc:  # escaped: "pip install 'tealeaves[study]'" is not markup
                     message = in_cli_words(str(exc), func, aliases)
+                    err_console.print(f"[bold red]error:[/] {escape(message)}", highlight=False, soft_wrap=True)
+                    raise typer.Exit(2) from None
+                except MemoryError as exc:  # an array larger than the machine: what was asked for, not a crash
+                    message = f"out of memory ({str(exc).rstrip('.') or 'an allocation failed'}): ask for less (fewer topics, samples, particles, runs or words)"
                     err_console.print(f"[bold red]error:[/] {escape(message)}", highlight=False, soft_wrap=True)
                     raise typer.Exit(2) from None
         finally:  # outside the recording: a warning shown again must not land in the list being read
