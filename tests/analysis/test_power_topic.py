@@ -111,3 +111,9 @@ def test_topic_power_refuses_bad_arguments():
         topic_level_power("rating", 5, share=0)
     with pytest.raises(InputError, match="two items"):
         annotators_for_study("rating", 1)
+    # an effect of no item, a share above 1 ('4.0' for 4) or more items than there are: refused, not clamped
+    for effect in (0, -2, 0.0, -0.1, 4.0, 11):
+        with pytest.raises(InputError, match=r"effect must be a share of the 10 items per model in \(0, 1\]"):
+            annotators_for_study("rating", 10, effect=effect)
+    with pytest.raises(InputError, match="effect"):
+        annotators_for_study("rating", 10, effect=True)

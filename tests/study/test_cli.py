@@ -153,3 +153,7 @@ def test_default_annotators_come_from_the_power_analysis(tmp_path):
         ],
     )
     assert result.exit_code == 2 and "--effect must be a number" in result.stderr
+    create = ["study", "create", str(tmp_path / "m50"), "--task", "rating", "--out", str(tmp_path / "x")]
+    result = runner.invoke(app, [*create, "--effect", "0"])  # no item: a study sized for nothing
+    assert result.exit_code == 2 and "effect must be a share of the 50 items per model in (0, 1]" in result.stderr
+    assert not (tmp_path / "x").exists()

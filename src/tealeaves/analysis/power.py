@@ -481,7 +481,8 @@ def annotators_for_study(
     alpha : float, default 0.05
         Level of the study's tests, before Holm's division among the model pairs.
     effect : int or float, default 0.08
-        More incoherent items in the worse model: a count, or a share of ``items_per_model``.
+        More incoherent items in the worse model: a count (1 to ``items_per_model``), or a share of
+        ``items_per_model`` in (0, 1] (at least one item).
     models : int, default 2
         Models in the study.
     share : float, default 0.25
@@ -498,6 +499,12 @@ def annotators_for_study(
     StudySize
         The answers per item, the power they give, and the ceiling.
 
+    Raises
+    ------
+    InputError
+        For fewer than two items per model, a power outside (0, 1), or an effect of no item (0 or
+        less), a share above 1 or a count above ``items_per_model``.
+
     Examples
     --------
     100 rating items per model, sized to find a model with a fifth of them incoherent:
@@ -510,8 +517,13 @@ def annotators_for_study(
         raise InputError(f"a study needs at least two items per model, got {items_per_model}")
     if not 0 < power < 1:
         raise InputError(f"power must lie in (0, 1), got {power}")
-    fewer = effect if isinstance(effect, int) else round(effect * items_per_model)
-    fewer = min(max(fewer, 1), items_per_model)
+    count = isinstance(effect, (int, np.integer))
+    if isinstance(effect, bool) or not 0 < effect <= (items_per_model if count else 1):
+        raise InputError(
+            f"effect must be a share of the {items_per_model} items per model in (0, 1] (0.08: Hoyle's 4 of 50) "
+            f"or a count from 1 to {items_per_model}, got {effect!r}"
+        )
+    fewer = int(effect) if count else max(round(effect * items_per_model), 1)  # a share below half an item: one
     pairs = max(1, models * (models - 1) // 2)
 
     def at(m: int | None) -> float:
