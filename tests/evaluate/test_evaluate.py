@@ -533,6 +533,20 @@ def test_a_run_given_twice_is_refused_before_any_work(planted, tmp_path):
     }
 
 
+def test_a_heldout_corpus_a_model_was_trained_on_is_refused(planted, tmp_path):
+    """The training corpus given as held-out (the fingerprint lda's manifest records): refused, naming the
+    model, with nothing written; the reference corpus may be the training corpus (coherence's reference is
+    any corpus), and a topic list records no training corpus."""
+    given = config(planted, "lda", "random")
+    seen = {**given, "corpora": {**given["corpora"], "heldout": str(planted / "train")}}
+    with pytest.raises(InputError, match=r"held-out corpus .*train is the corpus model 'lda' was trained on"):
+        tealeaves.evaluate(seen, tmp_path / "run")
+    assert not (tmp_path / "run").exists()
+    metrics = {name: name == "diversity" for name in METRICS}
+    reference = {**given, "metrics": metrics, "corpora": {**given["corpora"], "reference": str(planted / "train")}}
+    assert tealeaves.evaluate(reference, tmp_path / "run").manifest["corpora"]["reference"]["path"].endswith("train")
+
+
 def test_primary_metrics_are_a_family_of_their_own_and_the_others_exploratory(planted, tmp_path):
     """primary = [...]: the primary metrics' comparisons are one Westfall-Young family and the others
     another, labelled exploratory in the table and on the page. On the same joint resampling (the same

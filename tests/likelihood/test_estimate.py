@@ -292,3 +292,33 @@ def test_bad_models_and_documents_are_refused(small):
     other = Corpus.from_documents([[0]], Vocabulary(["a", "b"]))
     with pytest.raises(InputError, match="vocabulary of 2 words but phi has 30"):
         estimate(phi, alpha, other)
+
+
+def test_the_documents_a_model_was_trained_on_are_warned_about():
+    """estimate, complete and predictive warn when given the model's own training corpus (its fingerprint in the
+    manifest), and not for its held-out split nor for bare arrays."""
+    import warnings
+
+    from tealeaves.likelihood import TrainingDocumentsWarning, complete, predictive
+    from tealeaves.models import train
+
+    corpus = synthetic_corpus(*tiny_model(2, 12, 3), n_docs=40, doc_length=20, seed=3)
+    seen, unseen = corpus.split(0.25, seed=0)
+    model = train(seen, "lda-gibbs", k=2, iterations=10)
+    calls = {
+        "the likelihood": lambda docs: estimate(model, None, docs, particles=5),
+        "document completion": lambda docs: complete(model, None, docs, particles=5),
+        "the predictive likelihood": lambda docs: predictive(model, docs),
+    }
+    for what, call in calls.items():
+        with pytest.warns(
+            TrainingDocumentsWarning, match=f"the 30 documents the lda-gibbs model was trained on: {what}"
+        ) as caught:
+            call(seen)
+        assert caught[0].filename == __file__  # pointing at the caller's line, not inside tealeaves
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", TrainingDocumentsWarning)
+            call(unseen)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", TrainingDocumentsWarning)
+        estimate(model.phi, model.alpha, [seen.doc(i) for i in range(len(seen))], particles=5)

@@ -148,6 +148,7 @@ def test_dvae_posterior_mean_matches_an_independent_forward_pass(small, models):
     assert np.allclose(model.phi, softmax / softmax.sum(axis=1, keepdims=True), atol=1e-12)
 
 
+@pytest.mark.filterwarnings("ignore::tealeaves.likelihood.TrainingDocumentsWarning")  # the training documents
 def test_which_evaluations_apply(small, models, tmp_path):
     """Wallach et al.'s estimators refuse dvae (not a mixture) and etm (no Dirichlet prior); Chang et al.'s
     predictive metrics, with and without document completion, run on both."""

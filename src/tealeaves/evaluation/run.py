@@ -264,6 +264,7 @@ def evaluate(
     models = {spec.name: _load_model(spec, corpora.get("train")) for spec in cfg.models}
     model_fps = {name: model_fingerprint(model) for name, model in models.items()}
     _distinct_runs(cfg, models, model_fps)
+    _heldout_unseen(cfg, models, fingerprints)
     timings["load"] = time.perf_counter() - tick
     notify(progress, "load corpora and models", 1, 1)
     cache = out / "cache"  # created once the inputs are known to be readable
@@ -484,6 +485,26 @@ def _distinct_runs(cfg: EvaluateConfig, models: dict[str, Any], model_fps: dict[
                     f"({identity(name)[0]}); runs are the units of its tests, so give each run a model trained on "
                     "its own (another seed), or list it once"
                 )
+
+
+def _heldout_unseen(cfg: EvaluateConfig, models: dict[str, Any], fingerprints: dict[str, str]) -> None:
+    """Refuse a held-out corpus that is the corpus a model was trained on (the fingerprint its manifest
+    records): its held-out and predictive likelihood would measure the fit to documents it has seen, higher
+    than on documents it has not, and every verdict on them would favour the model that fits its own training
+    documents best."""
+    from tealeaves.models import TopicModel
+
+    heldout = fingerprints.get("heldout")
+    for name, model in models.items():
+        trained_on = (
+            model.manifest.get("training", {}).get("corpus_fingerprint") if isinstance(model, TopicModel) else None
+        )
+        if heldout is not None and trained_on == heldout:
+            raise InputError(
+                f"the held-out corpus {_given(cfg.corpora['heldout'])} is the corpus model {name!r} was trained "
+                "on: its held-out likelihood would measure the fit to documents it has seen; give the held-out "
+                "split (tealeaves prepare --heldout 0.2 writes it beside the training one)"
+            )
 
 
 def _step_key(**parts: Any) -> str:

@@ -20,7 +20,7 @@ from tealeaves.lazy import attach
 
 if TYPE_CHECKING:
     from tealeaves.likelihood.completion import COMPLETION_METHODS, complete
-    from tealeaves.likelihood.documents import NotAMixtureError
+    from tealeaves.likelihood.documents import NotAMixtureError, TrainingDocumentsWarning
     from tealeaves.likelihood.enumeration import exact
     from tealeaves.likelihood.estimation import estimate
     from tealeaves.likelihood.estimators import METHODS
@@ -47,6 +47,7 @@ __all__ = [
     "NotAMixtureError",
     "PerturbationResult",
     "PredictiveResult",
+    "TrainingDocumentsWarning",
     "bootstrap_sd",
     "complete",
     "estimate",

@@ -20,7 +20,7 @@ from tealeaves.corpus import HALVES_MODES, Corpus, Vocabulary
 from tealeaves.deprecation import renamed_parameters
 from tealeaves.errors import InputError
 from tealeaves.likelihood import _kernels
-from tealeaves.likelihood.documents import Docs, Documents, as_documents, model_arrays
+from tealeaves.likelihood.documents import Docs, Documents, as_documents, model_arrays, warn_if_training_documents
 from tealeaves.likelihood.estimation import run
 from tealeaves.likelihood.estimators import (
     Estimates,
@@ -197,6 +197,7 @@ def complete(
     resolved = spec.resolve(params)
     if split not in HALVES_MODES:
         raise InputError(f"split must be one of {', '.join(HALVES_MODES)}, got {split!r}")
+    warn_if_training_documents(phi, docs, "document completion", stacklevel=4)  # under renamed_parameters
     phi, alpha, vocab = model_arrays(phi, alpha, f"document completion by {spec.name} ({spec.label})")
     documents = as_documents(docs, phi.shape[1], on_missing, vocab)
     seed = as_seed(seed)

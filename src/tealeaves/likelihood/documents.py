@@ -14,9 +14,10 @@
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -149,6 +150,47 @@ def check_mixture(model: TopicModel, what: str) -> None:
             f"{what} needs a model whose words are drawn from the mixture Σ_k θ_k φ_k, and a {model.kind!r} "
             "model decodes softmax(Bθ + b) instead; evaluate it with tealeaves.likelihood.predictive "
             "(tealeaves predictive; Chang et al. 2009, §4.2, with the encoder's θ), coherence or intrusion"
+        )
+
+
+class TrainingDocumentsWarning(UserWarning):
+    """The documents given to a held-out estimate are the corpus the model was trained on.
+
+    Warned by :func:`~tealeaves.likelihood.estimate`, :func:`~tealeaves.likelihood.complete` and
+    :func:`~tealeaves.likelihood.predictive` when the corpus' fingerprint is the one the model's manifest
+    records for its training corpus; ``tealeaves evaluate`` refuses such a held-out corpus.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> from tealeaves.corpus import Corpus, Vocabulary
+    >>> from tealeaves.likelihood import TrainingDocumentsWarning, estimate
+    >>> from tealeaves.models import train
+    >>> corpus = Corpus.from_documents([[0, 1, 0], [2, 3, 2], [0, 1, 1]], Vocabulary(["tax", "budget", "war", "peace"]))
+    >>> model = train(corpus, "lda-gibbs", k=2, iterations=20)
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     _ = estimate(model, None, corpus, particles=10)
+    >>> caught[0].category is TrainingDocumentsWarning, str(caught[0].message)[:50]
+    (True, 'these are the 3 documents the lda-gibbs model was ')
+    """
+
+
+def warn_if_training_documents(model: Any, docs: Any, what: str, stacklevel: int = 3) -> None:
+    """Warn (:class:`TrainingDocumentsWarning`) when ``docs`` is the corpus ``model`` was trained on: the
+    fingerprint in its manifest (``manifest["training"]["corpus_fingerprint"]``) is the corpus' own. ``what``
+    the caller estimates of them measures the model's fit there, which is higher than on documents it has
+    not seen (Wallach et al. 2009 evaluate held-out documents). ``stacklevel`` is the caller's caller's, as
+    :func:`warnings.warn` counts (one more under a decorator), so that the warning points at the user's line."""
+    if not (isinstance(model, TopicModel) and isinstance(docs, Corpus)):
+        return
+    if model.manifest.get("training", {}).get("corpus_fingerprint") == docs.fingerprint():
+        warnings.warn(
+            f"these are the {len(docs):,} documents the {model.kind} model was trained on: {what} of them measures "
+            "its fit, not how it predicts documents it has not seen; pass the held-out split "
+            "(tealeaves prepare --heldout writes it beside the training one)",
+            TrainingDocumentsWarning,
+            stacklevel=stacklevel,
         )
 
 

@@ -12,7 +12,7 @@ import numpy as np
 from tealeaves.deprecation import renamed_parameters
 from tealeaves.errors import InputError, is_count
 from tealeaves.jit import batches, map_threads, threads
-from tealeaves.likelihood.documents import Docs, Documents, as_documents, model_arrays
+from tealeaves.likelihood.documents import Docs, Documents, as_documents, model_arrays, warn_if_training_documents
 from tealeaves.likelihood.estimators import METHODS, Estimates, Method, find_method
 from tealeaves.likelihood.result import LikelihoodResult
 from tealeaves.likelihood.uncertainty import average_runs, bootstrap_sd, run_seed
@@ -110,6 +110,7 @@ def estimate(
     """
     spec = find_method(method, METHODS)
     resolved = spec.resolve(params)
+    warn_if_training_documents(phi, docs, "the likelihood", stacklevel=4)  # under renamed_parameters
     phi, alpha, vocab = model_arrays(phi, alpha, f"{spec.name} ({spec.label})")
     documents = as_documents(docs, phi.shape[1], on_missing, vocab)
     return run(

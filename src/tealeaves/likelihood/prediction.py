@@ -30,7 +30,7 @@ from tealeaves.corpus import HALVES_MODES, Corpus
 from tealeaves.errors import EmptyResultError, InputError
 from tealeaves.jit import batches, map_threads
 from tealeaves.likelihood import _kernels
-from tealeaves.likelihood.documents import check_phi
+from tealeaves.likelihood.documents import check_phi, warn_if_training_documents
 from tealeaves.models import TopicModel
 from tealeaves.progress import ProgressCallback, notify
 from tealeaves.results import Columns, Result
@@ -185,6 +185,7 @@ def predictive(
         raise InputError(f"predictive needs a Corpus, got {type(corpus).__name__}")
     if split is not None and split not in HALVES_MODES:
         raise InputError(f"split must be None or one of {', '.join(HALVES_MODES)}, got {split!r}")
+    warn_if_training_documents(model, corpus, "the predictive likelihood")
     phi = check_phi(model.phi)
     seed = as_seed(seed)
     observed, scored = (corpus, corpus) if split is None else corpus.halves(split, seed)  # type: ignore[arg-type]
