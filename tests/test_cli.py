@@ -122,7 +122,9 @@ def test_bad_values_exit_2(docs, tmp_path):
     assert_refused(invoke("train", tmp_path / "c", "--out", tmp_path / "m", "-m", "nope"), "unknown model")
     assert_refused(invoke("train", tmp_path / "c", "--out", tmp_path / "m", "-p", "oops"), "NAME=VALUE")
     # a typo'd k: refused before its matrices are allocated, not killed by the system for memory
-    assert_refused(invoke("train", tmp_path / "c", "--out", tmp_path / "m", "-k", "10000000000"), "GB of memory")
+    refused = invoke("train", tmp_path / "c", "--out", tmp_path / "m", "-k", "10000000000")
+    assert_refused(refused, "GB of memory for its topic matrices")
+    assert "use fewer topics (--k <fewer>), or a smaller vocabulary (--min-df <a larger count>" in refused.stderr
     invoke("prepare", docs, "--out", tmp_path / "s", "--heldout", "0.25")
     invoke("train", tmp_path / "s" / "train", "--out", tmp_path / "small", "-k", "2", "--iterations", "5")
     # an array larger than the machine (runs x documents): one line, not numpy's traceback

@@ -249,7 +249,8 @@ def _check_memory(model: str, k: int, n_words: int, n_docs: int) -> None:
         raise InputError(
             f"{model} with k = {k:,} topics over {n_words:,} words and {n_docs:,} documents needs at least "
             f"{needed / 1e9:.1f} GB of memory for its topic matrices, and {available / 1e9:.1f} GB is available: "
-            "use fewer topics (-k), or a smaller vocabulary (tealeaves prepare --min-df / --max-df)"
+            "use fewer topics (k=<fewer>), or a smaller vocabulary (min_df=<a larger count> or max_df=<a smaller "
+            "share> when preparing the corpus)"
         )
 
 
