@@ -36,7 +36,7 @@ class TrainerSpec:
     """The least bytes the trainer holds at once per topic-word cell (K x V) and per document-topic cell
     (D x K), for :func:`train`'s check that a model fits in memory: by default the result's Φ and θ
     (float64); the core trainers' working matrices add to it (their peaks, measured with ``tracemalloc`` over
-    vocabulary-heavy and document-heavy corpora, are 1.2 to 6 times these: ``tests/models/test_training.py``
+    vocabulary-heavy and document-heavy corpora, are 1.3 to 6 times these: ``tests/models/test_training.py``
     checks that the bound stays below them)."""
 
     def load(self) -> Callable[..., TopicModel]:
