@@ -106,18 +106,20 @@ def reports_errors(func: F) -> F:
                 warnings.simplefilter("default")  # each warning once per place, as Python shows them
                 try:
                     return func(*args, **kwargs)
-                except TealeavesError as exc:  # escaped: "pip install 'tealeaves[study]'" is not markup
-                    message = in_cli_words(str(exc), func, aliases)
-                    err_console.print(f"[bold red]error:[/] {escape(message)}", highlight=False, soft_wrap=True)
-                    raise typer.Exit(2) from None
-                except MemoryError as exc:  # an array larger than the machine: what was asked for, not a crash
-                    message = f"out of memory ({str(exc).rstrip('.') or 'an allocation failed'}): ask for less (fewer topics, samples, particles, runs or words)"
+                except (TealeavesError, MemoryError) as exc:  # escaped: "pip install 'tealeaves[study]'" is not markup
+                    message = in_cli_words(str(exc), func, aliases) if isinstance(exc, TealeavesError) else _memory(exc)
                     err_console.print(f"[bold red]error:[/] {escape(message)}", highlight=False, soft_wrap=True)
                     raise typer.Exit(2) from None
         finally:  # outside the recording: a warning shown again must not land in the list being read
             _report_warnings(caught, func, aliases)
 
     return wrapper  # type: ignore[return-value]
+
+
+def _memory(exc: MemoryError) -> str:
+    """The line of a MemoryError: an array larger than the machine is what was asked for, not a crash."""
+    what = str(exc).rstrip(".") or "an allocation failed"
+    return f"out of memory ({what}): ask for less (fewer topics, samples, particles, runs or words)"
 
 
 def _report_warnings(caught: list[warnings.WarningMessage], func: Callable[..., Any], aliases: dict[str, str]) -> None:

@@ -496,10 +496,7 @@ def _heldout_unseen(cfg: EvaluateConfig, models: dict[str, Any], fingerprints: d
 
     heldout = fingerprints.get("heldout")
     for name, model in models.items():
-        trained_on = (
-            model.manifest.get("training", {}).get("corpus_fingerprint") if isinstance(model, TopicModel) else None
-        )
-        if heldout is not None and trained_on == heldout:
+        if heldout is not None and isinstance(model, TopicModel) and model.training_fingerprint == heldout:
             raise InputError(
                 f"the held-out corpus {_given(cfg.corpora['heldout'])} is the corpus model {name!r} was trained "
                 "on: its held-out likelihood would measure the fit to documents it has seen; give the held-out "

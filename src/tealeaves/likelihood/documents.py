@@ -177,14 +177,14 @@ class TrainingDocumentsWarning(UserWarning):
 
 
 def warn_if_training_documents(model: Any, docs: Any, what: str, stacklevel: int = 3) -> None:
-    """Warn (:class:`TrainingDocumentsWarning`) when ``docs`` is the corpus ``model`` was trained on: the
-    fingerprint in its manifest (``manifest["training"]["corpus_fingerprint"]``) is the corpus' own. ``what``
+    """Warn (:class:`TrainingDocumentsWarning`) when ``docs`` is the corpus ``model`` was trained on: its
+    :attr:`~tealeaves.models.TopicModel.training_fingerprint` is the corpus' own. ``what``
     the caller estimates of them measures the model's fit there, which is higher than on documents it has
     not seen (Wallach et al. 2009 evaluate held-out documents). ``stacklevel`` is the caller's caller's, as
     :func:`warnings.warn` counts (one more under a decorator), so that the warning points at the user's line."""
     if not (isinstance(model, TopicModel) and isinstance(docs, Corpus)):
         return
-    if model.manifest.get("training", {}).get("corpus_fingerprint") == docs.fingerprint():
+    if model.training_fingerprint == docs.fingerprint():
         warnings.warn(
             f"these are the {len(docs):,} documents the {model.kind} model was trained on: {what} of them measures "
             "its fit, not how it predicts documents it has not seen; pass the held-out split "

@@ -289,7 +289,7 @@ def _theta(model: TopicModel, corpus: Corpus, infer: bool, seed: int | np.random
             f"the {model.kind} model has no θ of its training documents; infer θ for the corpus "
             "with infer=True (--infer on the command line)"
         )
-    trained_on = model.manifest.get("training", {}).get("corpus_fingerprint")
+    trained_on = model.training_fingerprint
     if len(model.theta) != len(corpus) or (trained_on is not None and trained_on != corpus.fingerprint()):
         raise InputError(
             f"the model's θ is of {len(model.theta)} training documents, not of this corpus of {len(corpus)}: "

@@ -124,6 +124,12 @@ class TopicModel:
         """Number of topics."""
         return int(self.phi.shape[0])
 
+    @property
+    def training_fingerprint(self) -> str | None:
+        """The fingerprint of the corpus the model was trained on (``manifest["training"]``), None where unknown
+        (an imported model): what tells the training documents from held-out ones."""
+        return self.manifest.get("training", {}).get("corpus_fingerprint")
+
     def __repr__(self) -> str:
         return f"TopicModel(kind={self.kind!r}, K={self.k}, V={len(self.vocab)})"
 
