@@ -322,3 +322,43 @@ def test_the_documents_a_model_was_trained_on_are_warned_about():
     with warnings.catch_warnings():
         warnings.simplefilter("error", TrainingDocumentsWarning)
         estimate(model.phi, model.alpha, [seen.doc(i) for i in range(len(seen))], particles=5)
+
+
+def test_a_gensim_model_and_its_texts_are_estimated_as_a_topic_model_and_corpus():
+    """estimate, complete and predictive take a gensim LdaModel (through as_model) and gensim's texts (token
+    lists, or a Dictionary with its bags of words) and give exactly what the converted model and corpus give;
+    bags of words without their Dictionary and objects no adapter reads are refused in one line."""
+    pytest.importorskip("gensim")
+    from gensim.corpora import Dictionary
+    from gensim.models import LdaModel
+
+    from tealeaves.corpus import as_corpus
+    from tealeaves.likelihood import complete, predictive
+    from tealeaves.models import as_model
+
+    rng = np.random.default_rng(4)
+    words = [f"w{i}" for i in range(30)]
+    texts = [[words[i] for i in rng.integers(0, 30, size=15)] for _ in range(40)]
+    dictionary = Dictionary(texts)
+    bags = [dictionary.doc2bow(text) for text in texts]
+    lda = LdaModel(bags, id2word=dictionary, num_topics=3, passes=2, random_state=0)
+    model, corpus = as_model(lda), as_corpus(texts)
+    converted = estimate(model, None, corpus, particles=20, seed=1).log_prob
+    np.testing.assert_array_equal(estimate(lda, None, texts, particles=20, seed=1).log_prob, converted)
+    np.testing.assert_array_equal(
+        complete(lda, None, texts, particles=20, seed=1).log_prob,
+        complete(model, None, corpus, particles=20, seed=1).log_prob,
+    )
+    # bags of words lose the word order, which the importance sampler from the prior does not use
+    pair = estimate(lda, None, (dictionary, bags), method="is-prior-theta", samples=200, seed=1).log_prob
+    np.testing.assert_allclose(
+        pair, estimate(model, None, corpus, method="is-prior-theta", samples=200, seed=1).log_prob, rtol=1e-12
+    )
+    on_its_words = Corpus.from_tokenized(texts, vocab=model.vocab)  # predictive needs the model's vocabulary
+    np.testing.assert_array_equal(
+        predictive(lda, on_its_words, seed=1).log_likelihood, predictive(model, on_its_words, seed=1).log_likelihood
+    )
+    with pytest.raises(InputError, match="a bag-of-words corpus needs its Dictionary"):
+        estimate(lda, None, bags)
+    with pytest.raises(InputError, match="cannot read an object as topics: pass a TopicModel"):
+        estimate(object(), None, texts)

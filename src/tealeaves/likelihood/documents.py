@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from tealeaves.corpus import Corpus, Vocabulary
+from tealeaves.corpus import Corpus, Vocabulary, as_corpus
 from tealeaves.deprecation import moved_names
 from tealeaves.errors import InputError
 from tealeaves.missing import SKIP, OnMissingSkip, check_on_missing
@@ -194,10 +194,26 @@ def warn_if_training_documents(model: Any, docs: Any, what: str, stacklevel: int
         )
 
 
+def as_topic_model(obj: Any, what: str) -> Any:
+    """``obj`` as a :class:`~tealeaves.models.TopicModel` where it is another library's model (a gensim
+    ``LdaModel``, a scikit-learn LDA with its vectorizer, ...: :func:`tealeaves.models.as_model`, which
+    refuses in one line what it cannot read); a TopicModel and arrays as they are."""
+    if isinstance(obj, (TopicModel, np.ndarray, list, tuple)):
+        return obj
+    from tealeaves.models import Topics, as_model
+
+    model = as_model(obj)
+    if isinstance(model, Topics):
+        raise InputError(f"{what} needs topic-word probabilities; a {type(obj).__name__} gives only top words")
+    return model
+
+
 def model_arrays(
     phi: TopicModel | ArrayLike, alpha: ArrayLike | None, what: str
 ) -> tuple[np.ndarray, np.ndarray, Vocabulary | None]:
-    """(Φ, αm, vocabulary) from a TopicModel (αm defaults to the model's) or from arrays."""
+    """(Φ, αm, vocabulary) from a TopicModel (αm defaults to the model's), another library's model
+    (:func:`as_topic_model`) or arrays."""
+    phi = as_topic_model(phi, what)
     if isinstance(phi, TopicModel):
         model = phi
         check_mixture(model, what)
@@ -216,9 +232,13 @@ def as_documents(
     """Validate ``docs`` against a vocabulary of ``n_words`` words (``vocab``: the model's words).
 
     A corpus over another vocabulary is mapped word by word onto ``vocab``; without ``vocab``
-    (bare arrays) its vocabulary must have exactly ``n_words`` words.
+    (bare arrays) its vocabulary must have exactly ``n_words`` words. Texts as gensim keeps them
+    (token lists, a Dictionary with its bags of words) are read as a corpus
+    (:func:`tealeaves.corpus.as_corpus`) where the model has a vocabulary to map them onto.
     """
     check_on_missing(on_missing, SKIP, why="a word of probability zero has log -inf")
+    if vocab is not None and _texts(docs):
+        docs = as_corpus(docs)
     if isinstance(docs, Corpus):
         tokens = np.asarray(docs.tokens, dtype=np.int64)
         offsets = np.asarray(docs.offsets, dtype=np.int64)
@@ -256,6 +276,18 @@ def as_documents(
         ids=ids,
         n_oov=n_oov,
     )
+
+
+def _texts(docs: Any) -> bool:
+    """Whether ``docs`` holds words rather than token ids: its first document is no sequence of integers
+    (token strings, a bag of words' (id, count) pairs, or a gensim Dictionary first)."""
+    if not isinstance(docs, (list, tuple)) or not docs:
+        return False
+    first = docs[0]
+    if not isinstance(first, (list, tuple, np.ndarray)):
+        return True
+    tokens = list(first)
+    return bool(tokens) and not isinstance(tokens[0], (int, np.integer))
 
 
 def _concatenate(docs: Sequence[ArrayLike]) -> tuple[np.ndarray, np.ndarray]:

@@ -30,7 +30,7 @@ from tealeaves.corpus import HALVES_MODES, Corpus
 from tealeaves.errors import EmptyResultError, InputError
 from tealeaves.jit import batches, map_threads
 from tealeaves.likelihood import _kernels
-from tealeaves.likelihood.documents import check_phi, warn_if_training_documents
+from tealeaves.likelihood.documents import as_topic_model, check_phi, warn_if_training_documents
 from tealeaves.models import TopicModel
 from tealeaves.progress import ProgressCallback, notify
 from tealeaves.results import Columns, Result
@@ -179,6 +179,7 @@ def predictive(
     >>> result.rank.tolist(), result.mean_rank  # "war" and "peace" rank 2 and 1 in document 1
     ([2.0, 1.5], 1.75)
     """
+    model = as_topic_model(model, "predictive")
     if not isinstance(model, TopicModel):
         raise InputError(f"predictive needs a TopicModel, got {type(model).__name__}")
     if not isinstance(corpus, Corpus):
