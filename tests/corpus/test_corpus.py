@@ -199,3 +199,27 @@ def test_document_records_are_read_on_first_use(small, tmp_path):
     (tmp_path / "c" / "docs.jsonl").unlink()
     with pytest.raises(ArtifactError, match=r"no docs\.jsonl"):
         Corpus.load(tmp_path / "c")
+
+
+def test_document_keys_are_equal_exactly_for_the_same_bag_of_words_or_the_same_source():
+    """Keys of documents built from token ids: equal iff the bags of words are (brute force over every pair of
+    two corpora whose vocabularies number the words differently, with repeats, reorderings and empty
+    documents); keys of prepared documents: equal iff id and snippet are, whatever the tokens."""
+    rng = np.random.default_rng(0)
+    words = [f"{a}{b}" for a in "abcdefgh" for b in "xyz"]
+    first, second = Vocabulary(words), Vocabulary(words[::-1])
+    bags = [tuple(sorted(rng.choice(words, size=rng.integers(0, 5)))) for _ in range(120)]
+    bags += [bags[3], bags[7][::-1], ()]
+    shuffled = [list(rng.permutation(bag)) for bag in bags]
+    one = Corpus.from_documents([[first.id(w) for w in bag] for bag in bags], first)
+    two = Corpus.from_documents([[second.id(w) for w in bag] for bag in shuffled], second)
+    keys_one, keys_two = one.document_hashes(), two.document_hashes()
+    assert keys_one.dtype == np.uint64
+    same_key = keys_one[:, None] == keys_two[None, :]
+    same_bag = np.array([[sorted(a) == sorted(b) for b in shuffled] for a in bags])
+    assert np.array_equal(same_key, same_bag)
+    sourced = Corpus.from_documents(
+        [[0], [1], [0], [0]], first, ids=["a", "a", "b", "a"], snippets=["x", "x", "x", "y"]
+    )
+    keys = sourced.document_hashes()
+    assert keys[0] == keys[1] and len(set(keys.tolist())) == 3

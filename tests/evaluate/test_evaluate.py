@@ -534,13 +534,24 @@ def test_a_run_given_twice_is_refused_before_any_work(planted, tmp_path):
 
 
 def test_a_heldout_corpus_a_model_was_trained_on_is_refused(planted, tmp_path):
-    """The training corpus given as held-out (the fingerprint lda's manifest records): refused, naming the
-    model, with nothing written; the reference corpus may be the training corpus (coherence's reference is
+    """The training corpus given as held-out (the fingerprint lda's manifest records), or a held-out corpus of
+    which 40 documents are training ones (the keys lda's manifest records): refused, naming the model and the
+    share, with nothing written; the reference corpus may be the training corpus (coherence's reference is
     any corpus), and a topic list records no training corpus."""
     given = config(planted, "lda", "random")
     seen = {**given, "corpora": {**given["corpora"], "heldout": str(planted / "train")}}
-    with pytest.raises(InputError, match=r"held-out corpus .*train is the corpus model 'lda' was trained on"):
+    with pytest.raises(
+        InputError, match=r"all \d+ documents of the held-out corpus .*train are documents model 'lda' was trained on"
+    ):
         tealeaves.evaluate(seen, tmp_path / "run")
+    assert not (tmp_path / "run").exists()
+    training, held = Corpus.load(planted / "train"), Corpus.load(planted / "heldout")
+    docs = [training.doc(i) for i in range(40)] + [held.doc(i) for i in range(len(held))]
+    Corpus.from_documents(docs, held.vocab).save(tmp_path / "mixed")  # another split's held-out documents
+    mixed = {**given, "corpora": {**given["corpora"], "heldout": str(tmp_path / "mixed")}}
+    share = f"40 of the {len(docs)} \\({40 / len(docs):.0%}\\) documents of the held-out corpus .*mixed are documents"
+    with pytest.raises(InputError, match=share):
+        tealeaves.evaluate(mixed, tmp_path / "run")
     assert not (tmp_path / "run").exists()
     metrics = {name: name == "diversity" for name in METRICS}
     reference = {**given, "metrics": metrics, "corpora": {**given["corpora"], "reference": str(planted / "train")}}

@@ -296,7 +296,8 @@ def test_bad_models_and_documents_are_refused(small):
 
 def test_the_documents_a_model_was_trained_on_are_warned_about():
     """estimate, complete and predictive warn when given the model's own training corpus (its fingerprint in the
-    manifest), and not for its held-out split nor for bare arrays."""
+    manifest) or documents a third of which are training ones, and not for its held-out split nor for bare
+    arrays."""
     import warnings
 
     from tealeaves.likelihood import TrainingDocumentsWarning, complete, predictive
@@ -312,13 +313,16 @@ def test_the_documents_a_model_was_trained_on_are_warned_about():
     }
     for what, call in calls.items():
         with pytest.warns(
-            TrainingDocumentsWarning, match=f"the 30 documents the lda-gibbs model was trained on: {what}"
+            TrainingDocumentsWarning, match=f"all 30 documents are documents the lda-gibbs model was trained on: {what}"
         ) as caught:
             call(seen)
         assert caught[0].filename == __file__  # pointing at the caller's line, not inside tealeaves
         with warnings.catch_warnings():
             warnings.simplefilter("error", TrainingDocumentsWarning)
             call(unseen)
+    mixed = Corpus.from_documents([seen.doc(i) for i in range(5)] + [unseen.doc(i) for i in range(10)], seen.vocab)
+    with pytest.warns(TrainingDocumentsWarning, match=r"^5 of the 15 \(33%\) documents are documents the lda-gibbs"):
+        estimate(model, None, mixed, particles=5)
     with warnings.catch_warnings():
         warnings.simplefilter("error", TrainingDocumentsWarning)
         estimate(model.phi, model.alpha, [seen.doc(i) for i in range(len(seen))], particles=5)

@@ -124,3 +124,58 @@ def test_bad_topics_are_refused(value, message):
 def test_too_few_words_for_topn():
     with pytest.raises(InputError, match="fewer than the 5"):
         as_topics([["a", "b"]], topn=5)
+
+
+def test_the_training_documents_in_a_held_out_split_of_another_prepare_run(tmp_path):
+    """A model trained on one prepare run's training split: its own held-out split holds none of its training
+    documents, the held-out split of a run with another seed holds exactly those whose ids are training ids
+    (although the two runs keep different vocabularies), and its training split all; the keys survive a save
+    and load; training_share words what crosses SEEN_LIMIT and nothing below it."""
+    import json
+
+    from tealeaves.corpus import Corpus, prepare
+    from tealeaves.models import train
+    from tealeaves.models.topic_model import SEEN_LIMIT, training_share
+
+    rng = np.random.default_rng(0)
+    pool = [a + b + c + d for a in "bdgkmt" for b in "aeiou" for c in "lnrs" for d in "aeiou"]
+    texts = [" ".join(rng.choice(pool, size=12)) for _ in range(300)]
+    source = tmp_path / "docs.jsonl"
+    source.write_text("".join(json.dumps({"id": f"d{i}", "text": t}) + "\n" for i, t in enumerate(texts)))
+    rules = {"min_doc_words": 0, "min_doc_tokens": 0, "min_df": 2, "max_df": 1.0}
+    train0, held0 = prepare(source, heldout=0.2, seed=0, **rules)
+    _, held1 = prepare(source, heldout=0.2, seed=1, **rules)
+    assert held0.vocab != held1.vocab  # each run's vocabulary is its training split's
+    model = train(train0, "lda-gibbs", k=2, iterations=5, out=tmp_path / "model")
+    training_ids = set(train0.ids)
+    expected = np.array([i in training_ids for i in held1.ids])
+    for loaded in (model, TopicModel.load(tmp_path / "model")):
+        assert np.array_equal(loaded.seen_documents(held1), expected)
+        assert not loaded.seen_documents(held0).any() and loaded.seen_documents(train0).all()
+    assert 0.7 < expected.mean() < 0.9
+    assert training_share(model, held1) == f"{expected.sum()} of the {len(held1)} ({expected.mean():.0%})"
+    assert training_share(model, train0) == f"all {len(train0)}" and training_share(model, held0) is None
+    few = int(np.ceil(SEEN_LIMIT * 60)) - 1  # below the limit, then at it
+    for n_seen, worded in ((few, False), (few + 1, True)):
+        mixed = train0.subset(range(n_seen))
+        docs = [mixed.doc(i) for i in range(n_seen)] + [held0.doc(i) for i in range(60 - n_seen)]
+        fields = {
+            "ids": mixed.ids + held0.ids[: 60 - n_seen],
+            "snippets": mixed.snippets + held0.snippets[: 60 - n_seen],
+        }
+        assert (training_share(model, Corpus.from_documents(docs, train0.vocab, **fields)) is not None) is worded
+    imported = TopicModel(model.vocab, model.phi, model.alpha, kind="imported")
+    assert imported.seen_documents(held1) is None and training_share(imported, held1) is None
+
+
+def test_an_empty_document_is_not_a_seen_one():
+    """Token-id documents are keyed by their bags of words, so every empty document has one key: an empty
+    held-out document is not counted as a training document (its probability is 1 under any model)."""
+    from tealeaves.corpus import Corpus
+    from tealeaves.models import train
+
+    words = Vocabulary(["tax", "budget", "war", "peace"])
+    training = Corpus.from_documents([[0, 1, 0], [], [2, 3, 2], [0, 1, 1]], words)
+    model = train(training, "lda-gibbs", k=2, iterations=5)
+    held = Corpus.from_documents([[], [3, 2, 2], [1, 1]], words)
+    assert model.seen_documents(held).tolist() == [False, True, False]

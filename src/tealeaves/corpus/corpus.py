@@ -12,6 +12,7 @@ On disk a corpus is a folder with
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 from collections.abc import Sequence, Sized
@@ -246,6 +247,35 @@ class Corpus:
             self._fingerprint = arrays_sha256(self.tokens, self.offsets, texts=self.vocab.words)
         return self._fingerprint
 
+    def document_hashes(self) -> np.ndarray:
+        """A 64-bit key per document (uint64[D]) that names it in any corpus: what tells which documents
+        of one corpus are documents of another (:meth:`tealeaves.models.TopicModel.seen_documents`).
+
+        A document with a snippet (every prepared one) is keyed by its source: the first 8 bytes of
+        BLAKE2b over its id and snippet, the same whatever vocabulary a split keeps. A document without
+        one (a corpus built from token ids) is keyed by its bag of words, :math:`\\sum_n h(w_n) \\bmod 2^{64}`
+        with :math:`h(w)` the first 8 bytes of BLAKE2b over the word's UTF-8 bytes; an empty one is 0.
+
+        Examples
+        --------
+        >>> from tealeaves.corpus import Corpus, Vocabulary
+        >>> vocab = Vocabulary(["tax", "budget", "war"])
+        >>> corpus = Corpus.from_documents([[0, 1], [1, 0], [2]], vocab)
+        >>> keys = corpus.document_hashes()
+        >>> bool(keys[0] == keys[1]), bool(keys[0] == keys[2])  # the same bag of words, another one
+        (True, False)
+        """
+        ids, snippets = self.ids, self.snippets
+        sourced = [i for i, text in enumerate(snippets) if text]
+        keys = np.zeros(len(self), dtype=np.uint64)
+        if len(sourced) < len(self):
+            word_keys = _blake64([word.encode() for word in self.vocab.words])
+            sums = np.zeros(len(self.tokens) + 1, dtype=np.uint64)
+            np.cumsum(word_keys[np.asarray(self.tokens)], dtype=np.uint64, out=sums[1:])  # wraps modulo 2^64
+            keys = sums[self.offsets[1:]] - sums[self.offsets[:-1]]
+        keys[sourced] = _blake64([f"{ids[i]}\0{snippets[i]}".encode() for i in sourced])
+        return keys
+
     def stats(self) -> dict[str, Any]:
         """Summary statistics (also stored in the manifest on save)."""
         lengths = self.doc_lengths()
@@ -365,6 +395,12 @@ class Corpus:
         return cls(
             Vocabulary.load(path / "vocab.txt"), tokens, offsets, manifest=manifest, docs_file=path / "docs.jsonl"
         )
+
+
+def _blake64(items: list[bytes]) -> np.ndarray:
+    """The first 8 bytes of BLAKE2b over each item, as uint64 (little-endian)."""
+    digests = b"".join(hashlib.blake2b(item, digest_size=8).digest() for item in items)
+    return np.frombuffer(digests, dtype="<u8").astype(np.uint64)
 
 
 def split_indices(n: int, heldout: float, seed: int | np.random.Generator = 0) -> tuple[np.ndarray, np.ndarray]:

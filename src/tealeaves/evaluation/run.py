@@ -264,7 +264,7 @@ def evaluate(
     models = {spec.name: _load_model(spec, corpora.get("train")) for spec in cfg.models}
     model_fps = {name: model_fingerprint(model) for name, model in models.items()}
     _distinct_runs(cfg, models, model_fps)
-    _heldout_unseen(cfg, models, fingerprints)
+    _heldout_unseen(cfg, models, corpora)
     timings["load"] = time.perf_counter() - tick
     notify(progress, "load corpora and models", 1, 1)
     cache = out / "cache"  # created once the inputs are known to be readable
@@ -487,20 +487,24 @@ def _distinct_runs(cfg: EvaluateConfig, models: dict[str, Any], model_fps: dict[
                 )
 
 
-def _heldout_unseen(cfg: EvaluateConfig, models: dict[str, Any], fingerprints: dict[str, str]) -> None:
-    """Refuse a held-out corpus that is the corpus a model was trained on (the fingerprint its manifest
-    records): its held-out and predictive likelihood would measure the fit to documents it has seen, higher
-    than on documents it has not, and every verdict on them would favour the model that fits its own training
-    documents best."""
-    from tealeaves.models import TopicModel
+def _heldout_unseen(cfg: EvaluateConfig, models: dict[str, Any], corpora: dict[str, Any]) -> None:
+    """Refuse a held-out corpus that holds documents a model was trained on, at least
+    :data:`~tealeaves.models.topic_model.SEEN_LIMIT` of them (the training corpus itself, or the held-out
+    split of another ``prepare`` run): its held-out and predictive likelihood would measure the fit to
+    documents it has seen, higher than on documents it has not, and every verdict on them would favour the
+    model that fits its own training documents best."""
+    from tealeaves.models.topic_model import training_share
 
-    heldout = fingerprints.get("heldout")
+    heldout = corpora.get("heldout")
     for name, model in models.items():
-        if heldout is not None and isinstance(model, TopicModel) and model.training_fingerprint == heldout:
+        seen = training_share(model, heldout)
+        if seen is not None:
             raise InputError(
-                f"the held-out corpus {_given(cfg.corpora['heldout'])} is the corpus model {name!r} was trained "
-                "on: its held-out likelihood would measure the fit to documents it has seen; give the held-out "
-                "split (tealeaves prepare --heldout 0.2 writes it beside the training one)"
+                f"{seen} documents of the held-out corpus {_given(cfg.corpora['heldout'])} are documents model "
+                f"{name!r} was trained on: its held-out likelihood would measure the fit to documents it has seen; "
+                "give the held-out split written beside its training split (tealeaves prepare --heldout 0.2 writes "
+                "both; the held-out split of another prepare run, with another seed or share, holds training "
+                "documents)"
             )
 
 

@@ -26,6 +26,7 @@ from tealeaves.deprecation import moved_names
 from tealeaves.errors import InputError
 from tealeaves.missing import SKIP, OnMissingSkip, check_on_missing
 from tealeaves.models import TopicModel
+from tealeaves.models.topic_model import training_share
 
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
@@ -154,11 +155,12 @@ def check_mixture(model: TopicModel, what: str) -> None:
 
 
 class TrainingDocumentsWarning(UserWarning):
-    """The documents given to a held-out estimate are the corpus the model was trained on.
+    """The documents given to a held-out estimate are documents the model was trained on.
 
     Warned by :func:`~tealeaves.likelihood.estimate`, :func:`~tealeaves.likelihood.complete` and
-    :func:`~tealeaves.likelihood.predictive` when the corpus' fingerprint is the one the model's manifest
-    records for its training corpus; ``tealeaves evaluate`` refuses such a held-out corpus.
+    :func:`~tealeaves.likelihood.predictive` when at least 10% of the documents are documents the model
+    was trained on (:meth:`~tealeaves.models.TopicModel.seen_documents`): its training corpus, or the
+    held-out split of another ``prepare`` run; ``tealeaves evaluate`` refuses such a held-out corpus.
 
     Examples
     --------
@@ -171,24 +173,25 @@ class TrainingDocumentsWarning(UserWarning):
     >>> with warnings.catch_warnings(record=True) as caught:
     ...     warnings.simplefilter("always")
     ...     _ = estimate(model, None, corpus, particles=10)
-    >>> caught[0].category is TrainingDocumentsWarning, str(caught[0].message)[:50]
-    (True, 'these are the 3 documents the lda-gibbs model was ')
+    >>> caught[0].category is TrainingDocumentsWarning, str(caught[0].message)[:64]
+    (True, 'all 3 documents are documents the lda-gibbs model was trained on')
     """
 
 
 def warn_if_training_documents(model: Any, docs: Any, what: str, stacklevel: int = 3) -> None:
-    """Warn (:class:`TrainingDocumentsWarning`) when ``docs`` is the corpus ``model`` was trained on: its
-    :attr:`~tealeaves.models.TopicModel.training_fingerprint` is the corpus' own. ``what``
-    the caller estimates of them measures the model's fit there, which is higher than on documents it has
-    not seen (Wallach et al. 2009 evaluate held-out documents). ``stacklevel`` is the caller's caller's, as
-    :func:`warnings.warn` counts (one more under a decorator), so that the warning points at the user's line."""
-    if not (isinstance(model, TopicModel) and isinstance(docs, Corpus)):
-        return
-    if model.training_fingerprint == docs.fingerprint():
+    """Warn (:class:`TrainingDocumentsWarning`) when ``docs`` are documents ``model`` was trained on, at
+    least :data:`~tealeaves.models.topic_model.SEEN_LIMIT` of them
+    (:func:`~tealeaves.models.topic_model.training_share`): ``what`` the caller estimates of them measures
+    the model's fit there, which is higher than on documents it has not seen (Wallach et al. 2009 evaluate
+    held-out documents). ``stacklevel`` is the caller's caller's, as :func:`warnings.warn` counts (one more
+    under a decorator), so that the warning points at the user's line."""
+    seen = training_share(model, docs)
+    if seen is not None:
         warnings.warn(
-            f"these are the {len(docs):,} documents the {model.kind} model was trained on: {what} of them measures "
-            "its fit, not how it predicts documents it has not seen; pass the held-out split "
-            "(tealeaves prepare --heldout writes it beside the training one)",
+            f"{seen} documents are documents the {model.kind} model was trained on: {what} of them measures its "
+            "fit, not how it predicts documents it has not seen; pass the held-out split written beside its "
+            "training split (tealeaves prepare --heldout writes both; the held-out split of another prepare run, "
+            "with another seed or share, holds training documents)",
             TrainingDocumentsWarning,
             stacklevel=stacklevel,
         )

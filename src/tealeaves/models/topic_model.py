@@ -7,7 +7,8 @@ On disk a model is a folder with
 - ``alpha.npy``  float64[K]: the Dirichlet prior αm over topic proportions (absent for
   models without one, such as pLSI);
 - ``theta.npy``  float64[D, K]: topic proportions of the training documents, when known;
-- ``extra/*.npy`` model-specific arrays (e.g. a logistic-normal prior) that inference needs;
+- ``extra/*.npy`` model-specific arrays (e.g. a logistic-normal prior) that inference needs,
+  and ``extra/training_documents.npy``, the training documents' keys (``Corpus.document_hashes``);
 - ``vocab.txt`` and ``manifest.json`` (model kind, hyperparameters, training trace, the
   fingerprint of the training corpus).
 """
@@ -27,6 +28,8 @@ from tealeaves.errors import ArtifactError
 from tealeaves.models.topics import Topics
 
 ROW_SUM_TOLERANCE = 1e-9
+TRAINING_DOCUMENTS = "training_documents"  # the extra array of the training documents' keys
+SEEN_LIMIT = 0.1  # the share of a corpus' documents seen in training above which it is not held out
 
 
 class TopicModel:
@@ -130,6 +133,34 @@ class TopicModel:
         (an imported model): what tells the training documents from held-out ones."""
         return self.manifest.get("training", {}).get("corpus_fingerprint")
 
+    def seen_documents(self, corpus: Corpus) -> np.ndarray | None:
+        """Which documents of ``corpus`` the model was trained on (bool[D]); None where that is unknown.
+
+        All of them when ``corpus`` is the training corpus (:attr:`training_fingerprint`); otherwise
+        the non-empty documents whose key (:meth:`~tealeaves.corpus.Corpus.document_hashes`) is a
+        training document's, which :func:`~tealeaves.models.train` records in
+        ``extra["training_documents"]``. The keys of prepared documents are their ids and texts, so a
+        held-out split of another ``prepare`` run (another seed or share), whose vocabulary differs a
+        little, still shows the training documents it holds. None for a model that records neither
+        (one imported from another library).
+
+        Examples
+        --------
+        >>> from tealeaves.corpus import Corpus, Vocabulary
+        >>> from tealeaves.models import train
+        >>> vocab = Vocabulary(["tax", "budget", "war", "peace"])
+        >>> corpus = Corpus.from_documents([[0, 1, 0], [2, 3, 2], [0, 1, 1], [3, 2, 3]], vocab)
+        >>> model = train(corpus.subset([0, 1, 2]), "lda-gibbs", k=2, iterations=10)
+        >>> model.seen_documents(corpus).tolist()
+        [True, True, True, False]
+        """
+        if self.training_fingerprint is not None and self.training_fingerprint == corpus.fingerprint():
+            return np.ones(len(corpus), dtype=bool)
+        keys = self.extra.get(TRAINING_DOCUMENTS)
+        if keys is None:
+            return None
+        return np.isin(corpus.document_hashes(), keys) & (corpus.doc_lengths() > 0)
+
     def __repr__(self) -> str:
         return f"TopicModel(kind={self.kind!r}, K={self.k}, V={len(self.vocab)})"
 
@@ -224,6 +255,21 @@ class TopicModel:
             extra=extra,
             manifest=manifest,
         )
+
+
+def training_share(model: Any, corpus: Any) -> str | None:
+    """How many documents of ``corpus`` ``model`` was trained on, in words (``"all 4,064"``, ``"3,292 of
+    the 4,064 (81%)"``), where they are at least :data:`SEEN_LIMIT` of them: a corpus that is not held
+    out from the model (:meth:`TopicModel.seen_documents`). None otherwise, and for anything but a
+    TopicModel and a Corpus. A random split of a corpus puts under 1% of its held-out documents among
+    the training ones (the same text twice); a held-out split of another ``prepare`` run, 1 − its share."""
+    if not (isinstance(model, TopicModel) and isinstance(corpus, Corpus)):
+        return None
+    seen = model.seen_documents(corpus)
+    if seen is None or not seen.any() or seen.mean() < SEEN_LIMIT:
+        return None
+    n, total = int(seen.sum()), len(seen)
+    return f"all {total:,}" if n == total else f"{n:,} of the {total:,} ({n / total:.0%})"
 
 
 def _top_ids(phi: np.ndarray, n: int) -> np.ndarray:

@@ -20,7 +20,7 @@ from tealeaves.artifacts import check_writable
 from tealeaves.corpus import Corpus
 from tealeaves.errors import EmptyResultError, InputError, is_count
 from tealeaves.extras import require
-from tealeaves.models.topic_model import TopicModel
+from tealeaves.models.topic_model import TRAINING_DOCUMENTS, TopicModel
 from tealeaves.progress import ProgressCallback
 
 
@@ -203,6 +203,7 @@ def train(
             "n_tokens": corpus.n_tokens,
         }
     )
+    fitted.extra[TRAINING_DOCUMENTS] = corpus.document_hashes()
     if out is not None:
         fitted.save(out, force=force)
     return fitted
