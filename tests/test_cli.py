@@ -135,6 +135,37 @@ def test_bad_values_exit_2(docs, tmp_path):
     assert not (tmp_path / "m").exists()
 
 
+def test_a_full_disk_is_one_line_and_leaves_nothing(docs, tmp_path):
+    """Writing past what the disk holds (here a file-size limit, ``ulimit -f``, which fails writes as a full disk
+    does): one error line naming the folder, the reason and the space left, exit 2, and no folder, half-written
+    or temporary, where the model was to go; before, numpy's OSError came out as a traceback with status 1."""
+    import resource
+
+    invoke("prepare", docs, "--out", tmp_path / "c")
+
+    def limit_file_size() -> None:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (400_000, resource.getrlimit(resource.RLIMIT_FSIZE)[1]))
+
+    command = [
+        sys.executable,
+        "-m",
+        "tealeaves.cli",
+        "train",
+        tmp_path / "c",
+        "--out",
+        tmp_path / "out" / "m",
+        "-k",
+        "1000",
+    ]
+    command += ["--iterations", "5"]  # θ, 80 x 1,000 float64 (640 kB), is past the limit; numba's caches are not
+    done = subprocess.run(command, capture_output=True, text=True, preexec_fn=limit_file_size, timeout=300)
+    assert done.returncode == 2, done.stderr
+    error = done.stderr.strip().splitlines()[-1]  # after the progress bar
+    assert error.startswith(f"error: could not write {tmp_path / 'out' / 'm'} ("), done.stderr
+    assert error.endswith("free there: free some space or write elsewhere") and "Traceback" not in done.stderr
+    assert list((tmp_path / "out").iterdir()) == []
+
+
 def test_usage_errors_exit_2(tmp_path):
     assert invoke("prepare").exit_code == 2
     assert invoke("train", tmp_path, "--out", tmp_path / "m", "-k", "many").exit_code == 2

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import datetime as _dt
+import errno
 import hashlib
 import json
 import os
@@ -304,8 +305,12 @@ def atomic_folder(out: str | os.PathLike[str], force: bool = False) -> Iterator[
     ['model']
     """
     out = check_writable(out, force)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.tmp-", dir=out.parent))
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.tmp-", dir=out.parent))
+    except OSError as exc:
+        _refuse_write_failure(out, exc)
+        raise
     try:
         yield tmp
         if out.exists():
@@ -315,8 +320,9 @@ def atomic_folder(out: str | os.PathLike[str], force: bool = False) -> Iterator[
             shutil.rmtree(trash, ignore_errors=True)
         else:
             os.replace(tmp, out)
-    except BaseException:
+    except BaseException as exc:
         shutil.rmtree(tmp, ignore_errors=True)
+        _refuse_write_failure(out, exc)
         raise
 
 
@@ -357,8 +363,29 @@ def atomic_file(path: str | os.PathLike[str]) -> Iterator[Path]:
     try:
         yield tmp
         os.replace(tmp, path)
-    finally:
+    except BaseException as exc:
         tmp.unlink(missing_ok=True)
+        _refuse_write_failure(path, exc)
+        raise
+
+
+# what a full disk, a quota, a file-size limit, a read-only or a forbidden folder make a write fail with
+WRITE_FAILURES = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EROFS, errno.EACCES, errno.EPERM})
+
+
+def _refuse_write_failure(out: Path, exc: BaseException) -> None:
+    """Raise the :class:`ArtifactError` that says what to do for an OSError of writing ``out`` (its partial
+    files removed): one of :data:`WRITE_FAILURES`, or an OSError without an errno (numpy's short write of an
+    array to a full disk, "325140 requested and 180720 written"). Anything else is the caller's to raise."""
+    if not isinstance(exc, OSError) or (exc.errno is not None and exc.errno not in WRITE_FAILURES):
+        return
+    hint = "write elsewhere"
+    if exc.errno in (None, errno.ENOSPC, errno.EDQUOT, errno.EFBIG):  # out of room
+        with contextlib.suppress(OSError):
+            free = shutil.disk_usage(out.parent).free
+            hint = f"{free / 1e9:.1f} GB free there" if free >= 1e9 else f"{free / 1e6:.1f} MB free there"
+            hint += ": free some space or write elsewhere"
+    raise ArtifactError(f"could not write {out} ({exc.strerror or exc}); {hint}") from exc
 
 
 def write_artifact(out: str | os.PathLike[str], write: Callable[[Path], None], force: bool = False) -> Path:

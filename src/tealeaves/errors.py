@@ -64,7 +64,7 @@ class EmptyResultError(TealeavesError):
 
 
 class ArtifactError(TealeavesError):
-    """An artifact folder is missing, incomplete, inconsistent or already exists.
+    """An artifact folder is missing, incomplete, inconsistent or already exists, or cannot be written.
 
     Examples
     --------

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import errno
 import json
+import re
 
 import numpy as np
 import pytest
@@ -83,6 +85,44 @@ def test_failed_write_leaves_nothing_behind(tmp_path):
     with pytest.raises(RuntimeError):
         write_artifact(tmp_path / "out", broken)
     assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize(
+    ("failure", "said"),
+    [
+        (
+            OSError(errno.ENOSPC, "No space left on device"),
+            r"\(No space left on device\); [\d.]+ [MG]B free there: free",
+        ),
+        (OSError("325140 requested and 180720 written"), r"\(325140 requested and 180720 written\); [\d.]+ [MG]B free"),
+        (OSError(errno.EROFS, "Read-only file system"), r"\(Read-only file system\); write elsewhere$"),
+        (OSError(errno.ENOENT, "No such file or directory"), None),
+    ],
+)
+def test_a_write_that_fails_for_want_of_room_or_rights_says_so(tmp_path, failure, said):
+    """A full disk, numpy's short write (no errno) or a read-only folder, in a folder or a single file: an
+    ArtifactError naming the target, the reason and what to do, the OSError as its cause, nothing left behind;
+    another OSError (a file that vanished) passes through as it was."""
+    from tealeaves.artifacts import atomic_file
+
+    def broken(folder):
+        (folder / "half.npy").write_bytes(b"x")
+        raise failure
+
+    def write_file():
+        with atomic_file(tmp_path / "table.csv") as part:
+            part.write_text("half")
+            raise failure
+
+    for attempt, target in ((lambda: write_artifact(tmp_path / "out", broken), "out"), (write_file, "table.csv")):
+        with pytest.raises(ArtifactError if said else OSError) as caught:
+            attempt()
+        if said:
+            assert re.fullmatch(f"could not write {re.escape(str(tmp_path / target))} {said}.*", str(caught.value))
+            assert caught.value.__cause__ is failure
+        else:
+            assert caught.value is failure
+        assert list(tmp_path.iterdir()) == []
 
 
 def test_corrupt_folders_are_refused(small, tmp_path):
