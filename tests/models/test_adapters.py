@@ -42,7 +42,7 @@ def texts(corpus) -> list[list[str]]:
 @pytest.fixture(scope="module")
 def gensim_models(texts):
     from gensim.corpora import Dictionary
-    from gensim.models import LdaModel, LdaMulticore, LdaSeqModel
+    from gensim.models import LdaModel, LdaMulticore, LdaSeqModel, Nmf
 
     dictionary = Dictionary(texts)
     bows = [dictionary.doc2bow(t) for t in texts]
@@ -53,7 +53,8 @@ def gensim_models(texts):
             corpus=bows, id2word=dictionary, time_slice=[75, 75], num_topics=K, passes=1, em_min_iter=1,
             em_max_iter=1, lda_inference_max_iter=5, random_state=0,
         )  # fmt: skip
-    return {"dictionary": dictionary, "bows": bows, "lda": lda, "multi": multi, "seq": seq}
+    nmf = Nmf(bows, num_topics=K, id2word=dictionary, passes=5, random_state=0)
+    return {"dictionary": dictionary, "bows": bows, "lda": lda, "multi": multi, "seq": seq, "nmf": nmf}
 
 
 @pytest.fixture(scope="module")
@@ -135,6 +136,7 @@ def shapes(gensim_models, sklearn_models, tomotopy_models, bertopic_stand_in):
     return {
         "gensim LdaModel": (g["lda"], [[w for w, _ in g["lda"].show_topic(k, 5)] for k in range(K)]),
         "gensim LdaMulticore": (g["multi"], [[w for w, _ in g["multi"].show_topic(k, 5)] for k in range(K)]),
+        "gensim Nmf": (g["nmf"], [[w for w, _ in g["nmf"].show_topic(k, 5)] for k in range(K)]),
         "sklearn LDA and vectorizer": ((s["lda"], s["vectorizer"]), by_rows(s["lda"].components_, words)),
         "sklearn vectorizer and NMF": ((s["vectorizer"], s["nmf"]), by_rows(s["nmf"].components_, words)),
         "sklearn Pipeline": (s["pipeline"], by_rows(s["pipeline"].named_steps["lda"].components_, pipeline_words)),
@@ -148,6 +150,7 @@ def shapes(gensim_models, sklearn_models, tomotopy_models, bertopic_stand_in):
 SHAPES = [
     "gensim LdaModel",
     "gensim LdaMulticore",
+    "gensim Nmf",
     "sklearn LDA and vectorizer",
     "sklearn vectorizer and NMF",
     "sklearn Pipeline",
@@ -170,11 +173,17 @@ def test_every_model_shape_is_read_as_its_librarys_topics(shapes, shape):
             assert np.allclose(phi[k, model.vocab.ids(theirs)], phi[k, model.vocab.ids(top[k])], atol=1e-12)
     else:
         assert top == expected
-    kinds = {"gensim": "lda-vb", "BERTopic": "bertopic", "tomotopy LDAModel": "lda-gibbs", "tomotopy CTModel": "ctm"}
+    kinds = {
+        "gensim Nmf": "nmf",
+        "gensim": "lda-vb",
+        "BERTopic": "bertopic",
+        "tomotopy LDAModel": "lda-gibbs",
+        "tomotopy CTModel": "ctm",
+    }
     kind = next((v for k, v in kinds.items() if shape.startswith(k)), None)
     if kind is not None:
         assert model.kind == kind
-    if "NMF" in shape:
+    if "NMF" in shape or "Nmf" in shape:
         assert model.kind == "nmf" and model.alpha is None and "not a probabilistic" in model.manifest["import"]["note"]
     if shape == "OCTIS model output":
         assert isinstance(model, Topics) and model.name == "octis"  # OCTIS keeps no vocabulary: its topics
@@ -323,6 +332,7 @@ def test_library_objects_it_cannot_read_are_refused_in_their_words(texts, gensim
     cases = [
         (LsiModel(gensim_models["bows"], id2word=gensim_models["dictionary"], num_topics=2), "gensim LsiModel is not a topic model tealeaves reads"),
         (LatentDirichletAllocation(2), "holds no fitted LatentDirichletAllocation or NMF .* fit it first"),
+        ((LatentDirichletAllocation(2), sklearn_models["vectorizer"]), "holds no fitted .* fit it first"),
         (TruncatedSVD(2).fit(sklearn_models["vectorizer"].transform([" ".join(t) for t in texts])), "TruncatedSVD has no topic-word distributions"),
         (sklearn_models["lda"], "has no vectorizer to say which word each column is"),
         (tp.HDPModel(), "tomotopy HDPModel has other parameters than LDA's"),
@@ -387,3 +397,14 @@ def test_evaluate_takes_the_objects_in_a_dict_configuration(tmp_path, gensim_mod
     models = evaluation.manifest["models"]
     assert models["gensim"]["path"] == "<LdaModel object>" and models["octis"]["kind"] == "topics"
     assert evaluation.manifest["config"]["corpora"]["reference"] == "<list object>"
+
+
+def test_a_gensim_nmf_is_read_as_its_normalised_topics(gensim_models):
+    """gensim's Nmf: Φ is each topic's row of get_topics() normalised (what get_topics(normalize=True) gives),
+    no prior, kind nmf, with the note that likelihood-based evaluations do not apply."""
+    nmf = gensim_models["nmf"]
+    model = as_model(nmf)
+    theirs = nmf.get_topics(normalize=True)
+    columns = model.vocab.ids([nmf.id2word[i] for i in range(theirs.shape[1])])
+    assert np.allclose(model.phi[:, columns], theirs, rtol=0, atol=1e-9)
+    assert (model.kind, model.alpha, model.params["class"]) == ("nmf", None, "Nmf")

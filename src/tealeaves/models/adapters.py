@@ -9,6 +9,7 @@ notebook is scored as it is:
 |---|---|---|
 | gensim | ``LdaModel``, ``LdaMulticore``: λ, α, ``id2word`` | ``lda-vb`` (variational) |
 | gensim | ``LdaSeqModel``: one time slice (``time_slice=``), α | ``dtm`` |
+| gensim | ``Nmf``: ``get_topics()``, ``id2word`` | ``nmf`` (no prior) |
 | scikit-learn | ``LatentDirichletAllocation`` or ``NMF`` with its vectorizer (a ``Pipeline``, a ``(model, vectorizer)`` pair, or ``vectorizer=``) | ``lda-vb`` / ``nmf`` (no prior) |
 | tomotopy | ``LDAModel``, ``CTModel`` | ``lda-gibbs`` / ``ctm`` |
 | BERTopic | a fitted ``BERTopic``: its c-TF-IDF (``c_tf_idf_``) and ``vectorizer_model`` | ``bertopic`` (no prior) |
@@ -45,8 +46,8 @@ class RenormalisationWarning(UserWarning):
 
 
 ACCEPTED = (
-    "a TopicModel, a Topics, word lists ([['tax', 'budget', ...], ...]), a gensim LdaModel, LdaMulticore or "
-    "LdaSeqModel, a scikit-learn LatentDirichletAllocation or NMF with its vectorizer (a Pipeline or a "
+    "a TopicModel, a Topics, word lists ([['tax', 'budget', ...], ...]), a gensim LdaModel, LdaMulticore, "
+    "LdaSeqModel or Nmf, a scikit-learn LatentDirichletAllocation or NMF with its vectorizer (a Pipeline or a "
     "(model, vectorizer) pair), a tomotopy LDAModel or CTModel, a fitted BERTopic model, or an OCTIS model "
     "output (a dict of 'topics', 'topic-word-matrix', 'topic-document-matrix')"
 )
@@ -200,17 +201,18 @@ def _normalise_rows(matrix: np.ndarray, what: str) -> np.ndarray:
 
 # --------------------------------------------------------------------------- gensim
 def from_gensim(model: Any, *, time_slice: int | None = None) -> Source:
-    """A gensim ``LdaModel``/``LdaMulticore``, or one time slice of an ``LdaSeqModel``.
+    """A gensim ``LdaModel``/``LdaMulticore``, one time slice of an ``LdaSeqModel``, or an ``Nmf``.
 
     ``LdaModel``: Φ is λ / Σ_w λ with λ = ``model.state.get_lambda()`` (= η + the expected
     counts), α is ``model.alpha``; λ's row sums are kept so that variational inference
     applies (kind ``lda-vb``). ``LdaSeqModel`` (the dynamic topic model): Φ at time slice t is
     ``exp(e_log_prob[:, t])`` of each topic chain, normalised, as its ``print_topic(k, time=t)``
-    computes it, and α its ``alphas`` (kind ``dtm``).
+    computes it, and α its ``alphas`` (kind ``dtm``). ``Nmf``: Φ is each row of ``get_topics(normalize=False)``
+    normalised, what its ``get_topics(normalize=True)`` gives (kind ``nmf``, no prior), as scikit-learn's NMF.
 
     Parameters
     ----------
-    model : gensim LdaModel, LdaMulticore or LdaSeqModel
+    model : gensim LdaModel, LdaMulticore, LdaSeqModel or Nmf
         A trained model with its ``id2word`` dictionary.
     time_slice : int, optional
         The time slice of an ``LdaSeqModel`` (0 .. T - 1); required for one, refused for an ``LdaModel``.
@@ -220,9 +222,9 @@ def from_gensim(model: Any, *, time_slice: int | None = None) -> Source:
     Source
     """
     name = type(model).__name__
-    if not hasattr(model, "topic_chains") and not hasattr(model, "state"):
+    if not hasattr(model, "topic_chains") and not hasattr(model, "state") and name != "Nmf":
         raise InputError(
-            f"a gensim {name} is not a topic model tealeaves reads: pass an LdaModel, LdaMulticore or LdaSeqModel"
+            f"a gensim {name} is not a topic model tealeaves reads: pass an LdaModel, LdaMulticore, LdaSeqModel or Nmf"
         )
     if getattr(model, "id2word", None) is None:
         raise InputError(f"the gensim {name} has no id2word dictionary to name its columns; train it with id2word=")
@@ -230,6 +232,11 @@ def from_gensim(model: Any, *, time_slice: int | None = None) -> Source:
         return _gensim_time_slice(model, time_slice)
     if time_slice is not None:
         raise InputError(f"time_slice applies to gensim's LdaSeqModel, not to an {name}; leave it out")
+    if name == "Nmf":
+        weights = np.asarray(model.get_topics(normalize=False), dtype=np.float64)
+        words = [str(model.id2word[i]) for i in range(weights.shape[1])]
+        params = {"library": "gensim", "class": "Nmf", "generative": False}
+        return Source("nmf", words, weights, params=params, note=NMF_NOTE)
     lam = np.asarray(model.state.get_lambda(), dtype=np.float64)
     words = [str(model.id2word[i]) for i in range(lam.shape[1])]
     eta = np.asarray(model.eta, dtype=np.float64).ravel()
@@ -254,7 +261,8 @@ def _gensim_time_slice(model: Any, time_slice: int | None) -> Source:
 # --------------------------------------------------------------------------- scikit-learn
 NMF_NOTE = (
     "NMF is not a probabilistic topic model: it has no prior over topic proportions and no likelihood. "
-    "Phi is each row of components_ normalised to sum to 1; likelihood-based evaluations do not apply."
+    "Phi is each topic's row of weights (components_, get_topics()) normalised to sum to 1; likelihood-based "
+    "evaluations do not apply."
 )
 
 
@@ -312,11 +320,13 @@ def from_sklearn(model: Any, *, vectorizer: Any = None, vocabulary: Sequence[str
 
 
 def _sklearn_parts(obj: Any) -> bool:
-    """Whether ``obj`` is a fitted estimator with ``components_``, a Pipeline, or a small tuple, list or dict holding one."""
+    """Whether ``obj`` is a fitted estimator with ``components_``, a Pipeline, or a small tuple, list or dict
+    holding one, or holding scikit-learn objects (an estimator not fitted yet, which ``from_sklearn`` refuses
+    in those words)."""
     if hasattr(obj, "components_") or hasattr(obj, "steps"):
         return True
     items = obj.values() if isinstance(obj, dict) else obj if isinstance(obj, (tuple, list)) and len(obj) <= 3 else ()
-    return any(hasattr(item, "components_") for item in items)
+    return any(hasattr(item, "components_") or type(item).__module__.split(".")[0] == "sklearn" for item in items)
 
 
 # --------------------------------------------------------------------------- tomotopy
