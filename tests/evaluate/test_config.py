@@ -69,6 +69,29 @@ def test_every_unknown_key_is_named_with_the_closest_known_one():
         read_config({"models": [{"name": "a", "path": "a"}], "metrics": {"likelihood": {"method": "left-to-rite"}}})
 
 
+def test_a_top_level_setting_written_below_a_table_is_named_as_such(tmp_path):
+    """TOML puts a key written below [corpora] (or below the last [[models]]) into that table: the refusal says
+    which keys are top-level settings and where they go; a key that is nobody's gets no such note."""
+    import pytest
+
+    from tealeaves.errors import InputError
+
+    (tmp_path / "evaluate.toml").write_text(
+        '[corpora]\nheldout = "h"\nn_resamples = 500\nseed = 3\nheldot = "x"\n'
+        '[[models]]\nname = "lda"\npath = "lda"\nprimary = ["npmi"]\n'
+    )
+    with pytest.raises(InputError) as caught:
+        read_config(tmp_path / "evaluate.toml")
+    message = str(caught.value)
+    assert (
+        "[corpora] has unknown keys heldot (did you mean heldout?), n_resamples, seed; its keys: heldout, reference, "
+        "train (n_resamples and seed are top-level settings: TOML puts a key written below [corpora] into it; "
+        "write them above the first [table])"
+    ) in message
+    assert "[[models]] #1 has unknown key primary; its keys: " in message
+    assert "(primary is a top-level setting: TOML puts a key written below [[models]] #1 into it; write it above" in message
+
+
 def test_several_runs_are_given_as_runs_a_list_of_paths_or_a_mapping(tmp_path):
     """runs = [...], path = [...] and a mapping of name to a list give the same runs; a mapping's topic
     list (lists of words) or single path stays one model; a TOML [models] table is such a mapping."""

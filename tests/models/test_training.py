@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import tracemalloc
 
+import numpy as np
 import pytest
 
 from tealeaves.errors import InputError
@@ -68,3 +69,23 @@ def test_available_memory_is_what_the_system_reports():
     with open("/proc/meminfo", encoding="ascii") as lines:
         fields = {line.split(":")[0]: int(line.split()[1]) * 1024 for line in lines}
     assert abs(available - fields["MemAvailable"] - fields["SwapFree"]) < 0.05 * fields["MemTotal"]
+
+
+def test_a_hyperparameter_of_the_wrong_type_is_refused_before_training(tmp_path):
+    """Every trainer's every parameter with an int, float, bool or str default: a value of another type (the
+    command line's ``-p beta=abc`` is the string 'abc', ``-p beta=NaN`` a NaN) is refused naming the parameter,
+    what it must be and its default, and nothing is written; NumPy numbers and an int for a float pass. Before,
+    'abc' raised TypeError from inside the trainer, and a NaN prior trained for its whole run."""
+    corpus, _, _ = lda_corpus(k=2, v=20, n_docs=10, length=10, seed=0)
+    wrong = {bool: "yes", int: 2.5, float: float("nan"), str: 3}
+    wanted = {bool: "true or false", int: "a whole number", float: "a finite number", str: "a string"}
+    for model in training.TRAINERS:
+        for name, default in training.trainer_params(model).items():
+            kind = type(default)
+            if kind not in wrong:
+                continue
+            with pytest.raises(InputError, match=f"^{model}'s {name} must be {wanted[kind]} .*, got "):
+                train(corpus, model, k=2, out=tmp_path / "m", **{name: wrong[kind]})
+            assert not (tmp_path / "m").exists()
+    model = train(corpus, "lda-gibbs", k=np.int64(2), beta=np.float32(0.5), alpha_sum=1, iterations=np.int64(3))
+    assert model.params["beta"] == 0.5 and model.params["alpha_sum"] == 1

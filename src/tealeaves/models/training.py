@@ -10,15 +10,18 @@ from __future__ import annotations
 
 import importlib
 import inspect
+import math
 import os
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+
 from tealeaves.artifacts import check_writable
 from tealeaves.corpus import Corpus
-from tealeaves.errors import EmptyResultError, InputError, is_count
+from tealeaves.errors import EmptyResultError, InputError, is_count, is_real
 from tealeaves.extras import require
 from tealeaves.models.topic_model import TRAINING_DOCUMENTS, TopicModel
 from tealeaves.progress import ProgressCallback
@@ -184,6 +187,7 @@ def train(
         raise InputError(
             f"{model} has no parameter {', '.join(unknown)}; its parameters are {', '.join(sorted(accepted))}"
         )
+    _check_types(model, params, accepted)
     if out is not None:
         check_writable(out, force)
     if not isinstance(corpus, Corpus):
@@ -207,6 +211,26 @@ def train(
     if out is not None:
         fitted.save(out, force=force)
     return fitted
+
+
+def _check_types(model: str, params: dict[str, Any], accepted: dict[str, Any]) -> None:
+    """Refuse a hyperparameter of another type than its default: a whole number for an int, a finite real
+    for a float (NaN would pass every range check), true or false for a bool, a string for a str; the
+    command line's ``-p beta=abc`` arrives as the string ``'abc'``. The ranges are the trainer's to check."""
+    for name, value in params.items():
+        default = accepted[name]
+        if isinstance(default, bool):
+            ok, wanted = isinstance(value, (bool, np.bool_)), "true or false"
+        elif isinstance(default, int):
+            ok, wanted = is_count(value, minimum=-(2**63)), "a whole number"
+        elif isinstance(default, float):
+            ok, wanted = is_real(value) and math.isfinite(value), "a finite number"
+        elif isinstance(default, str):
+            ok, wanted = isinstance(value, str), "a string"
+        else:  # None: a corpus, a path, ... (the trainer reads it)
+            continue
+        if not ok:
+            raise InputError(f"{model}'s {name} must be {wanted} (its default is {default!r}), got {value!r}")
 
 
 def memory_needed(model: str, k: int, n_words: int, n_docs: int) -> int:
