@@ -89,7 +89,10 @@ def test_a_top_level_setting_written_below_a_table_is_named_as_such(tmp_path):
         "write them above the first [table])"
     ) in message
     assert "[[models]] #1 has unknown key primary; its keys: " in message
-    assert "(primary is a top-level setting: TOML puts a key written below [[models]] #1 into it; write it above" in message
+    assert (
+        "(primary is a top-level setting: TOML puts a key written below [[models]] #1 into it; write it above"
+        in message
+    )
 
 
 def test_several_runs_are_given_as_runs_a_list_of_paths_or_a_mapping(tmp_path):

@@ -487,7 +487,7 @@ def test_the_example_configuration_reads():
 @pytest.mark.parametrize(
     ("data", "message"),
     [
-        ({"models": ["lda-gibbs"], "setings": 3}, "unknown key setings"),
+        ({"models": ["lda-gibbs"], "setings": 3}, r"unknown key setings \(did you mean settings\?\)"),
         ({"models": ["nope"]}, "unknown model 'nope'"),
         ({"models": ["lda-vb"]}, r"no ranges for 'lda-vb': add a \[space.lda-vb\]"),
         ({"models": ["lda-gibbs"], "space": {"lda-gibbs": {"alpha": [1.0]}}}, "lda-gibbs has no parameter alpha"),
@@ -502,7 +502,8 @@ def test_the_example_configuration_reads():
         ({"models": ["lda-gibbs"], "max_steps": {"lda-vb": 3}}, "which models does not list"),
         ({"models": ["lda-gibbs"], "settings": 0}, "settings must be a positive integer"),
         ({"models": ["lda-gibbs"], "score": {"on_missing": "drop"}}, "on_missing must be one of"),
-        ({"models": ["lda-gibbs"], "score": {"overlap_topn": 5}}, "unknown key overlap_topn in"),
+        ({"models": ["lda-gibbs"], "score": {"overlap_topn": 5}}, r"\[score\] has unknown key overlap_topn"),
+        ({"models": ["lda-gibbs"], "score": {"settings": 5}}, r"settings is a top-level setting: .* below \[score\]"),
         ({"models": ["lda-gibbs"], "score": {"uniqueness_filter": "etm"}}, "uniqueness_filter must be a list"),
         ({"models": ["lda-gibbs"], "constraints": {"lda-gibbs": [["beta", "<<", "alpha_sum"]]}}, "unknown operator"),
         ({"models": ["lda-gibbs"], "constraints": {"lda-gibbs": [["beta", "<"]]}}, r"must be \[parameter, op"),

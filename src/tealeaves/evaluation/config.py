@@ -350,7 +350,7 @@ def refuse_unknown_keys(data: dict[str, Any]) -> None:
     def check(table: Any, known: Any, where: str, what: str = "key") -> None:
         if isinstance(table, dict):
             try:
-                unknown_keys(table, known, where, what)
+                unknown_keys(table, known, where, what, top_level=TOP_KEYS if where != "the configuration" else ())
             except InputError as exc:
                 problems.append(str(exc))
 

@@ -9,8 +9,12 @@ from typing import Any
 from tealeaves.errors import InputError
 
 
-def unknown_keys(table: dict[str, Any], known: Collection[str], where: str, what: str = "key") -> None:
-    """Refuse the keys of ``table`` outside ``known``: each with the closest known one, then every known one.
+def unknown_keys(
+    table: dict[str, Any], known: Collection[str], where: str, what: str = "key", top_level: Collection[str] = ()
+) -> None:
+    """Refuse the keys of ``table`` outside ``known``: each with the closest known one, then every known one,
+    and which of them are settings of the ``top_level`` of the file (TOML puts a key written below a table's
+    header into that table).
 
     Parameters
     ----------
@@ -22,6 +26,8 @@ def unknown_keys(table: dict[str, Any], known: Collection[str], where: str, what
         The table, as the message names it (``"[metrics] npmi"``).
     what : str
         What a key is (``"key"``, ``"option"``, ``"metric"``).
+    top_level : collection of str, optional
+        The keys of the file's top level, for a table below it.
 
     Raises
     ------
@@ -35,6 +41,10 @@ def unknown_keys(table: dict[str, Any], known: Collection[str], where: str, what
     Traceback (most recent call last):
     ...
     tealeaves.errors.InputError: [metrics] npmi has unknown option windw (did you mean window?); its options: on_missing, topn, window
+    >>> unknown_keys({"heldout": "h", "seed": 3}, ["heldout", "train"], "[corpora]", top_level=["seed", "corpora"])
+    Traceback (most recent call last):
+    ...
+    tealeaves.errors.InputError: [corpora] has unknown key seed; its keys: heldout, train (seed is a top-level setting: TOML puts a key written below [corpora] into it; write it above the first [table])
     """
     import difflib
 
@@ -46,7 +56,16 @@ def unknown_keys(table: dict[str, Any], known: Collection[str], where: str, what
         close = difflib.get_close_matches(key, list(known), n=1)
         named.append(f"{key} (did you mean {close[0]}?)" if close else key)
     plural = "s" if len(unknown) > 1 else ""
-    raise InputError(f"{where} has unknown {what}{plural} {', '.join(named)}; its {what}s: {', '.join(sorted(known))}")
+    message = f"{where} has unknown {what}{plural} {', '.join(named)}; its {what}s: {', '.join(sorted(known))}"
+    misplaced = [key for key in unknown if key in top_level]
+    if misplaced:
+        one = len(misplaced) == 1
+        names = misplaced[0] if one else f"{', '.join(misplaced[:-1])} and {misplaced[-1]}"
+        message += (
+            f" ({names} {'is a top-level setting' if one else 'are top-level settings'}: TOML puts a key written "
+            f"below {where} into it; write {'it' if one else 'them'} above the first [table])"
+        )
+    raise InputError(message)
 
 
 def accepts(target: str, *fixed: str, extra: Collection[str] = ()) -> Callable[[dict[str, Any], str], None]:

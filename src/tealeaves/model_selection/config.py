@@ -12,6 +12,7 @@ from typing import Any
 from tealeaves.artifacts import json_safe
 from tealeaves.coherence.redundancy import UNIQUENESS_FILTER_MODELS
 from tealeaves.errors import InputError, is_count, is_real
+from tealeaves.metrics.options import unknown_keys
 from tealeaves.missing import check_on_missing
 from tealeaves.model_selection.space import (
     CONSTRAINTS,
@@ -267,20 +268,14 @@ class SweepConfig:
             "batch_memory_gb",
         }
         known |= {"max_steps", "space", "score", "constraints"}
-        unknown = sorted(set(data) - known)
-        if unknown:
-            raise InputError(
-                f"unknown key {', '.join(unknown)} in the sweep configuration; known: {', '.join(sorted(known))}"
-            )
+        unknown_keys(dict(data), known, "the sweep configuration")
         missing = [key for key in ("corpus", "reference") if key not in data]
         if missing:
             raise InputError(
                 f"the sweep configuration needs {' and '.join(missing)} (a corpus and a reference index folder)"
             )
         score = dict(data.get("score", {}))
-        unknown = sorted(set(score) - set(SCORE_KEYS))
-        if unknown:
-            raise InputError(f"unknown key {', '.join(unknown)} in [score]; known: {', '.join(SCORE_KEYS)}")
+        unknown_keys(score, SCORE_KEYS, "[score]", top_level=known)
         models = data.get("models", cls.models)
         if isinstance(models, str) or not isinstance(models, Sequence):
             raise InputError(f"models must be a list of trainer names, got {models!r}")
