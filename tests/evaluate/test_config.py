@@ -69,6 +69,20 @@ def test_every_unknown_key_is_named_with_the_closest_known_one():
         read_config({"models": [{"name": "a", "path": "a"}], "metrics": {"likelihood": {"method": "left-to-rite"}}})
 
 
+def test_models_given_as_something_else_than_tables_say_what_they_must_be():
+    """models as a string (a path for a list of tables): refused saying what models must be and what it got,
+    where it said 'names no model'; a tuple of tables is a list of them; none at all still names no model."""
+    import pytest
+
+    from tealeaves.errors import InputError
+
+    with pytest.raises(InputError, match=r"^models must be \[\[models\]\] tables .*, got a str: 'lda'$"):
+        read_config({"models": "lda"})
+    with pytest.raises(InputError, match="names no model"):
+        read_config({"models": []})
+    assert read_config({"models": ({"name": "a", "path": "a"},)}).models == read_config({"models": {"a": "a"}}).models
+
+
 def test_a_top_level_setting_written_below_a_table_is_named_as_such(tmp_path):
     """TOML puts a key written below [corpora] (or below the last [[models]]) into that table: the refusal says
     which keys are top-level settings and where they go; a key that is nobody's gets no such note."""

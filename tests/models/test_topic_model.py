@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 
@@ -179,3 +181,17 @@ def test_an_empty_document_is_not_a_seen_one():
     model = train(training, "lda-gibbs", k=2, iterations=5)
     held = Corpus.from_documents([[], [3, 2, 2], [1, 1]], words)
     assert model.seen_documents(held).tolist() == [False, True, False]
+
+
+def test_top_words_take_a_positive_count_and_at_most_the_vocabulary():
+    """n of top_words / top_word_ids: a whole number (a NumPy one too); more than V gives all V words by
+    probability; a negative, a float or a string is refused in one line (numpy's 'kth out of bounds' before)."""
+    model = make_model()
+    assert model.top_word_ids(np.int64(2)).shape == (3, 2)
+    everything = model.top_word_ids(50)
+    assert everything.shape == (3, 5) and all(
+        np.all(np.diff(model.phi[k, row]) <= 0) for k, row in enumerate(everything)
+    )
+    for n in (-1, 2.0, "5", True):
+        with pytest.raises(InputError, match=f"n must be a number of words \\(0 or more\\), got {re.escape(repr(n))}"):
+            model.top_words(n)

@@ -59,7 +59,7 @@ from pathlib import Path
 from typing import Any
 
 from tealeaves.deprecation import renamed_attribute, warn_renamed
-from tealeaves.errors import InputError, is_count, is_real
+from tealeaves.errors import InputError, describe, is_count, is_real
 from tealeaves.metrics import METRICS, unknown_keys
 
 TOP_KEYS = {"seed", "n_resamples", "alpha", "primary", "corpora", "models", "metrics", "study"}
@@ -397,7 +397,14 @@ def _entries(entries: Any) -> list[Any]:
             else {"name": name, ("path" if isinstance(given, (str, os.PathLike)) else "model"): given}
             for name, given in entries.items()
         ]
-    if not isinstance(entries, list) or not entries:
+    if isinstance(entries, tuple):
+        entries = list(entries)
+    if entries is not None and not isinstance(entries, list):
+        raise InputError(
+            f"models must be [[models]] tables with name and path, or a mapping of name to path (a dict), got "
+            f"{describe(entries)}: {entries!r:.60}"
+        )
+    if not entries:
         raise InputError("the configuration names no model: add [[models]] tables with name and path")
     return [
         {**{k: v for k, v in e.items() if k != "path"}, "runs": e["path"]}

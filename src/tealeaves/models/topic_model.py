@@ -24,7 +24,7 @@ import numpy as np
 from tealeaves import display
 from tealeaves.artifacts import new_manifest, read_manifest, write_artifact, write_json
 from tealeaves.corpus import Corpus, Vocabulary
-from tealeaves.errors import ArtifactError
+from tealeaves.errors import ArtifactError, InputError, is_count
 from tealeaves.models.topics import Topics
 
 ROW_SUM_TOLERANCE = 1e-9
@@ -184,7 +184,10 @@ class TopicModel:
         return display.html("TopicModel", summary, table, rows=self.k)
 
     def top_word_ids(self, n: int = 10) -> np.ndarray:
-        """Ids of each topic's ``n`` most probable words, most probable first (ties by id)."""
+        """Ids of each topic's ``n`` most probable words, most probable first (ties by id); all of them where
+        ``n`` is more than the vocabulary."""
+        if not is_count(n, minimum=0):
+            raise InputError(f"n must be a number of words (0 or more), got {n!r}")
         return _top_ids(self.phi, n)
 
     def top_words(self, n: int = 10) -> list[list[str]]:
