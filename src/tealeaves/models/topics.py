@@ -123,10 +123,36 @@ class Topics(Result):
     @classmethod
     def load(cls, path: str | os.PathLike[str], encoding: str = DEFAULT_ENCODING) -> Topics:
         """Read a plain topic list: one topic per line, words separated by whitespace, in ``encoding``
-        (a byte that is not valid is refused with its line: :func:`tealeaves.textfiles.read_text`)."""
+        (a byte that is not valid is refused with its line: :func:`tealeaves.textfiles.read_text`).
+
+        MALLET's ``--output-topic-keys`` file is read as its words too: its lines are
+        ``topic<TAB>α_k<TAB>words`` (``ParallelTopicModel.printTopWords``), the topics numbered 0 to
+        K - 1 in order; ``meta["alpha"]`` keeps the α_k."""
         path = Path(path)
         text = read_text(path, encoding)
-        lines = [line.split() for line in text.splitlines() if line.strip()]
+        lines = [line for line in text.splitlines() if line.strip()]
         if not lines:
             raise InputError(f"topic list {path} is empty; write one topic per line, words separated by spaces")
-        return cls(tuple(tuple(t) for t in lines), name=path.stem, meta={"source": str(path)})
+        meta: dict[str, Any] = {"source": str(path)}
+        keys = _mallet_topic_keys(lines)
+        if keys is not None:
+            lines = [words for _, words in keys]
+            meta.update({"format": "mallet-topic-keys", "alpha": [alpha for alpha, _ in keys]})
+        return cls(tuple(tuple(line.split()) for line in lines), name=path.stem, meta=meta)
+
+
+def _mallet_topic_keys(lines: list[str]) -> list[tuple[float, str]] | None:
+    """``(α_k, words)`` of each line of MALLET's ``--output-topic-keys`` file (``k<TAB>α_k<TAB>w1 w2 ...``,
+    k = 0 .. K - 1 in order; α_k as MALLET's number format writes it, a decimal comma too); None where
+    the lines are not all such."""
+    keys = []
+    for k, line in enumerate(lines):
+        fields = line.split("\t")
+        if len(fields) != 3 or fields[0].strip() != str(k):
+            return None
+        try:
+            alpha = float(fields[1].strip().replace(",", "."))
+        except ValueError:
+            return None
+        keys.append((alpha, fields[2]))
+    return keys
