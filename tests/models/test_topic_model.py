@@ -200,7 +200,8 @@ def test_top_words_take_a_positive_count_and_at_most_the_vocabulary():
 def test_a_mallet_topic_keys_file_is_read_as_its_words(tmp_path):
     """MALLET's --output-topic-keys lines, as ParallelTopicModel.printTopWords writes them (topic, TAB, α_k in
     its number format, a decimal comma in some locales, TAB, each word followed by a space): the topics are the
-    words alone, α_k in meta; a file of three tab fields that are not numbered 0..K-1 in order stays a plain list."""
+    words alone, α_k in meta; the importer of MALLET's weights file says what the file is; a file of three tab
+    fields that are not numbered 0..K-1 in order stays a plain list."""
     rng = np.random.default_rng(0)
     words = [[f"w{k}x{i}" for i in range(rng.integers(3, 8))] for k in range(12)]
     alphas = [f"{a:.5f}" for a in rng.uniform(0.01, 3, size=12)]
@@ -213,5 +214,9 @@ def test_a_mallet_topic_keys_file_is_read_as_its_words(tmp_path):
     topics = Topics.load(tmp_path / "keys.txt")
     assert topics.words == tuple(tuple(t) for t in words) and topics.meta["format"] == "mallet-topic-keys"
     assert topics.meta["alpha"] == [float(a.replace(",", ".")) for a in alphas]
+    from tealeaves.models import import_model
+
+    with pytest.raises(InputError, match=r"line 1: .* this is MALLET's --output-topic-keys file, the top words alone"):
+        import_model("mallet", tmp_path / "keys.txt")  # the weights file's importer, given the keys file
     (tmp_path / "plain.txt").write_text("1\t0.5\ttax budget\n0\t0.5\twar peace\n")
     assert Topics.load(tmp_path / "plain.txt").words == (("1", "0.5", "tax", "budget"), ("0", "0.5", "war", "peace"))

@@ -53,7 +53,7 @@ from tealeaves.models.adapters import (
     target_vocabulary,
 )
 from tealeaves.models.topic_model import TopicModel
-from tealeaves.models.topics import Topics
+from tealeaves.models.topics import Topics, mallet_topic_keys
 from tealeaves.textfiles import DEFAULT_ENCODING, read_text, text_lines
 
 
@@ -355,7 +355,14 @@ def read_mallet(
         try:
             topic, word, weight = int(parts[0]), parts[1], float(parts[2])
         except (IndexError, ValueError):
-            raise InputError(f"{path}, line {number}: expected 'topic<TAB>word<TAB>weight'") from None
+            keys = mallet_topic_keys([line.rstrip("\n")]) is not None  # its first line, topic 0
+            hint = (
+                ": this is MALLET's --output-topic-keys file, the top words alone; read it as topics (import "
+                "topics, Topics.load), or give the --topic-word-weights-file"
+                if keys
+                else ""
+            )
+            raise InputError(f"{path}, line {number}: expected 'topic<TAB>word<TAB>weight'{hint}") from None
         rows.setdefault(topic, {})[word] = weight
         order.setdefault(word, len(order))
     if not rows or sorted(rows) != list(range(len(rows))):

@@ -134,14 +134,14 @@ class Topics(Result):
         if not lines:
             raise InputError(f"topic list {path} is empty; write one topic per line, words separated by spaces")
         meta: dict[str, Any] = {"source": str(path)}
-        keys = _mallet_topic_keys(lines)
+        keys = mallet_topic_keys(lines)
         if keys is not None:
             lines = [words for _, words in keys]
             meta.update({"format": "mallet-topic-keys", "alpha": [alpha for alpha, _ in keys]})
         return cls(tuple(tuple(line.split()) for line in lines), name=path.stem, meta=meta)
 
 
-def _mallet_topic_keys(lines: list[str]) -> list[tuple[float, str]] | None:
+def mallet_topic_keys(lines: list[str]) -> list[tuple[float, str]] | None:
     """``(α_k, words)`` of each line of MALLET's ``--output-topic-keys`` file (``k<TAB>α_k<TAB>w1 w2 ...``,
     k = 0 .. K - 1 in order; α_k as MALLET's number format writes it, a decimal comma too); None where
     the lines are not all such."""
