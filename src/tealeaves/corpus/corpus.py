@@ -85,6 +85,7 @@ class Corpus:
         self.offsets = offsets if isinstance(offsets, np.memmap) else np.ascontiguousarray(offsets, dtype=np.int64)
         self.manifest = dict(manifest) if manifest is not None else new_manifest("corpus")
         self._fingerprint: str | None = None
+        self._hashes: np.ndarray | None = None
         self._validate()
         self._docs_file = docs_file  # read on first use (Corpus.load)
         self._docs: tuple[list[str], list[str], list[str], list[dict[str, Any]]] | None = None
@@ -265,16 +266,19 @@ class Corpus:
         >>> bool(keys[0] == keys[1]), bool(keys[0] == keys[2])  # the same bag of words, another one
         (True, False)
         """
-        ids, snippets = self.ids, self.snippets
-        sourced = [i for i, text in enumerate(snippets) if text]
-        keys = np.zeros(len(self), dtype=np.uint64)
-        if len(sourced) < len(self):
-            word_keys = _blake64([word.encode() for word in self.vocab.words])
-            sums = np.zeros(len(self.tokens) + 1, dtype=np.uint64)
-            np.cumsum(word_keys[np.asarray(self.tokens)], dtype=np.uint64, out=sums[1:])  # wraps modulo 2^64
-            keys = sums[self.offsets[1:]] - sums[self.offsets[:-1]]
-        keys[sourced] = _blake64([f"{ids[i]}\0{snippets[i]}".encode() for i in sourced])
-        return keys
+        if self._hashes is None:  # computed once (read-only), as the fingerprint
+            ids, snippets = self.ids, self.snippets
+            sourced = [i for i, text in enumerate(snippets) if text]
+            keys = np.zeros(len(self), dtype=np.uint64)
+            if len(sourced) < len(self):
+                word_keys = _blake64([word.encode() for word in self.vocab.words])
+                sums = np.zeros(len(self.tokens) + 1, dtype=np.uint64)
+                np.cumsum(word_keys[np.asarray(self.tokens)], dtype=np.uint64, out=sums[1:])  # wraps modulo 2^64
+                keys = sums[self.offsets[1:]] - sums[self.offsets[:-1]]
+            keys[sourced] = _blake64([f"{ids[i]}\0{snippets[i]}".encode() for i in sourced])
+            keys.setflags(write=False)
+            self._hashes = keys
+        return self._hashes
 
     def stats(self) -> dict[str, Any]:
         """Summary statistics (also stored in the manifest on save)."""
