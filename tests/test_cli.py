@@ -12,6 +12,7 @@ from typer.testing import CliRunner
 
 from tealeaves.cli import app
 from tealeaves.corpus import Corpus
+from tealeaves.errors import ArtifactError
 from tealeaves.models import TopicModel
 
 runner = CliRunner()
@@ -164,6 +165,32 @@ def test_a_full_disk_is_one_line_and_leaves_nothing(docs, tmp_path):
     assert error.startswith(f"error: could not write {tmp_path / 'out' / 'm'} ("), done.stderr
     assert error.endswith("free there: free some space or write elsewhere") and "Traceback" not in done.stderr
     assert list((tmp_path / "out").iterdir()) == []
+
+
+def test_an_output_that_is_or_holds_an_input_is_refused_even_with_force(docs, tmp_path):
+    """--out naming the input (or a folder above it) with --force would replace what the command reads:
+    prepare, train, index and import refuse it in one line, and the input is still there, whole; in Python
+    train refuses a loaded corpus' own folder. Before, train --out CORPUS --force replaced the corpus with
+    the model."""
+    from tealeaves.models import train
+
+    invoke("prepare", docs, "--out", tmp_path / "c", "--heldout", "0.25")
+    before = Corpus.load(tmp_path / "c" / "train").fingerprint()
+    topics = tmp_path / "topics.txt"
+    topics.write_text("fruit1x fruit2x\nmetal1x metal2x\n")
+    cases = [
+        (["prepare", docs, "--out", docs], f"output {docs} is the input {docs}"),
+        (["prepare", docs, "--out", tmp_path], f"output {tmp_path} holds the input {docs}"),
+        (["train", tmp_path / "c" / "train", "-k", "2", "--out", tmp_path / "c" / "train"], "is the input"),
+        (["train", tmp_path / "c" / "train", "-k", "2", "--out", tmp_path / "c"], "holds the input"),
+        (["index", tmp_path / "c" / "train", "--out", tmp_path / "c"], "holds the input"),
+        (["import", "topics", topics, "--out", topics], "is the input"),
+    ]
+    for args, message in cases:
+        assert_refused(invoke(*args, "--force"), message)
+    assert Corpus.load(tmp_path / "c" / "train").fingerprint() == before and docs.is_file() and topics.is_file()
+    with pytest.raises(ArtifactError, match="replacing the output would delete the input"):
+        train(Corpus.load(tmp_path / "c" / "train"), "lda-gibbs", k=2, out=tmp_path / "c" / "train", force=True)
 
 
 def test_usage_errors_exit_2(tmp_path):

@@ -20,7 +20,7 @@ import os
 import platform
 import shutil
 import tempfile
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -223,8 +223,11 @@ def arrays_sha256(*arrays: np.ndarray, texts: tuple[str, ...] = ()) -> str:
     return digest.hexdigest()
 
 
-def check_writable(out: str | os.PathLike[str], force: bool = False) -> Path:
-    """Refuse an existing output folder unless ``force``; return the target as a Path.
+def check_writable(
+    out: str | os.PathLike[str], force: bool = False, inputs: Sequence[str | os.PathLike[str] | None] = ()
+) -> Path:
+    """Refuse an existing output folder unless ``force``, and one that is or holds an input even with ``force``
+    (replacing it would delete what it is made from); return the target as a Path.
 
     Parameters
     ----------
@@ -232,6 +235,8 @@ def check_writable(out: str | os.PathLike[str], force: bool = False) -> Path:
         The output folder an artifact is about to be written to.
     force : bool, default False
         Accept an existing folder (to be replaced); a file in its place is refused anyway.
+    inputs : sequence of paths, optional
+        What the artifact is made from (None entries are skipped: an input held in memory).
 
     Returns
     -------
@@ -241,7 +246,8 @@ def check_writable(out: str | os.PathLike[str], force: bool = False) -> Path:
     Raises
     ------
     ArtifactError
-        When ``out`` exists and ``force`` is not given, or when it is not a folder.
+        When ``out`` exists and ``force`` is not given, when it is not a folder, or when it is or holds
+        one of ``inputs``.
 
     Examples
     --------
@@ -254,9 +260,21 @@ def check_writable(out: str | os.PathLike[str], force: bool = False) -> Path:
     Traceback (most recent call last):
     ...
     tealeaves.errors.ArtifactError: output ... already exists; choose another path or pass force=True to replace it
+    >>> check_writable(tmp.name, force=True, inputs=[f"{tmp.name}/train"])
+    Traceback (most recent call last):
+    ...
+    tealeaves.errors.ArtifactError: output ... holds the input .../train: replacing the output would delete the input; choose another path
     >>> tmp.cleanup()
     """
     out = Path(out)
+    target = out.resolve()
+    for given in inputs:
+        source = None if given is None else Path(given).resolve()
+        if source is not None and (target == source or target in source.parents):
+            raise ArtifactError(
+                f"output {out} {'is' if target == source else 'holds'} the input {given}: replacing the output would "
+                "delete the input; choose another path"
+            )
     if out.exists() and not force:
         raise ArtifactError(f"output {out} already exists; choose another path or pass force=True to replace it")
     if out.exists() and not out.is_dir():

@@ -39,7 +39,7 @@ from typing import Any, Literal
 import numpy as np
 
 from tealeaves import display
-from tealeaves.artifacts import new_manifest, read_manifest, write_artifact, write_json
+from tealeaves.artifacts import check_writable, new_manifest, read_manifest, write_artifact, write_json
 from tealeaves.coherence import counting
 from tealeaves.coherence.windows import Window, check_compat, count_windows, counting_mode, windows_per_document
 from tealeaves.corpus import Corpus, Vocabulary, as_corpus
@@ -197,9 +197,10 @@ class RefIndex:
         """
         from tealeaves.parallel import parallel_map, resolve_workers  # processes: only to build
 
+        if out is not None:
+            source = corpus.folder if isinstance(corpus, Corpus) else corpus
+            check_writable(out, force, inputs=[source if isinstance(source, (str, os.PathLike)) else None])
         corpus = as_corpus(corpus)
-        if out is not None and Path(out).exists() and not force:
-            raise ArtifactError(f"output {out} already exists; choose another path or pass force=True to replace it")
         started = time.perf_counter()
         n_shards = resolve_workers(workers) if shards is None else shards
         if n_shards < 1:

@@ -127,6 +127,11 @@ class Corpus:
         return self._docs
 
     @property
+    def folder(self) -> Path | None:
+        """The folder the corpus was loaded from (:meth:`load`); None for one built in memory."""
+        return None if self._docs_file is None else self._docs_file.parent
+
+    @property
     def ids(self) -> list[str]:
         """Document ids, one per document."""
         return self._doc_fields()[0]

@@ -133,7 +133,7 @@ def import_model(
         raise InputError(f"{path} does not exist; pass the file (or folder) the library saved")
     _check_floor(floor)
     if out is not None:
-        check_writable(out, force)
+        check_writable(out, force, inputs=[path])
     target = target_vocabulary(vocab_from)
     source = reader(path, **options)
     provenance: dict[str, Any] = {"format": format, "source": str(path), "options": options}
