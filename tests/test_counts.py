@@ -84,7 +84,7 @@ def test_numpy_floats_are_real_numbers_wherever_python_floats_are(corpus, tmp_pa
     assert params["dropout"] == pytest.approx(0.25) and isinstance(params["dropout"], float)
     assert read_config({"models": {"lda": "a"}, "alpha": f(0.01)}).alpha == pytest.approx(0.01)
     for bad in (True, "0.25"):
-        with pytest.raises(InputError, match=r"dvae needs 0 <= dropout < 1, got"):
+        with pytest.raises(InputError, match=r"dvae's dropout must be a finite number \(its default is 0.25\), got"):
             train(corpus, "dvae", k=2, epochs=1, dropout=bad)
         with pytest.raises(InputError, match="alpha must be a significance level between 0 and 1, got"):
             read_config({"models": {"lda": "a"}, "alpha": bad})
