@@ -220,3 +220,25 @@ def test_a_mallet_topic_keys_file_is_read_as_its_words(tmp_path):
         import_model("mallet", tmp_path / "keys.txt")  # the weights file's importer, given the keys file
     (tmp_path / "plain.txt").write_text("1\t0.5\ttax budget\n0\t0.5\twar peace\n")
     assert Topics.load(tmp_path / "plain.txt").words == (("1", "0.5", "tax", "budget"), ("0", "0.5", "war", "peace"))
+
+
+def test_gensim_printed_topics_are_read_as_their_words(tmp_path):
+    """A file of gensim's printed topics, as print_topic(k) gives each (weight*"word" + ...) or as print_topics()
+    lists them ((k, '...')): the words in gensim's order (its show_topic), the weights set aside; a line with
+    anything else besides such terms leaves the file a plain list."""
+    pytest.importorskip("gensim")
+    from gensim.corpora import Dictionary
+    from gensim.models import LdaModel
+
+    rng = np.random.default_rng(0)
+    texts = [list(rng.choice([f"w{i}x" for i in range(40)], size=20)) for _ in range(60)]
+    dictionary = Dictionary(texts)
+    lda = LdaModel([dictionary.doc2bow(t) for t in texts], id2word=dictionary, num_topics=3, random_state=0)
+    expected = tuple(tuple(w for w, _ in lda.show_topic(k, 6)) for k in range(3))
+    (tmp_path / "bare.txt").write_text("".join(lda.print_topic(k, 6) + "\n" for k in range(3)))
+    (tmp_path / "listed.txt").write_text("".join(f"{pair}\n" for pair in lda.print_topics(num_words=6)))
+    for name in ("bare.txt", "listed.txt"):
+        topics = Topics.load(tmp_path / name)
+        assert topics.words == expected and topics.meta["format"] == "gensim-print-topics"
+    (tmp_path / "mixed.txt").write_text(lda.print_topic(0, 1) + " budget\n")
+    assert Topics.load(tmp_path / "mixed.txt").meta.get("format") is None

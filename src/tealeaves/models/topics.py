@@ -10,6 +10,7 @@ accepts any of these, and any model :func:`~tealeaves.models.as_model` reads
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -127,17 +128,22 @@ class Topics(Result):
 
         MALLET's ``--output-topic-keys`` file is read as its words too: its lines are
         ``topic<TAB>α_k<TAB>words`` (``ParallelTopicModel.printTopWords``), the topics numbered 0 to
-        K - 1 in order; ``meta["alpha"]`` keeps the α_k."""
+        K - 1 in order; ``meta["alpha"]`` keeps the α_k. So are gensim's printed topics, a line per topic as
+        ``print_topic(k)`` gives it (``0.034*"tax" + 0.020*"budget" + ...``) or as ``print_topics()`` lists
+        it (``(0, '0.034*"tax" + ...')``): their words, the weights set aside."""
         path = Path(path)
         text = read_text(path, encoding)
         lines = [line for line in text.splitlines() if line.strip()]
         if not lines:
             raise InputError(f"topic list {path} is empty; write one topic per line, words separated by spaces")
         meta: dict[str, Any] = {"source": str(path)}
-        keys = mallet_topic_keys(lines)
+        keys, printed = mallet_topic_keys(lines), _gensim_printed(lines)
         if keys is not None:
             lines = [words for _, words in keys]
             meta.update({"format": "mallet-topic-keys", "alpha": [alpha for alpha, _ in keys]})
+        elif printed is not None:
+            lines = [" ".join(words) for words in printed]
+            meta["format"] = "gensim-print-topics"
         return cls(tuple(tuple(line.split()) for line in lines), name=path.stem, meta=meta)
 
 
@@ -156,3 +162,21 @@ def mallet_topic_keys(lines: list[str]) -> list[tuple[float, str]] | None:
             return None
         keys.append((alpha, fields[2]))
     return keys
+
+
+_GENSIM_TERM = re.compile(r'-?[0-9.]+(?:e-?[0-9]+)?\*"([^"]*)"')
+_GENSIM_LISTED = re.compile(r"\(\s*\d+\s*,\s*'(.*)'\s*\)")
+
+
+def _gensim_printed(lines: list[str]) -> list[list[str]] | None:
+    """The words of gensim's printed topics (``weight*"word" + ...``, bare or in ``(k, '...')``), None where
+    a line is anything else: each line must hold such terms and nothing but the ``+`` between them."""
+    topics = []
+    for line in lines:
+        words = _GENSIM_TERM.findall(line)
+        rest = _GENSIM_TERM.sub(" ", line).strip()
+        listed = _GENSIM_LISTED.fullmatch(rest)
+        if not words or (listed.group(1) if listed else rest).replace("+", " ").strip():
+            return None
+        topics.append(words)
+    return topics
