@@ -108,7 +108,7 @@ def validate_command(
     from tealeaves.artifacts import check_writable
     from tealeaves.console import err_console
 
-    check_writable(out, force)
+    check_writable(out, force, inputs=[hoyle2021, datasets_dir, *(export or []), *(human or [])])
     resamples: int = renamed_option(bootstrap, n_resamples, "--bootstrap", "--n-resamples", 1000)
     if resamples < 2:
         raise InputError("--n-resamples must be at least 2")
