@@ -33,7 +33,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from tealeaves.artifacts import new_manifest, read_manifest, write_artifact, write_json
+from tealeaves.artifacts import check_writable, new_manifest, read_manifest, write_artifact, write_json
 from tealeaves.corpus import Corpus
 from tealeaves.errors import ArtifactError, InputError
 from tealeaves.intrusion import PROTOCOLS
@@ -500,10 +500,30 @@ class _Creation:
     timeout_minutes: float
     force: bool
 
+    def check_out(self) -> None:
+        """Refuse an ``out`` that is or holds a model folder, a topic file or the corpus the study is made of
+        (:func:`~tealeaves.artifacts.check_writable`), before anything is read."""
+        if self.out is None:
+            return
+        models = self.models
+        given = (
+            list(models.values())
+            if isinstance(models, Mapping)
+            else [models]
+            if isinstance(models, ONE_MODEL)
+            else list(models)
+        )
+        sources = [*given, *(self.check_sources or []), self.corpus]
+        paths = [
+            s.folder if isinstance(s, Corpus) else s if isinstance(s, (str, os.PathLike)) else None for s in sources
+        ]
+        check_writable(self.out, self.force, inputs=paths)
+
     def study(self) -> Study:
         """Check the options, make the task's items and the attention checks, number them, settle
         the settings; the study, saved to ``out`` when given."""
         task = self.checked_task()
+        self.check_out()
         labelled = _labelled(self.models, self.labels)
         familiarity = task.familiarity if self.familiarity is None else bool(self.familiarity)
         annotators = task.annotators if self.annotators is None else int(self.annotators)
@@ -646,6 +666,9 @@ def _interleaved(items: list[Item], rng: np.random.Generator) -> list[Item]:
     return [replace(items[int(i)], item_id=f"q{n + 1:0{width}d}") for n, i in enumerate(order)]
 
 
+ONE_MODEL = (str, os.PathLike, TopicModel, Topics)  # one model given where several may be, rather than a list
+
+
 def _labelled(
     models: Mapping[str, ModelLike] | Sequence[ModelLike], labels: Sequence[str] | None
 ) -> dict[str, TopicModel | Topics]:
@@ -654,7 +677,7 @@ def _labelled(
             raise InputError("give labels either as the keys of a mapping or as labels=, not both")
         pairs = [(str(k), v) for k, v in models.items()]
     else:
-        if isinstance(models, (str, os.PathLike, TopicModel, Topics)):
+        if isinstance(models, ONE_MODEL):
             models = [models]
         models = list(models)
         if labels is None:
