@@ -95,3 +95,13 @@ def test_a_local_cluster_started_before_distributed_is_imported_keeps_dask_confi
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.split("\n")[1] == "[1, 2]" and "KeyError" not in done.stderr
+
+
+def test_an_unreachable_scheduler_is_one_input_error():
+    """A scheduler address nothing listens at: an InputError naming the address, the reason and what to do,
+    after distributed's connect timeout (1 s here), where distributed's OSError came out as a traceback."""
+    import dask
+
+    unreachable = r"^cannot reach the Dask scheduler at tcp://127\.0\.0\.1:1 \(.*\); start"
+    with dask.config.set({"distributed.comm.timeouts.connect": "1s"}), pytest.raises(InputError, match=unreachable):
+        parallel_map(abs, [1, -2], scheduler="tcp://127.0.0.1:1")

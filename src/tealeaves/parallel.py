@@ -230,7 +230,14 @@ def _dask_client(workers: int, scheduler: str) -> Iterator[Any]:
         with local_cluster(workers) as cluster, distributed.Client(cluster) as client:
             yield client
     elif scheduler.startswith(("tcp://", "tls://", "inproc://")):
-        with distributed.Client(scheduler) as client:
+        try:
+            client = distributed.Client(scheduler)
+        except OSError as exc:  # distributed's "Timed out trying to connect to ... after 30 s"
+            raise InputError(
+                f"cannot reach the Dask scheduler at {scheduler} ({exc}); start one there (dask scheduler), correct "
+                "the address, or use scheduler='local' for a cluster on this machine"
+            ) from exc
+        with client:
             yield client
     else:
         raise InputError(f"scheduler must be 'local' or a Dask address like tcp://host:8786, got {scheduler!r}")
