@@ -169,7 +169,7 @@ def test_a_full_disk_is_one_line_and_leaves_nothing(docs, tmp_path):
 
 def test_an_output_that_is_or_holds_an_input_is_refused_even_with_force(docs, tmp_path):
     """--out naming the input (or a folder above it) with --force would replace what the command reads:
-    prepare, train, index, import, validate and study create refuse it in one line, and the input is still there, whole; in Python
+    prepare, train, index, import, validate, study create and analyze refuse it in one line, and the input is still there, whole; in Python
     train refuses a loaded corpus' own folder. Before, train --out CORPUS --force replaced the corpus with
     the model."""
     from tealeaves.models import train
@@ -187,6 +187,7 @@ def test_an_output_that_is_or_holds_an_input_is_refused_even_with_force(docs, tm
         (["import", "topics", topics, "--out", topics], "is the input"),
         (["validate", "--human", topics, "--out", tmp_path], "holds the input"),
         (["study", "create", topics, "--task", "rating", "--out", tmp_path], "holds the input"),
+        (["analyze", topics, "--out", tmp_path], "holds the input"),
     ]
     for args, message in cases:
         assert_refused(invoke(*args, "--force"), message)

@@ -62,9 +62,11 @@ def analyze(
         write_replication,
         write_study_analysis,
     )
+    from tealeaves.artifacts import check_writable
 
     if (export is None) == (hoyle2021 is None):
         raise InputError("give either a study export or --hoyle2021 DIR (one of the two)")
+    check_writable(out, force, inputs=[export, hoyle2021, metrics])  # before the analysis, not after it
     resamples: int = renamed_option(bootstrap, n_resamples, "--bootstrap", "--n-resamples", 1000)
     if resamples < 1 or fdr_iterations < 1:
         raise InputError("--n-resamples and --fdr-iterations must be at least 1")
