@@ -20,7 +20,7 @@ import os
 import platform
 import shutil
 import tempfile
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -223,9 +223,7 @@ def arrays_sha256(*arrays: np.ndarray, texts: tuple[str, ...] = ()) -> str:
     return digest.hexdigest()
 
 
-def check_writable(
-    out: str | os.PathLike[str], force: bool = False, inputs: Sequence[str | os.PathLike[str] | None] = ()
-) -> Path:
+def check_writable(out: str | os.PathLike[str], force: bool = False, inputs: Iterable[Any] = ()) -> Path:
     """Refuse an existing output folder unless ``force``, and one that is or holds an input even with ``force``
     (replacing it would delete what it is made from); return the target as a Path.
 
@@ -235,8 +233,9 @@ def check_writable(
         The output folder an artifact is about to be written to.
     force : bool, default False
         Accept an existing folder (to be replaced); a file in its place is refused anyway.
-    inputs : sequence of paths, optional
-        What the artifact is made from (None entries are skipped: an input held in memory).
+    inputs : iterable, optional
+        What the artifact is made from: paths, or objects with a ``folder`` (a loaded
+        :class:`~tealeaves.corpus.Corpus`); anything else is held in memory and skipped.
 
     Returns
     -------
@@ -269,7 +268,8 @@ def check_writable(
     out = Path(out)
     target = out.resolve()
     for given in inputs:
-        source = None if given is None else Path(given).resolve()
+        given = getattr(given, "folder", given)
+        source = Path(given).resolve() if isinstance(given, (str, os.PathLike)) else None
         if source is not None and (target == source or target in source.parents):
             raise ArtifactError(
                 f"output {out} {'is' if target == source else 'holds'} the input {given}: replacing the output would "

@@ -198,8 +198,7 @@ class RefIndex:
         from tealeaves.parallel import parallel_map, resolve_workers  # processes: only to build
 
         if out is not None:
-            source = corpus.folder if isinstance(corpus, Corpus) else corpus
-            check_writable(out, force, inputs=[source if isinstance(source, (str, os.PathLike)) else None])
+            check_writable(out, force, inputs=[corpus])
         corpus = as_corpus(corpus)
         started = time.perf_counter()
         n_shards = resolve_workers(workers) if shards is None else shards

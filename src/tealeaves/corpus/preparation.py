@@ -33,7 +33,6 @@ from tealeaves.corpus.steps import (
     describe_input,
     document_frequency,
     fixed_vocabulary,
-    input_paths,
     map_documents,
     merge_batches,
     rules_config,
@@ -171,7 +170,7 @@ def prepare(
             **rules,
         )
     if out is not None:
-        check_writable(out, force, inputs=input_paths(input_list, vocab_from))
+        check_writable(out, force, inputs=[*input_list, vocab_from])
     source = Corpus.load(vocab_from) if isinstance(vocab_from, (str, os.PathLike)) else vocab_from
     config = rules_config(source, format, rules)
     texts = _read_and_tokenize(input_list, format, fields, config, workers, scheduler, progress)

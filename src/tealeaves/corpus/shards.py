@@ -66,7 +66,6 @@ from tealeaves.corpus.steps import (
     describe_input,
     document_frequency,
     fixed_vocabulary,
-    input_paths,
     map_documents,
     merge_batches,
     rules_config,
@@ -185,7 +184,7 @@ def prepare_sharded(
     """
     if not is_count(shard_size):
         raise InputError(f"shard_size must be a positive number of documents, got {shard_size!r}")
-    out = check_writable(out, force, inputs=input_paths(inputs, vocab_from))
+    out = check_writable(out, force, inputs=[*inputs, vocab_from])
     source = Corpus.load(vocab_from) if isinstance(vocab_from, (str, os.PathLike)) else vocab_from
     config = rules_config(source, format, rules)
     units = _units(inputs, format)

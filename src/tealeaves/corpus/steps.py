@@ -69,13 +69,6 @@ def describe_input(spec: PathLike) -> dict[str, Any]:
     return {"path": text, "sha256": file_sha256(path), "bytes": path.stat().st_size}
 
 
-def input_paths(inputs: list[PathLike], vocab_from: Corpus | PathLike | None) -> list[PathLike | None]:
-    """The files and folders a preparation reads (the inputs but the built-in corpora, and a ``vocab_from``
-    corpus' folder): what its output folder must not be nor hold (:func:`~tealeaves.artifacts.check_writable`)."""
-    source = vocab_from.folder if isinstance(vocab_from, Corpus) else vocab_from
-    return [spec for spec in inputs if not str(spec).startswith("builtin:")] + [source]
-
-
 def screen_text(text: str, config: PreprocessConfig) -> str | None:
     """Hoyle et al.'s document rules on one text: None under ``min_doc_words`` whitespace-separated
     words, else the text to tokenize (truncated to ``max_doc_words``; the same object when not cut)."""

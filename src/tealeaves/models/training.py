@@ -189,7 +189,7 @@ def train(
         )
     _check_types(model, params, accepted)
     if out is not None:
-        check_writable(out, force, inputs=[corpus.folder if isinstance(corpus, Corpus) else corpus])
+        check_writable(out, force, inputs=[corpus])
     if not isinstance(corpus, Corpus):
         corpus = Corpus.load(corpus)
     if len(corpus) == 0 or corpus.n_tokens == 0:

@@ -513,11 +513,7 @@ class _Creation:
             if isinstance(models, ONE_MODEL)
             else list(models)
         )
-        sources = [*given, *(self.check_sources or []), self.corpus]
-        paths = [
-            s.folder if isinstance(s, Corpus) else s if isinstance(s, (str, os.PathLike)) else None for s in sources
-        ]
-        check_writable(self.out, self.force, inputs=paths)
+        check_writable(self.out, self.force, inputs=[*given, *(self.check_sources or []), self.corpus])
 
     def study(self) -> Study:
         """Check the options, make the task's items and the attention checks, number them, settle
