@@ -99,6 +99,18 @@ def test_bad_coherence_arguments_exit_2(folders, tmp_path, args, message):
     assert message in result.stderr and result.stderr.strip().count("\n") == 0
 
 
+def test_a_reference_that_is_another_artifact_is_named_as_such(folders):
+    """The index given a model folder says what a reference corpus is, not "pass a corpus folder"."""
+    for command in ("coherence", "intrusion"):
+        result = invoke(command, folders / "topics.txt", "--index", folders / "model")
+        assert result.exit_code == 2, result.output
+        assert "holds a 'topic-model' artifact, not a reference corpus; pass a folder written by tealeaves index" in (
+            result.stderr
+        )
+    result = invoke("coherence", folders / "topics.txt", "--index", folders / "ref")  # a corpus is indexed
+    assert result.exit_code == 0, result.output
+
+
 def test_missing_words_exit_2_and_write_nothing(folders, tmp_path):
     (tmp_path / "t.txt").write_text("w0 zebra w2\n")
     if not (folders / "idx").exists():

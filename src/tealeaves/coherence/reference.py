@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from tealeaves.artifacts import MANIFEST, read_manifest
+from tealeaves.errors import ArtifactError
 from tealeaves.coherence.index import KIND, RefIndex
 
 INDEX_NOTE_TOKENS = 100_000  # texts of at least this many tokens get a note of what indexing them cost
@@ -54,8 +55,14 @@ def as_reference_index(reference: Any) -> RefIndex:
     if isinstance(reference, RefIndex):
         return reference
     folder = Path(reference) if isinstance(reference, (str, os.PathLike)) else None
-    if folder is not None and (folder / MANIFEST).is_file() and read_manifest(folder).get("kind") == KIND:
+    found = read_manifest(folder).get("kind") if folder is not None and (folder / MANIFEST).is_file() else None
+    if found == KIND:
         return RefIndex.load(folder)
+    if found not in (None, "corpus", "corpus-split"):  # a split is named by Corpus.load
+        raise ArtifactError(
+            f"{folder} holds a {found!r} artifact, not a reference corpus; pass a folder written by tealeaves index "
+            "(or a corpus folder, indexed for this call)"
+        )
     started = time.perf_counter()
     index = RefIndex.build(reference)
     if index.n_tokens >= INDEX_NOTE_TOKENS:
