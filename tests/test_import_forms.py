@@ -134,3 +134,21 @@ def test_the_type_checking_tables_name_real_sources():
         for name, (source, _) in _type_checking_imports(init.read_text(encoding="utf-8")).items():
             target = SRC.parent / source.replace(".", "/")
             assert target.with_suffix(".py").exists() or (target / "__init__.py").exists(), (package, name, source)
+
+
+def test_dir_offers_the_public_names_and_submodules_not_the_import_machinery():
+    """Tab completion on a package lists ``__all__`` and its imported submodules, as lazy_loader's does."""
+    code = (
+        "import json, tealeaves, tealeaves.coherence.scoring\n"
+        "print(json.dumps({'top': dir(tealeaves), 'coherence': dir(tealeaves.coherence), "
+        "'all': tealeaves.__all__, 'coherence_all': tealeaves.coherence.__all__}))"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr[-3000:]
+    shown = json.loads(done.stdout)
+    for package, names in (("top", shown["all"]), ("coherence", shown["coherence_all"])):
+        public = [name for name in shown[package] if not name.startswith("__")]
+        assert set(names) - {"__version__"} <= set(public), package
+        assert not {"TYPE_CHECKING", "attach", "install_moved_module_finder", "annotations"} & set(public), package
+    assert "coherence" in shown["top"] and "scoring" in shown["coherence"]  # submodules imported so far
+    assert "__version__" in shown["top"]

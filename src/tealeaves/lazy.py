@@ -70,7 +70,14 @@ def attach(
         return value
 
     def __dir__() -> list[str]:
-        return sorted(set(table) | set(sys.modules[package].__dict__))
+        """What tab completion offers: the public names, the dunders and the submodules imported so far."""
+        namespace = sys.modules[package].__dict__
+        shown = {
+            name
+            for name, value in namespace.items()
+            if name.startswith("__") or getattr(value, "__name__", "") == f"{package}.{name}"
+        }
+        return sorted(set(table) | set(namespace.get("__all__", ())) | shown)
 
     return __getattr__, __dir__
 
