@@ -52,7 +52,7 @@ def run_gensim(corpus_dir: str, topics: list[list[str]]) -> dict[str, Any]:
 
     corpus = Corpus.load(corpus_dir)
     words = corpus.vocab.words
-    texts = [[words[t] for t in corpus.doc(i)] for i in range(len(corpus))]
+    texts = corpus.texts()
     dictionary = Dictionary([list(words)])
     baseline = _rss_mb()
     out: dict[str, Any] = {"processes": max(1, multiprocessing.cpu_count() - 1)}

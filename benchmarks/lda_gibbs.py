@@ -114,10 +114,9 @@ def mallet_input(corpus, work: Path, classpath: str) -> Path:
     if instances.exists():
         return instances
     text = work / "mallet-train.txt"
-    words = corpus.vocab.words
     with text.open("w", encoding="utf-8") as out:
-        for d in range(len(corpus)):
-            out.write(f"d{d} X {' '.join(words[t] for t in corpus.doc(d))}\n")
+        for d, words in enumerate(corpus.texts()):
+            out.write(f"d{d} X {' '.join(words)}\n")
     java(classpath, "cc.mallet.classify.tui.Csv2Vectors", "--input", str(text), "--output", str(instances),
          "--keep-sequence", "--token-regex", r"\S+", "--preserve-case")  # fmt: skip
     return instances
@@ -229,9 +228,8 @@ def tomotopy_sweeps(corpus, k: int, workers: int, warm: int, sweeps: int) -> flo
 
     model = tp.LDAModel(k=k, alpha=ALPHA_SUM / k, eta=BETA, seed=0, min_cf=0, min_df=0, rm_top=0)
     model.optim_interval, model.burn_in = 0, 0
-    words = corpus.vocab.words
-    for d in range(len(corpus)):
-        model.add_doc([words[t] for t in corpus.doc(d)])
+    for text in corpus.texts():
+        model.add_doc(text)
     model.train(warm, workers=workers)
     started = time.process_time()
     model.train(sweeps, workers=workers)

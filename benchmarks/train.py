@@ -91,9 +91,7 @@ def main() -> None:
         model = tealeaves.train(train_corpus, kind, k=k, seed=seed, iterations=n_iter, **params)
         record(name, time.perf_counter() - started, model)
 
-    words = train_corpus.vocab.words
-    texts = [[words[t] for t in train_corpus.doc(d)] for d in range(len(train_corpus))]
-    observed_texts = [[words[t] for t in observed.doc(d)] for d in range(len(observed))]
+    texts, observed_texts = train_corpus.texts(), observed.texts()
 
     from gensim.corpora import Dictionary
     from gensim.models import LdaModel

@@ -180,6 +180,18 @@ def test_from_tokenized_builds_a_sorted_vocabulary():
         Corpus.from_tokenized([["kiwi"]], vocab=corpus.vocab, on_missing="error")
 
 
+def test_texts_are_the_token_lists_from_tokenized_reads_back():
+    rng = np.random.default_rng(5)
+    vocab = Vocabulary([f"w{i}" for i in range(30)])
+    docs = [rng.integers(0, 30, size=n) for n in rng.integers(0, 12, size=40)]  # empty documents too
+    corpus = Corpus.from_documents(docs, vocab)
+    texts = corpus.texts()
+    assert texts == [[f"w{t}" for t in doc] for doc in docs]  # brute force, in order, repeats kept
+    assert all(type(word) is str for text in texts for word in text)  # plain str, not numpy's
+    again = Corpus.from_tokenized(texts, vocab)
+    assert again.fingerprint() == corpus.fingerprint()
+
+
 def write_docs(path, n=60, seed=0):
     rng = np.random.default_rng(seed)
     words = [f"w{i:03d}x" for i in range(80)]

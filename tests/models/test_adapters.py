@@ -35,8 +35,7 @@ def corpus() -> Corpus:
 @pytest.fixture(scope="module")
 def texts(corpus) -> list[list[str]]:
     """The corpus as gensim keeps texts: one list of word strings per document."""
-    words = corpus.vocab.words
-    return [[words[t] for t in corpus.doc(i)] for i in range(len(corpus))]
+    return corpus.texts()
 
 
 @pytest.fixture(scope="module")

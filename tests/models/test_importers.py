@@ -33,8 +33,7 @@ def corpus():
 
 @pytest.fixture(scope="module")
 def texts(corpus):
-    words = corpus.vocab.words
-    return [[words[t] for t in corpus.doc(i)] for i in range(len(corpus))]
+    return corpus.texts()
 
 
 def columns(model: TopicModel, words) -> np.ndarray:

@@ -9,8 +9,8 @@ from pathlib import Path
 from typing import Any
 
 from tealeaves.artifacts import MANIFEST, read_manifest
-from tealeaves.errors import ArtifactError
 from tealeaves.coherence.index import KIND, RefIndex
+from tealeaves.errors import ArtifactError
 
 INDEX_NOTE_TOKENS = 100_000  # texts of at least this many tokens get a note of what indexing them cost
 

@@ -229,6 +229,22 @@ class Corpus:
         i %= len(self)
         return self.tokens[self.offsets[i] : self.offsets[i + 1]]
 
+    def texts(self) -> list[list[str]]:
+        """Each document as the list of its words, in order: the token lists gensim reads.
+
+        The inverse of :meth:`from_tokenized`, for a ``gensim.corpora.Dictionary``, a ``Word2Vec``
+        or anything else that takes tokenized texts.
+
+        Examples
+        --------
+        >>> from tealeaves.corpus import Corpus
+        >>> corpus = Corpus.from_tokenized([["tax", "budget", "tax"], ["war"]])
+        >>> corpus.texts()
+        [['tax', 'budget', 'tax'], ['war']]
+        """
+        words = np.asarray(self.vocab.words, dtype=object)
+        return [words[self.doc(i)].tolist() for i in range(len(self))]
+
     def doc_lengths(self) -> np.ndarray:
         """Number of tokens in each document (int64)."""
         return np.diff(self.offsets)

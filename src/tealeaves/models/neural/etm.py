@@ -605,9 +605,8 @@ def skip_gram_embeddings(corpus: Corpus, dimensions: int, seed: int) -> np.ndarr
     except ImportError as exc:
         raise MissingDependencyError(NEEDS_GENSIM) from exc
     words = corpus.vocab.words
-    sentences = [[words[t] for t in corpus.doc(d)] for d in range(len(corpus))]
     w2v = Word2Vec(
-        sentences,
+        corpus.texts(),
         vector_size=dimensions,
         min_count=1,
         sg=1,
