@@ -127,3 +127,25 @@ def test_several_runs_are_given_as_runs_a_list_of_paths_or_a_mapping(tmp_path):
     assert read_config({"models": {"lda": model}}).models[0].model is model
     (tmp_path / "e.toml").write_text('[models]\nlda = ["a", "b"]\nvb = ["c", "d"]\n')
     assert read_config(tmp_path / "e.toml").runs == read[0].runs
+
+
+def test_a_scikit_learn_model_with_its_vectorizer_is_one_model_and_pairs_are_runs():
+    """A (model, vectorizer) pair as a mapping's value is one model, in either order; a list of pairs or of
+    Pipelines lists runs. The pair was read as two runs, each then refused for having no vectorizer."""
+    from sklearn.decomposition import LatentDirichletAllocation
+    from sklearn.feature_extraction.text import CountVectorizer
+    from sklearn.pipeline import make_pipeline
+
+    texts = ["tax budget tax", "war peace war", "tax war budget", "peace budget"]
+    vectorizer = CountVectorizer()
+    lda = LatentDirichletAllocation(2, max_iter=2, random_state=0).fit(vectorizer.fit_transform(texts))
+    for pair in [(lda, vectorizer), [vectorizer, lda]]:
+        config = read_config({"models": {"lda": pair}})
+        assert config.runs == {} and config.models[0].model is pair
+    other = LatentDirichletAllocation(2, max_iter=2, random_state=1).fit(vectorizer.transform(texts))
+    config = read_config({"models": {"lda": [(lda, vectorizer), (other, vectorizer)]}})
+    assert config.runs == {"lda": ["lda/1", "lda/2"]}
+    pipelines = [
+        make_pipeline(CountVectorizer(), LatentDirichletAllocation(2, max_iter=2, random_state=s)) for s in (0, 1)
+    ]
+    assert read_config({"models": {"lda": [p.fit(texts) for p in pipelines]}}).runs == {"lda": ["lda/1", "lda/2"]}

@@ -364,5 +364,18 @@ def test_a_gensim_model_and_its_texts_are_estimated_as_a_topic_model_and_corpus(
     )
     with pytest.raises(InputError, match="a bag-of-words corpus needs its Dictionary"):
         estimate(lda, None, bags)
+    # a scikit-learn model with its vectorizer, as a pair, is one model (it was read as an array of Φ)
+    from sklearn.decomposition import LatentDirichletAllocation
+    from sklearn.feature_extraction.text import CountVectorizer
+
+    vectorizer = CountVectorizer(token_pattern=r"\S+")
+    fitted = LatentDirichletAllocation(3, max_iter=3, random_state=0).fit(
+        vectorizer.fit_transform(map(" ".join, texts))
+    )
+    for pair in [(fitted, vectorizer), [vectorizer, fitted]]:
+        np.testing.assert_array_equal(
+            estimate(pair, None, corpus, particles=20, seed=1).log_prob,
+            estimate(as_model((fitted, vectorizer)), None, corpus, particles=20, seed=1).log_prob,
+        )
     with pytest.raises(InputError, match="cannot read an object as topics: pass a TopicModel"):
         estimate(object(), None, texts)

@@ -415,8 +415,11 @@ def _entries(entries: Any) -> list[Any]:
 
 
 def _several(given: Any) -> bool:
-    """Whether a mapping's value lists runs: a list, but not a topic list (lists of words)."""
-    if not isinstance(given, (list, tuple)):  # a path or one model object
+    """Whether a mapping's value lists runs: a list, but not a topic list (lists of words) nor a scikit-learn
+    model with its vectorizer."""
+    from tealeaves.models.adapters import is_vectorizer_pair
+
+    if not isinstance(given, (list, tuple)) or is_vectorizer_pair(given):  # a path or one model
         return False
     return not all(isinstance(t, (list, tuple)) and all(isinstance(w, str) for w in t) for t in given or [None])
 

@@ -201,7 +201,9 @@ def as_topic_model(obj: Any, what: str) -> Any:
     """``obj`` as a :class:`~tealeaves.models.TopicModel` where it is another library's model (a gensim
     ``LdaModel``, a scikit-learn LDA with its vectorizer, ...: :func:`tealeaves.models.as_model`, which
     refuses in one line what it cannot read); a TopicModel and arrays as they are."""
-    if isinstance(obj, (TopicModel, np.ndarray, list, tuple)):
+    from tealeaves.models.adapters import is_vectorizer_pair
+
+    if isinstance(obj, (TopicModel, np.ndarray)) or (isinstance(obj, (list, tuple)) and not is_vectorizer_pair(obj)):
         return obj
     from tealeaves.models import Topics, as_model
 

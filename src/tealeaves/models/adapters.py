@@ -319,6 +319,20 @@ def from_sklearn(model: Any, *, vectorizer: Any = None, vocabulary: Sequence[str
     return Source("nmf", words, weights, params=params, note=NMF_NOTE)
 
 
+def is_vectorizer_pair(obj: Any) -> bool:
+    """Whether ``obj`` is one scikit-learn model given with its vectorizer: a tuple or list of two, exactly
+    one of them a vectorizer (it has ``build_analyzer``). Such a pair is one model, not two runs or an array.
+
+    Examples
+    --------
+    >>> from sklearn.feature_extraction.text import CountVectorizer
+    >>> from tealeaves.models.adapters import is_vectorizer_pair
+    >>> is_vectorizer_pair(("the model", CountVectorizer())), is_vectorizer_pair([[0.5, 0.5], [0.1, 0.9]])
+    (True, False)
+    """
+    return isinstance(obj, (tuple, list)) and len(obj) == 2 and sum(hasattr(x, "build_analyzer") for x in obj) == 1
+
+
 def _sklearn_parts(obj: Any) -> bool:
     """Whether ``obj`` is a fitted estimator with ``components_``, a Pipeline, or a small tuple, list or dict
     holding one, or holding scikit-learn objects (an estimator not fitted yet, which ``from_sklearn`` refuses
