@@ -54,15 +54,15 @@ def as_reference_index(reference: Any) -> RefIndex:
     """
     if isinstance(reference, RefIndex):
         return reference
-    folder = Path(reference) if isinstance(reference, (str, os.PathLike)) else None
-    found = read_manifest(folder).get("kind") if folder is not None and (folder / MANIFEST).is_file() else None
-    if found == KIND:
-        return RefIndex.load(folder)
-    if found not in (None, "corpus", "corpus-split"):  # a split is named by Corpus.load
-        raise ArtifactError(
-            f"{folder} holds a {found!r} artifact, not a reference corpus; pass a folder written by tealeaves index "
-            "(or a corpus folder, indexed for this call)"
-        )
+    if isinstance(reference, (str, os.PathLike)) and (Path(reference) / MANIFEST).is_file():
+        found = read_manifest(reference).get("kind")
+        if found == KIND:
+            return RefIndex.load(reference)
+        if found not in ("corpus", "corpus-split"):  # a split is named by Corpus.load
+            raise ArtifactError(
+                f"{reference} holds a {found!r} artifact, not a reference corpus; pass a folder written by "
+                "tealeaves index (or a corpus folder, indexed for this call)"
+            )
     started = time.perf_counter()
     index = RefIndex.build(reference)
     if index.n_tokens >= INDEX_NOTE_TOKENS:
