@@ -89,3 +89,35 @@ def test_a_hyperparameter_of_the_wrong_type_is_refused_before_training(tmp_path)
             assert not (tmp_path / "m").exists()
     model = train(corpus, "lda-gibbs", k=np.int64(2), beta=np.float32(0.5), alpha_sum=1, iterations=np.int64(3))
     assert model.params["beta"] == 0.5 and model.params["alpha_sum"] == 1
+
+
+def test_texts_as_gensim_keeps_them_train_as_their_corpus(tmp_path):
+    """Token lists and a gensim Dictionary with its bags of words train exactly as the Corpus as_corpus makes of
+    them; raw strings and a document-term matrix are refused in one line and nothing is written. Before, each
+    raised "TypeError: expected str, bytes or os.PathLike object" from Corpus.load."""
+    from tealeaves.corpus import as_corpus
+
+    corpus, _, _ = lda_corpus(k=2, v=20, n_docs=30, length=12, seed=0)
+    texts = corpus.texts()
+    quick = QUICK["lda-gibbs"]
+    expected = train(as_corpus(texts), "lda-gibbs", k=2, seed=3, **quick)
+    from_texts = train(texts, "lda-gibbs", k=2, seed=3, **quick)
+    np.testing.assert_array_equal(from_texts.phi, expected.phi)
+    assert from_texts.vocab == expected.vocab
+    gensim = pytest.importorskip("gensim")
+    dictionary = gensim.corpora.Dictionary(texts)
+    bags = [dictionary.doc2bow(text) for text in texts]
+    pair = (dictionary, bags)
+    np.testing.assert_array_equal(
+        train(pair, "lda-vb", k=2, seed=0, iterations=2).phi,
+        train(as_corpus(pair), "lda-vb", k=2, seed=0, iterations=2).phi,
+    )
+    for given, message in [
+        ([" ".join(text) for text in texts], "texts must be token lists .* not strings: split each text"),
+        (corpus.doc_term_matrix(), r"a scipy csr_matrix of shape \(30, 20\) is a document-term matrix"),
+        (corpus.doc_term_matrix().toarray(), r"a numpy ndarray of shape \(30, 20\) is a document-term matrix"),
+    ]:
+        with pytest.raises(InputError, match=message) as refused:
+            train(given, "lda-gibbs", k=2, out=tmp_path / "m", **quick)
+        assert "\n" not in str(refused.value)
+        assert not (tmp_path / "m").exists()

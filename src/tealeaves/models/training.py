@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from tealeaves.artifacts import check_writable
-from tealeaves.corpus import Corpus
+from tealeaves.corpus import Corpus, as_corpus
 from tealeaves.errors import EmptyResultError, InputError, is_count, is_real
 from tealeaves.extras import require
 from tealeaves.models.topic_model import TRAINING_DOCUMENTS, TopicModel
@@ -115,7 +115,7 @@ def trainer_params(model: str) -> dict[str, Any]:
 
 
 def train(
-    corpus: Corpus | str | os.PathLike[str],
+    corpus: Corpus | str | os.PathLike[str] | Any,
     model: str = "lda-gibbs",
     k: int = 20,
     seed: int = 0,
@@ -131,8 +131,10 @@ def train(
 
     Parameters
     ----------
-    corpus : Corpus or path
-        The training corpus, or its folder (``tealeaves prepare``).
+    corpus : Corpus, path, or texts
+        The training corpus, its folder (``tealeaves prepare``), or texts as
+        :func:`~tealeaves.corpus.as_corpus` reads them: gensim's token lists (one list of words
+        per document) or a Dictionary with its bag-of-words corpus.
     model : str
         A trainer of :data:`TRAINERS`: ``lda-gibbs``, ``lda-vb``, ``plsi``, ``ctm``, ``dvae``,
         ``etm``.
@@ -156,7 +158,7 @@ def train(
     Raises
     ------
     InputError
-        For an unknown trainer or parameter, ``k`` < 1, or a model whose matrices alone need more
+        For an unknown trainer or parameter, texts :func:`~tealeaves.corpus.as_corpus` cannot read, ``k`` < 1, or a model whose matrices alone need more
         memory than the machine has available (a ``k`` or a vocabulary too large: refused before
         any of it is allocated, where the system would otherwise kill the process); EmptyResultError
         for a corpus without tokens.
@@ -190,8 +192,7 @@ def train(
     _check_types(model, params, accepted)
     if out is not None:
         check_writable(out, force, inputs=[corpus])
-    if not isinstance(corpus, Corpus):
-        corpus = Corpus.load(corpus)
+    corpus = as_corpus(corpus)
     if len(corpus) == 0 or corpus.n_tokens == 0:
         raise EmptyResultError("the training corpus has no tokens; prepare it with looser rules")
     _check_memory(model, k, len(corpus.vocab), len(corpus))
