@@ -92,10 +92,10 @@ def as_corpus(texts: Any) -> Corpus:
         return _from_bags_of_words(dictionary, bags)
     if isinstance(texts, (bytes, Mapping)) or not isinstance(texts, Iterable):
         raise InputError(f"cannot read {describe(texts)} as texts: pass {ACCEPTED_TEXTS}")
-    dtype = getattr(getattr(texts, "dtype", None), "kind", None)
-    if len(getattr(texts, "shape", ())) == 2 and dtype in ("b", "i", "u", "f"):  # scikit-learn's X, dense or sparse
+    shape, dtype = getattr(texts, "shape", ()), getattr(getattr(texts, "dtype", None), "kind", None)
+    if len(shape) == 2 and dtype in ("b", "i", "u", "f"):  # scikit-learn's X, dense or sparse
         raise InputError(
-            f"{describe(texts)} of shape {texts.shape} is a document-term matrix, whose columns name no words: pass "
+            f"{describe(texts)} of shape {shape} is a document-term matrix, whose columns name no words: pass "
             "the texts as token lists (a vectorizer's build_analyzer() splits a text as it did), or a Corpus"
         )
     return _from_token_lists(texts)
