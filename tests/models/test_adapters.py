@@ -334,6 +334,8 @@ def test_library_objects_it_cannot_read_are_refused_in_their_words(texts, gensim
         ((LatentDirichletAllocation(2), sklearn_models["vectorizer"]), "holds no fitted .* fit it first"),
         (TruncatedSVD(2).fit(sklearn_models["vectorizer"].transform([" ".join(t) for t in texts])), "TruncatedSVD has no topic-word distributions"),
         (sklearn_models["lda"], "has no vectorizer to say which word each column is"),
+        ([(sklearn_models["lda"], sklearn_models["vectorizer"]), sklearn_models["pipeline"]], "a list holds 2 models, not one model with its vectorizer: pass them one at a time"),
+        ((sklearn_models["lda"], sklearn_models["nmf"], sklearn_models["vectorizer"]), "a tuple holds 2 models"),
         (tp.HDPModel(), "tomotopy HDPModel has other parameters than LDA's"),
         (tp.LDAModel(k=2), "has no vocabulary yet: add documents and train it first"),
         (BERTopicStandIn(None, sklearn_models["vectorizer"], 0), "no c-TF-IDF matrix .* fit it first"),

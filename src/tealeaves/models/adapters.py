@@ -287,6 +287,12 @@ def from_sklearn(model: Any, *, vectorizer: Any = None, vocabulary: Sequence[str
     Source
     """
     parts = _flatten(model)
+    models = [p for p in parts if hasattr(p, "components_") or hasattr(p, "steps") or isinstance(p, (list, tuple))]
+    if len(models) > 1 and not hasattr(model, "steps"):
+        raise InputError(
+            f"{describe(model)} holds {len(models)} models, not one model with its vectorizer: pass them one at a "
+            "time (evaluate, and compare_word_intrusion, compare several)"
+        )
     estimator = next((part for part in parts if hasattr(part, "components_")), None)
     if estimator is None:
         raise InputError(
