@@ -66,6 +66,11 @@ def test_predictive_command(saved, tmp_path):
     result = invoke("predictive", saved / "model", saved / "heldout", "--split", "first-half", "--out", out)
     assert result.exit_code == 0, result.output
     assert "predictive rank" in result.stdout and len(pd.read_csv(out)) == 12
+    assert_refused(invoke("predictive", saved / "model", saved / "oov"), "pass --skip-oov to drop")
+    skipped = invoke("predictive", saved / "model", saved / "oov", "--skip-oov", "--json")
+    assert skipped.exit_code == 0, skipped.output
+    summary = json.loads(skipped.stdout)
+    assert summary["tokens scored"] == 2 and summary["tokens outside the model's vocabulary (dropped)"] == 1
 
 
 def test_likelihood_refusals(saved, tmp_path):

@@ -113,13 +113,45 @@ def test_results_and_refusals(data, tmp_path):
         "log_likelihood_per_word",
         "n_terms",
         "rank",
+        "n_oov",
     ]
     assert set(predictive(model, heldout).to_dict()) >= {"log_likelihood_per_word", "mean_rank", "rank"}
     with pytest.raises(InputError, match="split must be None or one of"):
         predictive(model, heldout, split="halves")
-    with pytest.raises(InputError, match="different vocabularies"):
+    with pytest.raises(
+        InputError, match=r'^1 tokens in 1 documents are outside the model.s vocabulary .* on_missing="skip"'
+    ):
         predictive(model, Corpus.from_documents([[0]], Vocabulary(["x"])))
     with pytest.raises(EmptyResultError, match="no tokens"):
         predictive(model, Corpus.from_documents([[]], model.vocab))
     with pytest.raises(InputError, match="needs a TopicModel"):
         predictive(model.phi, heldout)
+
+
+def test_documents_over_another_vocabulary_or_as_texts_are_mapped_onto_the_models(data):
+    """A corpus over another vocabulary (reordered, with words the model lacks) and the same documents as
+    gensim's token lists give exactly the values of the corpus over the model's vocabulary with the unknown
+    tokens removed; those are refused by default and, with on_missing="skip", dropped and counted per
+    document. Before, any other vocabulary was refused ("different vocabularies") and texts were not read."""
+    model, _, heldout = data
+    rng = np.random.default_rng(3)
+    words = list(model.vocab.words) + ["zzz-unknown", "aaa-unknown"]
+    other = Vocabulary([words[i] for i in rng.permutation(len(words))])
+    texts = []
+    for text in heldout.texts():
+        at = rng.integers(0, len(text) + 1, size=rng.integers(0, 3))
+        texts.append([*np.insert(np.array(text, dtype=object), at, "zzz-unknown")])
+    mixed = Corpus.from_tokenized(texts, vocab=other, ids=list(heldout.ids))
+    n_unknown = np.array([text.count("zzz-unknown") for text in texts])
+    assert n_unknown.sum() > 0
+    with pytest.raises(InputError, match=f"^{n_unknown.sum()} tokens in {(n_unknown > 0).sum()} documents are outside"):
+        predictive(model, mixed)
+    expected = predictive(model, heldout, seed=2)
+    for given in (mixed, texts):
+        got = predictive(model, given, seed=2, on_missing="skip")
+        np.testing.assert_array_equal(got.log_likelihood, expected.log_likelihood)
+        np.testing.assert_array_equal(got.rank, expected.rank)
+        np.testing.assert_array_equal(got.n_oov, n_unknown)
+    assert got.summary()["tokens outside the model's vocabulary (dropped)"] == n_unknown.sum()
+    assert list(predictive(model, mixed, seed=2, on_missing="skip").ids) == list(heldout.ids)
+    assert expected.n_oov.sum() == 0 and "tokens outside the model's vocabulary (dropped)" not in expected.summary()

@@ -26,6 +26,11 @@ def report(result: Any, model: Path, corpus: Path, out: Path | None, as_json: bo
     show(as_json, result.summary, mapping_table(title, result.summary()))
 
 
+SkipOov = Annotated[
+    bool, typer.Option(help="Drop (and count) words outside the model's vocabulary instead of refusing.")
+]
+
+
 @app.command("likelihood")
 @reports_errors
 @cli_alias('on_missing="skip"', "--skip-oov")
@@ -56,9 +61,7 @@ def likelihood_command(
     ] = None,
     runs: Annotated[int, typer.Option(help="Independent runs per document (bootstrap sd of the total when > 1).")] = 1,
     seed: Annotated[int, typer.Option(help="Random seed.")] = 0,
-    skip_oov: Annotated[
-        bool, typer.Option(help="Drop (and count) words outside the model's vocabulary instead of refusing.")
-    ] = False,
+    skip_oov: SkipOov = False,
     out: PerDocumentOut = None,
     as_json: JsonOption = False,
 ) -> None:
@@ -83,6 +86,7 @@ def likelihood_command(
 
 @app.command()
 @reports_errors
+@cli_alias('on_missing="skip"', "--skip-oov")
 def predictive(
     model: Annotated[Path, typer.Argument(help="A model folder (any kind with an inference of θ).")],
     corpus: HeldoutCorpus,
@@ -91,6 +95,7 @@ def predictive(
         typer.Option(help="Infer θ from one part and score the other (first-half|alternate|random) [whole document]."),
     ] = None,
     seed: Annotated[int, typer.Option(help="Random seed.")] = 0,
+    skip_oov: SkipOov = False,
     out: PerDocumentOut = None,
     as_json: JsonOption = False,
 ) -> None:
@@ -101,5 +106,12 @@ def predictive(
 
     check_result_path(out)
     with progress_bar(transient=True) as progress:
-        result = run_predictive(TopicModel.load(model), Corpus.load(corpus), seed=seed, split=split, progress=progress)
+        result = run_predictive(
+            TopicModel.load(model),
+            Corpus.load(corpus),
+            seed=seed,
+            split=split,
+            progress=progress,
+            on_missing="skip" if skip_oov else "error",
+        )
     report(result, model, corpus, out, as_json)

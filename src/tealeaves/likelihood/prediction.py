@@ -13,6 +13,11 @@ p(w | θ̂_d) = Σ_z p(w | z) p(z | θ̂_d) = Σ_z φ_{w|z} θ̂_{d,z}.
   better; a word's rank is one plus the number of words strictly more probable); then the mean
   over documents.
 
+The documents may be a corpus over another vocabulary than the model's, or gensim's texts (token
+lists, a Dictionary with its bags of words): their words are mapped onto the model's, and a word
+the model lacks is refused or, with ``on_missing="skip"``, dropped and counted per document
+(``n_oov``), as the held-out likelihood does (:mod:`tealeaves.likelihood.documents`).
+
 Any model with an ``infer`` works, with or without a Dirichlet prior. As in Chang et al., θ̂_d is
 inferred from the whole document by default; ``split`` infers it from one half
 (:meth:`Corpus.halves`) and scores the other, which does not let θ̂ see the scored words.
@@ -30,7 +35,8 @@ from tealeaves.corpus import HALVES_MODES, Corpus
 from tealeaves.errors import EmptyResultError, InputError
 from tealeaves.jit import batches, map_threads
 from tealeaves.likelihood import _kernels
-from tealeaves.likelihood.documents import as_topic_model, check_phi, warn_if_training_documents
+from tealeaves.likelihood.documents import as_documents, as_topic_model, check_phi, warn_if_training_documents
+from tealeaves.missing import OnMissingSkip
 from tealeaves.models import TopicModel
 from tealeaves.progress import ProgressCallback, notify
 from tealeaves.results import Columns, Result
@@ -56,6 +62,8 @@ class PredictiveResult(Result):
         Mean rank of the document's distinct scored words (0 for a document with none).
     n_terms : int64[D]
         Distinct words scored.
+    n_oov : int64[D]
+        Tokens outside the model's vocabulary, dropped (``on_missing="skip"``); zeros otherwise.
     seed : int
         The seed of the inference.
     seconds : float
@@ -84,6 +92,7 @@ class PredictiveResult(Result):
     n_tokens: np.ndarray
     rank: np.ndarray
     n_terms: np.ndarray
+    n_oov: np.ndarray
     seed: int
     seconds: float
 
@@ -104,6 +113,7 @@ class PredictiveResult(Result):
             "theta from": "the whole document" if self.split is None else f"the observed half ({self.split})",
             "documents": len(self.ids),
             "tokens scored": int(self.n_tokens.sum()),
+            **({"tokens outside the model's vocabulary (dropped)": int(self.n_oov.sum())} if self.n_oov.any() else {}),
             "predictive log likelihood per word": self.log_likelihood_per_word,
             "predictive rank": self.mean_rank,
             "seconds": self.seconds,
@@ -125,6 +135,7 @@ class PredictiveResult(Result):
             "log_likelihood_per_word": np.where(self.n_tokens > 0, self.log_likelihood / n, 0.0),
             "n_terms": self.n_terms,
             "rank": self.rank,
+            "n_oov": self.n_oov,
         }
 
 
@@ -134,6 +145,7 @@ def predictive(
     seed: int | np.random.Generator = 0,
     split: str | None = None,
     progress: ProgressCallback | None = None,
+    on_missing: OnMissingSkip = "error",
     **infer_options: Any,
 ) -> PredictiveResult:
     """Chang et al.'s predictive log likelihood and predictive rank of ``model`` on ``corpus``.
@@ -147,8 +159,10 @@ def predictive(
     ----------
     model : TopicModel
         Any model with an ``infer``, with or without a Dirichlet prior.
-    corpus : Corpus
-        Test documents over the model's vocabulary (prepare them with ``--vocab-from``).
+    corpus : Corpus or texts
+        Test documents: a corpus prepared with the model's vocabulary (``--vocab-from``), or over
+        another (its words mapped onto the model's), or gensim's texts
+        (:func:`~tealeaves.corpus.as_corpus`).
     seed : int or Generator
         Seed of the inference (and of the ``random`` split).
     split : str, optional
@@ -156,6 +170,9 @@ def predictive(
         ``alternate`` or ``random``: θ̂_d from one half (:meth:`Corpus.halves`), the other scored.
     progress : callable, optional
         Receives the inference's updates.
+    on_missing : "error" or "skip"
+        A word outside the model's vocabulary: refuse the documents (default), or drop it and
+        count it per document (``n_oov``).
     **infer_options
         Passed to ``model.infer``.
 
@@ -182,12 +199,14 @@ def predictive(
     model = as_topic_model(model, "predictive")
     if not isinstance(model, TopicModel):
         raise InputError(f"predictive needs a TopicModel, got {type(model).__name__}")
-    if not isinstance(corpus, Corpus):
-        raise InputError(f"predictive needs a Corpus, got {type(corpus).__name__}")
     if split is not None and split not in HALVES_MODES:
         raise InputError(f"split must be None or one of {', '.join(HALVES_MODES)}, got {split!r}")
-    warn_if_training_documents(model, corpus, "the predictive likelihood")
     phi = check_phi(model.phi)
+    docs = as_documents(corpus, phi.shape[1], on_missing, model.vocab)
+    if isinstance(corpus, Corpus):
+        warn_if_training_documents(model, corpus, "the predictive likelihood")
+    if not isinstance(corpus, Corpus) or corpus.vocab != model.vocab or docs.n_oov.any():
+        corpus = Corpus(model.vocab, docs.tokens, docs.offsets, ids=list(docs.ids))
     seed = as_seed(seed)
     observed, scored = (corpus, corpus) if split is None else corpus.halves(split, seed)  # type: ignore[arg-type]
     if scored.n_tokens == 0:
@@ -218,6 +237,7 @@ def predictive(
         n_tokens=scored.doc_lengths(),
         rank=rank_sum / np.maximum(n_terms, 1),
         n_terms=n_terms,
+        n_oov=docs.n_oov,
         seed=seed,
         seconds=round(time.perf_counter() - started, 4),
     )
