@@ -60,11 +60,22 @@ def test_empty_documents_get_the_prior_mean():
     assert np.allclose(theta[0], [0.25, 0.75])
 
 
-def test_infer_refuses_other_vocabularies_and_models_without_prior(fitted):
+def test_infer_maps_other_vocabularies_and_texts_and_refuses_models_without_prior(fitted):
+    """A corpus over another vocabulary (reversed, with an unknown word) and the same documents as token lists
+    give exactly the θ of the corpus over the model's vocabulary; the unknown word is refused by default and
+    left out with on_missing="skip". Before, any other vocabulary was refused and texts raised AttributeError."""
     corpus, model = fitted
     other = Corpus.from_documents([[0]], Vocabulary(["zzz"]))
-    with pytest.raises(InputError, match="different vocabularies"):
+    with pytest.raises(InputError, match=r"^1 tokens in 1 documents are outside the model's vocabulary"):
         model.infer(other)
+    texts = [[*text, "zzz"] if d % 3 == 0 else text for d, text in enumerate(corpus.texts())]
+    reversed_vocab = Vocabulary([*reversed(model.vocab.words), "zzz"])
+    mapped = Corpus.from_tokenized(texts, vocab=reversed_vocab)
+    expected = model.infer(corpus, seed=4)
+    for given in (mapped, texts):
+        with pytest.raises(InputError, match=f"^{(len(texts) + 2) // 3} tokens in {(len(texts) + 2) // 3} documents"):
+            model.infer(given, seed=4)
+        np.testing.assert_array_equal(model.infer(given, seed=4, on_missing="skip"), expected)
     no_prior = TopicModel(model.vocab, model.phi, kind="mystery")
     with pytest.raises(InputError, match="no Dirichlet prior"):
         no_prior.infer(corpus)

@@ -5,7 +5,7 @@ from typing import TYPE_CHECKING
 from tealeaves.lazy import attach
 
 if TYPE_CHECKING:
-    from tealeaves.corpus.adapters import as_corpus
+    from tealeaves.corpus.adapters import as_corpus, onto_vocabulary
     from tealeaves.corpus.corpus import HALVES_MODES, Corpus
     from tealeaves.corpus.formats import FORMATS, read_inputs
     from tealeaves.corpus.preparation import prepare
@@ -24,6 +24,7 @@ __all__ = [
     "Vocabulary",
     "as_corpus",
     "min_df_threshold",
+    "onto_vocabulary",
     "prepare",
     "read_inputs",
 ]

@@ -12,12 +12,15 @@ reference corpus (:func:`~tealeaves.coherence.score`, the intrusion functions,
   texts]``), as a pair in either order. A bag of words has no word order, so the corpus is
   marked ``manifest["word_order"] = False`` and only whole-document windows can be counted
   on it (gensim's ``u_mass`` counts so too).
+
+A model reads documents over its own vocabulary: :func:`onto_vocabulary` maps texts, or a corpus
+prepared with another vocabulary, onto it, refusing or dropping (and counting) the words it lacks.
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -26,6 +29,7 @@ from tealeaves.artifacts import new_manifest
 from tealeaves.corpus.corpus import Corpus
 from tealeaves.corpus.vocabulary import Vocabulary
 from tealeaves.errors import EmptyResultError, InputError, describe
+from tealeaves.missing import SKIP, OnMissingSkip, check_on_missing
 
 ACCEPTED_TEXTS = (
     "a Corpus or a corpus folder, token lists ([['tax', 'budget', ...], ...], one list of words per document), "
@@ -99,6 +103,79 @@ def as_corpus(texts: Any) -> Corpus:
             "the texts as token lists (a vectorizer's build_analyzer() splits a text as it did), or a Corpus"
         )
     return _from_token_lists(texts)
+
+
+def onto_vocabulary(texts: Any, vocab: Vocabulary, on_missing: OnMissingSkip = "error") -> tuple[Corpus, np.ndarray]:
+    """``texts`` as a :class:`Corpus` over ``vocab`` (a model's words), and the tokens dropped from each document.
+
+    Each token is mapped by its word; a word ``vocab`` lacks is refused or dropped
+    (:func:`drop_missing`). The documents keep their ids, titles, snippets and metadata.
+
+    Parameters
+    ----------
+    texts : Corpus, path, token lists, or (gensim Dictionary, bag-of-words corpus)
+        Anything :func:`as_corpus` reads, over any vocabulary.
+    vocab : Vocabulary
+        The vocabulary to map onto.
+    on_missing : "error" or "skip"
+        A word outside ``vocab``: refuse the texts (default), or drop its tokens and count them.
+
+    Returns
+    -------
+    (Corpus, int64[D])
+        The corpus over ``vocab`` (``texts`` itself when it is a Corpus over it already) and the
+        tokens dropped per document.
+
+    Raises
+    ------
+    InputError
+        With ``on_missing="error"``, for a word outside ``vocab``: how many tokens, in how many
+        documents, the first document's id.
+
+    Examples
+    --------
+    >>> from tealeaves.corpus import Vocabulary, onto_vocabulary
+    >>> corpus, dropped = onto_vocabulary([["war", "tax", "xyz"], ["tax"]], Vocabulary(["tax", "war"]), "skip")
+    >>> corpus.texts(), dropped.tolist()
+    ([['war', 'tax'], ['tax']], [1, 0])
+    """
+    check_on_missing(on_missing, SKIP)
+    corpus = as_corpus(texts)
+    if corpus.vocab == vocab:
+        return corpus, np.zeros(len(corpus), dtype=np.int64)
+    mapping = np.array([vocab.get(word) for word in corpus.vocab.words], dtype=np.int64)
+    tokens = mapping[np.asarray(corpus.tokens, dtype=np.int64)] if len(mapping) else np.zeros(0, dtype=np.int64)
+    tokens, offsets, dropped = drop_missing(tokens, corpus.offsets, tokens < 0, corpus.ids, len(vocab), on_missing)
+    fields = (corpus.ids, corpus.titles, corpus.snippets, corpus.metadata)
+    return Corpus(vocab, tokens, offsets, *fields, manifest=corpus.manifest), dropped
+
+
+def drop_missing(
+    tokens: np.ndarray,
+    offsets: np.ndarray,
+    missing: np.ndarray,
+    ids: Sequence[str],
+    n_words: int,
+    on_missing: OnMissingSkip,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(tokens, offsets, dropped)`` without the tokens flagged ``missing`` (words outside a model's ``n_words``):
+    refused (``on_missing="error"``: how many tokens, in how many documents, the first one's id) or dropped,
+    ``dropped`` counting them per document."""
+    n_docs = len(offsets) - 1
+    doc_of_token = np.repeat(np.arange(n_docs), np.diff(offsets))
+    dropped = np.bincount(doc_of_token[missing], minlength=n_docs).astype(np.int64)
+    if not missing.any():
+        return tokens, offsets, dropped
+    if on_missing == "error":
+        first = int(np.argmax(dropped > 0))
+        raise InputError(
+            f"{int(missing.sum())} tokens in {int((dropped > 0).sum())} documents are outside the model's "
+            f'vocabulary of {n_words} words (first in document {ids[first]!r}); pass on_missing="skip" '
+            "to drop and count them"
+        )
+    keep = ~missing
+    offsets = np.concatenate([[0], np.cumsum(np.bincount(doc_of_token[keep], minlength=n_docs))])
+    return tokens[keep], offsets, dropped
 
 
 def _from_token_lists(texts: Iterable[Any]) -> Corpus:

@@ -21,7 +21,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from tealeaves.corpus import Corpus, Vocabulary, as_corpus
+from tealeaves.corpus import Corpus, Vocabulary, onto_vocabulary
+from tealeaves.corpus.adapters import drop_missing
 from tealeaves.deprecation import moved_names
 from tealeaves.errors import InputError
 from tealeaves.missing import SKIP, OnMissingSkip, check_on_missing
@@ -242,38 +243,24 @@ def as_documents(
     (:func:`tealeaves.corpus.as_corpus`) where the model has a vocabulary to map them onto.
     """
     check_on_missing(on_missing, SKIP, why="a word of probability zero has log -inf")
-    if vocab is not None and _texts(docs):
-        docs = as_corpus(docs)
-    if isinstance(docs, Corpus):
-        tokens = np.asarray(docs.tokens, dtype=np.int64)
-        offsets = np.asarray(docs.offsets, dtype=np.int64)
-        ids = tuple(docs.ids)
-        if vocab is not None and docs.vocab != vocab:
-            mapping = np.array([vocab.get(word) for word in docs.vocab.words], dtype=np.int64)
-            tokens = mapping[tokens] if len(mapping) else tokens
-        elif vocab is None and len(docs.vocab) != n_words:
-            raise InputError(
-                f"the corpus has a vocabulary of {len(docs.vocab)} words but phi has {n_words} columns; "
-                "prepare the corpus with vocab_from=<the model's training corpus>, or pass the TopicModel itself"
-            )
+    if vocab is not None and (isinstance(docs, Corpus) or _texts(docs)):
+        corpus, n_oov = onto_vocabulary(docs, vocab, on_missing)
+        tokens, offsets, ids = corpus.tokens, corpus.offsets, tuple(corpus.ids)
     else:
-        tokens, offsets = _concatenate(docs)
-        ids = tuple(str(i) for i in range(len(offsets) - 1))
-    missing = (tokens < 0) | (tokens >= n_words)
+        if isinstance(docs, Corpus):
+            if len(docs.vocab) != n_words:
+                raise InputError(
+                    f"the corpus has a vocabulary of {len(docs.vocab)} words but phi has {n_words} columns; "
+                    "prepare the corpus with vocab_from=<the model's training corpus>, or pass the TopicModel itself"
+                )
+            tokens, offsets, ids = np.asarray(docs.tokens, dtype=np.int64), docs.offsets, tuple(docs.ids)
+        else:
+            tokens, offsets = _concatenate(docs)
+            ids = tuple(str(i) for i in range(len(offsets) - 1))
+        tokens, offsets, n_oov = drop_missing(
+            tokens, offsets, (tokens < 0) | (tokens >= n_words), ids, n_words, on_missing
+        )
     n_docs = len(offsets) - 1
-    doc_of_token = np.repeat(np.arange(n_docs), np.diff(offsets))
-    n_oov = np.bincount(doc_of_token[missing], minlength=n_docs).astype(np.int64)
-    if missing.any():
-        if on_missing == "error":
-            first = int(np.argmax(n_oov > 0))
-            raise InputError(
-                f"{int(missing.sum())} tokens in {int((n_oov > 0).sum())} documents are outside the model's "
-                f'vocabulary of {n_words} words (first in document {ids[first]!r}); pass on_missing="skip" '
-                "to drop and count them"
-            )
-        keep = ~missing
-        tokens = tokens[keep]
-        offsets = np.concatenate([[0], np.cumsum(np.bincount(doc_of_token[keep], minlength=n_docs))])
     return Documents(
         tokens=np.ascontiguousarray(tokens, dtype=np.int32),
         offsets=np.ascontiguousarray(offsets, dtype=np.int64),

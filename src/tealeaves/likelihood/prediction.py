@@ -31,12 +31,12 @@ from typing import Any
 
 import numpy as np
 
-from tealeaves.corpus import HALVES_MODES, Corpus
+from tealeaves.corpus import HALVES_MODES, Corpus, onto_vocabulary
 from tealeaves.errors import EmptyResultError, InputError
 from tealeaves.jit import batches, map_threads
 from tealeaves.likelihood import _kernels
-from tealeaves.likelihood.documents import as_documents, as_topic_model, check_phi, warn_if_training_documents
-from tealeaves.missing import OnMissingSkip
+from tealeaves.likelihood.documents import as_topic_model, check_phi, warn_if_training_documents
+from tealeaves.missing import SKIP, OnMissingSkip, check_on_missing
 from tealeaves.models import TopicModel
 from tealeaves.progress import ProgressCallback, notify
 from tealeaves.results import Columns, Result
@@ -202,11 +202,9 @@ def predictive(
     if split is not None and split not in HALVES_MODES:
         raise InputError(f"split must be None or one of {', '.join(HALVES_MODES)}, got {split!r}")
     phi = check_phi(model.phi)
-    docs = as_documents(corpus, phi.shape[1], on_missing, model.vocab)
-    if isinstance(corpus, Corpus):
-        warn_if_training_documents(model, corpus, "the predictive likelihood")
-    if not isinstance(corpus, Corpus) or corpus.vocab != model.vocab or docs.n_oov.any():
-        corpus = Corpus(model.vocab, docs.tokens, docs.offsets, ids=list(docs.ids))
+    check_on_missing(on_missing, SKIP, why="a word of probability zero has log -inf")
+    corpus, n_oov = onto_vocabulary(corpus, model.vocab, on_missing)
+    warn_if_training_documents(model, corpus, "the predictive likelihood")
     seed = as_seed(seed)
     observed, scored = (corpus, corpus) if split is None else corpus.halves(split, seed)  # type: ignore[arg-type]
     if scored.n_tokens == 0:
@@ -237,7 +235,7 @@ def predictive(
         n_tokens=scored.doc_lengths(),
         rank=rank_sum / np.maximum(n_terms, 1),
         n_terms=n_terms,
-        n_oov=docs.n_oov,
+        n_oov=n_oov,
         seed=seed,
         seconds=round(time.perf_counter() - started, 4),
     )

@@ -12,9 +12,10 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from tealeaves.corpus import Corpus
+from tealeaves.corpus import Corpus, onto_vocabulary
 from tealeaves.errors import InputError
 from tealeaves.jit import by_documents
+from tealeaves.missing import OnMissingSkip
 from tealeaves.models._kernels import gibbs_theta_fixed_phi
 from tealeaves.progress import ProgressCallback, notify
 from tealeaves.rng import family_seed
@@ -33,17 +34,19 @@ INFERENCE: dict[str, str] = {
 
 def infer(
     model: TopicModel,
-    corpus: Corpus,
+    corpus: Corpus | Any,
     seed: int | np.random.Generator = 0,
     progress: ProgressCallback | None = None,
+    on_missing: OnMissingSkip = "error",
     **options: Any,
 ) -> np.ndarray:
-    """θ̂ (float64[D, K], rows sum to 1) for every document of ``corpus`` under ``model``."""
-    if corpus.vocab != model.vocab:
-        raise InputError(
-            "the corpus and the model have different vocabularies; prepare the corpus with "
-            "vocab_from=<the model's training corpus>"
-        )
+    """θ̂ (float64[D, K], rows sum to 1) for every document of ``corpus`` under ``model``.
+
+    ``corpus`` over another vocabulary, or texts (:func:`~tealeaves.corpus.as_corpus`), is mapped
+    onto the model's words (:func:`~tealeaves.corpus.onto_vocabulary`): a word the model lacks is
+    refused, or with ``on_missing="skip"`` left out of its document.
+    """
+    corpus = onto_vocabulary(corpus, model.vocab, on_missing)[0]
     if model.kind in INFERENCE:
         module, name = INFERENCE[model.kind].split(":")
         function = getattr(importlib.import_module(module), name)

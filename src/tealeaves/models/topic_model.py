@@ -25,6 +25,7 @@ from tealeaves import display
 from tealeaves.artifacts import new_manifest, read_manifest, write_artifact, write_json
 from tealeaves.corpus import Corpus, Vocabulary
 from tealeaves.errors import ArtifactError, InputError, is_count
+from tealeaves.missing import OnMissingSkip
 from tealeaves.models.topics import Topics
 
 ROW_SUM_TOLERANCE = 1e-9
@@ -199,15 +200,25 @@ class TopicModel:
         """The top ``n`` words of every topic as a :class:`Topics` object."""
         return Topics(tuple(tuple(t) for t in self.top_words(n)), name=self.kind, meta={"model": self.kind})
 
-    def infer(self, corpus: Corpus, seed: int | np.random.Generator = 0, **options: Any) -> np.ndarray:
-        """θ̂ (float64[D, K]) for the documents of ``corpus`` (same vocabulary as the model).
+    def infer(
+        self,
+        corpus: Corpus | Any,
+        seed: int | np.random.Generator = 0,
+        on_missing: OnMissingSkip = "error",
+        **options: Any,
+    ) -> np.ndarray:
+        """θ̂ (float64[D, K]) for the documents of ``corpus``.
 
-        Uses the model kind's own inference when it has one, otherwise collapsed Gibbs
-        sampling with Φ fixed under the Dirichlet prior (see :mod:`tealeaves.models.inference`).
+        ``corpus`` is a Corpus (prepared with the model's vocabulary, or another: its words are
+        mapped onto the model's), a corpus folder, or gensim's texts (token lists, or a Dictionary
+        with its bags of words); a word the model lacks is refused, or with ``on_missing="skip"``
+        left out of its document. Uses the model kind's own inference when it has one, otherwise
+        collapsed Gibbs sampling with Φ fixed under the Dirichlet prior (see
+        :mod:`tealeaves.models.inference`).
         """
         from tealeaves.models.inference import infer
 
-        return infer(self, corpus, seed=seed, **options)
+        return infer(self, corpus, seed=seed, on_missing=on_missing, **options)
 
     # ----------------------------------------------------------------- persistence
     def save(self, out: str | os.PathLike[str], force: bool = False) -> Path:
