@@ -107,3 +107,26 @@ def test_options_are_checked_against_the_library_function():
         METRICS["likelihood"].check({"particle": 10}, "[metrics] likelihood")
     with pytest.raises(InputError, match="unknown option windw"):
         _coherence("umass", "umass").check({"windw": 3}, "umass")
+
+
+def test_document_metrics_weigh_each_document_by_the_tokens_it_scored():
+    """With on_missing="skip", the held-out likelihood and the predictive log likelihood per token divide by the
+    tokens scored, not the document's length: the dropped words were counted in the likelihood's
+    denominator, which raised its per-token value by their share."""
+    from tealeaves.likelihood import synthetic_corpus
+    from tealeaves.models import TopicModel
+
+    rng = np.random.default_rng(0)
+    vocab = Vocabulary([f"w{i}" for i in range(12)])
+    phi = rng.dirichlet(np.ones(12), size=3)
+    model = TopicModel(vocab, phi, alpha=np.full(3, 0.5), kind="lda-gibbs")
+    texts = [[*text, "unknown"] for text in synthetic_corpus(model, None, 20, 10, seed=1).texts()]
+    heldout = Corpus.from_tokenized(texts)
+    for name, output in (("likelihood", "heldout_log_likelihood"), ("predictive", "predictive_log_likelihood")):
+        measured = METRICS[name].compute(model, Inputs(heldout=heldout), 0, on_missing="skip")
+        items = measured.items[output]
+        np.testing.assert_array_equal(items.weights, np.full(20, 10.0))  # 11 tokens each, 1 dropped
+        np.testing.assert_allclose(
+            items.values.sum() / items.weights.sum(),
+            measured.result.log_likelihood_per_word if name == "predictive" else measured.result.total / 200,
+        )

@@ -76,9 +76,9 @@ def likelihood_metric(model: TopicModel, inputs: Inputs, seed: int, **options: A
     from tealeaves.likelihood import estimate
 
     result = estimate(model, None, inputs.heldout, seed=seed, **options)  # type: ignore[arg-type]
-    lengths = np.diff(np.asarray(inputs.heldout.offsets))  # type: ignore[union-attr]
-    ids = np.arange(len(lengths))
-    items = {"heldout_log_likelihood": Items(np.asarray(result.log_prob), lengths.astype(float), ids)}
+    scored = np.asarray(result.n_tokens, dtype=float)  # without the words on_missing="skip" dropped
+    ids = np.arange(len(scored))
+    items = {"heldout_log_likelihood": Items(np.asarray(result.log_prob), scored, ids)}
     return Measured(items=items, result=result)
 
 
