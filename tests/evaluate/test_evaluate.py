@@ -16,7 +16,7 @@ from scipy import special, stats
 import tealeaves
 from tealeaves import display
 from tealeaves.coherence import RefIndex, diversity, score
-from tealeaves.corpus import Corpus
+from tealeaves.corpus import Corpus, Vocabulary
 from tealeaves.errors import ArtifactError, InputError
 from tealeaves.evaluation import METRICS, Evaluation, Metric, Output, register
 from tealeaves.evaluation.metrics import outputs
@@ -556,6 +556,36 @@ def test_a_heldout_corpus_a_model_was_trained_on_is_refused(planted, tmp_path):
     metrics = {name: name == "diversity" for name in METRICS}
     reference = {**given, "metrics": metrics, "corpora": {**given["corpora"], "reference": str(planted / "train")}}
     assert tealeaves.evaluate(reference, tmp_path / "run").manifest["corpora"]["reference"]["path"].endswith("train")
+
+
+def test_models_over_different_vocabularies_get_no_held_out_likelihood_verdicts(planted, tmp_path):
+    """A model over other words than another's (trained on another prepare run's corpus) is refused while the
+    held-out likelihood or the predictive metrics are on, naming both models and how far their vocabularies
+    differ, with nothing written; with those metrics off the evaluation runs. Before, the held-out likelihood of each
+    was computed over its own words and tested as if comparable."""
+    from tealeaves.models import TopicModel
+
+    lda = TopicModel.load(planted / "lda")
+    words = [*lda.vocab.words[:-5], *(f"other{i}" for i in range(5))]  # 5 words only it knows, 5 it lacks
+    other = TopicModel(Vocabulary(words), lda.phi, alpha=lda.alpha, kind="lda-gibbs")
+    given = {
+        **config(planted, "lda"),
+        "models": [{"name": "lda", "path": str(planted / "lda")}, {"name": "other", "model": other}],
+    }
+    given["metrics"] = {name: name in ("likelihood", "predictive", "diversity") for name in METRICS}
+    given["metrics"]["likelihood"] = {"on_missing": "skip", "particles": 5}
+    given["metrics"]["predictive"] = {"on_missing": "skip"}
+    message = r"^likelihood and predictive compare .* models 'lda' and 'other' have different vocabularies \(300 and 300 words, 10 in one only\)"
+    with pytest.raises(InputError, match=message):
+        tealeaves.evaluate(given, tmp_path / "run")
+    assert not (tmp_path / "run").exists()
+    given["metrics"]["predictive"] = False
+    with pytest.raises(
+        InputError, match=r"^likelihood compare .* or turn it off \(likelihood = false in \[metrics\]\)$"
+    ):
+        tealeaves.evaluate(given, tmp_path / "run")
+    off = {**given, "metrics": {name: name == "diversity" for name in METRICS}}
+    assert set(tealeaves.evaluate(off, tmp_path / "off").per_model.model) == {"lda", "other"}
 
 
 def test_primary_metrics_are_a_family_of_their_own_and_the_others_exploratory(planted, tmp_path):

@@ -27,6 +27,7 @@ import functools
 import hashlib
 import json
 import os
+import re
 import shutil
 import tempfile
 import time
@@ -265,6 +266,7 @@ def evaluate(
     model_fps = {name: model_fingerprint(model) for name, model in models.items()}
     _distinct_runs(cfg, models, model_fps)
     _heldout_unseen(cfg, models, corpora)
+    _one_vocabulary(cfg, models, corpora)
     timings["load"] = time.perf_counter() - tick
     notify(progress, "load corpora and models", 1, 1)
     cache = out / "cache"  # created once the inputs are known to be readable
@@ -411,10 +413,19 @@ def _run_job(job: _Job) -> list[tuple[str, dict[str, Any]]]:
                 results = {name: metric_entry.compute(model, inputs, job.seed, **options)}
         except TealeavesError as exc:  # say which step failed, keeping the error's class
             which = ", ".join(repr(name) for name in job.models)
-            raise type(exc)(f"model {which}, metric {metric!r}: {exc}") from exc
+            raise type(exc)(f"model {which}, metric {metric!r}: {_as_metric_option(str(exc), metric)}") from exc
         seconds = round(time.perf_counter() - tick, 4)
         done.append((key, {"models": {n: _payload(r) for n, r in results.items()}, "seconds": seconds}))
     return done
+
+
+def _as_metric_option(message: str, metric: str) -> str:
+    """A metric's hint ``on_missing="skip"`` as the configuration spells it: an option in the metric's table."""
+    return re.sub(
+        r'\bon_missing=("?)(\w+)\1',
+        lambda found: f'on_missing = "{found[2]}" in its options ([metrics] {metric} = {{ on_missing = "{found[2]}" }})',
+        message,
+    )
 
 
 def model_fingerprint(model: TopicModel | Topics) -> str:
@@ -506,6 +517,34 @@ def _heldout_unseen(cfg: EvaluateConfig, models: dict[str, Any], corpora: dict[s
                 "both; the held-out split of another prepare run, with another seed or share, holds training "
                 "documents)"
             )
+
+
+WORD_PROBABILITY_METRICS = ("likelihood", "predictive")
+"""The metrics of the probabilities models give the held-out words, comparable over one vocabulary only."""
+
+
+def _one_vocabulary(cfg: EvaluateConfig, models: dict[str, Any], corpora: dict[str, Any]) -> None:
+    """Refuse the held-out likelihood and the predictive metrics of models over different vocabularies: a
+    model spreads each token's probability over its own words (fewer words, higher probabilities; the
+    predictive rank counts them), and a held-out word one model lacks is dropped for it alone, so neither the
+    values nor the verdicts would compare like with like (Wallach et al. 2009 and Chang et al. 2009 score
+    models of one vocabulary)."""
+    from tealeaves.models import TopicModel
+
+    metrics = [m for m in WORD_PROBABILITY_METRICS if m in cfg.metrics]
+    vocabularies = {name: m.vocab for name, m in models.items() if isinstance(m, TopicModel)}
+    if not metrics or "heldout" not in corpora or len(set(vocabularies.values())) < 2:
+        return
+    (first, words), *others = vocabularies.items()
+    other, differ = next((name, vocab) for name, vocab in others if vocab != words)
+    apart = len(set(words.words) ^ set(differ.words))
+    raise InputError(
+        f"{' and '.join(metrics)} compare the probabilities models give the held-out words, but models {first!r} "
+        f"and {other!r} have different vocabularies ({len(words):,} and {len(differ):,} words, {apart:,} in one "
+        "only); train every model on one prepared corpus, set corpora.train to align imported models to its "
+        f"words, or turn {'them' if len(metrics) > 1 else 'it'} off ({', '.join(f'{m} = false' for m in metrics)} "
+        "in [metrics])"
+    )
 
 
 def _step_key(**parts: Any) -> str:
