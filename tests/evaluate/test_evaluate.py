@@ -588,6 +588,23 @@ def test_models_over_different_vocabularies_get_no_held_out_likelihood_verdicts(
     assert set(tealeaves.evaluate(off, tmp_path / "off").per_model.model) == {"lda", "other"}
 
 
+def test_a_metric_option_hint_reads_as_the_configuration_spells_it(planted, tmp_path):
+    """A held-out word the models lack: the likelihood's hint on_missing="skip" is the metric's option in the
+    configuration's words, and the command line does not turn it into a flag evaluate lacks."""
+    from tealeaves.cli.common import in_cli_words
+    from tealeaves.cli.evaluate import evaluate_command
+
+    texts = [[*text, "unknown"] for text in Corpus.load(planted / "heldout").texts()[:20]]
+    given = {**config(planted, "lda", "lda2"), "metrics": {name: name == "likelihood" for name in METRICS}}
+    given["corpora"] = {**given["corpora"], "heldout": texts}
+    hint = '[metrics] likelihood = { on_missing = "skip" }'
+    with pytest.raises(InputError, match="metric 'likelihood': 20 tokens in 20 documents are outside") as refused:
+        tealeaves.evaluate(given, tmp_path / "run")
+    assert hint in str(refused.value) and hint in in_cli_words(str(refused.value), evaluate_command)
+    given["metrics"]["likelihood"] = {"on_missing": "skip", "particles": 5}
+    assert (tealeaves.evaluate(given, tmp_path / "run").per_model.metric == "heldout_log_likelihood").sum() == 2
+
+
 def test_primary_metrics_are_a_family_of_their_own_and_the_others_exploratory(planted, tmp_path):
     """primary = [...]: the primary metrics' comparisons are one Westfall-Young family and the others
     another, labelled exploratory in the table and on the page. On the same joint resampling (the same
