@@ -81,6 +81,11 @@ def test_models_given_as_something_else_than_tables_say_what_they_must_be():
     with pytest.raises(InputError, match="names no model"):
         read_config({"models": []})
     assert read_config({"models": ({"name": "a", "path": "a"},)}).models == read_config({"models": {"a": "a"}}).models
+    model = TopicModel(Vocabulary(["tax", "war"]), np.full((2, 2), 0.5))  # a list of models, unnamed
+    with pytest.raises(
+        InputError, match=r"^\[\[models\]\] #1 must be a table .* name each model: \{\"models\": \{\"lda\": model\}\}"
+    ):
+        read_config({"models": [model]})
 
 
 def test_a_top_level_setting_written_below_a_table_is_named_as_such(tmp_path):

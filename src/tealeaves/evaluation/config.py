@@ -427,7 +427,11 @@ def _several(given: Any) -> bool:
 def _models(entries: Any, base: Path) -> tuple[ModelSpec, ...]:
     models = []
     for i, entry in enumerate(_entries(entries)):
-        entry = _table(entry, f"[[models]] #{i + 1}")
+        if not isinstance(entry, dict):
+            raise InputError(
+                f"[[models]] #{i + 1} must be a table with a name and a path or model, got {entry!r:.80}; in a dict "
+                'configuration, name each model: {"models": {"lda": model}} or [{"name": "lda", "model": model}]'
+            )
         name = entry.get("name")
         if not isinstance(name, str) or not name.strip() or "/" in name:
             raise InputError(f"[[models]] #{i + 1} needs a name (a non-empty string without '/'), got {name!r}")
