@@ -132,13 +132,20 @@ def test_extreme_probabilities_stay_finite(method):
     assert se < 0.02 and abs(observed.mean() - expected) < 4 * se, (observed.mean(), expected, se)
 
 
-def test_corpus_and_lists_give_the_same_estimates(small):
+def test_corpus_folder_and_lists_give_the_same_estimates(small, tmp_path):
+    """A Corpus, its folder (a str or a Path: it was refused as "docs must be a Corpus or a list of token-id
+    arrays") and token-id lists give the same estimates; anything else is refused saying what docs may be."""
     phi, alpha, docs = small
     vocab = Vocabulary([f"w{i}" for i in range(30)])
     corpus = Corpus.from_documents(docs, vocab)
+    corpus.save(tmp_path / "heldout")
     a = estimate(phi, alpha, corpus, method="left-to-right", seed=2)
     b = estimate(phi, alpha, docs, method="left-to-right", seed=2)
     assert np.array_equal(a.log_prob, b.log_prob) and a.ids == tuple(corpus.ids)
+    for folder in (tmp_path / "heldout", str(tmp_path / "heldout")):
+        assert np.array_equal(estimate(phi, alpha, folder, method="left-to-right", seed=2).log_prob, a.log_prob)
+    with pytest.raises(InputError, match="^docs must be a Corpus or a corpus folder, token-id arrays"):
+        estimate(phi, alpha, 42)
 
 
 def test_a_topic_model_supplies_alpha_and_maps_other_vocabularies(small):

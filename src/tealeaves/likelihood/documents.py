@@ -14,6 +14,7 @@
 
 from __future__ import annotations
 
+import os
 import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
@@ -35,7 +36,7 @@ if TYPE_CHECKING:
 __getattr__ = moved_names(__name__, {"OnMissing": "tealeaves.missing.OnMissingSkip"})
 ROW_SUM_TOLERANCE = 1e-6
 
-Docs = Corpus | Sequence["ArrayLike"]
+Docs = Corpus | str | os.PathLike[str] | Sequence["ArrayLike"]
 
 
 @dataclass(frozen=True)
@@ -237,12 +238,14 @@ def as_documents(
 ) -> Documents:
     """Validate ``docs`` against a vocabulary of ``n_words`` words (``vocab``: the model's words).
 
-    A corpus over another vocabulary is mapped word by word onto ``vocab``; without ``vocab``
+    A corpus folder is loaded; a corpus over another vocabulary is mapped word by word onto ``vocab``; without ``vocab``
     (bare arrays) its vocabulary must have exactly ``n_words`` words. Texts as gensim keeps them
     (token lists, a Dictionary with its bags of words) are read as a corpus
     (:func:`tealeaves.corpus.as_corpus`) where the model has a vocabulary to map them onto.
     """
     check_on_missing(on_missing, SKIP, why="a word of probability zero has log -inf")
+    if isinstance(docs, (str, os.PathLike)):  # a corpus folder
+        docs = Corpus.load(docs)
     if vocab is not None and (isinstance(docs, Corpus) or _texts(docs)):
         corpus, n_oov = onto_vocabulary(docs, vocab, on_missing)
         tokens, offsets, ids = corpus.tokens, corpus.offsets, tuple(corpus.ids)
@@ -288,7 +291,10 @@ def _concatenate(docs: Sequence[ArrayLike]) -> tuple[np.ndarray, np.ndarray]:
         or (isinstance(docs, np.ndarray) and docs.ndim != 1)
         or not hasattr(docs, "__len__")
     ):
-        raise InputError("docs must be a Corpus or a list of token-id arrays (one per document)")
+        raise InputError(
+            "docs must be a Corpus or a corpus folder, token-id arrays (one per document), or with a TopicModel "
+            "gensim's texts (token lists, or a Dictionary with its bags of words)"
+        )
     if isinstance(docs, np.ndarray) and docs.dtype != object:
         raise InputError("docs is a single array; pass a list of documents, e.g. [doc], or a Corpus")
     arrays = []
