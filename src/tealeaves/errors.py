@@ -7,6 +7,7 @@ line and exits with status 2.
 from __future__ import annotations
 
 import numbers
+from collections.abc import Iterable
 from typing import Any, TypeGuard
 
 
@@ -120,6 +121,90 @@ def describe(obj: Any) -> str:
     kind = type(obj)
     name = kind.__name__ if kind.__module__ == "builtins" else f"{kind.__module__.split('.')[0]} {kind.__name__}"
     return f"{'an' if name[0].lower() in 'aeiou' else 'a'} {name}"
+
+
+def closest(name: object, choices: Iterable[str]) -> str | None:
+    """The choice a mistyped ``name`` most likely meant (case aside), for a message's "did you mean"; None if none is close.
+
+    Parameters
+    ----------
+    name : object
+        What was given.
+    choices : iterable of str
+        What is accepted.
+
+    Returns
+    -------
+    str or None
+
+    Examples
+    --------
+    >>> from tealeaves.errors import closest
+    >>> closest("lda_gibbs", ["lda-gibbs", "lda-vb", "plsi"]), closest("PLSI", ["lda-gibbs", "plsi"]), closest("x", ["plsi"])
+    ('lda-gibbs', 'plsi', None)
+    """
+    import difflib
+
+    by_lower = {choice.lower(): choice for choice in choices}
+    close = difflib.get_close_matches(str(name).lower(), list(by_lower), n=1)
+    return by_lower[close[0]] if close else None
+
+
+def with_guesses(unknown: Iterable[str], known: Iterable[str]) -> str:
+    """Unknown names, each with the known one it most likely meant: ``windw (did you mean window?), foo``.
+
+    Parameters
+    ----------
+    unknown : iterable of str
+        The names given that are not known, in the order the message lists them.
+    known : iterable of str
+        The names accepted.
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> from tealeaves.errors import with_guesses
+    >>> with_guesses(["iteration", "colour"], ["iterations", "beta"])
+    'iteration (did you mean iterations?), colour'
+    """
+    known = list(known)
+    named = []
+    for name in unknown:
+        guess = closest(name, known)
+        named.append(f"{name} (did you mean {guess}?)" if guess is not None else name)
+    return ", ".join(named)
+
+
+def unknown_name(what: str, name: object, choices: Iterable[str]) -> InputError:
+    """The refusal of an unknown ``what`` (a model, a method, a format): its closest choice and all of them.
+
+    Parameters
+    ----------
+    what : str
+        What the name names, as the message says it (``"model"``, ``"import format"``).
+    name : object
+        What was given.
+    choices : iterable of str
+        What is accepted, in the order the message lists them.
+
+    Returns
+    -------
+    InputError
+        To raise.
+
+    Examples
+    --------
+    >>> from tealeaves.errors import unknown_name
+    >>> print(unknown_name("model", "lda_gibbs", ["lda-gibbs", "plsi"]))
+    unknown model 'lda_gibbs'; did you mean 'lda-gibbs'? choose one of lda-gibbs, plsi
+    """
+    choices = list(choices)
+    guess = closest(name, choices)
+    hint = f" did you mean {guess!r}?" if guess is not None else ""
+    return InputError(f"unknown {what} {name!r};{hint} choose one of {', '.join(choices)}")
 
 
 def is_count(value: Any, minimum: int = 1) -> TypeGuard[int]:

@@ -65,7 +65,9 @@ def test_every_unknown_key_is_named_with_the_closest_known_one():
         "[metrics] likelihood has unknown option partcles (did you mean particles?)",
     ):
         assert part in message
-    with pytest.raises(InputError, match=r"unknown method 'left-to-rite'; choose one of"):
+    with pytest.raises(
+        InputError, match=r"unknown method 'left-to-rite'; did you mean 'left-to-right'\? choose one of"
+    ):
         read_config({"models": [{"name": "a", "path": "a"}], "metrics": {"likelihood": {"method": "left-to-rite"}}})
 
 

@@ -144,7 +144,7 @@ def test_corpus_folder_and_lists_give_the_same_estimates(small, tmp_path):
     assert np.array_equal(a.log_prob, b.log_prob) and a.ids == tuple(corpus.ids)
     for folder in (tmp_path / "heldout", str(tmp_path / "heldout")):
         assert np.array_equal(estimate(phi, alpha, folder, method="left-to-right", seed=2).log_prob, a.log_prob)
-    with pytest.raises(InputError, match="^docs must be a Corpus or a corpus folder, token-id arrays"):
+    with pytest.raises(InputError, match=r"^docs must be a Corpus or a corpus folder, token-id arrays"):
         estimate(phi, alpha, 42)
 
 

@@ -135,7 +135,7 @@ def test_documents_over_another_vocabulary_or_as_texts_are_mapped_onto_the_model
     document. Before, any other vocabulary was refused ("different vocabularies") and texts were not read."""
     model, _, heldout = data
     rng = np.random.default_rng(3)
-    words = list(model.vocab.words) + ["zzz-unknown", "aaa-unknown"]
+    words = [*model.vocab.words, "zzz-unknown", "aaa-unknown"]
     other = Vocabulary([words[i] for i in rng.permutation(len(words))])
     texts = []
     for text in heldout.texts():

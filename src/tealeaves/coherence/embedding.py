@@ -35,7 +35,7 @@ from tealeaves.coherence.encoders import Encoder, WordVectors, get_encoder
 from tealeaves.coherence.measures import EMBEDDING_MEASURES
 from tealeaves.coherence.result import CoherenceResult, Segments, aggregate_segments, refuse_missing, topn_values
 from tealeaves.deprecation import moved_names
-from tealeaves.errors import InputError
+from tealeaves.errors import unknown_name
 from tealeaves.missing import OnMissing, check_on_missing
 from tealeaves.models import TopicModel, Topics, as_model, as_topics
 from tealeaves.progress import ProgressCallback, notify
@@ -112,7 +112,7 @@ def embedding_coherence(
     """
     key = measure.lower() if isinstance(measure, str) else measure
     if key not in EMBEDDING_MEASURES:
-        raise InputError(f"unknown embedding measure {measure!r}; choose one of {', '.join(EMBEDDING_MEASURES)}")
+        raise unknown_name("embedding measure", measure, EMBEDDING_MEASURES)
     spec = EMBEDDING_MEASURES[key]
     check_on_missing(on_missing)
     model = get_encoder(encoder)

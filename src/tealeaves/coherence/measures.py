@@ -35,7 +35,7 @@ from tealeaves.confirmation import (
     log_ratio,
     normalized_log_ratio,
 )
-from tealeaves.errors import InputError
+from tealeaves.errors import InputError, unknown_name
 
 
 @dataclass(frozen=True)
@@ -381,7 +381,7 @@ def get_measure(name: str) -> Measure:
     """
     key = ALIASES.get(name.lower(), name.lower()) if isinstance(name, str) else name
     if key not in MEASURES:
-        raise InputError(f"unknown coherence measure {name!r}; choose one of {', '.join(MEASURES)}")
+        raise unknown_name("coherence measure", name, MEASURES)
     return MEASURES[key]
 
 

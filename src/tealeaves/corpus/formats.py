@@ -33,7 +33,7 @@ from functools import partial
 from pathlib import Path
 
 from tealeaves.corpus.readers import READERS, FieldNames, RawDocument, ReadStats, open_binary
-from tealeaves.errors import InputError
+from tealeaves.errors import InputError, closest
 
 FORMATS = ("txt-folder", "lines", "tokenized", "trec", "jsonl", "csv", "parquet", "wikipedia-xml", "wikiextractor")
 """The input formats of :func:`read_inputs` (and ``format=`` of :func:`~tealeaves.corpus.prepare`),
@@ -165,10 +165,8 @@ def check_format(format: str | None) -> None:
     """
     if format is None or format in FORMATS:
         return
-    import difflib
-
-    close = difflib.get_close_matches(str(format), FORMATS, n=1)
-    guess = f" did you mean {close[0]!r}?" if close else ""
+    close = closest(format, FORMATS)
+    guess = f" did you mean {close!r}?" if close else ""
     raise InputError(f"unknown format {format!r};{guess} formats: {', '.join(FORMATS)}")
 
 

@@ -423,7 +423,9 @@ def _as_metric_option(message: str, metric: str) -> str:
     """A metric's hint ``on_missing="skip"`` as the configuration spells it: an option in the metric's table."""
     return re.sub(
         r'\bon_missing=("?)(\w+)\1',
-        lambda found: f'on_missing = "{found[2]}" in its options ([metrics] {metric} = {{ on_missing = "{found[2]}" }})',
+        lambda found: (
+            f'on_missing = "{found[2]}" in its options ([metrics] {metric} = {{ on_missing = "{found[2]}" }})'
+        ),
         message,
     )
 

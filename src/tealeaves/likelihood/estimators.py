@@ -22,7 +22,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from tealeaves.errors import InputError, is_count
+from tealeaves.errors import InputError, is_count, unknown_name, with_guesses
 from tealeaves.likelihood import _kernels
 from tealeaves.likelihood.documents import Documents
 from tealeaves.likelihood.schedules import temperatures_schedule
@@ -256,7 +256,7 @@ class Method:
         unknown = sorted(set(params) - set(accepted))
         if unknown:
             raise InputError(
-                f"{self.name} has no parameter {', '.join(unknown)}; its parameters are "
+                f"{self.name} has no parameter {with_guesses(unknown, accepted)}; its parameters are "
                 f"{', '.join(f'{k}={v!r}' for k, v in accepted.items())}"
             )
         return self.complete_params({**accepted, **params})
@@ -317,5 +317,5 @@ its function, whose docstring states its formula and cost, and what it guarantee
 def find_method(name: str, registry: dict[str, Method]) -> Method:
     """The registered method ``name``; a clear error listing the others."""
     if name not in registry:
-        raise InputError(f"unknown method {name!r}; choose one of {', '.join(registry)}")
+        raise unknown_name("method", name, registry)
     return registry[name]

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable, Collection
 from typing import Any
 
-from tealeaves.errors import InputError
+from tealeaves.errors import InputError, with_guesses
 
 
 def unknown_keys(
@@ -46,17 +46,13 @@ def unknown_keys(
     ...
     tealeaves.errors.InputError: [corpora] has unknown key seed; its keys: heldout, train (seed is a top-level setting: TOML puts a key written below [corpora] into it; write it above the first [table])
     """
-    import difflib
-
     unknown = sorted(set(table) - set(known))
     if not unknown:
         return
-    named = []
-    for key in unknown:
-        close = difflib.get_close_matches(key, list(known), n=1)
-        named.append(f"{key} (did you mean {close[0]}?)" if close else key)
     plural = "s" if len(unknown) > 1 else ""
-    message = f"{where} has unknown {what}{plural} {', '.join(named)}; its {what}s: {', '.join(sorted(known))}"
+    message = (
+        f"{where} has unknown {what}{plural} {with_guesses(unknown, known)}; its {what}s: {', '.join(sorted(known))}"
+    )
     misplaced = [key for key in unknown if key in top_level]
     if misplaced:
         one = len(misplaced) == 1

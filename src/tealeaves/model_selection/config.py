@@ -11,7 +11,7 @@ from typing import Any
 
 from tealeaves.artifacts import json_safe
 from tealeaves.coherence.redundancy import UNIQUENESS_FILTER_MODELS
-from tealeaves.errors import InputError, is_count, is_real
+from tealeaves.errors import InputError, is_count, is_real, with_guesses
 from tealeaves.metrics.options import unknown_keys
 from tealeaves.missing import check_on_missing
 from tealeaves.model_selection.space import (
@@ -173,7 +173,8 @@ class SweepConfig:
         refused = sorted(set(space) - set(accepted))
         if refused:
             raise InputError(
-                f"{model} has no parameter {', '.join(refused)}; its parameters are {', '.join(sorted(accepted))}"
+                f"{model} has no parameter {with_guesses(refused, accepted)}; its parameters are "
+                f"{', '.join(sorted(accepted))}"
             )
         if model in self.max_steps:
             cap = self.max_steps[model]

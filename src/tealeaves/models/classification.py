@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from tealeaves.errors import InputError, is_count
+from tealeaves.errors import InputError, is_count, unknown_name
 from tealeaves.extras import require
 from tealeaves.results import Columns, Result
 from tealeaves.rng import family_seed
@@ -231,7 +231,7 @@ def classify(
     """
     require("classification", what="document classification on θ")
     if average not in AVERAGES:
-        raise InputError(f"unknown average {average!r}; choose one of {', '.join(AVERAGES)}")
+        raise unknown_name("average", average, AVERAGES)
     if not is_count(folds, 2):
         raise InputError(f"folds must be an integer of at least 2, got {folds!r}")
     labels, keep = _labels(corpus, label)

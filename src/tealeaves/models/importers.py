@@ -36,7 +36,7 @@ import numpy as np
 
 from tealeaves.artifacts import check_writable, file_sha256, new_manifest, write_artifact, write_json
 from tealeaves.corpus import Corpus, Vocabulary
-from tealeaves.errors import InputError, MissingDependencyError, describe
+from tealeaves.errors import InputError, MissingDependencyError, describe, unknown_name
 from tealeaves.models.adapters import (
     DEFAULT_FLOOR,
     LIBRARIES,
@@ -534,7 +534,7 @@ IMPORTERS: dict[str, Callable[..., Source | Topics]] = {
 
 def _reader(format: str) -> Callable[..., Source | Topics]:
     if format not in IMPORTERS:
-        raise InputError(f"unknown import format {format!r}; choose one of {', '.join(IMPORTERS)}")
+        raise unknown_name("import format", format, IMPORTERS)
     return IMPORTERS[format]
 
 

@@ -21,7 +21,7 @@ import numpy as np
 
 from tealeaves.artifacts import check_writable
 from tealeaves.corpus import Corpus, as_corpus
-from tealeaves.errors import EmptyResultError, InputError, is_count, is_real
+from tealeaves.errors import EmptyResultError, InputError, is_count, is_real, unknown_name, with_guesses
 from tealeaves.extras import require
 from tealeaves.models.topic_model import TRAINING_DOCUMENTS, TopicModel
 from tealeaves.progress import ProgressCallback
@@ -187,7 +187,8 @@ def train(
     unknown = sorted(set(params) - set(accepted))
     if unknown:
         raise InputError(
-            f"{model} has no parameter {', '.join(unknown)}; its parameters are {', '.join(sorted(accepted))}"
+            f"{model} has no parameter {with_guesses(unknown, accepted)}; its parameters are "
+            f"{', '.join(sorted(accepted))}"
         )
     _check_types(model, params, accepted)
     if out is not None:
@@ -283,7 +284,7 @@ def _check_memory(model: str, k: int, n_words: int, n_docs: int) -> None:
 def _spec(model: str) -> TrainerSpec:
     """The trainer ``model``, refused in one line when its extra is not installed."""
     if model not in TRAINERS:
-        raise InputError(f"unknown model {model!r}; choose one of {', '.join(TRAINERS)}")
+        raise unknown_name("model", model, TRAINERS)
     spec = TRAINERS[model]
     if spec.extra is not None:
         require(spec.extra, *spec.modules, what=f"the {model} trainer")
