@@ -32,9 +32,9 @@ from typing import Any
 import numpy as np
 
 from tealeaves.corpus import Corpus, Vocabulary
-from tealeaves.errors import InputError, describe, is_count
+from tealeaves.errors import InputError, describe, is_count, is_real
 from tealeaves.models.topic_model import TopicModel
-from tealeaves.models.topics import Topics
+from tealeaves.models.topics import Topics, gensim_printed_topics
 
 DEFAULT_FLOOR = 1e-12
 MASS_LOSS_WARNING = 0.05  # a topic losing more than this share of its mass to dropped words is warned about
@@ -488,7 +488,11 @@ def from_octis(
 
 
 def _topic_words(topic: Any, k: int) -> list[str]:
-    """A topic's words from word strings or ``(word, weight)`` pairs (gensim's, BERTopic's, OCTIS's)."""
+    """A topic's words from word strings or ``(word, weight)`` pairs (gensim's, BERTopic's, OCTIS's), or gensim's
+    printed topic (``'0.034*"tax" + 0.021*"budget" + ...'``)."""
+    printed = gensim_printed_topics([topic]) if isinstance(topic, str) else None
+    if printed is not None:
+        return printed[0]
     if isinstance(topic, (str, bytes)) or not isinstance(topic, (Sequence, np.ndarray)):
         raise InputError(f"topic {k} is {describe(topic)}, not a list of words; give every topic as a list of words")
     words = []
@@ -576,8 +580,9 @@ def as_model(
     obj : object
         A :class:`TopicModel` or :class:`Topics` (returned as they are), word lists (a
         :class:`Topics`; a topic may be ``(word, weight)`` pairs, as gensim's ``show_topic``
-        and BERTopic's ``get_topic`` give them), or a model of one of :data:`LIBRARIES` (the
-        table of the module docstring).
+        and BERTopic's ``get_topic`` give them, or gensim's printed ``0.034*"tax" + ...``; gensim's
+        ``show_topics`` and ``print_topics``, ``(k, topic)`` pairs, are read when they list every
+        topic in order), or a model of one of :data:`LIBRARIES` (the table of the module docstring).
     vocab_from : Corpus, Vocabulary or path, optional
         Align another library's model to this vocabulary (:func:`align_vocabulary`; without
         it the model keeps its own words), or report the topic words it lacks
@@ -700,12 +705,39 @@ def _word_lists(obj: Any) -> list[list[str]]:
     """The topics of word lists, or the one refusal naming what :func:`as_model` accepts."""
     if isinstance(obj, (str, bytes, Mapping)) or not isinstance(obj, (Sequence, np.ndarray)):
         raise InputError(f"cannot read {describe(obj)} as topics: pass {ACCEPTED}")
-    if len(obj) and all(isinstance(t, str) for t in obj):
+    if isinstance(obj, np.ndarray) and obj.ndim == 2 and obj.dtype.kind in "fiu":
+        raise InputError(
+            f"an array of {obj.shape[0]} x {obj.shape[1]} topic-word weights names no words: pass the model itself, "
+            "or TopicModel(Vocabulary(words), weights) with the word of each column"
+        )
+    if len(obj) and all(isinstance(t, str) for t in obj) and gensim_printed_topics(list(obj)) is None:
         raise InputError(
             "topics must be a list of word lists (e.g. [['apple', 'pear'], ...]), not a list of strings: split each "
             "topic's words (topic.split())"
         )
-    return [_topic_words(topic, k) for k, topic in enumerate(obj)]
+    return [_topic_words(topic, k) for k, topic in enumerate(_unnumbered(obj))]
+
+
+def _unnumbered(obj: Sequence[Any] | np.ndarray) -> Sequence[Any] | np.ndarray:
+    """The topics of gensim's ``show_topics`` and ``print_topics``, ``(k, topic)`` pairs, without their numbers
+    ``k``, which must be 0 to K - 1 in order; its ``top_topics``, ordered by coherence, is refused."""
+    if not len(obj) or not all(isinstance(t, tuple) and len(t) == 2 for t in obj):
+        return obj
+    if all(is_count(t[0], minimum=0) for t in obj):
+        numbers = [int(t[0]) for t in obj]
+        if numbers != list(range(len(obj))):
+            raise InputError(
+                f"these are topics {', '.join(map(str, numbers[:10]))}{', ...' if len(numbers) > 10 else ''} of a "
+                "model, not all of its topics in order (gensim's show_topics lists 10 by default): pass the model "
+                "itself, or show_topics(num_topics=-1, formatted=False)"
+            )
+        return [t[1] for t in obj]
+    if all(isinstance(t[0], list) and is_real(t[1]) for t in obj):
+        raise InputError(
+            "gensim's top_topics lists topics by coherence, without their numbers: pass the model itself, or "
+            "[model.show_topic(k, topn=10) for k in range(model.num_topics)]"
+        )
+    return obj
 
 
 def _plain(options: Mapping[str, Any]) -> dict[str, Any]:

@@ -137,7 +137,7 @@ class Topics(Result):
         if not lines:
             raise InputError(f"topic list {path} is empty; write one topic per line, words separated by spaces")
         meta: dict[str, Any] = {"source": str(path)}
-        keys, printed = mallet_topic_keys(lines), _gensim_printed(lines)
+        keys, printed = mallet_topic_keys(lines), gensim_printed_topics(lines)
         if keys is not None:
             lines = [words for _, words in keys]
             meta.update({"format": "mallet-topic-keys", "alpha": [alpha for alpha, _ in keys]})
@@ -168,7 +168,7 @@ _GENSIM_TERM = re.compile(r'-?[0-9.]+(?:e-?[0-9]+)?\*"([^"]*)"')
 _GENSIM_LISTED = re.compile(r"\(\s*\d+\s*,\s*'(.*)'\s*\)")
 
 
-def _gensim_printed(lines: list[str]) -> list[list[str]] | None:
+def gensim_printed_topics(lines: list[str]) -> list[list[str]] | None:
     """The words of gensim's printed topics (``weight*"word" + ...``, bare or in ``(k, '...')``), None where
     a line is anything else: each line must hold such terms and nothing but the ``+`` between them."""
     topics = []
