@@ -35,6 +35,7 @@ from tealeaves.corpus.steps import (
     fixed_vocabulary,
     map_documents,
     merge_batches,
+    no_vocabulary_left,
     rules_config,
     screen_text,
     vocabulary_from_df,
@@ -257,10 +258,7 @@ def _choose_vocabulary(texts: _Texts, source: Corpus | None, train_idx: np.ndarr
     else:
         chosen = _build_vocabulary(texts.words, texts.tokens, texts.lengths, train_idx, config)
     if len(chosen[0]) == 0:
-        raise EmptyResultError(
-            "no word type is left after the vocabulary rules "
-            f"({chosen[3]}); lower min_df=<documents> or raise max_df=<share>, or give more documents"
-        )
+        raise no_vocabulary_left(chosen[3])
     return chosen
 
 

@@ -68,6 +68,7 @@ from tealeaves.corpus.steps import (
     fixed_vocabulary,
     map_documents,
     merge_batches,
+    no_vocabulary_left,
     rules_config,
     screen_text,
     vocabulary_from_df,
@@ -520,10 +521,7 @@ def _vocabulary(
             else:
                 vocab, mapping, reason, info = vocabulary_from_df(seen, df[: len(seen)], n_docs, config)
             if len(vocab) == 0:
-                raise EmptyResultError(
-                    f"no word type is left after the vocabulary rules ({info}); "
-                    "lower min_df=<documents> or raise max_df=<share>, or give more documents"
-                )
+                raise no_vocabulary_left(info)
             np.save(tmp / "mapping.npy", mapping)
             np.save(tmp / "reason.npy", reason)
             vocab.save(tmp / "vocab.txt")

@@ -25,6 +25,7 @@ from tealeaves.artifacts import file_sha256
 from tealeaves.corpus.corpus import Corpus
 from tealeaves.corpus.preprocess import TOKEN_RULES, TOKENIZED, PreprocessConfig, TokenizedBatch, count_whitespace_words
 from tealeaves.corpus.vocabulary import Vocabulary
+from tealeaves.errors import EmptyResultError
 from tealeaves.extras import require
 
 PathLike = str | os.PathLike[str]
@@ -142,6 +143,18 @@ def vocabulary_from_df(
         "types_kept": len(vocab),
     }
     return vocab, mapping, reason, info
+
+
+def no_vocabulary_left(info: dict[str, Any]) -> EmptyResultError:
+    """The refusal when the vocabulary rules leave no word type (``info``: :func:`vocabulary_from_df`'s counts),
+    saying what each rule removed and what to change."""
+    return EmptyResultError(
+        f"no word type is left after the vocabulary rules: of the {info['types_seen']:,} types in the "
+        f"{info['n_training_docs']:,} training document(s), {info['types_removed_max_df']:,} are in more than "
+        f"{info['max_df_threshold']:g} of them (max_df) and {info['types_removed_min_df']:,} in fewer than "
+        f"{info['min_df_threshold']:g} (min_df); lower min_df=<documents> or raise max_df=<share>, or give more "
+        "documents"
+    )
 
 
 def fixed_vocabulary(words: list[str], vocab: Vocabulary) -> tuple[Vocabulary, np.ndarray, np.ndarray, dict[str, Any]]:
