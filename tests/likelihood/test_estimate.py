@@ -146,6 +146,9 @@ def test_corpus_folder_and_lists_give_the_same_estimates(small, tmp_path):
         assert np.array_equal(estimate(phi, alpha, folder, method="left-to-right", seed=2).log_prob, a.log_prob)
     with pytest.raises(InputError, match=r"^docs must be a Corpus or a corpus folder, token-id arrays"):
         estimate(phi, alpha, 42)
+    for ragged in ([[0.5, 0.5], [1.0]], [[(0, 1)], [(1, 2), (3, 4)]]):  # numpy's ValueError came out raw
+        with pytest.raises(InputError, match=r"^phi must be a K x V matrix of .* or a topic model, got a list"):
+            estimate(ragged, alpha, docs)
 
 
 def test_a_topic_model_supplies_alpha_and_maps_other_vocabularies(small):

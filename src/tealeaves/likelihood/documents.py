@@ -25,7 +25,7 @@ import numpy as np
 from tealeaves.corpus import Corpus, Vocabulary, onto_vocabulary
 from tealeaves.corpus.adapters import drop_missing
 from tealeaves.deprecation import moved_names
-from tealeaves.errors import InputError
+from tealeaves.errors import InputError, describe
 from tealeaves.missing import SKIP, OnMissingSkip, check_on_missing
 from tealeaves.models import TopicModel
 from tealeaves.models.topic_model import training_share
@@ -84,7 +84,13 @@ class Documents:
 
 def check_phi(phi: ArrayLike) -> np.ndarray:
     """Φ as a C-contiguous float64 K x V array; a clear error if it is not a positive stochastic matrix."""
-    phi = np.ascontiguousarray(phi, dtype=np.float64)
+    try:
+        phi = np.ascontiguousarray(phi, dtype=np.float64)
+    except (TypeError, ValueError) as exc:  # ragged lists, strings, objects
+        raise InputError(
+            f"phi must be a K x V matrix of topic-word probabilities or a topic model, got {describe(phi)} that is "
+            f"neither ({exc})"
+        ) from exc
     if phi.ndim != 2 or phi.shape[0] < 1 or phi.shape[1] < 1:
         raise InputError(f"phi must be a K x V matrix of topic-word probabilities, got shape {phi.shape}")
     if not np.all(np.isfinite(phi)):
