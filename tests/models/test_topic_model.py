@@ -123,6 +123,18 @@ def test_bad_topics_are_refused(value, message):
         as_topics(value)
 
 
+def test_strings_where_word_lists_go_are_refused_not_split_into_letters():
+    """Topics("abc") was three topics of one letter each, Corpus.from_tokenized("abc") three documents of one
+    letter, and a list of strings was refused as "lists the word 't' twice" or "word ' ' contains whitespace"."""
+    from tealeaves.corpus import Corpus
+
+    for given in ("tax budget", ["tax budget", "war peace"], [["tax"], "war peace"]):
+        with pytest.raises(InputError, match=r"^topics must be a list of word lists .* not a list of strings"):
+            Topics(given)
+        with pytest.raises(InputError, match=r"^texts must be token lists .* not strings: split each text"):
+            Corpus.from_tokenized(given)
+
+
 def test_too_few_words_for_topn():
     with pytest.raises(InputError, match="fewer than the 5"):
         as_topics([["a", "b"]], topn=5)

@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 
 from tealeaves.artifacts import new_manifest
-from tealeaves.corpus.corpus import Corpus
+from tealeaves.corpus.corpus import TOKEN_LISTS_NOT_STRINGS, Corpus
 from tealeaves.corpus.vocabulary import Vocabulary
 from tealeaves.errors import EmptyResultError, InputError, describe
 from tealeaves.missing import SKIP, OnMissingSkip, check_on_missing
@@ -185,10 +185,7 @@ def _from_token_lists(texts: Iterable[Any]) -> Corpus:
     ids: list[int] = []
     for d, text in enumerate(texts):
         if isinstance(text, str):
-            raise InputError(
-                "texts must be token lists (one list of words per document), not strings: split each text "
-                "(text.split()), or prepare raw texts with tealeaves.prepare"
-            )
+            raise InputError(TOKEN_LISTS_NOT_STRINGS)
         if isinstance(text, (bytes, Mapping)) or not isinstance(text, Iterable):
             raise InputError(f"text {d} is {describe(text)}, not a list of words: pass {ACCEPTED_TEXTS}")
         before = len(ids)

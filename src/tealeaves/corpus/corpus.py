@@ -37,6 +37,13 @@ document completion: the first ``ceil(N/2)`` tokens and the rest, even and odd p
 random ``ceil(N/2)`` positions and the rest."""
 
 
+TOKEN_LISTS_NOT_STRINGS = (
+    "texts must be token lists (one list of words per document), not strings: split each text (text.split()), or "
+    "prepare raw texts with tealeaves.prepare"
+)
+"""The refusal of texts given as strings where token lists go."""
+
+
 class Corpus:
     """Documents as token ids (see the module docstring for the on-disk layout).
 
@@ -178,6 +185,8 @@ class Corpus:
         Without ``vocab`` the vocabulary is every word seen, sorted; with it, words outside
         it are dropped (``on_missing="skip"``) or refused (``"error"``).
         """
+        if isinstance(docs, (str, bytes)) or any(isinstance(d, (str, bytes)) for d in docs):
+            raise InputError(TOKEN_LISTS_NOT_STRINGS)
         if vocab is None:
             vocab = Vocabulary(sorted({w for d in docs for w in d}))
         return cls.from_documents([vocab.ids(list(d), on_missing=on_missing) for d in docs], vocab, **fields)

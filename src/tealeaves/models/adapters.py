@@ -34,7 +34,7 @@ import numpy as np
 from tealeaves.corpus import Corpus, Vocabulary
 from tealeaves.errors import InputError, describe, is_count, is_real
 from tealeaves.models.topic_model import TopicModel
-from tealeaves.models.topics import Topics, gensim_printed_topics
+from tealeaves.models.topics import TOPICS_NOT_STRINGS, Topics, gensim_printed_topics
 
 DEFAULT_FLOOR = 1e-12
 MASS_LOSS_WARNING = 0.05  # a topic losing more than this share of its mass to dropped words is warned about
@@ -711,10 +711,7 @@ def _word_lists(obj: Any) -> list[list[str]]:
             "or TopicModel(Vocabulary(words), weights) with the word of each column"
         )
     if len(obj) and all(isinstance(t, str) for t in obj) and gensim_printed_topics(list(obj)) is None:
-        raise InputError(
-            "topics must be a list of word lists (e.g. [['apple', 'pear'], ...]), not a list of strings: split each "
-            "topic's words (topic.split())"
-        )
+        raise InputError(TOPICS_NOT_STRINGS)
     return [_topic_words(topic, k) for k, topic in enumerate(_unnumbered(obj))]
 
 

@@ -28,6 +28,13 @@ SHOWN_WORDS = 20
 """The words of a topic an error message quotes (a file that is no topic list has lines of thousands)."""
 
 
+TOPICS_NOT_STRINGS = (
+    "topics must be a list of word lists (e.g. [['apple', 'pear'], ...]), not a list of strings: split each topic's "
+    "words (topic.split())"
+)
+"""The refusal of topics given as strings where word lists go."""
+
+
 @dataclass(frozen=True)
 class Topics(Result):
     """Topics as ranked word lists (most probable word first).
@@ -73,7 +80,10 @@ class Topics(Result):
     meta: dict[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        words = tuple(tuple(str(w) for w in topic) for topic in self.words)
+        given = self.words
+        if isinstance(given, (str, bytes)) or any(isinstance(topic, (str, bytes)) for topic in given):
+            raise InputError(TOPICS_NOT_STRINGS)
+        words = tuple(tuple(str(w) for w in topic) for topic in given)
         object.__setattr__(self, "words", words)
         if not words:
             raise InputError("no topics given: a Topics object needs at least one topic")
