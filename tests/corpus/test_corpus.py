@@ -180,6 +180,28 @@ def test_from_tokenized_builds_a_sorted_vocabulary():
         Corpus.from_tokenized([["kiwi"]], vocab=corpus.vocab, on_missing="error")
 
 
+def test_from_documents_refuses_what_is_not_token_ids_of_its_vocabulary():
+    """Words, fractions and nested lists were read by numpy (0.5 became id 0; words raised its ValueError), and
+    an id outside the vocabulary was an ArtifactError calling an in-memory corpus a corrupt folder."""
+    vocab = Vocabulary(["a", "b"])
+    cases = [
+        ([["a", "b"]], r"^document 0 is not a list of token ids .* lists of words go to Corpus.from_tokenized"),
+        ([[0, 1], [0.5]], r"^document 1 is not a list of token ids \(it holds float64 values"),
+        ([[[0, 1]]], r"^document 0 is not a list of token ids \(it holds int64 values of shape \(1, 2\)\)"),
+        ([[0], [1, 2]], r"^document 1 holds token id 2, outside 0 \.\. 1, the ids of the vocabulary's 2 words$"),
+        ([[], [-1]], r"^document 1 holds token id -1, outside"),
+    ]
+    for docs, message in cases:
+        with pytest.raises(InputError, match=message):
+            Corpus.from_documents(docs, vocab)
+    same = Corpus.from_documents([[0, 1], [], np.array([1], dtype=np.uint8)], ["a", "b"])  # a list of words too
+    assert isinstance(same.vocab, Vocabulary) and same.texts() == [["a", "b"], [], ["b"]]
+    for words, message in ((None, "a vocabulary is a list of distinct words, got a NoneType"), ("ab", "got a str"),
+                           (["a", 3], "vocabulary word 3 is an int; words must be strings")):  # fmt: skip
+        with pytest.raises(InputError, match=message):
+            Vocabulary(words)
+
+
 def test_texts_are_the_token_lists_from_tokenized_reads_back():
     rng = np.random.default_rng(5)
     vocab = Vocabulary([f"w{i}" for i in range(30)])

@@ -159,7 +159,9 @@ def test_nothing_left_after_filtering_is_a_clear_error(corpus_of):
     with pytest.raises(EmptyResultError, match="no word type is left"):
         corpus_of(["the and of", "is it be"])
     # what each rule removed, in words (it printed the counts' dict)
-    message = r"^no word type is left .*: of the 2 types in the 2 training document\(s\), 2 are in more than 1.8 of them"
+    message = (
+        r"^no word type is left .*: of the 2 types in the 2 training document\(s\), 2 are in more than 1.8 of them"
+    )
     with pytest.raises(EmptyResultError, match=message):
         corpus_of(["tax war", "tax war"], max_df=0.9, min_df=1)
     with pytest.raises(EmptyResultError, match="fewer than 25"):

@@ -123,6 +123,19 @@ def test_bad_topics_are_refused(value, message):
         as_topics(value)
 
 
+def test_a_model_takes_its_words_as_a_list_and_refuses_arrays_that_are_not_numbers(tmp_path):
+    """A list of words is made a Vocabulary (it stayed a list, and save() raised AttributeError); phi, alpha or
+    theta that are not numbers are refused naming which (numpy's ValueError came out raw)."""
+    phi = np.array([[0.5, 0.3, 0.2], [0.1, 0.1, 0.8]])
+    model = TopicModel(["a", "b", "c"], phi)
+    assert isinstance(model.vocab, Vocabulary)
+    model.save(tmp_path / "m")
+    assert TopicModel.load(tmp_path / "m").vocab == Vocabulary(["a", "b", "c"])
+    for name, value in (("phi", [["a", "b", "c"]]), ("alpha", "0.5,0.5"), ("theta", {"d": 1})):
+        with pytest.raises(InputError, match=f"^{name} must be an array of numbers, got a"):
+            TopicModel(Vocabulary(["a", "b", "c"]), **{"phi": phi, name: value})
+
+
 def test_strings_where_word_lists_go_are_refused_not_split_into_letters():
     """Topics("abc") was three topics of one letter each, Corpus.from_tokenized("abc") three documents of one
     letter, and a list of strings was refused as "lists the word 't' twice" or "word ' ' contains whitespace"."""

@@ -87,7 +87,7 @@ class Corpus:
         *,
         docs_file: Path | None = None,
     ):
-        self.vocab = vocab
+        self.vocab = vocab if isinstance(vocab, Vocabulary) else Vocabulary(vocab)
         self.tokens = tokens if isinstance(tokens, np.memmap) else np.ascontiguousarray(tokens, dtype=np.int32)
         self.offsets = offsets if isinstance(offsets, np.memmap) else np.ascontiguousarray(offsets, dtype=np.int64)
         self.manifest = dict(manifest) if manifest is not None else new_manifest("corpus")
@@ -162,15 +162,27 @@ class Corpus:
     @classmethod
     def from_documents(cls, docs: Sequence[Sequence[int] | np.ndarray], vocab: Vocabulary, **fields: Any) -> Corpus:
         """A corpus from per-document sequences of token ids (``fields``: ids, titles, ...)."""
-        lengths = np.array([len(d) for d in docs], dtype=np.int64)
+        given = [np.asarray(d) for d in docs]
+        odd = next(
+            (d for d, ids in enumerate(given) if ids.ndim != 1 or (ids.size and ids.dtype.kind not in "iu")), None
+        )
+        if odd is not None:
+            raise InputError(
+                f"document {odd} is not a list of token ids (it holds {given[odd].dtype} values of shape "
+                f"{given[odd].shape}): documents must be lists of integer ids, one list per document; lists of words "
+                "go to Corpus.from_tokenized"
+            )
+        lengths = np.array([len(ids) for ids in given], dtype=np.int64)
         offsets = np.zeros(len(docs) + 1, dtype=np.int64)
         np.cumsum(lengths, out=offsets[1:])
-        tokens = (
-            np.concatenate([np.asarray(d, dtype=np.int32) for d in docs])
-            if len(docs) and offsets[-1] > 0
-            else np.zeros(0, dtype=np.int32)
-        )
-        return cls(vocab, tokens, offsets, **fields)
+        tokens = np.concatenate(given).astype(np.int64) if offsets[-1] > 0 else np.zeros(0, dtype=np.int64)
+        outside = np.flatnonzero((tokens < 0) | (tokens >= len(vocab)))
+        if len(outside):
+            raise InputError(
+                f"document {int(np.searchsorted(offsets, outside[0], side='right')) - 1} holds token id "
+                f"{tokens[outside[0]]}, outside 0 .. {len(vocab) - 1}, the ids of the vocabulary's {len(vocab)} words"
+            )
+        return cls(vocab, tokens.astype(np.int32), offsets, **fields)
 
     @classmethod
     def from_tokenized(

@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 
 from tealeaves.deprecation import moved_names
-from tealeaves.errors import ArtifactError, InputError
+from tealeaves.errors import ArtifactError, InputError, describe
 from tealeaves.missing import SKIP, OnMissingSkip, check_on_missing
 
 __getattr__ = moved_names(__name__, {"OnMissing": "tealeaves.missing.OnMissingSkip"})
@@ -43,7 +43,12 @@ class Vocabulary:
     __slots__ = ("_index", "_words")
 
     def __init__(self, words: Iterable[str]):
+        if isinstance(words, (str, bytes)) or not isinstance(words, Iterable):
+            raise InputError(f"a vocabulary is a list of distinct words, got {describe(words)}")
         self._words: tuple[str, ...] = tuple(words)
+        odd = [w for w in self._words if not isinstance(w, str)]
+        if odd:
+            raise InputError(f"vocabulary word {odd[0]!r} is {describe(odd[0])}; words must be strings")
         self._index: dict[str, int] = {w: i for i, w in enumerate(self._words)}
         if len(self._index) != len(self._words):
             seen: set[str] = set()
