@@ -588,6 +588,37 @@ def test_models_over_different_vocabularies_get_no_held_out_likelihood_verdicts(
     assert set(tealeaves.evaluate(off, tmp_path / "off").per_model.model) == {"lda", "other"}
 
 
+def test_a_second_evaluate_writing_the_same_folder_at_once_is_refused(planted, tmp_path):
+    """While one evaluate holds the run folder's lock, another writing it is refused naming the holder's
+    process, and writes nothing there; once the lock is free (the holder finished, or was killed: the lock
+    goes with its process) the folder is written. Before, both computed every step and the last to finish
+    left its tables, possibly beside the other's manifest."""
+    import fcntl
+    import subprocess
+
+    given = {**config(planted, "random"), "metrics": {name: name == "diversity" for name in METRICS}}
+    out = tmp_path / "run"
+    out.mkdir()
+    holder = subprocess.Popen(
+        [sys.executable, "-c", "import fcntl, sys, time\nf = open(sys.argv[1], 'a+')\nfcntl.flock(f, fcntl.LOCK_EX)\n"
+         "f.write('4242'); f.flush(); print('held', flush=True); time.sleep(60)", str(out / ".lock")],
+        stdout=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    try:
+        assert holder.stdout.readline().strip() == "held"
+        with pytest.raises(ArtifactError, match=r"^another tealeaves evaluate is writing .*run \(process 4242\); wait"):
+            tealeaves.evaluate(given, out)
+        assert sorted(p.name for p in out.iterdir()) == [".lock"]
+    finally:
+        holder.kill()
+        holder.wait()
+    run = tealeaves.evaluate(given, out)  # the killed holder's lock went with it
+    assert (out / "manifest.json").is_file() and set(run.per_model.model) == {"random"}
+    with open(out / ".lock") as lock:  # released when evaluate returned
+        fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    assert tealeaves.evaluate(given, out).to_dict()["steps"]["computed"] == 0
+
+
 def test_a_metric_option_hint_reads_as_the_configuration_spells_it(planted, tmp_path):
     """A held-out word the models lack: the likelihood's hint on_missing="skip" is the metric's option in the
     configuration's words, and the command line does not turn it into a flag evaluate lacks."""

@@ -23,6 +23,7 @@ The steps:
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
 import json
@@ -31,6 +32,7 @@ import re
 import shutil
 import tempfile
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -269,65 +271,67 @@ def evaluate(
     _one_vocabulary(cfg, models, corpora)
     timings["load"] = time.perf_counter() - tick
     notify(progress, "load corpora and models", 1, 1)
-    cache = out / "cache"  # created once the inputs are known to be readable
-    (cache / "steps").mkdir(parents=True, exist_ok=True)
-    heldout_path = _corpus_folder(
-        cfg.corpora.get("heldout"), corpora.get("heldout"), fingerprints.get("heldout"), cache
-    )
+    with _writing(out):  # created once the inputs are known to be readable; one evaluate at a time writes it
+        cache = out / "cache"
+        (cache / "steps").mkdir(parents=True, exist_ok=True)
+        heldout_path = _corpus_folder(
+            cfg.corpora.get("heldout"), corpora.get("heldout"), fingerprints.get("heldout"), cache
+        )
 
-    tick = time.perf_counter()
-    index_path = _reference_index(corpora, fingerprints, cfg, cache, progress) if _needs(cfg, "index") else None
-    timings["index"] = time.perf_counter() - tick
-
-    plan, skipped = _plan(cfg, models, model_fps, fingerprints, corpora)
-    tick = time.perf_counter()
-    jobs = [
-        _Job({name: models[name] for name in names}, steps, heldout_path, index_path, cfg.seed) for names, steps in plan
-    ]
-    computed = _compute_steps(jobs, cache, workers, scheduler, progress)
-    timings["models"] = time.perf_counter() - tick
-    step_log, measured, pooled = _read_steps(plan, cache, computed)
-    measurements, flags = _collect(measured)
-    correlations = None
-    if cfg.study is not None:
         tick = time.perf_counter()
-        correlations, entry = _study_step(cfg, measurements.items, cache, progress)
-        step_log.append(entry)
-        timings["study"] = time.perf_counter() - tick
+        index_path = _reference_index(corpora, fingerprints, cfg, cache, progress) if _needs(cfg, "index") else None
+        timings["index"] = time.perf_counter() - tick
 
-    tick = time.perf_counter()
-    per_model, comparisons = _model_tables(cfg, measurements)
-    items = measurements.items
-    tables = {
-        "per_topic": _per_topic_table(items),
-        "per_document": _per_document_table(items),
-        "per_model": per_model,
-        "comparisons": comparisons,
-        "topics": _topics_table(models, flags),
-        "correlations": correlations if correlations is not None else _empty_correlations(),
-    }
-    timings["tables"] = time.perf_counter() - tick
-    timings["total"] = time.perf_counter() - started
-    manifest = new_manifest(
-        KIND,
-        config={**cfg.source, "metrics": cfg.metrics},
-        corpora={name: {"path": _given(cfg.corpora[name]), "fingerprint": fp} for name, fp in fingerprints.items()},
-        models={spec.name: _model_entry(spec, models[spec.name], model_fps[spec.name]) for spec in cfg.models},
-        seed=cfg.seed,
-        n_resamples=cfg.n_resamples,
-        alpha=cfg.alpha,
-        primary=list(cfg.primary),
-        versions=_versions(),
-        steps=step_log,
-        skipped=skipped,
-        pooled=pooled,
-        runs=cfg.runs,
-        timings={k: round(v, 3) for k, v in timings.items()},
-        tables=[f"{name}.{suffix}" for name in TABLES for suffix in ("parquet", "csv")],
-    )
-    _write_tables(out, tables, manifest)
-    notify(progress, "write tables", 1, 1)
-    return Evaluation(path=out, manifest=json.loads(json.dumps(manifest)), **tables)
+        plan, skipped = _plan(cfg, models, model_fps, fingerprints, corpora)
+        tick = time.perf_counter()
+        jobs = [
+            _Job({name: models[name] for name in names}, steps, heldout_path, index_path, cfg.seed)
+            for names, steps in plan
+        ]
+        computed = _compute_steps(jobs, cache, workers, scheduler, progress)
+        timings["models"] = time.perf_counter() - tick
+        step_log, measured, pooled = _read_steps(plan, cache, computed)
+        measurements, flags = _collect(measured)
+        correlations = None
+        if cfg.study is not None:
+            tick = time.perf_counter()
+            correlations, entry = _study_step(cfg, measurements.items, cache, progress)
+            step_log.append(entry)
+            timings["study"] = time.perf_counter() - tick
+
+        tick = time.perf_counter()
+        per_model, comparisons = _model_tables(cfg, measurements)
+        items = measurements.items
+        tables = {
+            "per_topic": _per_topic_table(items),
+            "per_document": _per_document_table(items),
+            "per_model": per_model,
+            "comparisons": comparisons,
+            "topics": _topics_table(models, flags),
+            "correlations": correlations if correlations is not None else _empty_correlations(),
+        }
+        timings["tables"] = time.perf_counter() - tick
+        timings["total"] = time.perf_counter() - started
+        manifest = new_manifest(
+            KIND,
+            config={**cfg.source, "metrics": cfg.metrics},
+            corpora={name: {"path": _given(cfg.corpora[name]), "fingerprint": fp} for name, fp in fingerprints.items()},
+            models={spec.name: _model_entry(spec, models[spec.name], model_fps[spec.name]) for spec in cfg.models},
+            seed=cfg.seed,
+            n_resamples=cfg.n_resamples,
+            alpha=cfg.alpha,
+            primary=list(cfg.primary),
+            versions=_versions(),
+            steps=step_log,
+            skipped=skipped,
+            pooled=pooled,
+            runs=cfg.runs,
+            timings={k: round(v, 3) for k, v in timings.items()},
+            tables=[f"{name}.{suffix}" for name in TABLES for suffix in ("parquet", "csv")],
+        )
+        _write_tables(out, tables, manifest)
+        notify(progress, "write tables", 1, 1)
+        return Evaluation(path=out, manifest=json.loads(json.dumps(manifest)), **tables)
 
 
 def _compute_steps(
@@ -807,6 +811,42 @@ def _write_tables(out: Path, tables: dict[str, pd.DataFrame], manifest: dict[str
         shutil.rmtree(tmp, ignore_errors=True)
 
 
+LOCK = ".lock"
+"""The file in a run folder that the evaluate writing it holds locked (``fcntl.flock``)."""
+
+
+@contextlib.contextmanager
+def _writing(out: Path) -> Iterator[None]:
+    """Create ``out`` and hold its lock while this evaluate writes it: a second evaluate writing the same folder
+    at once is refused, where both computed every step and the last to finish left its tables, possibly beside
+    the other's manifest. The lock goes with the process, so a killed run leaves none held. Where the system
+    has no ``fcntl`` (Windows), runs are not locked."""
+    out.mkdir(parents=True, exist_ok=True)
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - Windows
+        yield
+        return
+    with open(out / LOCK, "a+", encoding="utf-8") as handle:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            handle.seek(0)
+            holder = handle.read().strip() or "another process"
+            raise ArtifactError(
+                f"another tealeaves evaluate is writing {out} (process {holder}); wait for it to finish, or choose "
+                "another out=<folder>"
+            ) from None
+        handle.seek(0)
+        handle.truncate()
+        handle.write(str(os.getpid()))
+        handle.flush()
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
 def _claim(out: Path) -> Path:
     """Check that ``out`` may be a run folder: new, empty, an earlier run, or one interrupted (only its cache)."""
     if out.exists():
@@ -817,7 +857,7 @@ def _claim(out: Path) -> Path:
                 read_manifest(out, kind=KIND)
             except TealeavesError:
                 raise ArtifactError(f"{out} holds another tealeaves artifact; choose another out=<folder>") from None
-        elif any(p.name != "cache" and not p.name.startswith(".tables-") for p in out.iterdir()):
+        elif any(p.name not in ("cache", LOCK) and not p.name.startswith(".tables-") for p in out.iterdir()):
             raise ArtifactError(f"{out} exists and is not a tealeaves evaluation run; choose another out=<folder>")
     return out
 
