@@ -31,6 +31,78 @@ from tealeaves.errors import ArtifactError
 MANIFEST = "manifest.json"
 
 
+LOCK = ".lock"
+"""The file in an output folder that the command writing it holds locked (``fcntl.flock``)."""
+
+
+@contextlib.contextmanager
+def folder_lock(folder: str | os.PathLike[str], command: str) -> Iterator[Path]:
+    """Create ``folder`` and hold its lock while ``command`` (``"evaluate"``, ``"sweep"``) writes it.
+
+    A second command writing the same folder at once is refused, where both would compute every step
+    and the last to finish leave its files beside the other's. The lock goes with the process, so a
+    killed run leaves none held; where the system has no ``fcntl`` (Windows), folders are not locked.
+
+    Parameters
+    ----------
+    folder : path
+        The output folder (created if absent).
+    command : str
+        What writes it, as the refusal names it.
+
+    Yields
+    ------
+    Path
+        The folder.
+
+    Raises
+    ------
+    ArtifactError
+        While another process holds the lock: which process, and what to do.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> from tealeaves.artifacts import folder_lock
+    >>> tmp = tempfile.TemporaryDirectory()
+    >>> with folder_lock(Path(tmp.name) / "run", "evaluate") as out:
+    ...     with folder_lock(out, "evaluate"):
+    ...         pass
+    Traceback (most recent call last):
+    ...
+    tealeaves.errors.ArtifactError: another tealeaves evaluate is writing .../run (process ...); wait for it to finish, or choose another out=<folder>
+    >>> tmp.cleanup()
+    """
+    folder = Path(folder)
+    if folder.exists() and not folder.is_dir():
+        raise ArtifactError(f"{folder} exists and is not a folder; choose another out=<folder>")
+    folder.mkdir(parents=True, exist_ok=True)
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - Windows
+        yield folder
+        return
+    with open(folder / LOCK, "a+", encoding="utf-8") as handle:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            handle.seek(0)
+            holder = handle.read().strip() or "unknown"
+            raise ArtifactError(
+                f"another tealeaves {command} is writing {folder} (process {holder}); wait for it to finish, or "
+                "choose another out=<folder>"
+            ) from None
+        handle.seek(0)
+        handle.truncate()
+        handle.write(str(os.getpid()))
+        handle.flush()
+        try:
+            yield folder
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
 def cache_root() -> Path:
     """tealeaves' on-disk cache (not artifacts: what can be recomputed): ``$TEALEAVES_CACHE``, else
     ``$XDG_CACHE_HOME/tealeaves`` or ``~/.cache/tealeaves``."""

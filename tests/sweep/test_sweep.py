@@ -225,6 +225,32 @@ def test_another_configuration_in_the_same_folder_is_refused_unless_forced(input
     (tmp_path / "plain" / "notes.txt").write_text("mine")
     with pytest.raises(ArtifactError, match="not a sweep folder"):
         sweep(config, tmp_path / "plain", scheduler=None, workers=1)
+    assert sorted(p.name for p in (tmp_path / "plain").iterdir()) == ["notes.txt"]  # no lock left there
+
+
+def test_a_second_sweep_writing_the_same_folder_at_once_is_refused_even_with_force(inputs, flaky, tmp_path):
+    """While a sweep holds the folder's lock, another one, even with force (which deleted the folder under the
+    first), is refused naming the holder's process, and the folder is left as it was; once the holder's
+    process is gone, the sweep runs."""
+    import subprocess
+    import sys
+
+    config = flaky_config(inputs, settings=1, seed=0)
+    out = tmp_path / "sweep"
+    sweep(config, out, scheduler=None, workers=1)
+    before = sorted(p.relative_to(out) for p in out.rglob("*"))
+    program = "import fcntl, sys, time\nf = open(sys.argv[1], 'a+')\nfcntl.flock(f, fcntl.LOCK_EX)\nprint('held', flush=True)\ntime.sleep(60)"
+    holder = subprocess.Popen([sys.executable, "-c", program, str(out / ".lock")], stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline().strip() == "held"
+        for force in (False, True):
+            with pytest.raises(ArtifactError, match=r"^another tealeaves sweep is writing .*sweep \(process \d+\)"):
+                sweep(config, out, scheduler=None, workers=1, force=force)
+        assert sorted(p.relative_to(out) for p in out.rglob("*")) == before
+    finally:
+        holder.kill()
+        holder.wait()
+    assert sweep(config, out, scheduler=None, workers=1, force=True).trained == 1
 
 
 def planted_fit(corpus, k, seed=0, progress=None, *, iterations=20, duplicate=False, shared=0):

@@ -23,7 +23,6 @@ The steps:
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import hashlib
 import json
@@ -32,7 +31,6 @@ import re
 import shutil
 import tempfile
 import time
-from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -40,9 +38,11 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from tealeaves.artifacts import (
+    LOCK,
     MANIFEST,
     arrays_sha256,
     atomic_file,
+    folder_lock,
     json_safe,
     new_manifest,
     read_manifest,
@@ -271,7 +271,7 @@ def evaluate(
     _one_vocabulary(cfg, models, corpora)
     timings["load"] = time.perf_counter() - tick
     notify(progress, "load corpora and models", 1, 1)
-    with _writing(out):  # created once the inputs are known to be readable; one evaluate at a time writes it
+    with folder_lock(out, "evaluate"):  # created once the inputs are known to be readable; one at a time writes it
         cache = out / "cache"
         (cache / "steps").mkdir(parents=True, exist_ok=True)
         heldout_path = _corpus_folder(
@@ -809,42 +809,6 @@ def _write_tables(out: Path, tables: dict[str, pd.DataFrame], manifest: dict[str
             os.replace(file, out / file.name)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
-
-
-LOCK = ".lock"
-"""The file in a run folder that the evaluate writing it holds locked (``fcntl.flock``)."""
-
-
-@contextlib.contextmanager
-def _writing(out: Path) -> Iterator[None]:
-    """Create ``out`` and hold its lock while this evaluate writes it: a second evaluate writing the same folder
-    at once is refused, where both computed every step and the last to finish left its tables, possibly beside
-    the other's manifest. The lock goes with the process, so a killed run leaves none held. Where the system
-    has no ``fcntl`` (Windows), runs are not locked."""
-    out.mkdir(parents=True, exist_ok=True)
-    try:
-        import fcntl
-    except ImportError:  # pragma: no cover - Windows
-        yield
-        return
-    with open(out / LOCK, "a+", encoding="utf-8") as handle:
-        try:
-            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            handle.seek(0)
-            holder = handle.read().strip() or "another process"
-            raise ArtifactError(
-                f"another tealeaves evaluate is writing {out} (process {holder}); wait for it to finish, or choose "
-                "another out=<folder>"
-            ) from None
-        handle.seek(0)
-        handle.truncate()
-        handle.write(str(os.getpid()))
-        handle.flush()
-        try:
-            yield
-        finally:
-            fcntl.flock(handle, fcntl.LOCK_UN)
 
 
 def _claim(out: Path) -> Path:

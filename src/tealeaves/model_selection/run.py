@@ -51,7 +51,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from tealeaves.artifacts import MANIFEST, atomic_file, json_safe, new_manifest, read_manifest, write_json
+from tealeaves.artifacts import (
+    LOCK,
+    MANIFEST,
+    atomic_file,
+    folder_lock,
+    json_safe,
+    new_manifest,
+    read_manifest,
+    write_json,
+)
 from tealeaves.errors import ArtifactError, InputError
 from tealeaves.model_selection.config import SweepConfig
 from tealeaves.model_selection.packing import pack_trials
@@ -649,8 +658,8 @@ def sweep(
     >>> result = sweep(config, Path(folder.name) / "sweep", scheduler=None, workers=1)
     >>> result.selected  # the best NPMI among the trials that pass the filters
     {'lda-gibbs': 'lda-gibbs-0000'}
-    >>> sorted(path.name for path in result.out.iterdir())
-    ['manifest.json', 'models', 'results.csv', 'results.parquet', 'trials']
+    >>> sorted(path.name for path in result.out.iterdir())  # .lock: held by the sweep writing it
+    ['.lock', 'manifest.json', 'models', 'results.csv', 'results.parquet', 'trials']
 
     Run again, the sweep resumes: every trial has its record, so nothing is trained.
 
@@ -665,61 +674,69 @@ def sweep(
     if not isinstance(config, SweepConfig):
         config = SweepConfig.from_toml(config)
     trials = plan(config)  # reads the corpus and the index before the folder is touched
-    folder = _open_folder(Path(out), force)
-    records = _finished(folder, trials)
-    _write_manifest(folder, config, trials, scheduler, workers, "running")
-    best = {model: _best(records.values(), model) for model in config.models}
-    todo = [trial for trial in trials if trial.trial not in records]
-    # a step cap can make two drawn settings train alike (the same parameters and seed: the same
-    # key); each key is trained once and its outcome recorded for every trial that has it
-    twins: dict[str, list[Trial]] = {}
-    for trial in todo:
-        twins.setdefault(trial.key, []).append(trial)
-    unique = [group[0] for group in twins.values()]
-    packs = pack_trials(unique, config.batch_trials, config.batch_memory_gb * 1e9)
-    resumed = len(records)
-    notify(progress, "sweep", resumed, len(trials))
-    for packed in parallel_completed(run_pack, packs, workers=workers, scheduler=scheduler, retries=RETRIES):
-        for first, outcome in zip(packs[packed.index], trial_outcomes(packed, len(packs[packed.index]))):
-            for trial in twins[first.key]:
-                record = _record(trial, outcome, None if trial is first else first.trial)
-                if record["status"] == "ok" and _rank(record) > _rank(best[trial.model]):
-                    _save_model(folder, trial, record, outcome.value["model"])  # type: ignore[index]
-                    best[trial.model] = record
-                _replace(folder / "trials" / f"{trial.trial}.json", functools.partial(write_json, data=record))
-                records[trial.trial] = record
-                npmi = record["scores"].get("npmi")
-                notify(progress, "sweep", len(records), len(trials), model=trial.model, npmi=npmi)
-    ordered = tuple(records[trial.trial] for trial in trials)
-    selected = select_best(results_frame(ordered))
-    _check_models(folder, trials, records, selected, workers, scheduler)
-    result = SweepResult(
-        out=folder,
-        records=ordered,
-        selected=selected,
-        trained=len(todo),
-        resumed=resumed,
-        seconds=round(time.perf_counter() - started, 3),
-    )
-    frame = result.to_frame()
-    _replace(folder / "results.parquet", lambda tmp: frame.to_parquet(tmp, index=False))
-    write_result(result, folder / "results.csv")
-    _write_manifest(folder, config, trials, scheduler, workers, "complete", result)
-    return result
+    _check_folder(Path(out), force)
+    with folder_lock(out, "sweep"):  # one sweep at a time writes the folder
+        folder = _open_folder(Path(out), force)
+        records = _finished(folder, trials)
+        _write_manifest(folder, config, trials, scheduler, workers, "running")
+        best = {model: _best(records.values(), model) for model in config.models}
+        todo = [trial for trial in trials if trial.trial not in records]
+        # a step cap can make two drawn settings train alike (the same parameters and seed: the same
+        # key); each key is trained once and its outcome recorded for every trial that has it
+        twins: dict[str, list[Trial]] = {}
+        for trial in todo:
+            twins.setdefault(trial.key, []).append(trial)
+        unique = [group[0] for group in twins.values()]
+        packs = pack_trials(unique, config.batch_trials, config.batch_memory_gb * 1e9)
+        resumed = len(records)
+        notify(progress, "sweep", resumed, len(trials))
+        for packed in parallel_completed(run_pack, packs, workers=workers, scheduler=scheduler, retries=RETRIES):
+            for first, outcome in zip(packs[packed.index], trial_outcomes(packed, len(packs[packed.index]))):
+                for trial in twins[first.key]:
+                    record = _record(trial, outcome, None if trial is first else first.trial)
+                    if record["status"] == "ok" and _rank(record) > _rank(best[trial.model]):
+                        _save_model(folder, trial, record, outcome.value["model"])  # type: ignore[index]
+                        best[trial.model] = record
+                    _replace(folder / "trials" / f"{trial.trial}.json", functools.partial(write_json, data=record))
+                    records[trial.trial] = record
+                    npmi = record["scores"].get("npmi")
+                    notify(progress, "sweep", len(records), len(trials), model=trial.model, npmi=npmi)
+        ordered = tuple(records[trial.trial] for trial in trials)
+        selected = select_best(results_frame(ordered))
+        _check_models(folder, trials, records, selected, workers, scheduler)
+        result = SweepResult(
+            out=folder,
+            records=ordered,
+            selected=selected,
+            trained=len(todo),
+            resumed=resumed,
+            seconds=round(time.perf_counter() - started, 3),
+        )
+        frame = result.to_frame()
+        _replace(folder / "results.parquet", lambda tmp: frame.to_parquet(tmp, index=False))
+        write_result(result, folder / "results.csv")
+        _write_manifest(folder, config, trials, scheduler, workers, "complete", result)
+        return result
 
 
-def _open_folder(out: Path, force: bool) -> Path:
-    """Create the sweep folder, or check that an existing one is a sweep folder (delete it with ``force``)."""
+def _check_folder(out: Path, force: bool) -> None:
+    """Refuse an ``out`` that is a file, or without ``force`` a folder that holds something else than a sweep."""
     if out.exists() and not out.is_dir():
         raise ArtifactError(f"output {out} exists and is not a folder; remove it or choose another path")
-    if out.exists() and force:
-        shutil.rmtree(out)
-    if out.exists() and any(out.iterdir()):
+    if not force and out.exists() and any(path.name != LOCK for path in out.iterdir()):
         if not (out / MANIFEST).is_file():
             raise ArtifactError(
                 f"{out} exists and is not a sweep folder; choose another out=<folder> or pass force=True"
             )
         read_manifest(out, kind="sweep")
+
+
+def _open_folder(out: Path, force: bool) -> Path:
+    """The sweep folder, whose lock this sweep holds, emptied with ``force`` but for the lock, with ``trials/``."""
+    if force:
+        for path in out.iterdir():
+            if path.name != LOCK:
+                shutil.rmtree(path) if path.is_dir() and not path.is_symlink() else path.unlink()
     (out / "trials").mkdir(parents=True, exist_ok=True)
     return out
 
