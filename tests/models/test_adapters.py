@@ -290,8 +290,11 @@ def test_every_texts_shape_gives_the_same_counts(tmp_path, corpus, texts, gensim
 def test_indexing_texts_for_one_call_says_what_it_cost(texts, corpus, monkeypatch):
     from tealeaves.coherence import reference
 
-    monkeypatch.setattr(reference, "INDEX_NOTE_TOKENS", 100)
     topics = [["w001", "w002", "w003"]]
+    with warnings.catch_warnings():  # it took less than a second: no note
+        warnings.simplefilter("error")
+        score(topics, texts)
+    monkeypatch.setattr(reference, "INDEX_NOTE_SECONDS", 0.0)
     with pytest.warns(reference.IndexBuildWarning, match=r"150 documents, 6,000 tokens in .* s; build the index once"):
         score(topics, texts)
     with warnings.catch_warnings():

@@ -12,7 +12,7 @@ from tealeaves.artifacts import MANIFEST, read_manifest
 from tealeaves.coherence.index import KIND, RefIndex
 from tealeaves.errors import ArtifactError
 
-INDEX_NOTE_TOKENS = 100_000  # texts of at least this many tokens get a note of what indexing them cost
+INDEX_NOTE_SECONDS = 1.0  # indexing that took at least this long gets a note of what it cost
 
 
 class IndexBuildWarning(UserWarning):
@@ -27,8 +27,9 @@ def as_reference_index(reference: Any) -> RefIndex:
     :func:`~tealeaves.corpus.as_corpus` reads them (gensim's token lists, a Dictionary with its
     bag-of-words corpus). Indexing is one pass over the tokens (about a second per million
     tokens, and memory about twice the token array), which a call on a large corpus pays every
-    time: texts of at least :data:`INDEX_NOTE_TOKENS` tokens get an :class:`IndexBuildWarning`
-    saying what it cost; build the index once with ``RefIndex.build(texts)`` (``out=`` keeps it
+    time: indexing that took :data:`INDEX_NOTE_SECONDS` or more gets an :class:`IndexBuildWarning`
+    saying what it cost (a corpus of 148,449 tokens, indexed in 0.02 s, got one where a token count
+    decided); build the index once with ``RefIndex.build(texts)`` (``out=`` keeps it
     on disk) and pass that.
 
     Parameters
@@ -65,7 +66,7 @@ def as_reference_index(reference: Any) -> RefIndex:
             )
     started = time.perf_counter()
     index = RefIndex.build(reference)
-    if index.n_tokens >= INDEX_NOTE_TOKENS:
+    if time.perf_counter() - started >= INDEX_NOTE_SECONDS:
         warnings.warn(
             f"indexed the reference corpus for this call: {index.n_docs:,} documents, {index.n_tokens:,} tokens in "
             f"{time.perf_counter() - started:.1f} s; build the index once with RefIndex.build(texts) and pass it",
