@@ -105,10 +105,18 @@ def test_a_study_is_sized_for_the_topic_test():
 def test_topic_power_refuses_bad_arguments():
     with pytest.raises(InputError, match="task"):
         topic_level_power("essay", 5)
-    with pytest.raises(InputError, match="k >= 2"):
-        topic_level_power("rating", 5, k=1)
-    with pytest.raises(InputError, match="share"):
-        topic_level_power("rating", 5, share=0)
+    # each value out of its range is named, with what it must be (one message listed every condition)
+    for options, message in [
+        ({"k": 1}, r"^k must be at least 2 topics per model, got 1$"),
+        ({"share": 0}, r"^share must lie in \(0, 1\], got 0$"),
+        ({"alpha": 0.0}, r"^alpha must lie in \(0, 1\), got 0.0$"),
+        ({"alpha": float("nan")}, r"^alpha must lie in \(0, 1\), got nan$"),
+        ({"k": 10, "effect": 11}, r"^effect must be between 0 and the k = 10 topics per model, got 11$"),
+        ({"pairs": 0}, r"^pairs must be at least 1, got 0$"),
+        ({"n_sim": 0}, r"^n_sim must be at least 1, got 0$"),
+    ]:
+        with pytest.raises(InputError, match=message):
+            topic_level_power("rating", 5, **options)
     with pytest.raises(InputError, match="two items"):
         annotators_for_study("rating", 1)
     # an effect of no item, a share above 1 ('4.0' for 4) or more items than there are: refused, not clamped

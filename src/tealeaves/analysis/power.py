@@ -135,6 +135,32 @@ def _pvalues(task: str, a: np.ndarray, b: np.ndarray, alternative: Alternative, 
     return np.asarray(t_test_moments(mean_a, var_a, na, mean_b, var_b, nb, alternative, value).pvalue)
 
 
+def _check_design(
+    *,
+    annotators: int | None,
+    k: int,
+    least_k: int,
+    effect: int,
+    n_sim: int,
+    alpha: float,
+    share: float = 1.0,
+    pairs: int = 1,
+) -> None:
+    """Refuse a power analysis' design value out of its range, naming the value (NaN is out of every range)."""
+    checks = (
+        (annotators is None or annotators >= 1, f"annotators must be at least 1, got {annotators}"),
+        (k >= least_k, f"k must be at least {least_k} topics per model, got {k}"),
+        (0 <= effect <= k, f"effect must be between 0 and the k = {k} topics per model, got {effect}"),
+        (n_sim >= 1, f"n_sim must be at least 1, got {n_sim}"),
+        (0 < alpha < 1, f"alpha must lie in (0, 1), got {alpha}"),
+        (0 < share <= 1, f"share must lie in (0, 1], got {share}"),
+        (pairs >= 1, f"pairs must be at least 1, got {pairs}"),
+    )
+    for holds, message in checks:
+        if not holds:
+            raise InputError(message)
+
+
 def simulate_power(
     task: str,
     annotators: int,
@@ -193,8 +219,7 @@ def simulate_power(
     from tealeaves.rng import family_generator  # numba, which tealeaves.rng loads, only when drawing
 
     task = _task(task)
-    if annotators < 1 or k < 1 or not 0 <= effect <= k or n_sim < 1 or not 0 < alpha < 1:
-        raise InputError("need annotators >= 1, k >= 1, 0 <= effect <= k, n_sim >= 1 and 0 < alpha < 1")
+    _check_design(annotators=annotators, k=k, least_k=1, effect=effect, n_sim=n_sim, alpha=alpha)
     rng = family_generator(seed, "simulate power")
     model, a, b = _labels(task, k, effect, n_sim, rng, same=False)
     pvalues = _pvalues(
@@ -388,10 +413,9 @@ def topic_level_power(
     from tealeaves.rng import family_generator  # numba, which tealeaves.rng loads, only when drawing
 
     spread = _spread(task)
-    if (annotators is not None and annotators < 1) or k < 2 or not 0 <= effect <= k or n_sim < 1:
-        raise InputError("need annotators >= 1, k >= 2 topics per model, 0 <= effect <= k and n_sim >= 1")
-    if not 0 < alpha < 1 or not 0 < share <= 1 or pairs < 1:
-        raise InputError("need 0 < alpha < 1, 0 < share <= 1 and pairs >= 1")
+    _check_design(
+        annotators=annotators, k=k, least_k=2, effect=effect, n_sim=n_sim, alpha=alpha, share=share, pairs=pairs
+    )
     rng = family_generator(seed, "topic-level power")
     theta = spread.topics(rng, (n_sim, 2, k))
     theta[:, 1, :effect] = spread.incoherent
