@@ -119,6 +119,31 @@ def test_serve_runs_the_app(model_dirs, tmp_path):
     assert result.exit_code == 2 and "--root-path must start with /" in result.output
 
 
+def test_an_address_the_server_cannot_listen_on_exits_2_before_the_banner(model_dirs, tmp_path):
+    """A port outside 0-65535, a host that names nothing or is not this machine's, and a port another server
+    holds: one line, exit 2, no admin token printed. uvicorn raised OverflowError, or printed the banner and
+    the token and then an ERROR line, exit 1 or 3."""
+    import socket
+
+    out = tmp_path / "study"
+    assert runner.invoke(app, ["study", "create", *model_dirs, "--task", "rating", "--out", str(out)]).exit_code == 0
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        busy = taken.getsockname()[1]
+        cases = [
+            (["--port", "99999"], "port must be a whole number from 0 to 65535, got 99999"),
+            (["--port", "-1"], "got -1"),
+            (["--host", "999.1.1.1"], "cannot serve on host '999.1.1.1': "),
+            (["--host", "192.0.2.1"], "cannot serve on 192.0.2.1:8000: "),  # TEST-NET-1: no machine's address
+            (["--port", str(busy)], f"cannot serve on 127.0.0.1:{busy}: Address already in use; another server"),
+        ]
+        for args, message in cases:
+            result = runner.invoke(app, ["study", "serve", str(out), *args])
+            assert result.exit_code == 2 and message in result.stderr, (args, result.output)
+            assert "admin token" not in result.output and result.stderr.strip().count("\n") == 0
+
+
 def test_default_annotators_come_from_the_power_analysis(tmp_path):
     from tealeaves.analysis import annotators_for_study
     from tealeaves.corpus import Vocabulary

@@ -11,9 +11,11 @@ On PostgreSQL the server claims its connection budget before it starts
 from __future__ import annotations
 
 import ctypes
+import errno
 import json
 import os
 import secrets
+import socket
 import sys
 import tempfile
 import warnings
@@ -23,7 +25,7 @@ from typing import Any
 
 from fastapi import FastAPI
 
-from tealeaves.errors import InputError
+from tealeaves.errors import InputError, is_count
 from tealeaves.study.design import DEFAULT_DB_FILE, Study
 from tealeaves.study.store import (
     DEFAULT_ANSWER_MINUTES,
@@ -120,6 +122,7 @@ def serve(
     forget_variable(TOKEN_VARIABLE)  # read once by the caller; never inherited by the workers
     if workers < 1:
         raise InputError(f"workers must be at least 1, got {workers}")
+    check_address(host, port)
     uvicorn_options = server_options(root_path)
     _check_root_path(root_path)
     study = Study.load(study_path)
@@ -173,6 +176,34 @@ def serve(
         store.close()
         if claim is not None:
             claim.close()
+
+
+def check_address(host: str, port: int) -> None:
+    """Refuse, before anything is printed, an address the server cannot listen on: a port outside 0-65535, a
+    host that names no address, an address that is not this machine's, or a port another server holds.
+    uvicorn reported them after the banner and the admin token, as a traceback (OverflowError) or an
+    ``ERROR:`` line with exit code 1 or 3. A probe socket binds the address as uvicorn does
+    (``SO_REUSEADDR``) and closes it."""
+    if not is_count(port, minimum=0) or port > 65535:
+        raise InputError(f"port must be a whole number from 0 to 65535, got {port!r}")
+    try:
+        family, kind, proto, _, address = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0]
+    except socket.gaierror as exc:
+        raise InputError(
+            f"cannot serve on host {host!r}: {exc.strerror}; give an address of this machine (127.0.0.1 for this "
+            "machine alone, 0.0.0.0 for every network it is on)"
+        ) from None
+    with socket.socket(family, kind, proto) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind(address)
+        except OSError as exc:
+            fix = (
+                "another server listens there: choose another --port, or stop that server"
+                if exc.errno == errno.EADDRINUSE
+                else "give an address of this machine (127.0.0.1, 0.0.0.0), or a port above 1023"
+            )
+            raise InputError(f"cannot serve on {host}:{port}: {exc.strerror}; {fix}") from None
 
 
 def _announce(
