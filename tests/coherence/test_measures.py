@@ -397,8 +397,10 @@ def test_a_model_over_fewer_words_than_topn_is_refused():
     vocab = Vocabulary(["tax", "budget", "war", "peace"])
     model = TopicModel(vocab, np.full((2, 4), 0.25), kind="uniform")
     small = RefIndex.build(Corpus.from_documents([[0, 1, 2], [1, 2, 3]], vocab))
-    with pytest.raises(InputError, match="topic 0 has only 4 words, fewer than the 10 asked for"):
+    with pytest.raises(InputError, match="topic 0 has only 4 words, fewer than the 10 asked for; ask for at most 4"):
         score(model, small, topn=10, window="document")
+    with pytest.raises(InputError, match="topic 1 has only 2 words, .*; ask for at most 2 top words"):
+        score([["tax", "budget", "war"], ["war", "peace"]], small, topn=3, window="document")
 
 
 def test_hundreds_of_top_words_count_exactly_and_cost_little_memory_a_segment():

@@ -122,8 +122,10 @@ class Topics(Result):
             return self
         short = [k for k, t in enumerate(self.words) if len(t) < n]
         if short:
+            fewest = min(len(t) for t in self.words)
             raise InputError(
-                f"topic {short[0]} has only {len(self.words[short[0]])} words, fewer than the {n} asked for"
+                f"topic {short[0]} has only {len(self.words[short[0]])} words, fewer than the {n} asked for; ask "
+                f"for at most {fewest} top words, or give longer topics"
             )
         return Topics(tuple(t[:n] for t in self.words), self.name, self.meta)
 
