@@ -399,7 +399,7 @@ def test_a_model_over_fewer_words_than_topn_is_refused():
     small = RefIndex.build(Corpus.from_documents([[0, 1, 2], [1, 2, 3]], vocab))
     with pytest.raises(InputError, match="topic 0 has only 4 words, fewer than the 10 asked for; ask for at most 4"):
         score(model, small, topn=10, window="document")
-    with pytest.raises(InputError, match="topic 1 has only 2 words, .*; ask for at most 2 top words"):
+    with pytest.raises(InputError, match=r"topic 1 has only 2 words, .*; ask for at most 2 top words"):
         score([["tax", "budget", "war"], ["war", "peace"]], small, topn=3, window="document")
 
 

@@ -350,6 +350,19 @@ def test_library_objects_it_cannot_read_are_refused_in_their_words(texts, gensim
             as_model(obj)
 
 
+def test_a_gensim_model_trained_without_its_dictionary_is_refused_until_it_has_one(gensim_models):
+    """Without id2word= gensim names each column by its number: the topics read as "37 14 35 ...", every word
+    missing from any reference. Refused saying how to give it the Dictionary; given, its words are read."""
+    from gensim.models import LdaModel
+
+    bows, dictionary = gensim_models["bows"], gensim_models["dictionary"]
+    lda = LdaModel(bows, num_topics=K, passes=1, random_state=0)
+    with pytest.raises(InputError, match=r"has no id2word dictionary .* only their numbers; set model.id2word = "):
+        as_topics(lda)
+    lda.id2word = dictionary
+    assert set(as_model(lda).vocab.words) == set(dictionary.token2id)
+
+
 @pytest.mark.parametrize(
     ("reference", "message"),
     [

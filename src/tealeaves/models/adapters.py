@@ -226,8 +226,12 @@ def from_gensim(model: Any, *, time_slice: int | None = None) -> Source:
         raise InputError(
             f"a gensim {name} is not a topic model tealeaves reads: pass an LdaModel, LdaMulticore, LdaSeqModel or Nmf"
         )
-    if getattr(model, "id2word", None) is None:
-        raise InputError(f"the gensim {name} has no id2word dictionary to name its columns; train it with id2word=")
+    if getattr(model, "id2word", None) is None or type(model.id2word).__name__ == "FakeDict":
+        # trained without id2word=, gensim names each column by its number ("0", "1", ...)
+        raise InputError(
+            f"the gensim {name} has no id2word dictionary to name its columns, only their numbers; set "
+            "model.id2word = <the Dictionary of its bags of words>, or train it with id2word="
+        )
     if hasattr(model, "topic_chains"):
         return _gensim_time_slice(model, time_slice)
     if time_slice is not None:
