@@ -118,3 +118,13 @@ def test_empty_documents_and_an_empty_corpus():
     assert index.n_windows(5) == 3 and index.window_counts([0, 1], 5).joint.tolist() == [[1, 1], [1, 1]]
     empty = RefIndex.build(Corpus.from_documents([[], []], vocab), shards=3)
     assert empty.n_tokens == 0 and empty.window_counts([0, 1], "document").marginal.tolist() == [0, 0]
+
+
+def test_a_word_given_twice_is_named():
+    """It said "word_ids must be distinct words", naming a parameter the caller of window_counts never wrote."""
+    vocab = Vocabulary(["tax", "war", "peace"])
+    index = RefIndex.build(Corpus.from_documents([[0, 1, 2, 1]], vocab))
+    with pytest.raises(InputError, match=r"^the words must be distinct, but 'war' is given twice$"):
+        index.window_counts(["war", "tax", "war"], window=10)
+    with pytest.raises(InputError, match=r"but 'tax' is given twice$"):
+        index.window_counts([0, 0], window="document")

@@ -398,7 +398,8 @@ class RefIndex:
         """
         ids = self._word_ids(word_ids)
         if len(np.unique(ids)) != len(ids):
-            raise InputError("word_ids must be distinct words")
+            twice = next(int(i) for n, i in enumerate(ids) if i in ids[:n])
+            raise InputError(f"the words must be distinct, but {self.vocab.word(twice)!r} is given twice")
         left = np.asarray(left, dtype=np.int64)
         right = np.asarray(right, dtype=np.int64)
         if left.shape != right.shape or (
