@@ -386,6 +386,11 @@ def test_bad_arguments_are_refused(index):
         score(topics_as_words(), index, topn=7)
     with pytest.raises(InputError, match="unknown coherence measure"):  # not "pass its index"
         score(topics_as_words(), None, measure="coolness")
+    # score takes the embedding measures too, so a typo of one is offered one (they were not listed)
+    with pytest.raises(
+        InputError, match=r"'embeding'; did you mean 'embedding'\? choose one of uci, .*, embedding_centroid$"
+    ):
+        score(topics_as_words(), None, measure="embeding")
 
 
 def test_gensim_names_are_aliases():

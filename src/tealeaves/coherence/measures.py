@@ -17,7 +17,7 @@ encoder, is :mod:`tealeaves.coherence.embedding`.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -353,7 +353,7 @@ MEASURES: dict[str, Measure] = {
 ALIASES = {"c_uci": "uci", "pmi": "uci", "c_npmi": "npmi", "u_mass": "umass", "c_v": "cv", "c_p": "cp", "c_a": "ca"}
 
 
-def get_measure(name: str) -> Measure:
+def get_measure(name: str, others: Iterable[str] = ()) -> Measure:
     """The measure called ``name`` (gensim's and Palmetto's names are accepted too).
 
     Parameters
@@ -361,6 +361,9 @@ def get_measure(name: str) -> Measure:
     name : str
         A key of :data:`MEASURES`, or ``c_uci``, ``pmi``, ``c_npmi``, ``u_mass``, ``c_v``,
         ``c_p``, ``c_a`` (any case).
+    others : iterable of str, optional
+        Other names the caller accepts (the embedding measures, for :func:`score`), offered with
+        :data:`MEASURES` when ``name`` is none of them.
 
     Returns
     -------
@@ -381,7 +384,7 @@ def get_measure(name: str) -> Measure:
     """
     key = ALIASES.get(name.lower(), name.lower()) if isinstance(name, str) else name
     if key not in MEASURES:
-        raise unknown_name("coherence measure", name, MEASURES)
+        raise unknown_name("coherence measure", name, [*MEASURES, *others])
     return MEASURES[key]
 
 

@@ -135,7 +135,7 @@ def score(
         )
     if encoder is not None:
         raise InputError(f"encoder is for the embedding measures ({', '.join(EMBEDDING_MEASURES)}), not {measure}")
-    spec = get_measure(measure)  # an unknown name is refused as such, before what it would need
+    spec = get_measure(measure, others=EMBEDDING_MEASURES)  # an unknown name is refused before what it needs
     if index is None:
         raise InputError(f"{measure} counts words in a reference corpus: pass its index (tealeaves index)")
     check_compat(compat)
