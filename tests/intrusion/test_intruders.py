@@ -91,6 +91,13 @@ def test_tiny_models_widen_the_pool_and_record_it():
     assert [s.high_rank_used for s in sets] == [8, 8]  # 1 -> 2 -> 4 -> 8 reaches rank 6
     with pytest.raises(InputError, match="no intruder"):
         intruder_sets([["a", "b", "c", "d", "e"], ["a", "b", "c", "d", "e"]])
+    # a model of 30 words: every word is among each topic's top 50, where no intruder may be (it said "among its
+    # top words", not which rule or how to lower it); low_rank=20 leaves 10 words to draw from
+    rng = np.random.default_rng(0)
+    small = TopicModel(Vocabulary([f"w{i}" for i in range(30)]), rng.dirichlet(np.ones(30), size=4))
+    with pytest.raises(InputError, match=r"among its top 50 words, where an intruder may not be \(low_rank=50\)"):
+        intruder_sets(small)
+    assert len(intruder_sets(small, low_rank=20)) == 4
     with pytest.raises(InputError, match="at least two topics"):
         intruder_sets([["a", "b", "c", "d", "e"]])
     with pytest.raises(InputError, match="protocol"):

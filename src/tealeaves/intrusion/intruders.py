@@ -212,7 +212,7 @@ def intruder_sets(
             shown = list(words[:from_top])
             if from_top > n_shown:
                 shown = [shown[i] for i in sorted(rng.choice(from_top, size=n_shown, replace=False))]
-            intruder, source, used = _draw_intruder(ranked, k, excluded, high_rank, rng)
+            intruder, source, used = _draw_intruder(ranked, k, excluded, high_rank, low_rank, rng)
             order = rng.permutation(n_shown + 1)
             six = [*shown, intruder]
             display = [six[i] for i in order]
@@ -238,7 +238,7 @@ def _ranked_lists(topics: TopicModel | Topics | Sequence[Sequence[str]], depth: 
 
 
 def _draw_intruder(
-    ranked: list[list[str]], k: int, excluded: set[str], high_rank: int, rng: np.random.Generator
+    ranked: list[list[str]], k: int, excluded: set[str], high_rank: int, low_rank: int, rng: np.random.Generator
 ) -> tuple[str, int, int]:
     longest = max(len(words) for words in ranked)
     used = high_rank
@@ -256,7 +256,8 @@ def _draw_intruder(
             return word, candidates[word], used
         if used >= longest:
             raise InputError(
-                f"no intruder can be found for topic {k}: every word of the other topics is among its "
-                "top words; use more topics or longer topic lists"
+                f"no intruder can be found for topic {k}: every word of the other topics is among its top "
+                f"{low_rank} words, where an intruder may not be (low_rank={low_rank}); lower low_rank, or use more "
+                "topics or longer topic lists"
             )
         used *= 2
