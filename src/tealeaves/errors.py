@@ -207,6 +207,39 @@ def unknown_name(what: str, name: object, choices: Iterable[str]) -> InputError:
     return InputError(f"unknown {what} {name!r};{hint} choose one of {', '.join(choices)}")
 
 
+def check_each(owner: str, checks: Iterable[tuple[bool, str, Any]]) -> None:
+    """Refuse the first failed check, naming its rule and the value given: ``plsi needs beta > 0, got -1``.
+
+    Each check is ``(holds, rule, value)``. Write each rule as what must hold (``beta > 0``), so that a
+    NaN, for which every comparison is false, fails it. The value is not written ``beta=-1``, which the
+    command line would spell as a flag of its own (``-p beta=-1`` on ``train``).
+
+    Parameters
+    ----------
+    owner : str
+        What needs the values (a trainer, a function), as the message names it.
+    checks : iterable of (bool, str, object)
+        Whether each rule holds, the rule as the message writes it, and the value given.
+
+    Raises
+    ------
+    InputError
+        For the first rule that does not hold.
+
+    Examples
+    --------
+    >>> from tealeaves.errors import check_each
+    >>> iterations, beta = 200, float("nan")
+    >>> check_each("plsi", [(iterations >= 1, "iterations >= 1", iterations), (beta > 0, "beta > 0", beta)])
+    Traceback (most recent call last):
+    ...
+    tealeaves.errors.InputError: plsi needs beta > 0, got nan
+    """
+    for holds, rule, value in checks:
+        if not holds:
+            raise InputError(f"{owner} needs {rule}, got {value!r}")
+
+
 def is_count(value: Any, minimum: int = 1) -> TypeGuard[int]:
     """Whether ``value`` is a whole number (a Python or NumPy integer, not a bool) of at least ``minimum``.
 

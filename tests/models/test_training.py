@@ -121,3 +121,22 @@ def test_texts_as_gensim_keeps_them_train_as_their_corpus(tmp_path):
             train(given, "lda-gibbs", k=2, out=tmp_path / "m", **quick)
         assert "\n" not in str(refused.value)
         assert not (tmp_path / "m").exists()
+
+
+@pytest.mark.parametrize(
+    ("model", "param", "value", "rule"),
+    [
+        ("lda-gibbs", "beta", -1.0, "beta > 0"),
+        ("lda-gibbs", "workers", 0, "workers >= 1"),
+        ("lda-gibbs", "optimize_interval", -5, "optimize_interval >= 0"),
+        ("lda-vb", "eta", 0.0, "eta > 0"),
+        ("lda-vb", "e_step_tol", -1e-3, "e_step_tol > 0"),
+        ("plsi", "smoothing", 0.0, r"smoothing > 0 \(Chang et al. use 1\)"),
+        ("ctm", "init_iterations", 0, "init_iterations >= 1"),
+    ],
+)
+def test_a_hyperparameter_out_of_range_is_named_with_its_rule(model, param, value, rule):
+    """One rule and the value given, where one message listed every condition of the trainer."""
+    corpus, _, _ = lda_corpus(k=2, v=20, n_docs=10, length=10, seed=0)
+    with pytest.raises(InputError, match=rf"^{model} needs {rule}, got {value!r}$"):
+        train(corpus, model, k=2, **{param: value})

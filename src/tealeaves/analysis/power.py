@@ -63,7 +63,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from tealeaves.errors import InputError
+from tealeaves.errors import InputError, check_each
 from tealeaves.results import Result
 from tealeaves.stats.tests import Alternative, mann_whitney_counts, proportion_test, t_test_moments, welch_test
 from tealeaves.study.tasks.registry import task_named
@@ -136,6 +136,7 @@ def _pvalues(task: str, a: np.ndarray, b: np.ndarray, alternative: Alternative, 
 
 
 def _check_design(
+    owner: str,
     *,
     annotators: int | None,
     k: int,
@@ -147,18 +148,18 @@ def _check_design(
     pairs: int = 1,
 ) -> None:
     """Refuse a power analysis' design value out of its range, naming the value (NaN is out of every range)."""
-    checks = (
-        (annotators is None or annotators >= 1, f"annotators must be at least 1, got {annotators}"),
-        (k >= least_k, f"k must be at least {least_k} topics per model, got {k}"),
-        (0 <= effect <= k, f"effect must be between 0 and the k = {k} topics per model, got {effect}"),
-        (n_sim >= 1, f"n_sim must be at least 1, got {n_sim}"),
-        (0 < alpha < 1, f"alpha must lie in (0, 1), got {alpha}"),
-        (0 < share <= 1, f"share must lie in (0, 1], got {share}"),
-        (pairs >= 1, f"pairs must be at least 1, got {pairs}"),
+    check_each(
+        owner,
+        [
+            (annotators is None or annotators >= 1, "annotators >= 1", annotators),
+            (k >= least_k, f"k >= {least_k} topics per model", k),
+            (0 <= effect <= k, f"0 <= effect <= k = {k}", effect),
+            (n_sim >= 1, "n_sim >= 1", n_sim),
+            (0 < alpha < 1, "0 < alpha < 1", alpha),
+            (0 < share <= 1, "0 < share <= 1", share),
+            (pairs >= 1, "pairs >= 1", pairs),
+        ],
     )
-    for holds, message in checks:
-        if not holds:
-            raise InputError(message)
 
 
 def simulate_power(
@@ -219,7 +220,7 @@ def simulate_power(
     from tealeaves.rng import family_generator  # numba, which tealeaves.rng loads, only when drawing
 
     task = _task(task)
-    _check_design(annotators=annotators, k=k, least_k=1, effect=effect, n_sim=n_sim, alpha=alpha)
+    _check_design("the power analysis", annotators=annotators, k=k, least_k=1, effect=effect, n_sim=n_sim, alpha=alpha)
     rng = family_generator(seed, "simulate power")
     model, a, b = _labels(task, k, effect, n_sim, rng, same=False)
     pvalues = _pvalues(
@@ -414,7 +415,15 @@ def topic_level_power(
 
     spread = _spread(task)
     _check_design(
-        annotators=annotators, k=k, least_k=2, effect=effect, n_sim=n_sim, alpha=alpha, share=share, pairs=pairs
+        "the power analysis",
+        annotators=annotators,
+        k=k,
+        least_k=2,
+        effect=effect,
+        n_sim=n_sim,
+        alpha=alpha,
+        share=share,
+        pairs=pairs,
     )
     rng = family_generator(seed, "topic-level power")
     theta = spread.topics(rng, (n_sim, 2, k))

@@ -36,7 +36,7 @@ from typing import Any
 import numpy as np
 
 from tealeaves.corpus import Corpus
-from tealeaves.errors import ArtifactError, InputError
+from tealeaves.errors import ArtifactError, InputError, check_each
 from tealeaves.jit import by_documents
 from tealeaves.models import plsi
 from tealeaves.models._bow import BagOfWords, topic_word_statistics
@@ -60,10 +60,16 @@ def fit(
     init_iterations: int = 50,
 ) -> TopicModel:
     """Fit the CTM by ``iterations`` variational EM iterations; see the module docstring."""
-    if iterations < 1 or beta <= 0 or e_step_iterations < 1 or e_step_tol <= 0 or init_iterations < 1:
-        raise InputError(
-            "ctm needs iterations >= 1, beta > 0, e_step_iterations >= 1, e_step_tol > 0 and init_iterations >= 1"
-        )
+    check_each(
+        "ctm",
+        [
+            (iterations >= 1, "iterations >= 1", iterations),
+            (beta > 0, "beta > 0", beta),
+            (e_step_iterations >= 1, "e_step_iterations >= 1", e_step_iterations),
+            (e_step_tol > 0, "e_step_tol > 0", e_step_tol),
+            (init_iterations >= 1, "init_iterations >= 1", init_iterations),
+        ],
+    )
     if k < 2:
         raise InputError("ctm needs k >= 2: with one topic there are no proportions to correlate")
     bow = BagOfWords.of(corpus)

@@ -82,7 +82,7 @@ import numpy as np
 from scipy.special import digamma, gammaln
 
 from tealeaves.corpus import Corpus
-from tealeaves.errors import InputError, is_count
+from tealeaves.errors import InputError, check_each, is_count
 from tealeaves.jit import map_threads
 from tealeaves.models._gibbs import (
     log_joint,
@@ -131,11 +131,17 @@ def fit(
     ``workers > 1`` samples shards of the documents in parallel (MALLET's scheme); a run is
     reproducible from ``seed`` and ``workers``.
     """
-    if iterations < 1 or alpha_sum <= 0 or beta <= 0 or optimize_interval < 0 or optimize_burn_in < 0 or workers < 1:
-        raise InputError(
-            "lda-gibbs needs iterations >= 1, alpha_sum > 0, beta > 0, optimize_interval >= 0, "
-            "optimize_burn_in >= 0 and workers >= 1"
-        )
+    check_each(
+        "lda-gibbs",
+        [
+            (iterations >= 1, "iterations >= 1", iterations),
+            (alpha_sum > 0, "alpha_sum > 0", alpha_sum),
+            (beta > 0, "beta > 0", beta),
+            (optimize_interval >= 0, "optimize_interval >= 0", optimize_interval),
+            (optimize_burn_in >= 0, "optimize_burn_in >= 0", optimize_burn_in),
+            (workers >= 1, "workers >= 1", workers),
+        ],
+    )
     if sampler not in SAMPLERS:
         raise InputError(f"lda-gibbs sampler must be one of {', '.join(SAMPLERS)}, got {sampler!r}")
     if topics_from not in TOPICS_FROM:

@@ -39,7 +39,7 @@ import numpy as np
 from scipy.special import digamma, gammaln
 
 from tealeaves.corpus import Corpus
-from tealeaves.errors import InputError
+from tealeaves.errors import InputError, check_each
 from tealeaves.jit import by_documents
 from tealeaves.models._bow import BagOfWords, topic_word_statistics
 from tealeaves.models._kernels import vb_e_step
@@ -77,8 +77,15 @@ def fit(
     """
     if method not in METHODS:
         raise InputError(f"lda-vb method must be one of {', '.join(METHODS)}, got {method!r}")
-    if iterations < 1 or alpha <= 0 or eta <= 0 or batch_size < 1:
-        raise InputError("lda-vb needs iterations >= 1, alpha > 0, eta > 0 and batch_size >= 1")
+    check_each(
+        "lda-vb",
+        [
+            (iterations >= 1, "iterations >= 1", iterations),
+            (alpha > 0, "alpha > 0", alpha),
+            (eta > 0, "eta > 0", eta),
+            (batch_size >= 1, "batch_size >= 1", batch_size),
+        ],
+    )
     if not tau0 >= 0:
         raise InputError(f"lda-vb needs tau0 >= 0 (the delay τ₀ of ρ_t = (τ₀ + t)^-κ), got tau0={tau0}")
     if not 0.5 < kappa <= 1:
@@ -86,8 +93,13 @@ def fit(
             f"lda-vb needs 0.5 < kappa <= 1 (Hoffman et al. 2010's condition for convergence of ρ_t = (τ₀ + t)^-κ), "
             f"got kappa={kappa}"
         )
-    if e_step_iterations < 1 or e_step_tol <= 0:
-        raise InputError("lda-vb needs e_step_iterations >= 1 and e_step_tol > 0")
+    check_each(
+        "lda-vb",
+        [
+            (e_step_iterations >= 1, "e_step_iterations >= 1", e_step_iterations),
+            (e_step_tol > 0, "e_step_tol > 0", e_step_tol),
+        ],
+    )
     bow = BagOfWords.of(corpus)
     n_docs, n_tokens = bow.n_docs, float(bow.counts.sum())
     rng = family_generator(seed, "train lda-vb")

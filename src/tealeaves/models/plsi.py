@@ -29,7 +29,7 @@ from typing import Any
 import numpy as np
 
 from tealeaves.corpus import Corpus
-from tealeaves.errors import InputError
+from tealeaves.errors import InputError, check_each
 from tealeaves.jit import by_documents
 from tealeaves.models._bow import BagOfWords, topic_word_statistics
 from tealeaves.models._kernels import plsi_e_step, plsi_fold_in
@@ -53,8 +53,14 @@ def fit(
     The starting θ and Φ are drawn from the ``"train plsi"`` stream family under ``seed``
     (:func:`tealeaves.rng.family_generator`).
     """
-    if iterations < 1 or smoothing <= 0 or beta <= 0:
-        raise InputError("plsi needs iterations >= 1, smoothing > 0 (Chang et al. use 1) and beta > 0")
+    check_each(
+        "plsi",
+        [
+            (iterations >= 1, "iterations >= 1", iterations),
+            (smoothing > 0, "smoothing > 0 (Chang et al. use 1)", smoothing),
+            (beta > 0, "beta > 0", beta),
+        ],
+    )
     bow = BagOfWords.of(corpus)
     lengths = np.diff(np.asarray(corpus.offsets, dtype=np.int64)).astype(np.float64)
     n_tokens = float(lengths.sum())
