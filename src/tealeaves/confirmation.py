@@ -26,7 +26,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from tealeaves.errors import InputError
+from tealeaves.errors import InputError, check_each
 
 ROEDER_EPSILON = 1e-12  # Röder et al. 2015 (and gensim's EPSILON): keeps log(0) away
 
@@ -99,8 +99,13 @@ class Conventions:
     def _validate(self) -> None:
         if not (self.log_base > 0 and self.log_base != 1 and math.isfinite(self.log_base)):
             raise InputError(f"log_base must be positive and not 1, got {self.log_base}")
-        if not (self.epsilon >= 0 and self.smoothing >= 0) or not math.isfinite(self.epsilon + self.smoothing):
-            raise InputError("epsilon and smoothing must be finite and non-negative")
+        check_each(
+            "coherence",
+            [
+                (0 <= self.epsilon < math.inf, "epsilon finite and >= 0", self.epsilon),
+                (0 <= self.smoothing < math.inf, "smoothing finite and >= 0", self.smoothing),
+            ],
+        )
         if self.zero_pair is not None and not math.isfinite(self.zero_pair):
             raise InputError(f"zero_pair must be a finite number or None, got {self.zero_pair}")
         if not (math.isfinite(self.gamma) and self.gamma >= 1 and float(self.gamma).is_integer()):

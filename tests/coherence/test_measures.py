@@ -196,6 +196,9 @@ def test_unsmoothed_log_of_a_pair_that_never_co_occurs_is_refused_not_infinite(i
         score(topics, index, measure="lcp", conventions={"smoothing": 0})
     zero = score(topics, index, measure="lcp", conventions={"smoothing": 0, "zero_pair": 0.0})
     assert np.isfinite(zero.per_topic).all()
+    for name, value in (("epsilon", -1.0), ("smoothing", math.inf), ("smoothing", math.nan)):  # the one named
+        with pytest.raises(InputError, match=rf"^coherence needs {name} finite and >= 0, got {value}$"):
+            score(topics, index, measure="lcp", conventions={name: value})
 
 
 UNRELATED = [12, 0, 13, 3, 10]  # words 12, 13 never meet 0 and 3: negative NPMI in the context vectors

@@ -9,7 +9,7 @@ import typer
 
 from tealeaves.cli.common import JsonOption, app, renamed_option, reports_errors, show
 from tealeaves.console import mapping_table, progress_bar
-from tealeaves.errors import InputError
+from tealeaves.errors import InputError, check_each
 from tealeaves.extras import require
 
 
@@ -68,8 +68,13 @@ def analyze(
         raise InputError("give either a study export or --hoyle2021 DIR (one of the two)")
     check_writable(out, force, inputs=[export, hoyle2021, metrics])  # before the analysis, not after it
     resamples: int = renamed_option(bootstrap, n_resamples, "--bootstrap", "--n-resamples", 1000)
-    if resamples < 1 or fdr_iterations < 1:
-        raise InputError("--n-resamples and --fdr-iterations must be at least 1")
+    check_each(
+        "analyze",
+        [
+            (resamples >= 1, "--n-resamples >= 1", resamples),
+            (fdr_iterations >= 1, "--fdr-iterations >= 1", fdr_iterations),
+        ],
+    )
     with progress_bar(transient=True) as progress:
         if hoyle2021 is not None:
             result = replicate_hoyle2021(

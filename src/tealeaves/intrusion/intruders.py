@@ -29,7 +29,7 @@ from typing import Literal
 
 import numpy as np
 
-from tealeaves.errors import InputError
+from tealeaves.errors import InputError, check_each
 from tealeaves.models import TopicModel, Topics, as_model, as_topics
 from tealeaves.results import Columns, Result
 
@@ -195,8 +195,14 @@ def intruder_sets(
 
     if protocol not in PROTOCOLS:
         raise InputError(f"protocol must be one of {', '.join(PROTOCOLS)}, got {protocol!r}")
-    if draws < 1 or low_rank < 1 or high_rank < 1:
-        raise InputError("draws, low_rank and high_rank must be positive")
+    check_each(
+        "word intrusion",
+        [
+            (draws >= 1, "draws >= 1", draws),
+            (low_rank >= 1, "low_rank >= 1", low_rank),
+            (high_rank >= 1, "high_rank >= 1", high_rank),
+        ],
+    )
     n_shown, from_top = PROTOCOLS[protocol]
     ranked = _ranked_lists(topics, max(low_rank, from_top, high_rank))
     if len(ranked) < 2:
