@@ -117,6 +117,7 @@ def test_several_models_are_compared_with_one_svm(folders):
         (["--on-missing", "skip"], "on_missing must be"),
         (["--window", "context:5"], "context windows"),
         (["--protocol", "mine"], "protocol must be"),
+        (["--draws", "0"], "word intrusion needs draws >= 1, got 0"),
     ],
 )
 def test_bad_options_exit_2_and_write_nothing(folders, args, message):
