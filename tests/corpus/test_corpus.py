@@ -222,6 +222,23 @@ def write_docs(path, n=60, seed=0):
     return path
 
 
+def test_prepare_reads_a_dataframe_as_its_file_and_refuses_it_in_shards(tmp_path):
+    """prepare(df) gives the corpus of the same rows written to a JSON lines file (tokens, vocabulary, ids,
+    split), recording the DataFrame in the manifest's inputs; shards, which re-read files on workers, refuse it."""
+    import pandas as pd
+
+    path = write_docs(tmp_path / "docs.jsonl")
+    frame = pd.read_json(path, lines=True)
+    from_file = prepare(path, heldout=0.25, seed=3, min_df=2)
+    from_frame = prepare(frame, heldout=0.25, seed=3, min_df=2)
+    for a, b in zip(from_file, from_frame, strict=True):
+        assert a.fingerprint() == b.fingerprint() and a.ids == b.ids
+    assert from_frame[0].manifest["inputs"] == [{"source": "a pandas DataFrame in memory", "rows": 60}]
+    with pytest.raises(InputError, match=r"^texts held in memory are prepared in one process: leave shard_size out"):
+        prepare(frame, out=tmp_path / "sharded", shard_size=20)
+    assert not (tmp_path / "sharded").exists()
+
+
 def test_prepare_heldout_split_is_deterministic_and_uses_train_vocabulary(tmp_path):
     path = write_docs(tmp_path / "docs.jsonl")
     train1, held1 = prepare(path, heldout=0.25, seed=7, min_df=2)

@@ -87,6 +87,31 @@ def test_parquet(tmp_path):
     assert [d.id for d in docs] == ["p0", "p1", "p2"] and docs[1].meta == {"score": 2.5}
 
 
+def test_pandas_frames_read_as_their_csv_file_and_series_as_texts(tmp_path):
+    """A DataFrame's rows are the documents its CSV file gives (text, id and title columns by name, the others as
+    metadata; a row without an id column is named by its index label); a Series' values are texts named by
+    its index; NaN or None is an empty text. Before, each row or value was taken for a path."""
+    frame = pd.DataFrame(
+        {"doc_id": ["p0", "p1", "p2"], "content": TEXTS, "year": [1990, 1991, 1992], "party": ["a", "b", None]}
+    )
+    frame.to_csv(tmp_path / "docs.csv", index=False)
+    fields = FieldNames(text="content", id="doc_id")
+    from_file, _ = read(tmp_path / "docs.csv", fields=fields)
+    from_frame, stats = read(frame, fields=fields)
+    assert [(d.id, d.title, d.text) for d in from_frame] == [(d.id, d.title, d.text) for d in from_file]
+    assert from_frame[0].meta == {"year": 1990, "party": "a"} and from_frame[2].meta == {"year": 1992, "party": None}
+    assert stats.documents == 3 and stats.files == 0
+    unnamed, _ = read(frame.drop(columns="doc_id").set_axis(["x", "y", "z"]), fields=FieldNames(text="content"))
+    assert [d.id for d in unnamed] == ["x", "y", "z"]
+    series, _ = read(pd.Series([TEXTS[0], None, float("nan")], index=[7, 8, 9]))
+    assert [(d.id, d.text) for d in series] == [("7", TEXTS[0]), ("8", ""), ("9", "")]
+    with pytest.raises(
+        InputError,
+        match=r"^the DataFrame's row 0 has no field 'text' \(fields: doc_id, content, year, party\); name the text field",
+    ):
+        read(frame)  # its text column is named content: text_field says so, as for the file
+
+
 def test_trec_markup(tmp_path):
     path = tmp_path / "col.txt"
     path.write_text(
@@ -179,6 +204,9 @@ def test_missing_inputs_are_refused(tmp_path):
         read("builtin:nope")
     with pytest.raises(InputError, match="no input"):
         read()
+    text = "The budget and the tax on whiskey were discussed at length by congress"  # a text where paths go
+    with pytest.raises(InputError, match=r"^input 'The budget .*' does not exist; check the path \(texts held in"):
+        read(text)
 
 
 def test_snippet_cuts_at_a_word():

@@ -32,7 +32,7 @@ from collections.abc import Callable, Iterator
 from functools import partial
 from pathlib import Path
 
-from tealeaves.corpus.readers import READERS, FieldNames, RawDocument, ReadStats, open_binary
+from tealeaves.corpus.readers import READERS, FieldNames, RawDocument, ReadStats, is_frame, open_binary, read_frame
 from tealeaves.errors import InputError, closest
 
 FORMATS = ("txt-folder", "lines", "tokenized", "trec", "jsonl", "csv", "parquet", "wikipedia-xml", "wikiextractor")
@@ -80,8 +80,9 @@ def read_inputs(
 
     Parameters
     ----------
-    inputs : list of paths or ``builtin:`` names
-        Files and folders, read in turn.
+    inputs : list of paths, ``builtin:`` names, or pandas DataFrames or Series
+        Files and folders, read in turn; a DataFrame's rows are read as a CSV file's, a Series'
+        values as texts (:func:`~tealeaves.corpus.readers.read_frame`).
     format : str, optional
         One of :data:`FORMATS`; detected from each path when omitted.
     fields : FieldNames, optional
@@ -127,6 +128,9 @@ def read_inputs(
         raise InputError("no input given: pass one or more files, folders or builtin:sotu")
     check_format(format)
     for spec in inputs:
+        if is_frame(spec):  # a pandas DataFrame or Series: texts held in memory
+            yield from _counted(read_frame(spec, fields, stats), stats)
+            continue
         spec_str = str(spec)
         if spec_str.startswith("builtin:"):
             name = spec_str.removeprefix("builtin:")
@@ -174,6 +178,13 @@ def input_format(path: Path, format: str | None) -> str:
     """The format of input ``path`` (``format``, or detected from the path); refuses a missing
     path, a folder given to a file format and a file given to a folder format."""
     if not path.exists():
+        text = str(path)
+        if " " in text or "\n" in text:  # a text given where paths go
+            shown = repr(text[:60] + ("..." if len(text) > 60 else ""))
+            raise InputError(
+                f"input {shown} does not exist; check the path (texts held in memory go in as a pandas Series or "
+                "DataFrame)"
+            )
         raise InputError(f"input {path} does not exist; check the path")
     fmt = format or detect_format(path)
     if fmt == "txt-folder" and not path.is_dir():

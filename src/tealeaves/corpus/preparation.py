@@ -28,7 +28,7 @@ from tealeaves.corpus.preprocess import (
     TokenizeTask,
     tokenize_batch,
 )
-from tealeaves.corpus.readers import FieldNames, RawDocument, ReadStats, snippet
+from tealeaves.corpus.readers import FieldNames, RawDocument, ReadStats, is_frame, snippet
 from tealeaves.corpus.steps import (
     describe_input,
     document_frequency,
@@ -72,8 +72,11 @@ def prepare(
 
     Parameters
     ----------
-    inputs : path, ``"builtin:sotu"``, or a list of them
-        Files and folders in any format of :mod:`tealeaves.corpus.formats`.
+    inputs : path, ``"builtin:sotu"``, pandas DataFrame or Series, or a list of them
+        Files and folders in any format of :mod:`tealeaves.corpus.formats`, or texts held in
+        memory: a DataFrame's rows (``text_field``, ``title_field`` and ``id_field`` name its
+        columns, as a CSV file's; the others are kept as metadata), a Series' values (its index
+        names them).
     out : path, optional
         Write the corpus here (with ``heldout``: ``out/train`` and ``out/heldout``).
     heldout : float, optional
@@ -151,7 +154,7 @@ def prepare(
     (3, 1, True)
     >>> tmp.cleanup()
     """
-    input_list = [inputs] if isinstance(inputs, (str, os.PathLike)) else list(inputs)
+    input_list: list[Any] = [inputs] if isinstance(inputs, (str, os.PathLike)) or is_frame(inputs) else list(inputs)
     check_format(format)  # a misspelt format is named as such, before what the rules would need
     check_encoding(encoding)
     fields = FieldNames(text_field, title_field, id_field, encoding)
@@ -210,6 +213,10 @@ def _prepare_in_shards(
     (:func:`tealeaves.corpus.shards.prepare_sharded`)."""
     from tealeaves.corpus.shards import prepare_sharded
 
+    if any(is_frame(spec) for spec in inputs):
+        raise InputError(
+            "texts held in memory are prepared in one process: leave shard_size out, or write them to a file"
+        )
     if heldout is not None:
         raise InputError(
             "heldout=<share> cannot be combined with shard_size=<documents>: prepare the training corpus in one "

@@ -214,7 +214,8 @@ def _trec_document(block: str, fallback_id: str) -> RawDocument:
     return RawDocument(id=doc_id, title=heads[0] if heads else doc_id, text=text)
 
 
-def _record_document(record: dict[str, Any], where: str, fields: FieldNames) -> RawDocument:
+def _record_document(record: dict[str, Any], where: str, fields: FieldNames, label: str | None = None) -> RawDocument:
+    """The document of one record; ``where`` names it in a refusal and, without an id field (and ``label``), is its id."""
     if fields.text not in record:
         raise InputError(
             f"{where} has no field {fields.text!r} (fields: {', '.join(map(str, record)) or 'none'}); "
@@ -227,7 +228,7 @@ def _record_document(record: dict[str, Any], where: str, fields: FieldNames) -> 
     text = "" if text is None else str(text)
     id_field = fields.id or ("id" if "id" in record else None)
     title_field = fields.title or ("title" if "title" in record else None)
-    doc_id = str(record[id_field]) if id_field else where
+    doc_id = str(record[id_field]) if id_field else (label or where)
     title = str(record[title_field]) if title_field else doc_id
     used = {fields.text, id_field, title_field}
     meta = {k: _scalar(v) for k, v in record.items() if k not in used and _is_scalar(v)}
@@ -282,6 +283,26 @@ def _read_parquet(path: Path, fields: FieldNames, stats: ReadStats) -> Iterator[
         raise InputError(f"cannot read {path} as Parquet ({exc})") from exc
     for number, record in enumerate(table.to_pylist()):
         yield _record_document(record, f"{path.name}:{number}", fields)
+
+
+def is_frame(obj: Any) -> bool:
+    """Whether ``obj`` is a pandas DataFrame or Series: texts held in memory (recognised without importing pandas)."""
+    return type(obj).__module__.split(".")[0] == "pandas" and type(obj).__name__ in ("DataFrame", "Series")
+
+
+def read_frame(frame: Any, fields: FieldNames, stats: ReadStats) -> Iterator[RawDocument]:
+    """The rows of a pandas DataFrame as documents, its columns read as a CSV file's (``fields``: the text, title
+    and id columns; the others kept as metadata), or a Series' values as texts; a row without an id column, and
+    a Series' value, is named by its index label. A missing text (NaN, None) is an empty one."""
+    if type(frame).__name__ == "Series":
+        for label, value in frame.items():
+            text = "" if value is None or value != value else str(value)  # value != value: NaN
+            yield RawDocument(id=str(label), title=str(label), text=text)
+        return
+    columns = [str(column) for column in frame.columns]
+    for label, row in zip(frame.index, frame.itertuples(index=False, name=None), strict=True):
+        record = {column: (None if value is None or value != value else value) for column, value in zip(columns, row)}
+        yield _record_document(record, f"the DataFrame's row {label!r}", fields, label=str(label))
 
 
 def _read_bytes_io(path: Path) -> io.BytesIO:

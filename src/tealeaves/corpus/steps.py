@@ -24,6 +24,7 @@ import numpy as np
 from tealeaves.artifacts import file_sha256
 from tealeaves.corpus.corpus import Corpus
 from tealeaves.corpus.preprocess import TOKEN_RULES, TOKENIZED, PreprocessConfig, TokenizedBatch, count_whitespace_words
+from tealeaves.corpus.readers import is_frame
 from tealeaves.corpus.vocabulary import Vocabulary
 from tealeaves.errors import EmptyResultError
 from tealeaves.extras import require
@@ -58,7 +59,11 @@ def source_config(source: Corpus) -> PreprocessConfig | None:
     return PreprocessConfig(**recorded)
 
 
-def describe_input(spec: PathLike) -> dict[str, Any]:
+def describe_input(spec: Any) -> dict[str, Any]:
+    """What the manifest records of an input: a file's hash and size, a folder's file count, a built-in
+    corpus' version, a pandas object's kind and shape."""
+    if is_frame(spec):
+        return {"source": f"a pandas {type(spec).__name__} in memory", "rows": len(spec)}
     text = str(spec)
     if text.startswith("builtin:"):
         from importlib.metadata import version
