@@ -363,6 +363,18 @@ def test_a_gensim_model_trained_without_its_dictionary_is_refused_until_it_has_o
     assert set(as_model(lda).vocab.words) == set(dictionary.token2id)
 
 
+def test_pandas_texts_are_pointed_to_prepare_and_pandas_token_lists_read(texts):
+    """A DataFrame (its column names were read as texts) or a Series of raw strings is pointed to prepare, which
+    reads pandas objects; a Series of token lists is token lists."""
+    import pandas as pd
+
+    raw = [" ".join(text) for text in texts[:5]]
+    for frame in (pd.DataFrame({"text": raw}), pd.Series(raw)):
+        with pytest.raises(InputError, match=rf"^a pandas {type(frame).__name__} of raw texts: prepare it with"):
+            as_corpus(frame)
+    assert as_corpus(pd.Series(texts[:5])).texts() == as_corpus(texts[:5]).texts()
+
+
 @pytest.mark.parametrize(
     ("reference", "message"),
     [

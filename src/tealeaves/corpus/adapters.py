@@ -27,6 +27,7 @@ import numpy as np
 
 from tealeaves.artifacts import new_manifest
 from tealeaves.corpus.corpus import TOKEN_LISTS_NOT_STRINGS, Corpus
+from tealeaves.corpus.readers import is_frame
 from tealeaves.corpus.vocabulary import Vocabulary
 from tealeaves.errors import EmptyResultError, InputError, describe
 from tealeaves.missing import SKIP, OnMissingSkip, check_on_missing
@@ -96,6 +97,11 @@ def as_corpus(texts: Any) -> Corpus:
         return _from_bags_of_words(dictionary, bags)
     if isinstance(texts, (bytes, Mapping)) or not isinstance(texts, Iterable):
         raise InputError(f"cannot read {describe(texts)} as texts: pass {ACCEPTED_TEXTS}")
+    if is_frame(texts) and (type(texts).__name__ == "DataFrame" or any(isinstance(t, str) for t in texts)):
+        raise InputError(
+            f"{describe(texts)} of raw texts: prepare it with tealeaves.prepare(...) (vocab_from=<the training "
+            "corpus> for a held-out or reference corpus), which reads pandas objects as it reads files"
+        )
     shape, dtype = getattr(texts, "shape", ()), getattr(getattr(texts, "dtype", None), "kind", None)
     if len(shape) == 2 and dtype in ("b", "i", "u", "f"):  # scikit-learn's X, dense or sparse
         raise InputError(
