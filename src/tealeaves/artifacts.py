@@ -250,8 +250,10 @@ def read_manifest(folder: str | os.PathLike[str], kind: str | None = None) -> di
     """
     folder = Path(folder)
     path = folder / MANIFEST
+    if folder.is_file():
+        raise ArtifactError(f"{folder} is a file, not a tealeaves artifact folder")
     if not folder.is_dir():
-        raise ArtifactError(f"{folder} is not a tealeaves artifact folder: it does not exist or is not a folder")
+        raise ArtifactError(f"{folder} is not a tealeaves artifact folder: it does not exist")
     if not path.is_file():
         raise ArtifactError(
             f"{folder} has no {MANIFEST}: it is not a tealeaves artifact (or was not written completely)"

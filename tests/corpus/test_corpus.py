@@ -134,6 +134,12 @@ def test_corrupt_folders_are_refused(small, tmp_path):
         Corpus.load(tmp_path)
     with pytest.raises(ArtifactError, match="does not exist"):
         Corpus.load(tmp_path / "missing")
+    (tmp_path / "speeches.csv").write_text("text\nTaxes and the budget.\n")  # texts where a corpus goes
+    message = (
+        r"speeches.csv is a file, not a corpus folder: texts become a corpus with tealeaves prepare .*speeches.csv"
+    )
+    with pytest.raises(ArtifactError, match=message):
+        Corpus.load(tmp_path / "speeches.csv")
     bad = Corpus.from_documents([[0]], small.vocab)
     bad.save(tmp_path / "d")
     (tmp_path / "d" / "vocab.txt").write_text("apple\n")

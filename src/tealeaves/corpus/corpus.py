@@ -428,6 +428,11 @@ class Corpus:
     def load(cls, path: str | os.PathLike[str], mmap: bool = True) -> Corpus:
         """Load a corpus folder; arrays are memory-mapped read-only unless ``mmap=False``."""
         path = Path(path)
+        if path.is_file():  # texts where a prepared corpus goes
+            raise ArtifactError(
+                f"{path} is a file, not a corpus folder: texts become a corpus with tealeaves prepare {path} "
+                "--out <folder>"
+            )
         if read_manifest(path).get("kind") == "corpus-split":
             raise ArtifactError(f"{path} holds a train/held-out split: pass {path / 'train'} or {path / 'heldout'}")
         manifest = read_manifest(path, kind="corpus")
