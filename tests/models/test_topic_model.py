@@ -267,3 +267,17 @@ def test_gensim_printed_topics_are_read_as_their_words(tmp_path):
         assert topics.words == expected and topics.meta["format"] == "gensim-print-topics"
     (tmp_path / "mixed.txt").write_text(lda.print_topic(0, 1) + " budget\n")
     assert Topics.load(tmp_path / "mixed.txt").meta.get("format") is None
+
+
+def test_a_saved_model_where_a_topic_list_goes_names_the_format_that_imports_it(tmp_path):
+    """A pickle (gensim's and scikit-learn's saved models) or a gzip file (MALLET's state) given as a topic list
+    was read as text: "byte 0x80 is not valid utf-8; read it with --encoding latin-1"."""
+    import gzip
+    import pickle
+
+    (tmp_path / "lda.model").write_bytes(pickle.dumps({"a": "model"}))
+    (tmp_path / "state.gz").write_bytes(gzip.compress(b"#doc source pos typeindex type topic\n"))
+    with pytest.raises(InputError, match=r'lda.model is a pickle, not a topic list .* format = "gensim" in its'):
+        Topics.load(tmp_path / "lda.model")
+    with pytest.raises(InputError, match=r"state.gz is gzip-compressed, not a topic list .* import mallet-state "):
+        Topics.load(tmp_path / "state.gz")

@@ -144,6 +144,7 @@ class Topics(Result):
         ``print_topic(k)`` gives it (``0.034*"tax" + 0.020*"budget" + ...``) or as ``print_topics()`` lists
         it (``(0, '0.034*"tax" + ...')``): their words, the weights set aside."""
         path = Path(path)
+        _refuse_saved_model(path)
         text = read_text(path, encoding)
         lines = [line for line in text.splitlines() if line.strip()]
         if not lines:
@@ -157,6 +158,28 @@ class Topics(Result):
             lines = [" ".join(words) for words in printed]
             meta["format"] = "gensim-print-topics"
         return cls(tuple(tuple(line.split()) for line in lines), name=path.stem, meta=meta)
+
+
+SAVED_MODELS = {
+    b"\x80": ("a pickle", "a model gensim or scikit-learn saved", "gensim"),
+    b"\x1f\x8b": ("gzip-compressed", "MALLET's --output-state", "mallet-state"),
+}
+"""The first bytes of files that are saved models, not topic lists: what they are, and the import format."""
+
+
+def _refuse_saved_model(path: Path) -> None:
+    """Refuse a saved model given where a topic list goes, naming the format that imports it (its bytes were
+    read as text: "byte 0x80 is not valid utf-8; read it with --encoding latin-1")."""
+    if not path.is_file():
+        return
+    with open(path, "rb") as handle:
+        head = handle.read(2)
+    for magic, (what, likely, format) in SAVED_MODELS.items():
+        if head.startswith(magic):
+            raise InputError(
+                f'{path} is {what}, not a topic list ({likely}?): import it with its format, format = "{format}" '
+                f"in its [[models]] table, or tealeaves import {format} {path} --vocab-from <the training corpus>"
+            )
 
 
 def mallet_topic_keys(lines: list[str]) -> list[tuple[float, str]] | None:
