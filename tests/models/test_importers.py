@@ -80,6 +80,11 @@ def test_gensim_multicore_file(tmp_path, texts, corpus):
     words = [dictionary[i] for i in range(len(dictionary))]
     expected = lda.get_topics().astype(np.float64)
     assert np.allclose(columns(model, words), expected / expected.sum(axis=1, keepdims=True), atol=1e-9)
+    # the model file copied without the files gensim saved beside it: named, where gensim's own error came out
+    (tmp_path / "alone").mkdir()
+    (tmp_path / "alone" / "multi.gensim").write_bytes((tmp_path / "multi.gensim").read_bytes())
+    with pytest.raises(InputError, match=r"multi.gensim.expElogbeta.npy is missing; gensim saves a model as multi"):
+        import_model("gensim", tmp_path / "alone" / "multi.gensim", vocab_from=corpus)
 
 
 # --------------------------------------------------------------------------- scikit-learn

@@ -177,6 +177,11 @@ def read_gensim(path: Path) -> Source:
     gensim = _require("gensim", "gensim")
     try:
         model = gensim.models.LdaModel.load(str(path))
+    except FileNotFoundError as exc:  # a file gensim saved beside it (.state, .expElogbeta.npy, .id2word)
+        raise InputError(
+            f"cannot load {path} as a gensim LdaModel: {Path(exc.filename or '?').name} is missing; gensim saves a "
+            f"model as {path.name} and files named {path.name}.* beside it: keep them together"
+        ) from exc
     except Exception as exc:  # gensim raises many kinds of errors on foreign files
         raise InputError(f"cannot load {path} as a gensim LdaModel ({type(exc).__name__}: {exc})") from exc
     if not hasattr(model, "state") or not hasattr(model, "id2word"):
