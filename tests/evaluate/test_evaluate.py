@@ -581,7 +581,7 @@ def test_models_over_different_vocabularies_get_no_held_out_likelihood_verdicts(
     assert not (tmp_path / "run").exists()
     given["metrics"]["predictive"] = False
     with pytest.raises(
-        InputError, match=r"^likelihood compare .* or turn it off \(likelihood = false in \[metrics\]\)$"
+        InputError, match=r"^likelihood compares .* or turn it off \(likelihood = false in \[metrics\]\)$"
     ):
         tealeaves.evaluate(given, tmp_path / "run")
     off = {**given, "metrics": {name: name == "diversity" for name in METRICS}}

@@ -545,7 +545,8 @@ def _one_vocabulary(cfg: EvaluateConfig, models: dict[str, Any], corpora: dict[s
     other, differ = next((name, vocab) for name, vocab in others if vocab != words)
     apart = len(set(words.words) ^ set(differ.words))
     raise InputError(
-        f"{' and '.join(metrics)} compare the probabilities models give the held-out words, but models {first!r} "
+        f"{' and '.join(metrics)} compare{'' if len(metrics) > 1 else 's'} the probabilities models give the "
+        f"held-out words, but models {first!r} "
         f"and {other!r} have different vocabularies ({len(words):,} and {len(differ):,} words, {apart:,} in one "
         "only); train every model on one prepared corpus, set corpora.train to align imported models to its "
         f"words, or turn {'them' if len(metrics) > 1 else 'it'} off ({', '.join(f'{m} = false' for m in metrics)} "
