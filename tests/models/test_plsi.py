@@ -119,5 +119,6 @@ def test_bad_arguments_are_refused(small):
         with pytest.raises(InputError, match="plsi needs"):
             train(small, "plsi", k=2, **params)
     model = train(small, "plsi", k=2, iterations=2)
-    with pytest.raises(InputError, match="tol > 0"):
-        model.infer(small, tol=0.0)
+    for tol in (0.0, float("nan")):  # NaN passed "tol <= 0"
+        with pytest.raises(InputError, match=r"^pLSI folding-in needs tol > 0, got "):
+            model.infer(small, tol=tol)

@@ -235,3 +235,18 @@ def test_a_version_2_store_is_upgraded_with_last_answers_id_classes_and_idle_clo
     assert row["last_answer_ms"] == answered_ms and row["evicted_ms"] is None
     assert upgraded.advance(study, token, key).kind == QUESTION  # the session goes on
     assert upgraded.admit_login(study, "client:x", limit=1, window_s=60, slow_lane_s=60)[0] is not None
+
+
+def test_minutes_out_of_range_or_nan_are_refused_by_name(models, tmp_path):
+    """A lease, answer or idle limit of 0 or NaN minutes: NaN passed "<= 0" and made every clock comparison false."""
+    import math
+
+    from tealeaves.errors import InputError
+    from tealeaves.study.store import Store
+
+    for minutes in (0.0, math.nan, math.inf):
+        with pytest.raises(InputError, match=rf"^a study needs timeout_minutes > 0 and finite, got {minutes}$"):
+            create_study(models, "rating", timeout_minutes=minutes)
+        for name in ("answer_minutes", "idle_minutes"):
+            with pytest.raises(InputError, match=rf"^the study server needs {name} > 0 and finite, got {minutes}$"):
+                Store(f"sqlite:///{tmp_path / 'r.sqlite'}", **{name: minutes})

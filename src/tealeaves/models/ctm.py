@@ -132,8 +132,7 @@ def infer(
         )
     iterations = int(model.params.get("e_step_iterations", 20) if iterations is None else iterations)
     tol = float(model.params.get("e_step_tol", 1e-5) if tol is None else tol)
-    if iterations < 1 or tol <= 0:
-        raise InputError(f"CTM inference needs iterations >= 1 and tol > 0, got {iterations} and {tol}")
+    check_each("CTM inference", [(iterations >= 1, "iterations >= 1", iterations), (tol > 0, "tol > 0", tol)])
     mu = np.asarray(model.extra["prior_mean"], dtype=np.float64)
     cov = np.asarray(model.extra["prior_cov"], dtype=np.float64)
     if mu.shape != (model.k,) or cov.shape != (model.k, model.k):

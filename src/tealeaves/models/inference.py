@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from tealeaves.corpus import Corpus, onto_vocabulary
-from tealeaves.errors import InputError
+from tealeaves.errors import InputError, check_each
 from tealeaves.jit import by_documents
 from tealeaves.missing import OnMissingSkip
 from tealeaves.models._kernels import gibbs_theta_fixed_phi
@@ -77,8 +77,7 @@ def gibbs_fixed_phi(
     An empty document gets the prior mean α / Σα. Document d draws from stream d of this
     function's own stream family under ``seed`` (:func:`tealeaves.rng.family_seed`).
     """
-    if burn_in < 0 or samples < 1:
-        raise InputError(f"Gibbs inference needs burn_in >= 0 and samples >= 1, got {burn_in} and {samples}")
+    check_each("Gibbs inference", [(burn_in >= 0, "burn_in >= 0", burn_in), (samples >= 1, "samples >= 1", samples)])
     notify(progress, "infer", 0, len(corpus))
     tokens = np.asarray(corpus.tokens, dtype=np.int32)
     offsets = np.asarray(corpus.offsets, dtype=np.int64)

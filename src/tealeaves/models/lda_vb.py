@@ -215,8 +215,7 @@ def infer(
         )
     iterations = int(model.params.get("e_step_iterations", 100) if iterations is None else iterations)
     tol = float(model.params.get("e_step_tol", 1e-3) if tol is None else tol)
-    if iterations < 1 or tol <= 0:
-        raise InputError(f"variational inference needs iterations >= 1 and tol > 0, got {iterations} and {tol}")
+    check_each("variational inference", [(iterations >= 1, "iterations >= 1", iterations), (tol > 0, "tol > 0", tol)])
     lam = model.phi * np.asarray(model.extra["lambda_sum"], dtype=np.float64)[:, None]
     notify(progress, "infer", 0, len(corpus))
     gamma = e_step(BagOfWords.of(corpus), lam, model.alpha, iterations, tol).gamma

@@ -117,8 +117,7 @@ def infer(
     after ``iterations``; empty documents get the uniform θ_d. Deterministic: ``seed`` is
     accepted for the common interface and not used.
     """
-    if iterations < 1 or tol <= 0:
-        raise InputError(f"pLSI folding-in needs iterations >= 1 and tol > 0, got {iterations} and {tol}")
+    check_each("pLSI folding-in", [(iterations >= 1, "iterations >= 1", iterations), (tol > 0, "tol > 0", tol)])
     smoothing = float(model.params.get("smoothing", 1.0))
     if smoothing <= 0:
         raise InputError(f"pLSI folding-in needs a positive smoothing λ; the model has {smoothing}")

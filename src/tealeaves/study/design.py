@@ -35,7 +35,7 @@ import pandas as pd
 
 from tealeaves.artifacts import check_writable, new_manifest, read_manifest, write_artifact, write_json
 from tealeaves.corpus import Corpus
-from tealeaves.errors import ArtifactError, InputError
+from tealeaves.errors import ArtifactError, InputError, check_each
 from tealeaves.intrusion import PROTOCOLS
 from tealeaves.models import TopicModel, Topics, as_topics
 from tealeaves.rng import as_seed, family_generator
@@ -588,8 +588,8 @@ class _Creation:
         for name, value in (("draws", self.draws), ("docs", self.docs)):
             if int(value) < 1:
                 raise InputError(f"{name} must be at least 1, got {value}")
-        if self.timeout_minutes <= 0:
-            raise InputError(f"timeout_minutes must be positive, got {self.timeout_minutes}")
+        minutes = self.timeout_minutes
+        check_each("a study", [(0 < minutes < math.inf, "timeout_minutes > 0 and finite", minutes)])
         if self.redirect_url is not None and not self.redirect_url.startswith(("https://", "http://")):
             raise InputError(f"redirect_url must be an http(s) URL, got {self.redirect_url!r}")
         return task

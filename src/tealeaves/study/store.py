@@ -39,6 +39,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import random
 import re
 import secrets
@@ -75,7 +76,7 @@ from sqlalchemy import (
 )
 from sqlalchemy.exc import IntegrityError, OperationalError, SQLAlchemyError
 
-from tealeaves.errors import ArtifactError, InputError, TealeavesError
+from tealeaves.errors import ArtifactError, InputError, TealeavesError, check_each
 from tealeaves.study.design import Study
 from tealeaves.study.texts import FAMILIARITY
 
@@ -462,8 +463,13 @@ class Store:
     ):
         if synchronous not in SYNCHRONOUS:
             raise InputError(f"synchronous must be one of {', '.join(SYNCHRONOUS)}, got {synchronous!r}")
-        if not (answer_minutes > 0 and idle_minutes > 0):
-            raise InputError(f"answer and idle minutes must be positive, got {answer_minutes} and {idle_minutes}")
+        check_each(
+            "the study server",
+            [
+                (0 < answer_minutes < math.inf, "answer_minutes > 0 and finite", answer_minutes),
+                (0 < idle_minutes < math.inf, "idle_minutes > 0 and finite", idle_minutes),
+            ],
+        )
         if after_idle not in AFTER_IDLE:
             raise InputError(f"after the idle limit a participant may {' or '.join(AFTER_IDLE)}, got {after_idle!r}")
         if pool_size < 1:
