@@ -383,7 +383,7 @@ def get_measure(name: str, others: Iterable[str] = ()) -> Measure:
     'NPMI coherence (Bouma 2009; Lau et al. 2014 §4.2 OC-Auto-NPMI; Hoyle et al. 2021 Eq. 1).'
     """
     key = ALIASES.get(name.lower(), name.lower()) if isinstance(name, str) else name
-    if key not in MEASURES:
+    if not isinstance(key, str) or key not in MEASURES:
         raise unknown_name("coherence measure", name, [*MEASURES, *others])
     return MEASURES[key]
 

@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from tealeaves.errors import InputError
+from tealeaves.errors import InputError, is_count
 from tealeaves.models import TopicModel, Topics, as_model, as_topics
 from tealeaves.results import Columns, Result
 
@@ -31,8 +31,8 @@ TopicsLike = TopicModel | Topics | Sequence[Sequence[str]]
 
 
 def _top(topics: TopicsLike, topn: int) -> tuple[tuple[str, ...], ...]:
-    if topn < 1:
-        raise InputError(f"topn must be at least 1, got {topn}")
+    if not is_count(topn):
+        raise InputError(f"topn must be a whole number of at least 1, got {topn!r}")
     return as_topics(topics, topn).words
 
 

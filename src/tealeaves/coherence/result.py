@@ -219,7 +219,7 @@ def topn_values(topn: int | Sequence[int] | None, topics: Any) -> list[int | Non
     every word (None) for word lists)."""
     if topn is None:
         return [10] if isinstance(topics, TopicModel) else [None]
-    values = [topn] if isinstance(topn, (int, np.integer)) else list(topn)
+    values: list[Any] = list(topn) if isinstance(topn, (list, tuple, np.ndarray)) else [topn]
     if not values or any(not isinstance(n, (int, np.integer)) or isinstance(n, bool) or n < 2 for n in values):
         raise InputError(f"topn must be an integer of at least 2, or a list of them; got {topn!r}")
     return [int(n) for n in values]

@@ -24,7 +24,7 @@ import numpy as np
 from tealeaves import display
 from tealeaves.artifacts import arrays_sha256, new_manifest, read_manifest, write_artifact, write_json
 from tealeaves.corpus.vocabulary import Vocabulary
-from tealeaves.errors import ArtifactError, InputError
+from tealeaves.errors import ArtifactError, InputError, is_real
 from tealeaves.missing import OnMissingSkip
 
 if TYPE_CHECKING:
@@ -463,8 +463,8 @@ def split_indices(n: int, heldout: float, seed: int | np.random.Generator = 0) -
     """
     from tealeaves.rng import family_generator  # numba, which tealeaves.rng loads, only when drawing
 
-    if not 0.0 < heldout < 1.0:
-        raise InputError(f"heldout must be a fraction between 0 and 1 (exclusive), got {heldout}")
+    if not is_real(heldout) or not 0.0 < heldout < 1.0:
+        raise InputError(f"heldout must be a fraction between 0 and 1 (exclusive), got {heldout!r}")
     if n < 2:
         raise InputError(f"cannot split {n} document(s) into train and held-out parts; need at least 2")
     n_held = min(max(round(heldout * n), 1), n - 1)

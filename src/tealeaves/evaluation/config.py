@@ -231,6 +231,11 @@ def read_config(config: str | os.PathLike[str] | dict[str, Any] | EvaluateConfig
         return config
     if isinstance(config, dict):
         return parse_config(config, Path.cwd())
+    if not isinstance(config, (str, os.PathLike)):
+        raise InputError(
+            f"the configuration must be a TOML file's path, a dict of the same structure or an EvaluateConfig, got "
+            f"{describe(config)}"
+        )
     path = Path(config)
     return parse_config(read_toml(path), path.resolve().parent)
 

@@ -45,7 +45,7 @@ import numpy as np
 
 from tealeaves.coherence import RefIndex, Window
 from tealeaves.coherence.reference import as_reference_index
-from tealeaves.errors import InputError, is_count
+from tealeaves.errors import InputError, is_count, is_real
 from tealeaves.intrusion.features import (
     ASSOCIATIONS,
     FEATURES,
@@ -451,8 +451,8 @@ def compare_word_intrusion(
     check_association(association)
     if not is_count(folds, 2):
         raise InputError(f"folds must be an integer of at least 2, got {folds!r}")
-    if not (np.isfinite(c) and c > 0):
-        raise InputError(f"C must be a positive number, got {c}")
+    if not (is_real(c) and np.isfinite(c) and c > 0):
+        raise InputError(f"C must be a positive number, got {c!r}")
     if not isinstance(models, Mapping) or not models:
         raise InputError("models must be a non-empty mapping of model names to topics")
     index = as_reference_index(index)

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from tealeaves.errors import InputError
+from tealeaves.errors import InputError, is_real
 from tealeaves.intrusion import _kernels
 
 SVM_RANK_C = 0.01  # Lau et al.'s toolkit (run-wi.sh): svm_rank_learn -c 0.01
@@ -159,8 +159,8 @@ def fit_ranking_svm(
     >>> round(ranker.primal, 4), round(ranker.dual, 4)  # no duality gap: the optimum
     (0.7692, 0.7692)
     """
-    if not (np.isfinite(c) and c > 0):
-        raise InputError(f"C must be a positive number, got {c}")
+    if not (is_real(c) and np.isfinite(c) and c > 0):
+        raise InputError(f"C must be a positive number, got {c!r}")
     if not (tol > 0 and max_epochs >= 1):
         raise InputError("tol must be positive and max_epochs at least 1")
     features = np.asarray(features, dtype=np.float64)

@@ -316,6 +316,6 @@ its function, whose docstring states its formula and cost, and what it guarantee
 
 def find_method(name: str, registry: dict[str, Method]) -> Method:
     """The registered method ``name``; a clear error listing the others."""
-    if name not in registry:
+    if not isinstance(name, str) or name not in registry:
         raise unknown_name("method", name, registry)
     return registry[name]

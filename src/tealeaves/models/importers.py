@@ -538,7 +538,7 @@ IMPORTERS: dict[str, Callable[..., Source | Topics]] = {
 
 
 def _reader(format: str) -> Callable[..., Source | Topics]:
-    if format not in IMPORTERS:
+    if not isinstance(format, str) or format not in IMPORTERS:
         raise unknown_name("import format", format, IMPORTERS)
     return IMPORTERS[format]
 

@@ -283,7 +283,7 @@ def _check_memory(model: str, k: int, n_words: int, n_docs: int) -> None:
 
 def _spec(model: str) -> TrainerSpec:
     """The trainer ``model``, refused in one line when its extra is not installed."""
-    if model not in TRAINERS:
+    if not isinstance(model, str) or model not in TRAINERS:
         raise unknown_name("model", model, TRAINERS)
     spec = TRAINERS[model]
     if spec.extra is not None:

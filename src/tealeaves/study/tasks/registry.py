@@ -133,10 +133,10 @@ def task_named(name: str) -> HumanTask:
     >>> task.question, task.measure
     ('Which word does not belong with the others?', 'model precision')
     """
-    task = _tasks.get(name)
+    task = _tasks.get(name) if isinstance(name, str) else None
     if task is not None:
         return task
-    if name not in BUILTIN_TASKS:
+    if not isinstance(name, str) or name not in BUILTIN_TASKS:
         raise InputError(f"task must be one of {', '.join(task_names())}, got {name!r}")
     module, _, attribute = BUILTIN_TASKS[name].partition(":")
     task = getattr(importlib.import_module(module), attribute)
