@@ -101,7 +101,7 @@ def test_cli_analyze_takes_the_old_name_of_n_resamples_with_a_warning(tmp_path, 
     [
         (["--out", "OUT"], "either a study export or --hoyle2021"),
         (["missing.csv", "--out", "OUT"], "does not exist"),
-        (["EXPORT", "--out", "OUT", "--n-resamples", "0"], "at least 1"),
+        (["EXPORT", "--out", "OUT", "--n-resamples", "0"], "analyze needs --n-resamples >= 1, got 0"),
         (["EXPORT", "--out", "OUT", "--metrics", "EXPORT"], "must be numeric"),
     ],
 )
