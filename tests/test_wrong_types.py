@@ -20,7 +20,7 @@ import tealeaves
 from tealeaves.coherence import RefIndex, diversity, score
 from tealeaves.corpus import Corpus, Vocabulary
 from tealeaves.errors import TealeavesError
-from tealeaves.likelihood import estimate, predictive
+from tealeaves.likelihood import complete, estimate, predictive
 from tealeaves.models import TopicModel
 
 WRONG = {
@@ -65,6 +65,22 @@ def calls(model, corpus, index):
         "train(model)": lambda v: tealeaves.train(corpus, v, k=2),
         "auto_word_intrusion(c)": lambda v: tealeaves.auto_word_intrusion(model, index, c=v),
         "auto_word_intrusion(folds)": lambda v: tealeaves.auto_word_intrusion(model, index, folds=v),
+        "auto_word_intrusion(protocol)": lambda v: tealeaves.auto_word_intrusion(model, index, protocol=v),
+        "auto_word_intrusion(association)": lambda v: tealeaves.auto_word_intrusion(model, index, association=v),
+        "auto_word_intrusion(draws)": lambda v: tealeaves.auto_word_intrusion(model, index, draws=v),
+        "estimate(variant)": lambda v: estimate(model, None, corpus, variant=v, particles=2),
+        "estimate(schedule)": lambda v: estimate(model, None, corpus, method="ais", schedule=v, temperatures=5),
+        "estimate(on_missing)": lambda v: estimate(model, None, corpus, on_missing=v, particles=2),
+        "complete(split)": lambda v: complete(model, None, corpus, split=v, particles=2),
+        "halves(mode)": lambda v: corpus.halves(v),
+        "top_words(n)": lambda v: model.top_words(v),
+        "infer(on_missing)": lambda v: model.infer(corpus, on_missing=v),
+        "train(k)": lambda v: tealeaves.train(corpus, "lda-gibbs", k=v, iterations=2),
+        "train(seed)": lambda v: tealeaves.train(corpus, "lda-gibbs", k=2, seed=v, iterations=2),
+        "lda-gibbs(sampler)": lambda v: tealeaves.train(corpus, "lda-gibbs", k=2, sampler=v, iterations=2),
+        "lda-vb(method)": lambda v: tealeaves.train(corpus, "lda-vb", k=2, method=v, iterations=2),
+        "create_study(protocol)": lambda v: tealeaves.create_study({"a": model}, "word-intrusion", protocol=v),
+        "create_study(scale)": lambda v: tealeaves.create_study({"a": model}, "rating", scale=v),
     }
 
 

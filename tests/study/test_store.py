@@ -250,3 +250,15 @@ def test_minutes_out_of_range_or_nan_are_refused_by_name(models, tmp_path):
         for name in ("answer_minutes", "idle_minutes"):
             with pytest.raises(InputError, match=rf"^the study server needs {name} > 0 and finite, got {minutes}$"):
                 Store(f"sqlite:///{tmp_path / 'r.sqlite'}", **{name: minutes})
+
+
+def test_numpy_integers_make_the_same_study_as_python_ones(models, tmp_path):
+    """A scale, draws or topics_per_model given as NumPy integers (from an array, a DataFrame) were written into
+    the settings as they were: "Object of type int64 is not JSON serializable", after the items were drawn."""
+    import numpy as np
+
+    for task, options in (("rating", {"scale": 5, "topics_per_model": 4}), ("word-intrusion", {"draws": 2})):
+        plain = create_study(models, task, checks=0, out=tmp_path / f"{task}-plain", **options)
+        numpy = {name: np.int64(value) for name, value in options.items()}
+        made = create_study(models, task, checks=0, out=tmp_path / f"{task}-numpy", **numpy)
+        assert made.study_id == plain.study_id and made.settings == plain.settings

@@ -29,7 +29,7 @@ from typing import Literal
 
 import numpy as np
 
-from tealeaves.errors import InputError, check_each
+from tealeaves.errors import InputError, check_each, is_count
 from tealeaves.models import TopicModel, Topics, as_model, as_topics
 from tealeaves.results import Columns, Result
 
@@ -193,14 +193,14 @@ def intruder_sets(
     """
     from tealeaves.rng import family_generator  # numba, which tealeaves.rng loads, only when drawing
 
-    if protocol not in PROTOCOLS:
+    if not isinstance(protocol, str) or protocol not in PROTOCOLS:
         raise InputError(f"protocol must be one of {', '.join(PROTOCOLS)}, got {protocol!r}")
     check_each(
         "word intrusion",
         [
-            (draws >= 1, "draws >= 1", draws),
-            (low_rank >= 1, "low_rank >= 1", low_rank),
-            (high_rank >= 1, "high_rank >= 1", high_rank),
+            (is_count(draws), "draws >= 1", draws),
+            (is_count(low_rank), "low_rank >= 1", low_rank),
+            (is_count(high_rank), "high_rank >= 1", high_rank),
         ],
     )
     n_shown, from_top = PROTOCOLS[protocol]

@@ -33,9 +33,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from tealeaves.artifacts import check_writable, new_manifest, read_manifest, write_artifact, write_json
+from tealeaves.artifacts import check_writable, json_safe, new_manifest, read_manifest, write_artifact, write_json
 from tealeaves.corpus import Corpus
-from tealeaves.errors import ArtifactError, InputError, check_each
+from tealeaves.errors import ArtifactError, InputError, check_each, is_count
 from tealeaves.intrusion import PROTOCOLS
 from tealeaves.models import TopicModel, Topics, as_topics
 from tealeaves.rng import as_seed, family_generator
@@ -537,11 +537,11 @@ class _Creation:
             models=labelled,
             corpus=self.corpus,
             protocol=self.protocol,
-            draws=self.draws,
-            scale=self.scale,
+            draws=int(self.draws),
+            scale=int(self.scale),  # NumPy's integers are not JSON
             familiarity=familiarity,
             topics_per_model=self.topics_per_model,
-            docs=self.docs,
+            docs=int(self.docs),
             low_share=self.low_share,
             pick_rng=pick_rng,
             task_rng=task_rng,
@@ -581,13 +581,13 @@ class _Creation:
     def checked_task(self) -> HumanTask:
         """The task, after checking the options every study has."""
         task = task_named(self.task)
-        if self.protocol not in PROTOCOLS:
+        if not isinstance(self.protocol, str) or self.protocol not in PROTOCOLS:
             raise InputError(f"protocol must be one of {', '.join(PROTOCOLS)}, got {self.protocol!r}")
-        if self.scale not in texts.RATING_LABELS:
+        if not is_count(self.scale) or int(self.scale) not in texts.RATING_LABELS:
             raise InputError(f"the rating scale must be 3 or 5 points, got {self.scale}")
         for name, value in (("draws", self.draws), ("docs", self.docs)):
-            if int(value) < 1:
-                raise InputError(f"{name} must be at least 1, got {value}")
+            if not is_count(value):
+                raise InputError(f"{name} must be a whole number of at least 1, got {value!r}")
         minutes = self.timeout_minutes
         check_each("a study", [(0 < minutes < math.inf, "timeout_minutes > 0 and finite", minutes)])
         if self.redirect_url is not None and not self.redirect_url.startswith(("https://", "http://")):
@@ -621,7 +621,7 @@ class _Creation:
         sources = None
         if self.check_sources is not None:
             sources = [words for source in self.check_sources for words in ranked_words(load_model_like(source))]
-        return check_items(study_topics, n, self.scale, familiarity, rng, sources=sources, task=task.name)
+        return check_items(study_topics, n, int(self.scale), familiarity, rng, sources=sources, task=task.name)
 
     def settings(self, task: HumanTask, request: ItemRequest, counts: dict[str, int]) -> dict[str, Any]:
         """What every participant and the assignment depend on (and the study id), with the
@@ -632,27 +632,29 @@ class _Creation:
             return getattr(request, name) if name in task.options else None
 
         redirect, codes = self.redirect_url, self.per_participant_codes
-        return {
-            "task": task.name,
-            "title": self.title,
-            "protocol": used("protocol"),
-            "draws": used("draws"),
-            "scale": used("scale"),
-            "familiarity": request.familiarity,
-            **counts,
-            "show_answer": bool(self.show_answer) and task.has_key,
-            "consent": texts.CONSENT if self.consent is None else self.consent,
-            "instructions": task.instructions if self.instructions is None else self.instructions,
-            "corpus_description": (
-                texts.CORPUS_DESCRIPTION if self.corpus_description is None else self.corpus_description
-            ),
-            "per_participant_codes": bool(redirect is not None if codes is None else codes),
-            "redirect_url": redirect,
-            "timeout_minutes": float(self.timeout_minutes),
-            "topics_per_model": self.topics_per_model,
-            "docs": used("docs"),
-            "low_share": used("low_share"),
-        }
+        return json_safe(
+            {  # NumPy's integers, which a caller may pass, are not JSON
+                "task": task.name,
+                "title": self.title,
+                "protocol": used("protocol"),
+                "draws": used("draws"),
+                "scale": used("scale"),
+                "familiarity": request.familiarity,
+                **counts,
+                "show_answer": bool(self.show_answer) and task.has_key,
+                "consent": texts.CONSENT if self.consent is None else self.consent,
+                "instructions": task.instructions if self.instructions is None else self.instructions,
+                "corpus_description": (
+                    texts.CORPUS_DESCRIPTION if self.corpus_description is None else self.corpus_description
+                ),
+                "per_participant_codes": bool(redirect is not None if codes is None else codes),
+                "redirect_url": redirect,
+                "timeout_minutes": float(self.timeout_minutes),
+                "topics_per_model": self.topics_per_model,
+                "docs": used("docs"),
+                "low_share": used("low_share"),
+            }
+        )
 
 
 def _interleaved(items: list[Item], rng: np.random.Generator) -> list[Item]:
