@@ -14,9 +14,12 @@ import itertools
 import math
 
 import numpy as np
+import pandas as pd
 import pytest
 
 import tealeaves
+from tealeaves import analysis
+from tealeaves.analysis.correlation import RaggedScores
 from tealeaves.coherence import RefIndex, diversity, score
 from tealeaves.corpus import Corpus, Vocabulary
 from tealeaves.errors import TealeavesError
@@ -95,3 +98,85 @@ def test_a_value_of_the_wrong_type_or_range_is_a_tealeaves_error(inputs, tmp_pat
         except Exception as error:  # what the test looks for
             raw.append(f"{name} <- {kind}: {type(error).__name__}: {error}")
     assert raw == []
+
+
+@pytest.fixture(scope="module")
+def human(tmp_path_factory):
+    """Twelve topics' ratings, two metrics' values and a CSV of them: what the analysis functions read."""
+    rng = np.random.default_rng(1)
+    answers = [rng.integers(1, 4, size=rng.integers(3, 7)).astype(float) for _ in range(12)]
+    topics = pd.DataFrame(
+        {"dataset": "d", "model": "m", "topic": range(12), "words": [f"w{k} x{k}" for k in range(12)]}
+    )
+    judgments = analysis.HumanJudgments("d rating", "rating", topics, RaggedScores(answers))
+    metrics = pd.DataFrame({"a": rng.normal(size=12), "b": rng.normal(size=12)})
+    path = tmp_path_factory.mktemp("metrics") / "scores.csv"
+    metrics.assign(model="m", topic=range(12)).to_csv(path, index=False)
+    return judgments, metrics, f"csv:{path}"
+
+
+def analysis_calls(judgments, metrics, spec):
+    a, groups, fast = metrics["a"].to_numpy(), {"x": [0.9, 0.8, 0.7], "y": [0.5, 0.6, 0.4]}, {"n_sim": 20}
+    human, means, margins = judgments.answers, judgments.answers.means(), {"a": 0.05, "b": 0.05}
+    return {
+        "validate(judgments)": lambda v: analysis.validate(v, [spec], n_resamples=20),
+        "validate(metrics)": lambda v: analysis.validate([judgments], v, n_resamples=20),
+        "validate(n_resamples)": lambda v: analysis.validate([judgments], [spec], n_resamples=v),
+        "validate(confidence)": lambda v: analysis.validate([judgments], [spec], n_resamples=20, confidence=v),
+        "validate(resample)": lambda v: analysis.validate([judgments], [spec], n_resamples=20, resample=v),
+        "annotators_needed(task)": lambda v: analysis.annotators_needed(v, **fast),
+        "annotators_needed(power)": lambda v: analysis.annotators_needed("rating", power=v, **fast),
+        "annotators_needed(effect)": lambda v: analysis.annotators_needed("rating", effect=v, **fast),
+        "annotators_needed(max_annotators)": lambda v: analysis.annotators_needed("rating", max_annotators=v, **fast),
+        "simulate_power(annotators)": lambda v: analysis.simulate_power("rating", v, **fast),
+        "power_curve(annotators)": lambda v: analysis.power_curve("rating", v, **fast),
+        "topic_level_power(share)": lambda v: analysis.topic_level_power("rating", 5, share=v, **fast),
+        "equivalence_margin(step)": lambda v: analysis.equivalence_margin("rating", 5, step=v, **fast),
+        "annotators_for_study(items_per_model)": lambda v: analysis.annotators_for_study("rating", v, **fast),
+        "annotators_for_study(models)": lambda v: analysis.annotators_for_study("rating", 20, models=v, **fast),
+        "bootstrap_correlations(n_resamples)": lambda v: analysis.bootstrap_correlations(human, metrics, n_resamples=v),
+        "topic_bootstrap_correlations(confidence)": lambda v: analysis.topic_bootstrap_correlations(
+            means, metrics, confidence=v, n_resamples=20
+        ),
+        "paired_bootstrap(a)": lambda v: analysis.paired_bootstrap(human, v, a, n_resamples=20),
+        "paired_bootstrap(n_resamples)": lambda v: analysis.paired_bootstrap(human, a, a, n_resamples=v),
+        "split_half(n_splits)": lambda v: analysis.split_half([0, 1, 2, 3] * 3, [3, 2, 1, 2] * 3, n_splits=v),
+        "krippendorff_alpha(score)": lambda v: analysis.krippendorff_alpha([0, 1], [0, 0], v),
+        "compare_models(groups)": lambda v: analysis.compare_models(v),
+        "compare_models(alpha)": lambda v: analysis.compare_models(groups, alpha=v),
+        "pairwise_tests(alpha)": lambda v: analysis.pairwise_tests(groups, "t", alpha=v),
+        "cluster_bootstrap_comparison(answers)": lambda v: analysis.cluster_bootstrap_comparison(v),
+        "false_discovery_rates(n_iter)": lambda v: analysis.false_discovery_rates(
+            "rating", human, metrics, margins, k=4, n_iter=v
+        ),
+        "false_discovery_rates(alpha)": lambda v: analysis.false_discovery_rates(
+            "rating", human, metrics, margins, k=4, n_iter=10, alpha=v
+        ),
+        "false_discovery_rates(metric_margins)": lambda v: analysis.false_discovery_rates(
+            "rating", human, metrics, v, k=4, n_iter=10
+        ),
+        "rank_mixtures(weights)": lambda v: analysis.rank_mixtures(pd.DataFrame(), "a", "b", weights=v),
+        "select(responses)": lambda v: analysis.select(v),
+        "human_scores(responses)": lambda v: analysis.human_scores(v),
+        "regress(y)": lambda v: analysis.regress(v, a, "linear"),
+        "topic_log_odds(theta)": lambda v: analysis.topic_log_odds(v, [0], 1),
+    }
+
+
+def test_an_analysis_value_of_the_wrong_type_or_range_is_a_tealeaves_error(human):
+    # the analysis package (power, validation, comparisons, agreement) was not in the sweep above: 222 of
+    # these 330 calls raised Python's, NumPy's or pandas' own errors, and 9 took a NaN level, a negative
+    # count or a word (annotators_for_study(models=nan), false_discovery_rates(alpha=-1), ...)
+    raw, taken = [], []
+    for (name, call), (kind, value) in itertools.product(analysis_calls(*human).items(), WRONG.items()):
+        try:
+            call(value)
+        except TealeavesError:
+            continue
+        except Exception as error:  # what the test looks for
+            raw.append(f"{name} <- {kind}: {type(error).__name__}: {error}")
+            continue
+        if kind in ("nan", "negative", "str", "list", "dict", "empty"):
+            taken.append(f"{name} <- {kind}")
+    assert raw == []
+    assert taken == []

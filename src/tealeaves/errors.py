@@ -291,3 +291,56 @@ def is_real(value: Any) -> TypeGuard[float]:
     (True, True, True, False, False)
     """
     return isinstance(value, numbers.Real) and not isinstance(value, bool)
+
+
+def as_numbers(values: Any, name: str, ndim: int | None = None) -> Any:
+    """``values`` as a float64 array, or an InputError naming ``name`` where they are not numbers.
+
+    Every array of scores, values or weights a caller gives passes through here, so that words, a
+    dict or a bare number where an array goes are refused by name, not by NumPy's ``could not
+    convert string to float`` or ``len() of unsized object``.
+
+    Parameters
+    ----------
+    values : array-like
+        What was given.
+    name : str
+        What the message calls it.
+    ndim : int, optional
+        The number of dimensions wanted (1: a list of values); any when None.
+
+    Returns
+    -------
+    numpy.ndarray
+        float64.
+
+    Raises
+    ------
+    InputError
+        Where ``values`` are not numbers, or not of ``ndim`` dimensions.
+
+    Examples
+    --------
+    >>> from tealeaves.errors import as_numbers
+    >>> as_numbers([1, 2.5], "scores")
+    array([1. , 2.5])
+    >>> as_numbers(["high", "low"], "scores")
+    Traceback (most recent call last):
+    ...
+    tealeaves.errors.InputError: scores must be an array of numbers, got a list (could not convert string to float: 'high')
+    >>> as_numbers(0.5, "scores", ndim=1)
+    Traceback (most recent call last):
+    ...
+    tealeaves.errors.InputError: scores must be a list of numbers (1 dimension), got 0.5
+    """
+    import numpy as np
+
+    try:
+        array = np.asarray(values, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise InputError(f"{name} must be an array of numbers, got {describe(values)} ({exc})") from exc
+    if ndim is not None and array.ndim != ndim:
+        wanted = "a list of numbers (1 dimension)" if ndim == 1 else f"an array of {ndim} dimensions"
+        shown = repr(values) if array.ndim == 0 else f"{array.ndim} dimensions"
+        raise InputError(f"{name} must be {wanted}, got {shown}")
+    return array

@@ -7,7 +7,7 @@ import pytest
 from scipy import stats
 
 from tealeaves.analysis import krippendorff_alpha, one_vs_rest, split_half
-from tealeaves.errors import EmptyResultError
+from tealeaves.errors import EmptyResultError, InputError
 
 
 def test_krippendorff_hand_example():
@@ -64,3 +64,11 @@ def test_split_half_bounds():
     assert abs(np.mean(values)) < 0.1  # pure noise: no agreement on average
     with pytest.raises(EmptyResultError):
         split_half([0, 1], [1.0, 2.0])
+
+
+def test_agreement_refuses_responses_that_do_not_line_up():
+    # pandas' "All arrays must be of the same length" and NumPy's "could not convert string to float" before
+    with pytest.raises(InputError, match=r"one entry per response, got \{'annotator': 3, 'item': 3, 'score': 2\}"):
+        krippendorff_alpha(["a", "b", "c"], [0, 0, 1], [1.0, 2.0])
+    with pytest.raises(InputError, match=r"^score must be an array of numbers"):
+        split_half([0, 1, 2], ["high", "low", "high"])

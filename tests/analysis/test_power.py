@@ -90,7 +90,7 @@ def test_equivalence_margin_appendix_a51():
 def test_power_refuses_bad_arguments():
     with pytest.raises(InputError, match="task"):
         simulate_power("essay", 5)
-    with pytest.raises(InputError, match=r"^the power analysis needs annotators >= 1, got 0$"):
+    with pytest.raises(InputError, match=r"^the power analysis needs annotators >= 1 \(a whole number\), got 0$"):
         simulate_power("rating", 0)
     with pytest.raises(InputError, match="max_annotators"):
         annotators_needed("rating", effect=1, max_annotators=3)

@@ -66,3 +66,8 @@ def test_regression_refuses_bad_input():
         regress([0, 1, 2], [0.1, 0.2, 0.3], "logistic")
     with pytest.raises(InputError, match="kind"):
         regress([0, 1, 1], [0.1, 0.2, 0.3], "ols")
+    # one value a pair; unequal lengths raised NumPy's "operands could not be broadcast together"
+    with pytest.raises(InputError, match=r"got 3 and 2 values$"):
+        regress([0, 1, 1], [0.1, 0.2], "logistic")
+    with pytest.raises(InputError, match=r"^y must be an array of numbers, got a list"):
+        regress(["yes", "no", "yes"], [0.1, 0.2, 0.3], "logistic")

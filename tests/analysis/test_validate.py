@@ -281,6 +281,21 @@ def test_a_file_mixing_rating_scales_is_two_data_sets(tmp_path):
     assert pooled < 0.99
 
 
+def test_one_data_set_and_one_metric_need_no_list_and_a_path_points_to_the_readers(small):
+    # validate(judgments, "csv:...") iterated the spec's letters ("metric 'c'...") and one HumanJudgments
+    # raised "'str' object has no attribute 'name'"; a path where the data sets go did the same
+    judgments, _, _, path = small
+    listed = validate([judgments], [f"csv:{path}"], n_resamples=50, seed=2)
+    alone = validate(judgments, f"csv:{path}", n_resamples=50, seed=2)
+    pd.testing.assert_frame_equal(alone.correlations, listed.correlations)
+    with pytest.raises(InputError, match=r"not a path \('data/hoyle'\): read them with hoyle2021_judgments"):
+        validate("data/hoyle", [f"csv:{path}"])
+    with pytest.raises(InputError, match=r"got a str in it"):
+        validate([judgments, "data/hoyle"], [f"csv:{path}"])
+    with pytest.raises(InputError, match=r"^confidence must lie in \(0, 1\), 0.95 for a 95% interval; got 95$"):
+        validate(judgments, f"csv:{path}", confidence=95)
+
+
 def test_versus_best_holm_max_t_and_selection(small, tmp_path):
     judgments, _, scores, path = small
     other = HumanJudgments("e rating", "rating", judgments.topics.assign(dataset="e"), judgments.answers)

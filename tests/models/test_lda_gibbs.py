@@ -130,6 +130,23 @@ def test_parallel_sweep_merges_the_shards_counts(sparse):
         assert np.array_equal(got, want)
 
 
+def test_more_workers_than_tokens_shard_as_many_as_the_tokens():
+    # The shards of W > T workers (T tokens) are those of T + 1 workers, computed uncapped here, so capping
+    # W at T + 1 changes no run (empty documents included); workers=10**12 raised a MemoryError allocating
+    # 10**12 cut points.
+    rng = np.random.default_rng(3)
+    for _ in range(200):
+        lengths = rng.integers(0, 5, size=rng.integers(1, 8))
+        offsets = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64)
+        n_docs, total = len(lengths), int(offsets[-1])
+        for workers in range(total + 1, 3 * total + 4):
+            cuts = np.searchsorted(offsets[:-1], np.linspace(0, total, workers + 1)[1:-1], side="left")
+            uncapped = np.unique(np.concatenate([[0], np.clip(cuts, 0, n_docs), [n_docs]]))
+            assert list(lda_gibbs.shard_bounds(offsets, workers)) == list(uncapped), (lengths, workers)
+    offsets = np.array([0, 3, 5, 9], dtype=np.int64)
+    assert list(lda_gibbs.shard_bounds(offsets, 10**12)) == [0, 1, 2, 3]
+
+
 def test_word_lists_stay_sorted_and_hold_the_counts():
     # The sparse kernel's packed word lists (n_kw << bits | k, MALLET's typeTopicCounts): built
     # sorted with room min(K, N_w), and after each of 30 sweeps of the pass on them still strictly

@@ -312,3 +312,27 @@ def test_a_ratio_over_one_scored_document_has_no_interval():
     for bounds in (None, (-np.inf, 0.0)):
         low, high = ratio_bootstrap_t_interval((v, w), 99, np.random.default_rng(0), bounds=bounds)
         assert np.isnan(low) and np.isnan(high)
+
+
+@pytest.mark.parametrize("confidence", [95, 1.0, 0.0, -0.95, float("nan"), "0.95", None])
+def test_a_confidence_that_is_not_a_share_is_refused_by_every_interval(confidence):
+    # confidence=95 (a percentage) gave Welch's and the t interval (nan, nan) and the bootstrap-t an IndexError
+    import tealeaves.stats as s
+
+    rng = np.random.default_rng(0)
+    a, b = rng.normal(size=12), rng.normal(size=12)
+    calls = [
+        lambda: s.welch_test(a, b, confidence=confidence),
+        lambda: s.paired_t_test(a, b, confidence=confidence),
+        lambda: s.t_interval(0.5, 0.1, 20, confidence=confidence),
+        lambda: s.bootstrap_t_interval(a, confidence=confidence),
+        lambda: s.mean_with_interval(a, confidence=confidence),
+        lambda: s.percentile_interval(a, confidence=confidence),
+        lambda: s.permutation_test(np.ones(4), np.ones(4), rng, n_resamples=9, confidence=confidence),
+        lambda: s.studentised_permutation_test(a, b, rng, n_resamples=9, confidence=confidence),
+        lambda: s.bootstrap_z_test(0.1, rng.normal(size=50), confidence=confidence),
+        lambda: s.bounded_t_interval(0.5, 0.1, 20, confidence=confidence),
+    ]
+    for call in calls:
+        with pytest.raises(InputError, match=r"^confidence must lie in \(0, 1\), 0.95 for a 95% interval; got "):
+            call()

@@ -21,14 +21,22 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from tealeaves.errors import EmptyResultError, InputError
+from tealeaves.errors import EmptyResultError, InputError, as_numbers, is_count
 from tealeaves.results import Result
 
 Method = Literal["spearman", "pearson"]
 
 
 def _frame(annotator, item, score) -> pd.DataFrame:
-    frame = pd.DataFrame({"annotator": np.asarray(annotator), "item": np.asarray(item), "score": np.asarray(score)})
+    columns = {
+        "annotator": np.asarray(annotator),
+        "item": np.asarray(item),
+        "score": as_numbers(score, "score", ndim=1),
+    }
+    lengths = {name: len(np.atleast_1d(values)) for name, values in columns.items()}
+    if len(set(lengths.values())) > 1:
+        raise InputError(f"annotator, item and score must give one entry per response, got {lengths} entries")
+    frame = pd.DataFrame(columns)
     frame = frame.dropna(subset=["score"])
     frame["score"] = frame["score"].astype(np.float64)
     if frame.empty:
@@ -195,8 +203,8 @@ def split_half(item, score, n_splits: int = 100, seed: int | np.random.Generator
     """
     from tealeaves.rng import family_generator  # numba, which tealeaves.rng loads, only when drawing
 
-    if n_splits < 1:
-        raise InputError(f"n_splits must be at least 1, got {n_splits}")
+    if not is_count(n_splits):
+        raise InputError(f"n_splits must be a whole number of at least 1, got {n_splits!r}")
     frame = _frame(np.zeros(len(np.asarray(item))), item, score)
     groups = [g.to_numpy() for _, g in frame.groupby("item")["score"] if len(g) >= 2]
     if len(groups) < 3:

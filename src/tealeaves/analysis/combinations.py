@@ -16,7 +16,7 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from tealeaves.errors import InputError
+from tealeaves.errors import InputError, is_real
 
 
 def mixture_label(weight: float, first: str, second: str) -> str:
@@ -69,7 +69,9 @@ def rank_mixtures(
     1       d     m      1                  0.667
     2       d     m      2                  0.667
     """
-    if any(not 0 <= w <= 1 for w in weights):
+    if isinstance(weights, (str, bytes)) or not isinstance(weights, Sequence) or not weights:
+        raise InputError(f"weights must be a list of the first metric's weights in [0, 1], e.g. [0.5], got {weights!r}")
+    if not all(is_real(w) and 0 <= w <= 1 for w in weights):
         raise InputError(f"mixture weights must lie in [0, 1], got {list(weights)}")
     keys = ["dataset", "model", "topic"]
     wide = topic_values.drop_duplicates([*keys, "metric"]).pivot(index=keys, columns="metric", values="value")

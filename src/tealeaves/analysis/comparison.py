@@ -30,12 +30,13 @@ never a claim that the models are equal (:func:`tealeaves.wording.pair_verdict`)
 from __future__ import annotations
 
 import itertools
+from collections.abc import Mapping
 
 import numpy as np
 import pandas as pd
 
 from tealeaves.deprecation import renamed_parameters
-from tealeaves.errors import EmptyResultError, InputError
+from tealeaves.errors import EmptyResultError, InputError, as_numbers, check_each, describe, is_count, is_real
 from tealeaves.stats.design import minimal_detectable_difference
 from tealeaves.stats.multiplicity import holm
 from tealeaves.stats.resampling import two_way_cluster_bootstrap
@@ -107,13 +108,15 @@ def pairwise_tests(groups: dict[str, np.ndarray], test: str, alpha: float = 0.05
     0     lda     nmf     1.5119  0.0653
     1     nmf     lda    -1.5119  0.9347
     """
-    if test not in TESTS:
+    if not isinstance(test, str) or test not in TESTS:
         raise InputError(f"test must be one of {TESTS}, got {test!r}")
-    if len(groups) < 2:
+    scores = _groups(groups)
+    _check_levels("pairwise_tests", alpha)
+    if len(scores) < 2:
         raise EmptyResultError("a pairwise comparison needs at least two models")
     rows = []
-    for a, b in itertools.permutations(sorted(groups), 2):
-        x, y = np.asarray(groups[a], dtype=np.float64), np.asarray(groups[b], dtype=np.float64)
+    for a, b in itertools.permutations(sorted(scores), 2):
+        x, y = scores[a], scores[b]
         if test == "proportion":
             result = proportion_test(x.sum(), x.size, y.sum(), y.size, "greater")
         elif test == "mann-whitney":
@@ -230,11 +233,15 @@ def compare_models(
     >>> print(table["verdict"][1])
     not significant (Holm, level 0.05); a difference of 0.331 would be found with 80% power
     """
-    if len(groups) < 2:
+    scores = _groups(groups)
+    if not isinstance(unit, str) or not unit:
+        raise InputError(f"unit must name what one score is of ('topic', 'document'), got {unit!r}")
+    _check_levels("compare_models", alpha, power)
+    if len(scores) < 2:
         raise EmptyResultError("a model comparison needs at least two models")
     pairs = []
-    for a, b in itertools.combinations(sorted(groups), 2):
-        x, y = np.asarray(groups[a], dtype=np.float64), np.asarray(groups[b], dtype=np.float64)
+    for a, b in itertools.combinations(sorted(scores), 2):
+        x, y = scores[a], scores[b]
         if x.size < 2 or y.size < 2:
             raise InputError(f"comparing {a} and {b} needs at least two {unit}s per model")
         test = welch_test(x, y, confidence=1 - alpha)
@@ -258,6 +265,27 @@ def compare_models(
             }
         )
     return _pair_table(pairs, alpha, power, higher_is_better)
+
+
+def _check_levels(owner: str, alpha: float, power: float = 0.8) -> None:
+    """Refuse a level or a power outside (0, 1), or not a number."""
+    check_each(
+        owner,
+        [
+            (is_real(alpha) and 0 < alpha < 1, "0 < alpha < 1", alpha),
+            (is_real(power) and 0 < power < 1, "0 < power < 1", power),
+        ],
+    )
+
+
+def _groups(groups: object) -> dict[str, np.ndarray]:
+    """Each model's per-unit scores as floats, from a mapping of model to scores; a refusal naming what is not."""
+    if not isinstance(groups, Mapping):
+        raise InputError(
+            "groups must map each model's name to its per-unit scores, e.g. {'lda': [0.9, 0.8], 'nmf': [0.6, 0.5]}, "
+            f"got {describe(groups)}"
+        )
+    return {name: as_numbers(values, f"the scores of model {name!r}", ndim=1) for name, values in groups.items()}
 
 
 @renamed_parameters(n_boot="n_resamples")
@@ -334,14 +362,19 @@ def cluster_bootstrap_comparison(
     """
     from tealeaves.rng import family_generator
 
+    if not isinstance(answers, pd.DataFrame):
+        raise InputError(
+            f"answers must be a DataFrame of one answer a row (model, topic, annotator, value), got {describe(answers)}"
+        )
     missing = {"model", "topic", "annotator", "value"} - set(answers.columns)
     if missing:
         raise InputError(f"the answers lack the column(s) {sorted(missing)}")
     models = sorted(answers["model"].astype(str).unique())
     if len(models) < 2:
         raise EmptyResultError("a model comparison needs at least two models")
-    if n_resamples < 2:
-        raise InputError("the cluster bootstrap needs at least two resamples")
+    if not is_count(n_resamples, 2):
+        raise InputError(f"the cluster bootstrap needs at least two resamples (a whole number), got {n_resamples!r}")
+    _check_levels("cluster_bootstrap_comparison", alpha, power)
     frame = answers.assign(model=answers["model"].astype(str))
     topic_index, topic_keys = pd.factorize(pd.MultiIndex.from_frame(frame[["model", "topic"]]))
     annotator_index, _ = pd.factorize(frame["annotator"])

@@ -23,10 +23,10 @@ import pandas as pd
 from scipy import stats
 
 from tealeaves.deprecation import renamed_attribute, renamed_parameters
-from tealeaves.errors import EmptyResultError, InputError
+from tealeaves.errors import EmptyResultError, InputError, check_each, is_count
 from tealeaves.progress import ProgressCallback, notify
 from tealeaves.results import Result
-from tealeaves.stats.intervals import percentile_interval
+from tealeaves.stats.intervals import check_confidence, percentile_interval
 from tealeaves.stats.resampling import resampled_group_means, stratified_indices
 
 Method = Literal["spearman", "pearson", "kendall"]
@@ -234,6 +234,13 @@ def _row(column: str, observed: float, values: np.ndarray, confidence: float, ok
 
 
 @renamed_parameters(n_boot="n_resamples")
+def check_resampling(owner: str, n_resamples: int, confidence: float, least: int = 1) -> None:
+    """Refuse a number of resamples (a whole number of at least ``least``) or a confidence (in (0, 1)) out of
+    range or of another type, naming the value; NaN is out of range."""
+    check_each(owner, [(is_count(n_resamples, least), f"n_resamples >= {least} (a whole number)", n_resamples)])
+    check_confidence(confidence)
+
+
 def bootstrap_correlations(
     human: RaggedScores,
     metrics: pd.DataFrame,
@@ -301,8 +308,7 @@ def bootstrap_correlations(
 
     if len(metrics) != len(human):
         raise InputError(f"{len(metrics)} metric rows for {len(human)} topics: they must align")
-    if n_resamples < 1 or not 0 < confidence < 1:
-        raise InputError("n_resamples must be at least 1 and confidence lie in (0, 1)")
+    check_resampling("the bootstrap", n_resamples, confidence)
     rng = family_generator(seed, "bootstrap correlations")
     boots = human.resampled_means(n_resamples, rng)
     observed_means = human.means()
@@ -499,8 +505,7 @@ def topic_bootstrap_correlations(
     means = np.asarray(means, dtype=np.float64)
     if len(metrics) != len(means):
         raise InputError(f"{len(metrics)} metric rows for {len(means)} topics: they must align")
-    if n_resamples < 1 or not 0 < confidence < 1:
-        raise InputError("n_resamples must be at least 1 and confidence lie in (0, 1)")
+    check_resampling("the bootstrap", n_resamples, confidence)
     rng = family_generator(seed, "topic bootstrap")
     drawn = stratified_indices(np.zeros(len(means)) if strata is None else strata, n_resamples, rng)
     return resampled_correlations(means, metrics, drawn, means[drawn], method, confidence)

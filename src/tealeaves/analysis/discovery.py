@@ -38,13 +38,15 @@ the printed ones do not (docs/reproducing.md).
 
 from __future__ import annotations
 
+import math
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
 from tealeaves.analysis.correlation import RaggedScores
-from tealeaves.errors import InputError
+from tealeaves.errors import InputError, check_each, describe, is_count, is_real
 from tealeaves.progress import ProgressCallback, notify
 from tealeaves.results import Result
 from tealeaves.stats.resampling import random_orders, within_group_draws
@@ -162,6 +164,11 @@ def _set_sums(values: tuple[np.ndarray, np.ndarray], sizes: np.ndarray, members:
     return HumanSets(total, squares, sizes[members].sum(axis=1).astype(np.float64))
 
 
+def _is_margin(value: object) -> bool:
+    """Whether ``value`` is a non-superiority margin: a finite number of at least 0."""
+    return is_real(value) and math.isfinite(value) and value >= 0
+
+
 def false_discovery_rates(
     task: str,
     human: RaggedScores,
@@ -236,20 +243,39 @@ def false_discovery_rates(
     """
     from tealeaves.rng import family_generator  # numba, which tealeaves.rng loads, only when drawing
 
-    if task not in HUMAN_MARGINS:
+    if not isinstance(task, str) or task not in HUMAN_MARGINS:
         raise InputError(f"task must be one of {sorted(HUMAN_MARGINS)}, got {task!r}")
     pool = len(human)
     if len(metrics) != pool:
         raise InputError(f"{len(metrics)} metric rows for {pool} topics: they must align")
-    if k < 2 or 2 * k > pool:
+    if not is_count(k, 2):
+        raise InputError(f"k must be a whole number of at least 2 topics a set, got {k!r}")
+    if 2 * k > pool:
         raise InputError(f"two disjoint sets of k={k} topics need a pool of at least {2 * k}, got {pool}")
     if metrics.isna().any().any():
         raise InputError("metric values are missing; fill or drop those topics before estimating FDR")
+    if not isinstance(metric_margins, Mapping):
+        raise InputError(
+            "metric_margins must map each metric column to its non-superiority margin (METRIC_MARGINS has the "
+            f"paper's), got {describe(metric_margins)}"
+        )
     missing = [c for c in metrics.columns if c not in metric_margins]
     if missing:
         raise InputError(f"no non-superiority margin for metric column(s) {missing}")
-    if not 0 < false_discovery_weight <= 1:
-        raise InputError(f"false_discovery_weight must be in (0, 1], got {false_discovery_weight!r}")
+    check_each(
+        "false_discovery_rates",
+        [
+            *((_is_margin(metric_margins[c]), f"a margin >= 0 for {c}", metric_margins[c]) for c in metrics.columns),
+            (human_margin is None or _is_margin(human_margin), "human_margin >= 0", human_margin),
+            (is_count(n_iter), "n_iter >= 1 (a whole number)", n_iter),
+            (is_real(alpha) and 0 < alpha < 1, "0 < alpha < 1", alpha),
+            (
+                is_real(false_discovery_weight) and 0 < false_discovery_weight <= 1,
+                "0 < false_discovery_weight <= 1",
+                false_discovery_weight,
+            ),
+        ],
+    )
     margin = HUMAN_MARGINS[task] if human_margin is None else float(human_margin)
     rng = family_generator(seed, "false discovery rates")
     names = ("discoveries", "false_discoveries", "human_differences", "false_omissions")

@@ -15,10 +15,10 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from tealeaves.analysis.correlation import RaggedScores, correlate_rows, masked_correlations
+from tealeaves.analysis.correlation import RaggedScores, check_resampling, correlate_rows, masked_correlations
 from tealeaves.analysis.judgments import HumanJudgments
 from tealeaves.deprecation import renamed_parameters
-from tealeaves.errors import EmptyResultError, InputError
+from tealeaves.errors import EmptyResultError, InputError, as_numbers
 from tealeaves.stats.multiplicity import holm
 from tealeaves.stats.resampling import bootstrap_counts, stratified_indices, weighted_group_means
 from tealeaves.stats.result import TestResult
@@ -49,7 +49,7 @@ def resampled_means(
     """
     from tealeaves.rng import family_generator
 
-    if resample not in RESAMPLING:
+    if not isinstance(resample, str) or resample not in RESAMPLING:
         raise InputError(f"resample must be one of {sorted(RESAMPLING)}, got {resample!r}")
     rng = family_generator(seed, "paired bootstrap")
     drawn = stratified_indices(judgment.strata(), n_resamples, rng)
@@ -153,7 +153,8 @@ def paired_bootstrap(
     >>> test.n_resamples, test.resamples.shape
     (200, (200,))
     """
-    a, b = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
+    a, b = as_numbers(a, "metric a's values", ndim=1), as_numbers(b, "metric b's values", ndim=1)
+    check_resampling("paired_bootstrap", n_resamples, confidence)
     if len(a) != len(human) or len(b) != len(human):
         raise InputError(f"metric values for {len(a)} and {len(b)} topics, human answers for {len(human)}")
     ok = np.flatnonzero(np.isfinite(a) & np.isfinite(b))

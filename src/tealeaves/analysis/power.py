@@ -58,12 +58,13 @@ topic will have.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
-from tealeaves.errors import InputError, check_each
+from tealeaves.errors import InputError, check_each, is_count, is_real
 from tealeaves.results import Result
 from tealeaves.stats.tests import Alternative, mann_whitney_counts, proportion_test, t_test_moments, welch_test
 from tealeaves.study.tasks.registry import task_named
@@ -96,10 +97,9 @@ RATINGS = AnnotationModel(
 
 
 def _task(task: str) -> str:
-    try:
+    if isinstance(task, str) and task in TASK_ALIASES:
         return TASK_ALIASES[task]
-    except KeyError:
-        raise InputError(f"task must be 'intrusion' or 'rating', got {task!r}") from None
+    raise InputError(f"task must be 'intrusion' or 'rating', got {task!r}")
 
 
 def _labels(task: str, k: int, effect: int, n_sim: int, rng: np.random.Generator, same: bool):
@@ -146,18 +146,26 @@ def _check_design(
     alpha: float,
     share: float = 1.0,
     pairs: int = 1,
+    allow_none: bool = False,
 ) -> None:
-    """Refuse a power analysis' design value out of its range, naming the value (NaN is out of every range)."""
+    """Refuse a power analysis' design value out of its range or of another type, naming the value (NaN is out
+    of every range). ``allow_none``: ``annotators=None`` is allowed (not
+    chosen yet, or every topic's true score known)."""
+    k_ok = is_count(k, least_k)
     check_each(
         owner,
         [
-            (annotators is None or annotators >= 1, "annotators >= 1", annotators),
-            (k >= least_k, f"k >= {least_k} topics per model", k),
-            (0 <= effect <= k, f"0 <= effect <= k = {k}", effect),
-            (n_sim >= 1, "n_sim >= 1", n_sim),
-            (0 < alpha < 1, "0 < alpha < 1", alpha),
-            (0 < share <= 1, "0 < share <= 1", share),
-            (pairs >= 1, "pairs >= 1", pairs),
+            (
+                is_count(annotators) or (allow_none and annotators is None),
+                "annotators >= 1 (a whole number)",
+                annotators,
+            ),
+            (k_ok, f"k >= {least_k} topics per model (a whole number)", k),
+            (is_count(effect, 0) and (not k_ok or effect <= k), f"0 <= effect <= k = {k} (a whole number)", effect),
+            (is_count(n_sim), "n_sim >= 1 (a whole number)", n_sim),
+            (is_real(alpha) and 0 < alpha < 1, "0 < alpha < 1", alpha),
+            (is_real(share) and 0 < share <= 1, "0 < share <= 1", share),
+            (is_count(pairs), "pairs >= 1 (a whole number)", pairs),
         ],
     )
 
@@ -281,8 +289,16 @@ def annotators_needed(
     >>> annotators_needed("intrusion", power=0.9), annotators_needed("rating", power=0.9)  # the paper collected 26, 15
     (22, 12)
     """
-    if not 0 < power < 1:
-        raise InputError(f"power must lie in (0, 1), got {power}")
+    _check_design(
+        "the power analysis", annotators=None, k=k, least_k=1, effect=effect, n_sim=n_sim, alpha=alpha, allow_none=True
+    )
+    check_each(
+        "the power analysis",
+        [
+            (is_real(power) and 0 < power < 1, "0 < power < 1", power),
+            (is_count(max_annotators), "max_annotators >= 1 (a whole number)", max_annotators),
+        ],
+    )
     for m in range(1, max_annotators + 1):
         if simulate_power(task, m, k=k, effect=effect, alpha=alpha, n_sim=n_sim, seed=seed) >= power:
             return m
@@ -334,7 +350,8 @@ def _spread(task: str) -> TopicSpread:
     """The spread of the task of Hoyle et al. that ``task`` is (or an alias names), or that a study task
     is sized as (:attr:`~tealeaves.study.tasks.HumanTask.sized_as`: topic intrusion, answers right or
     wrong, as word intrusion)."""
-    return HOYLE_SPREAD[TASK_ALIASES.get(task) or task_named(task).sized_as]
+    alias = TASK_ALIASES.get(task) if isinstance(task, str) else None
+    return HOYLE_SPREAD[alias or task_named(task).sized_as]
 
 
 def _answer_means(
@@ -424,6 +441,7 @@ def topic_level_power(
         alpha=alpha,
         share=share,
         pairs=pairs,
+        allow_none=True,
     )
     rng = family_generator(seed, "topic-level power")
     theta = spread.topics(rng, (n_sim, 2, k))
@@ -546,12 +564,18 @@ def annotators_for_study(
     >>> annotators_for_study("rating", 100, effect=0.2, n_sim=400)
     StudySize(annotators=4, fewer=20, power=0.9175, ceiling=0.9725, wanted=0.9)
     """
-    if items_per_model < 2:
-        raise InputError(f"a study needs at least two items per model, got {items_per_model}")
-    if not 0 < power < 1:
-        raise InputError(f"power must lie in (0, 1), got {power}")
-    count = isinstance(effect, (int, np.integer))
-    if isinstance(effect, bool) or not 0 < effect <= (items_per_model if count else 1):
+    if not is_count(items_per_model, 2):
+        raise InputError(f"a study needs at least two items per model, got {items_per_model!r}")
+    check_each(
+        "the power analysis",
+        [
+            (is_real(power) and 0 < power < 1, "0 < power < 1", power),
+            (is_count(models), "models >= 1 (a whole number)", models),
+            (is_count(max_annotators), "max_annotators >= 1 (a whole number)", max_annotators),
+        ],
+    )
+    count = is_count(effect, 0)
+    if not is_real(effect) or not 0 < effect <= (items_per_model if count else 1):
         raise InputError(
             f"effect must be a share of the {items_per_model} items per model in (0, 1] (0.08: Hoyle's 4 of 50) "
             f"or a count from 1 to {items_per_model}, got {effect!r}"
@@ -632,6 +656,14 @@ def equivalence_margin(
     from tealeaves.rng import family_generator  # numba, which tealeaves.rng loads, only when drawing
 
     task = _task(task)
+    _check_design("the power analysis", annotators=annotators, k=k, least_k=1, effect=0, n_sim=n_sim, alpha=alpha)
+    check_each(
+        "the power analysis",
+        [
+            (is_real(power) and 0 < power < 1, "0 < power < 1", power),
+            (is_real(step) and 0 < step <= 1, "0 < step <= 1", step),
+        ],
+    )
     rng = family_generator(seed, "equivalence margin")
     model, a, _ = _labels(task, k, 0, n_sim, rng, same=True)
     answers_a, answers_b = _answers(model, a, annotators, rng), _answers(model, a, annotators, rng)
@@ -695,7 +727,10 @@ def power_curve(
     3          20  0.996
     """
     task = _task(task)
-    rows = [
-        {"annotators": int(m), "power": simulate_power(task, int(m), k, effect, alpha, n_sim, seed)} for m in annotators
-    ]
+    if isinstance(annotators, (str, bytes)) or not isinstance(annotators, Iterable):
+        raise InputError(f"annotators must be a list of numbers of annotators, e.g. [5, 10, 15], got {annotators!r}")
+    annotators = list(annotators)
+    if not annotators:
+        raise InputError("annotators is empty: give the numbers of annotators to simulate, e.g. [5, 10, 15]")
+    rows = [{"annotators": m, "power": simulate_power(task, m, k, effect, alpha, n_sim, seed)} for m in annotators]
     return PowerCurve(task, k, effect, alpha, pd.DataFrame(rows))

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from tealeaves.errors import EmptyResultError, InputError, MissingDependencyError
+from tealeaves.errors import EmptyResultError, InputError, MissingDependencyError, as_numbers
 from tealeaves.results import Result
 
 
@@ -120,8 +120,9 @@ def regress(y, x, kind: str, alpha: float = 0.05) -> RegressionResult:
     (33.86, 0.0126, 12)
     """
     sm, OrderedModel = _statsmodels()
-    y = np.asarray(y, dtype=np.float64)
-    x = np.asarray(x, dtype=np.float64)
+    y, x = as_numbers(y, "y", ndim=1), as_numbers(x, "x", ndim=1)
+    if len(y) != len(x):
+        raise InputError(f"y and x must pair each annotation with its metric value, got {len(y)} and {len(x)} values")
     ok = ~(np.isnan(y) | np.isnan(x))
     y, x = y[ok], x[ok]
     if len(y) < 3 or np.ptp(x) == 0:

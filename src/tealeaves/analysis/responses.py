@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from tealeaves.errors import EmptyResultError, InputError
+from tealeaves.errors import EmptyResultError, InputError, describe, is_real
 from tealeaves.extras import require
 from tealeaves.study.schema import EXPORT_COLUMNS, spreadsheet_text
 from tealeaves.study.tasks.registry import task_named, task_names
@@ -171,6 +171,16 @@ def read_export(path: str | os.PathLike[str]) -> pd.DataFrame:
     return check_export(frame, source=str(path))
 
 
+def responses_frame(frame: object, source: str) -> pd.DataFrame:
+    """``frame`` if it is a DataFrame; a refusal saying how to read one otherwise (a path is the common slip)."""
+    if not isinstance(frame, pd.DataFrame):
+        raise InputError(
+            f"{source} must be the responses as a DataFrame (read_export(PATH) reads a study export), "
+            f"got {describe(frame)}"
+        )
+    return frame
+
+
 def check_export(frame: pd.DataFrame, source: str = "export") -> pd.DataFrame:
     """Validate and type a long-format responses frame (see :func:`read_export`).
 
@@ -217,7 +227,7 @@ def check_export(frame: pd.DataFrame, source: str = "export") -> pd.DataFrame:
     ...
     tealeaves.errors.InputError: export lacks the study export columns [...]; export it with `tealeaves study export`
     """
-    missing = [c for c in EXPORT_COLUMNS if c not in frame.columns]
+    missing = [c for c in EXPORT_COLUMNS if c not in responses_frame(frame, source).columns]
     if missing:
         raise InputError(f"{source} lacks the study export columns {missing}; export it with `tealeaves study export`")
     if frame.empty:
@@ -283,6 +293,7 @@ def failed_checks(responses: pd.DataFrame) -> pd.DataFrame:
     0        a1       1       0
     1        a2       1       1
     """
+    responses = responses_frame(responses, "failed_checks' responses")
     checks = responses[responses["is_check"]]
     if checks.empty:
         return pd.DataFrame(columns=["annotator", "checks", "failed"])
@@ -355,8 +366,9 @@ def select(
     >>> len(select(export, exclude_failed_checks=False))
     8
     """
-    if not 0.0 <= max_failed_share <= 1.0:
-        raise InputError(f"max_failed_share must lie in [0, 1], got {max_failed_share}")
+    responses = responses_frame(responses, "select's responses")
+    if not (is_real(max_failed_share) and 0.0 <= max_failed_share <= 1.0):
+        raise InputError(f"max_failed_share must lie in [0, 1], got {max_failed_share!r}")
     excluded: list[str] = []
     if exclude_failed_checks:
         table = failed_checks(responses)

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from tealeaves.analysis.responses import responses_frame
 from tealeaves.errors import EmptyResultError
 from tealeaves.results import Result
 from tealeaves.study.tasks.base import UNIT_COLUMNS
@@ -133,6 +134,7 @@ def human_scores(responses: pd.DataFrame) -> HumanScores:
     0   lda  0.75      2  model precision
     1   nmf  0.25      2  model precision
     """
+    responses = responses_frame(responses, "human_scores' responses")
     if responses.empty:
         raise EmptyResultError("no responses left to score (check the filters and the export)")
     rows = []

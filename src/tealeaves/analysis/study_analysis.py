@@ -32,7 +32,7 @@ from tealeaves.analysis.regression import regress
 from tealeaves.analysis.responses import read_csv_table, read_export, select
 from tealeaves.analysis.scores import human_scores
 from tealeaves.deprecation import renamed_parameters
-from tealeaves.errors import EmptyResultError, InputError
+from tealeaves.errors import EmptyResultError, InputError, is_count
 from tealeaves.progress import ProgressCallback, notify
 from tealeaves.results import Result
 from tealeaves.study.tasks.base import HumanTask
@@ -391,8 +391,10 @@ def analyze_export(
       metric  observed  ci_low  ci_high
     0   npmi     0.815   0.395    0.902
     """
-    if comparison not in COMPARISONS:
+    if not isinstance(comparison, str) or comparison not in COMPARISONS:
         raise InputError(f"comparison must be one of {COMPARISONS}, got {comparison!r}")
+    if not is_count(n_resamples):
+        raise InputError(f"n_resamples must be a whole number of at least 1, got {n_resamples!r}")
     responses = read_export(export) if not isinstance(export, pd.DataFrame) else export
     kept = select(responses, exclude_failed_checks, max_failed_share, familiar_only)
     scores = human_scores(kept)

@@ -49,6 +49,7 @@ import pandas as pd
 from tealeaves.analysis.correlation import (
     Method,
     bootstrap_correlations,
+    check_resampling,
     resampled_correlations,
     topic_bootstrap_correlations,
 )
@@ -58,7 +59,7 @@ from tealeaves.analysis.paired_tests import ANNOTATOR_INTERVAL, RESAMPLING, pair
 from tealeaves.analysis.topic_metrics import MetricSources, metric_values
 from tealeaves.analysis.validation_result import ValidationResult
 from tealeaves.deprecation import moved_names, renamed_parameters
-from tealeaves.errors import InputError
+from tealeaves.errors import InputError, describe
 from tealeaves.progress import ProgressCallback, notify
 
 METHODS: tuple[Method, ...] = ("spearman", "pearson", "kendall")
@@ -77,8 +78,8 @@ __getattr__ = moved_names(
 
 @renamed_parameters(n_boot="n_resamples")
 def validate(
-    judgments: Sequence[HumanJudgments],
-    metrics: Iterable[MetricSpec | str] | None = None,
+    judgments: Sequence[HumanJudgments] | HumanJudgments,
+    metrics: Iterable[MetricSpec | str] | MetricSpec | str | None = None,
     n_resamples: int = 1000,
     confidence: float = 0.95,
     seed: int = 0,
@@ -91,10 +92,10 @@ def validate(
 
     Parameters
     ----------
-    judgments : sequence of HumanJudgments
+    judgments : sequence of HumanJudgments, or one
         From :func:`hoyle2021_judgments`, :func:`export_judgments`, :func:`csv_judgments`; each
         is a data set of its own (never pooled topic by topic).
-    metrics : MetricSpec or str, optional
+    metrics : MetricSpec or str, or a list of them, optional
         Specs for :func:`parse_metric`. Default: :func:`default_metrics` (embedding coherence,
         its centroid variant, embedding word intrusion). The metrics that come with the human
         data (``given``: Hoyle's NPMI and C_v) are always added.
@@ -166,8 +167,9 @@ def validate(
     5  umass   kendall     0.286  -0.360    0.925
     >>> folder.cleanup()
     """
+    judgments = _judgment_list(judgments)
     _check_settings(judgments, n_resamples, confidence, resample, intervals)
-    chosen = [m for spec in (default_metrics() if metrics is None else metrics) for m in _as_metrics(spec)]
+    chosen = [m for spec in _spec_list(metrics) for m in _as_metrics(spec)]
     given = [
         MetricSpec(c, "given", c, family=REFERENCE_CORPUS) for c in dict.fromkeys(c for j in judgments for c in j.given)
     ]
@@ -234,11 +236,10 @@ def _check_settings(
     """Refuse what :func:`validate` cannot run, before any metric is computed."""
     if not judgments:
         raise InputError("no human judgments given: pass --hoyle2021 DIR, a study export or a CSV")
-    if n_resamples < 2 or not 0 < confidence < 1:
-        raise InputError("n_resamples must be at least 2 and confidence lie in (0, 1)")
-    if resample not in RESAMPLING:
+    check_resampling("validate", n_resamples, confidence, least=2)
+    if not isinstance(resample, str) or resample not in RESAMPLING:
         raise InputError(f"resample must be one of {sorted(RESAMPLING)}, got {resample!r}")
-    if intervals not in ("hoyle", *RESAMPLING):
+    if not isinstance(intervals, str) or intervals not in ("hoyle", *RESAMPLING):
         raise InputError(f"intervals must be 'hoyle', 'topics' or 'topics+annotators', got {intervals!r}")
     names = [j.name for j in judgments]
     if len(set(names)) < len(names):
@@ -295,8 +296,46 @@ def _data_set(
     )
 
 
+def _judgment_list(judgments: Sequence[HumanJudgments] | HumanJudgments) -> list[HumanJudgments]:
+    """The data sets given: a list of them, or one alone; a path is refused, pointing to the readers."""
+    if isinstance(judgments, HumanJudgments):
+        return [judgments]
+    if isinstance(judgments, (str, os.PathLike)):
+        raise InputError(
+            f"validate takes loaded human data sets, not a path ({os.fspath(judgments)!r}): read them with "
+            "hoyle2021_judgments(PATH), csv_judgments(PATH) or export_judgments(PATH)"
+        )
+    if not isinstance(judgments, Iterable):
+        raise InputError(f"validate takes a list of HumanJudgments, got {describe(judgments)}")
+    found = list(judgments)
+    for judgment in found:
+        if not isinstance(judgment, HumanJudgments):
+            raise InputError(
+                f"validate takes a list of HumanJudgments (from hoyle2021_judgments, csv_judgments or "
+                f"export_judgments), got {describe(judgment)} in it"
+            )
+    return found
+
+
+def _spec_list(metrics: Iterable[MetricSpec | str] | MetricSpec | str | None) -> list[MetricSpec | str]:
+    """The metrics given: the defaults for None, one spec alone, or a list of them."""
+    if metrics is None:
+        return list(default_metrics())
+    if isinstance(metrics, (str, MetricSpec)):
+        return [metrics]
+    if not isinstance(metrics, Iterable):
+        raise InputError(
+            f"metrics must be a list of metric specs (e.g. ['npmi@INDEX', 'csv:scores.csv']), got {describe(metrics)}"
+        )
+    return list(metrics)
+
+
 def _as_metrics(spec: MetricSpec | str) -> list[MetricSpec]:
-    return [spec] if isinstance(spec, MetricSpec) else parse_metric(spec)
+    if isinstance(spec, MetricSpec):
+        return [spec]
+    if not isinstance(spec, str):
+        raise InputError(f"a metric is a spec such as 'npmi@INDEX' or 'csv:scores.csv', or a MetricSpec; got {spec!r}")
+    return parse_metric(spec)
 
 
 def _distinct(metrics: list[MetricSpec]) -> list[MetricSpec]:

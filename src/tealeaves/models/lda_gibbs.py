@@ -309,10 +309,13 @@ def gibbs_sweep(
 def shard_bounds(offsets: np.ndarray, workers: int) -> np.ndarray:
     """The first document of each of ``workers`` shards of about equal numbers of tokens, and the end.
 
-    Shards without documents are dropped, so a short corpus may get fewer shards than workers.
+    Shards without documents are dropped, so a short corpus may get fewer shards than workers. From
+    T + 1 workers on (T tokens) the targets lie less than a token apart and above T - 1, so every
+    document that starts a new token cuts, whatever their number: it is capped at T + 1, and
+    ``workers=10**12`` allocates no more than the corpus.
     """
     n_docs = len(offsets) - 1
-    targets = np.linspace(0, offsets[-1], workers + 1)[1:-1]
+    targets = np.linspace(0, offsets[-1], min(workers, int(offsets[-1]) + 1) + 1)[1:-1]
     cuts = np.searchsorted(offsets[:-1], targets, side="left")
     bounds = np.unique(np.concatenate([[0], np.clip(cuts, 0, n_docs), [n_docs]]))
     return bounds.astype(np.int64) if n_docs > 0 else np.array([0, 0], dtype=np.int64)

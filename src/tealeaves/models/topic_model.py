@@ -24,21 +24,13 @@ import numpy as np
 from tealeaves import display
 from tealeaves.artifacts import new_manifest, read_manifest, write_artifact, write_json
 from tealeaves.corpus import Corpus, Vocabulary
-from tealeaves.errors import ArtifactError, InputError, describe, is_count
+from tealeaves.errors import ArtifactError, InputError, as_numbers, is_count
 from tealeaves.missing import OnMissingSkip
 from tealeaves.models.topics import Topics
 
 ROW_SUM_TOLERANCE = 1e-9
 TRAINING_DOCUMENTS = "training_documents"  # the extra array of the training documents' keys
 SEEN_LIMIT = 0.1  # the share of a corpus' documents seen in training above which it is not held out
-
-
-def _numbers(values: Any, name: str) -> np.ndarray:
-    """``values`` as a float64 array, or an InputError naming ``name`` where they are not numbers."""
-    try:
-        return np.asarray(values, dtype=np.float64)
-    except (TypeError, ValueError) as exc:
-        raise InputError(f"{name} must be an array of numbers, got {describe(values)} ({exc})") from exc
 
 
 class TopicModel:
@@ -90,9 +82,9 @@ class TopicModel:
         manifest: dict[str, Any] | None = None,
     ):
         self.vocab = vocab if isinstance(vocab, Vocabulary) else Vocabulary(vocab)
-        self.phi = _numbers(phi, "phi")
-        self.alpha = None if alpha is None else _numbers(alpha, "alpha")
-        self.theta = None if theta is None else _numbers(theta, "theta")
+        self.phi = as_numbers(phi, "phi")
+        self.alpha = None if alpha is None else as_numbers(alpha, "alpha")
+        self.theta = None if theta is None else as_numbers(theta, "theta")
         self.kind = kind
         self.params = dict(params or {})
         self.extra = {k: np.asarray(v) for k, v in (extra or {}).items()}

@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from tealeaves.errors import InputError
+from tealeaves.errors import InputError, is_real
 from tealeaves.stats.resampling import random_orders, ratio_jackknife, resampled_ratio_jackknife
 
 CONFIDENCE = 0.95
@@ -22,6 +22,35 @@ BOOTSTRAP_T_MIN = 5  # fewer values (or none differing): the t interval
 DELETE_D_RESAMPLES = 1000  # random subsets of the delete-d jackknife
 
 Bounds = tuple[float, float]
+
+
+def check_confidence(confidence: float) -> None:
+    """Refuse a confidence that is not a share in (0, 1).
+
+    ``confidence=95`` (a percentage) gave NaN intervals from the t quantile and an IndexError from the
+    bootstrap's; NaN or a negative share gave NaN too, silently.
+
+    Parameters
+    ----------
+    confidence : float
+        What was given.
+
+    Raises
+    ------
+    InputError
+        Where it is not a number in (0, 1).
+
+    Examples
+    --------
+    >>> from tealeaves.stats import check_confidence
+    >>> check_confidence(0.95)
+    >>> check_confidence(95)
+    Traceback (most recent call last):
+    ...
+    tealeaves.errors.InputError: confidence must lie in (0, 1), 0.95 for a 95% interval; got 95
+    """
+    if not (is_real(confidence) and 0 < confidence < 1):
+        raise InputError(f"confidence must lie in (0, 1), 0.95 for a 95% interval; got {confidence!r}")
 
 
 def t_interval(value, se, df, confidence: float = CONFIDENCE):
@@ -56,6 +85,8 @@ def t_interval(value, se, df, confidence: float = CONFIDENCE):
     (nan, nan)
     """
     from scipy.special import stdtrit
+
+    check_confidence(confidence)
 
     value, se, df = (np.asarray(v, dtype=np.float64) for v in (value, se, df))
     tested = df > 0
@@ -96,6 +127,7 @@ def percentile_interval(resamples: np.ndarray, confidence: float = CONFIDENCE, n
     >>> percentile_interval([1.0, 2.0, float("nan")], nan_policy="propagate")
     (nan, nan)
     """
+    check_confidence(confidence)
     quantile = _nan_function(np.nanquantile, np.quantile, nan_policy)
     tail = (1 - confidence) / 2
     return float(quantile(resamples, tail)), float(quantile(resamples, 1 - tail))
@@ -278,6 +310,7 @@ def interval_method(
     >>> interval_method([1.0, 1.0, 0.9, 0.8, 0.6], bounds=(0.0, 1.0))[2]
     "bootstrap-t with Gaffke's limit"
     """
+    check_confidence(confidence)
     x = np.asarray(values, dtype=np.float64)
     x = np.sort(x[np.isfinite(x)])
     n = len(x)
@@ -396,6 +429,7 @@ def ratio_bootstrap_t_interval(
     >>> [round(x, 3) for x in ratio_bootstrap_t_interval((a, w), 999, np.random.default_rng(1), other=(b, w))]
     [-0.151, 0.337]
     """
+    check_confidence(confidence)
     pair = [series] if other is None else [series, other]
     v, w = (np.stack([np.asarray(x[i], dtype=np.float64) for x in pair]) for i in (0, 1))
     n = v.shape[1]
@@ -468,6 +502,7 @@ def gaffke_limit(values: np.ndarray, bound: float, confidence: float, rng: np.ra
     >>> round(gaffke_limit(shares, 0.0, 0.95, family_generator(0, "bootstrap-t interval")), 2)
     0.6
     """
+    check_confidence(confidence)
     values = np.sort(np.asarray(values, dtype=np.float64))
     lower = bound <= values[0]
     if not (lower or bound >= values[-1]):
@@ -696,6 +731,7 @@ def bounded_t_interval(value, se, df, bounds: Bounds = (0.0, 1.0), confidence: f
     >>> [round(b, 4) for b in bounded_t_interval(0.2, 0.15, 2, (0.0, float("inf")))]
     [0.0079, 5.0407]
     """
+    check_confidence(confidence)
     low, high = bounds
     if not (low < value < high and se > 0) or not np.isfinite(se):  # at a bound, or no spread: [value, value]
         lo, hi = t_interval(value, se, df, confidence)

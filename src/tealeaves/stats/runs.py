@@ -54,7 +54,7 @@ import numpy as np
 from scipy import optimize, stats
 
 from tealeaves.errors import InputError
-from tealeaves.stats.intervals import BOOTSTRAP_T_MIN, CONFIDENCE
+from tealeaves.stats.intervals import BOOTSTRAP_T_MIN, CONFIDENCE, check_confidence
 from tealeaves.stats.resampling import ratio_deviations, ratio_jackknife, resampled_ratio_jackknife
 from tealeaves.stats.result import TestResult
 from tealeaves.stats.tests import swapped_paired_moments, t_test_of_estimate
@@ -262,6 +262,7 @@ def swap_calibrated(
     >>> round(t.df, 1), round(calibrated.df, 2), round(t.pvalue, 4), round(calibrated.pvalue, 4)
     (7.0, 1.12, 0.0055, 0.1365)
     """
+    check_confidence(confidence)
     if not result.se > 0 or not np.isfinite(result.df):
         return result
     _, observed = swapped_paired_moments(a, b, np.zeros((1, len(a[0])), dtype=bool))
@@ -340,6 +341,7 @@ def bootstrap_calibrated(
     >>> [round(x, 3) for x in (t.ci_low, t.ci_high)], [round(x, 3) for x in (calibrated.ci_low, calibrated.ci_high)]
     ([-7.13, -6.742], [-7.233, -6.639])
     """
+    check_confidence(confidence)
     if not result.se > 0 or not np.isfinite(result.df) or len(a[0]) < BOOTSTRAP_T_MIN:
         return result
     v, w = (np.asarray(x, dtype=np.float64)[None] for x in a)

@@ -29,7 +29,7 @@ import numpy as np
 from scipy import stats
 
 from tealeaves.errors import InputError
-from tealeaves.stats.intervals import CONFIDENCE, bootstrap_se, jackknife_se, t_interval
+from tealeaves.stats.intervals import CONFIDENCE, bootstrap_se, check_confidence, jackknife_se, t_interval
 from tealeaves.stats.resampling import random_orders, ratio_deviations
 from tealeaves.stats.result import TestResult
 
@@ -307,6 +307,7 @@ def permutation_test(
     >>> permutation_test(np.ones(20), np.zeros(20), np.random.default_rng(0)).pvalue
     0.0001
     """
+    check_confidence(confidence)
     a, b = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
     pooled = np.concatenate([a, b])
     observed = abs(a.mean() - b.mean())
@@ -471,6 +472,7 @@ def studentised_permutation_test(
     >>> result.test, round(result.statistic, 3), round(result.pvalue, 3)
     ('studentised permutation', 2.626, 0.022)
     """
+    check_confidence(confidence)
     a, b = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
     welch = welch_test(a, b, confidence)
     pooled = np.concatenate([a, b])
@@ -613,6 +615,7 @@ def bootstrap_z_test(
     >>> round(result.se, 2), result.pvalue < 0.01
     (0.1, True)
     """
+    check_confidence(confidence)
     resamples = np.asarray(resamples, dtype=np.float64)
     se = bootstrap_se(resamples)
     z = stats.norm.ppf(0.5 + confidence / 2)

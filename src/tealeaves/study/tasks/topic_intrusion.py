@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from tealeaves.corpus import Corpus
-from tealeaves.errors import EmptyResultError, InputError
+from tealeaves.errors import EmptyResultError, InputError, as_numbers
 from tealeaves.models import TopicModel
 from tealeaves.study.tasks.base import HumanTask, ItemRequest, found_share, mean, model_record
 from tealeaves.study.tasks.item import Item
@@ -146,7 +146,7 @@ def topic_log_odds(theta, chosen, intruder) -> float:
     chosen = list(np.atleast_1d(chosen))
     if not chosen:
         raise EmptyResultError("topic log odds needs at least one subject's answer")
-    lookup = theta if isinstance(theta, dict) else dict(enumerate(np.asarray(theta, dtype=np.float64)))
+    lookup = theta if isinstance(theta, dict) else dict(enumerate(as_numbers(theta, "theta", ndim=1)))
     try:
         values = np.array([lookup[j] for j in chosen], dtype=np.float64)
         true = float(lookup[intruder])
