@@ -20,11 +20,11 @@ import pytest
 import tealeaves
 from tealeaves import analysis
 from tealeaves.analysis.correlation import RaggedScores
-from tealeaves.coherence import RefIndex, diversity, score
+from tealeaves.coherence import RefIndex, diversity, inverted_rbo, score
 from tealeaves.corpus import Corpus, Vocabulary
 from tealeaves.errors import TealeavesError
-from tealeaves.likelihood import complete, estimate, predictive
-from tealeaves.models import TopicModel
+from tealeaves.likelihood import complete, estimate, perturbation_study, predictive, temperatures_schedule
+from tealeaves.models import TopicModel, topic_significance
 
 WRONG = {
     "None": None,
@@ -84,6 +84,12 @@ def calls(model, corpus, index):
         "lda-vb(method)": lambda v: tealeaves.train(corpus, "lda-vb", k=2, method=v, iterations=2),
         "create_study(protocol)": lambda v: tealeaves.create_study({"a": model}, "word-intrusion", protocol=v),
         "create_study(scale)": lambda v: tealeaves.create_study({"a": model}, "rating", scale=v),
+        "inverted_rbo(p)": lambda v: inverted_rbo(model, p=v),
+        "diversity(min_uniqueness)": lambda v: diversity(model, min_uniqueness=v),
+        "temperatures_schedule(temperatures)": lambda v: temperatures_schedule(v),
+        "perturbation_study(lambdas)": lambda v: perturbation_study(model, None, corpus, lambdas=v),
+        "topic_significance(epsilon)": lambda v: topic_significance(model, np.full((30, 4), 0.25), epsilon=v),
+        "subset(indices)": lambda v: corpus.subset(v),
     }
 
 

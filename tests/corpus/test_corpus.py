@@ -320,3 +320,17 @@ def test_document_keys_are_equal_exactly_for_the_same_bag_of_words_or_the_same_s
     )
     keys = sourced.document_hashes()
     assert keys[0] == keys[1] and len(set(keys.tolist())) == 3
+
+
+def test_subset_takes_numbers_or_a_mask_of_one_entry_per_document():
+    # a boolean mask (a pandas user's corpus.subset(lengths >= 2)) was read as the numbers 0 and 1
+    corpus = Corpus.from_documents([[0, 1], [1], [0, 0, 1], [1, 1]], Vocabulary(["a", "b"]), ids=["p", "q", "r", "s"])
+    mask = corpus.doc_lengths() >= 2
+    assert corpus.subset(mask).ids == ["p", "r", "s"] == corpus.subset(np.flatnonzero(mask)).ids
+    assert corpus.subset([3, 0]).texts() == [["b", "b"], ["a", "b"]]
+    assert len(corpus.subset([])) == 0
+    with pytest.raises(InputError, match=r"one true or false per document \(4\), got shape \(2,\)"):
+        corpus.subset([True, False])
+    for wrong in (2, [0.5], "ab", [[0, 1]]):
+        with pytest.raises(InputError, match="must be a list of document numbers or a boolean mask"):
+            corpus.subset(wrong)

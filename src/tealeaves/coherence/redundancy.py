@@ -17,13 +17,13 @@ from __future__ import annotations
 import itertools
 import warnings
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Sequence, Sized
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from tealeaves.errors import InputError, is_count
+from tealeaves.errors import InputError, describe, is_count, is_real
 from tealeaves.models import TopicModel, Topics, as_model, as_topics
 from tealeaves.results import Columns, Result
 
@@ -142,9 +142,17 @@ def rank_biased_overlap(first: Sequence[str], second: Sequence[str], p: float = 
     >>> rank_biased_overlap(["tax", "budget"], ["tax", "budget"]), rank_biased_overlap(["tax"], ["war"])
     (1.0, 0.0)
     """
+    if (
+        isinstance(first, str)
+        or isinstance(second, str)
+        or not (isinstance(first, Sized) and isinstance(second, Sized))
+    ):
+        raise InputError(
+            f"rank-biased overlap compares two rankings, lists of words; got {describe(first)} and {describe(second)}"
+        )
     if len(first) != len(second) or not len(first):
         raise InputError("rank-biased overlap here compares two non-empty rankings of the same length")
-    if not 0 < p < 1:
+    if not (is_real(p) and 0 < p < 1):
         raise InputError(f"the RBO persistence p must lie strictly between 0 and 1, got {p}")
     k = len(first)
     seen_first: set[str] = set()
@@ -486,6 +494,8 @@ def diversity(
     >>> print(caught[0].message)
     the shortest topic has 10 words, so fewer top words are used: topic diversity over the top 10 (not 25); pass diversity_topn=<N> to choose
     """
+    if not (is_real(min_uniqueness) and 0 <= min_uniqueness <= 1):
+        raise InputError(f"min_uniqueness must be a topic uniqueness in [0, 1], got {min_uniqueness!r}")
     topics = as_model(topics)
     diversity_topn, uniqueness_topn, filter_topn, overlap_topn = _topns_within(
         topics, diversity_topn=diversity_topn, uniqueness_topn=uniqueness_topn, filter_topn=filter_topn,

@@ -336,8 +336,20 @@ class Corpus:
 
     # ----------------------------------------------------------------- derived corpora
     def subset(self, indices: Sequence[int] | np.ndarray, note: str | None = None) -> Corpus:
-        """The documents at ``indices`` (in that order), sharing this vocabulary."""
-        indices = np.asarray(indices, dtype=np.int64)
+        """The documents at ``indices`` (in that order), or where a boolean mask of one entry per document is
+        true (``corpus.subset(corpus.doc_lengths() >= 50)``), sharing this vocabulary.
+
+        A mask used to be read as the document numbers 0 and 1, repeated."""
+        picked = np.asarray(indices)
+        if picked.dtype == np.bool_:
+            if picked.shape != (len(self),):
+                raise InputError(
+                    f"a mask picks documents with one true or false per document ({len(self)}), got shape {picked.shape}"
+                )
+            picked = np.flatnonzero(picked)
+        elif picked.ndim != 1 or (picked.size and not np.issubdtype(picked.dtype, np.integer)):
+            raise InputError(f"indices must be a list of document numbers or a boolean mask, got {indices!r:.80}")
+        indices = picked.astype(np.int64)
         docs = [self.doc(int(i)) for i in indices]
         manifest = dict(self.manifest)
         if note:

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from tealeaves.errors import InputError
+from tealeaves.errors import InputError, is_count
 
 GEOMETRIC_START = 1e-4
 SIGMOID_DELTA = 4.0
@@ -49,8 +49,10 @@ def temperatures_schedule(temperatures: int, schedule: str = "geometric") -> np.
     >>> temperatures_schedule(4, "sigmoid").round(4)
     array([0.   , 0.105, 0.5  , 0.895, 1.   ])
     """
-    if schedule not in SCHEDULES:
+    if not isinstance(schedule, str) or schedule not in SCHEDULES:
         raise InputError(f"schedule must be one of {', '.join(SCHEDULES)}, got {schedule!r}")
+    if not is_count(temperatures):
+        raise InputError(f"temperatures must be a whole number of at least 1, got {temperatures!r}")
     s = np.arange(temperatures + 1, dtype=np.float64)
     if schedule == "linear" or temperatures == 1:
         taus = s / temperatures

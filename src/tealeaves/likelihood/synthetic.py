@@ -15,7 +15,7 @@ each evaluator is run on every perturbed model and reported as the log ratio
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -329,6 +329,8 @@ def perturbation_study(
     """
     phi, alpha, _ = model_arrays(phi, alpha, "the perturbation study")
     evaluators = dict(evaluators or figure_3_evaluators())
+    if isinstance(lambdas, str) or not isinstance(lambdas, Iterable):
+        raise InputError(f"lambdas must be a list of interpolation weights in [0, 1), e.g. [0.5], got {lambdas!r}")
     lambdas = sorted({0.0, *(_interpolation(x) for x in lambdas)})
     seed = as_seed(seed)
     rows: list[tuple[str, float, str, float]] = []

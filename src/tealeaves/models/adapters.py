@@ -681,7 +681,7 @@ def as_topics(topics: Any, topn: int | None = None) -> Topics:
     Topics(topics=2, words per topic=2, name=example)
     """
     model = as_model(topics)
-    return model.topics(topn or 10) if isinstance(model, TopicModel) else model.top(topn)
+    return model.topics(10 if topn is None else topn) if isinstance(model, TopicModel) else model.top(topn)
 
 
 def check_options(library: str, reader: Callable[..., Any], options: Mapping[str, Any]) -> None:

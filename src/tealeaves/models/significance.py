@@ -18,7 +18,7 @@ import numpy as np
 from scipy.special import rel_entr
 
 from tealeaves import display
-from tealeaves.errors import InputError
+from tealeaves.errors import InputError, as_numbers, is_real
 from tealeaves.results import Columns, Result
 from tealeaves.topic_means import interval_label, mean_interval
 
@@ -198,7 +198,7 @@ def topic_significance(
     >>> topic_significance(TopicModel(Vocabulary(["tax", "war", "farm"]), phi, theta=theta)).kl_background.round(4)
     array([1.0984, 0.1336])
     """
-    if not np.isfinite(epsilon) or epsilon < 0:
+    if not (is_real(epsilon) and np.isfinite(epsilon)) or epsilon < 0:
         raise InputError(f"epsilon must be a non-negative number, got {epsilon!r}")
     phi = model.phi
     k, v = phi.shape
@@ -239,7 +239,7 @@ def _proportions(model: TopicModel, theta: np.ndarray | None) -> np.ndarray:
                 "over; pass theta= (e.g. model.infer(corpus)), or on the command line --corpus CORPUS to infer it"
             )
         return model.theta
-    theta = np.asarray(theta, dtype=np.float64)
+    theta = as_numbers(theta, "theta")
     if theta.ndim != 2 or theta.shape[1] != model.k or len(theta) == 0:
         raise InputError(f"theta must be a D x {model.k} matrix of topic proportions, got shape {theta.shape}")
     if not np.all(np.isfinite(theta)) or np.any(theta < 0):
