@@ -534,6 +534,24 @@ def test_the_example_configuration_reads():
         ({"models": ["lda-gibbs"], "constraints": {"lda-gibbs": [["beta", "<<", "alpha_sum"]]}}, "unknown operator"),
         ({"models": ["lda-gibbs"], "constraints": {"lda-gibbs": [["beta", "<"]]}}, r"must be \[parameter, op"),
         ({"models": ["lda-gibbs"], "replicates": 0}, "replicates must be a positive integer"),
+        # found before any trial trains (each trial failed at its start, twice, with the retry)
+        (
+            {"models": ["lda-gibbs"], "space": {"lda-gibbs": {"alpha_sum": ["0.1"]}}},
+            r"lda-gibbs's alpha_sum must be a finite number \(its default is 0.25\), got '0.1'",
+        ),
+        (
+            {"models": ["lda-gibbs"], "space": {"lda-gibbs": {"iterations": 1000.5}}},
+            r"lda-gibbs's iterations must be a whole number",
+        ),
+        # the filter's threshold was used as given: NaN dropped every model, "0.7" failed every trial's scoring
+        ({"models": ["lda-gibbs"], "score": {"min_uniqueness": "0.7"}}, r"min_uniqueness must be .* got '0.7'$"),
+        ({"models": ["lda-gibbs"], "score": {"min_uniqueness": float("nan")}}, r"min_uniqueness must be"),
+        # a value where a table goes raised Python's "'int' object is not iterable" or "has no attribute 'items'"
+        ({"models": ["lda-gibbs"], "score": 3}, r"^\[score\] must be a table of KEY = VALUE settings, got 3$"),
+        ({"models": ["lda-gibbs"], "space": {"lda-gibbs": 0.1}}, r"^\[space.lda-gibbs\] must be a table"),
+        ({"models": ["lda-gibbs"], "max_steps": 500}, r"^\[max_steps\] must be a table"),
+        ({"models": ["lda-gibbs"], "constraints": {"lda-gibbs": 3}}, r"constraints.lda-gibbs must be a list of"),
+        ({"models": ["lda-gibbs"], "corpus": 3}, r"^corpus must be a folder's path, got 3$"),
     ],
 )
 def test_bad_configurations_are_refused_with_the_reason(inputs, data, message):

@@ -24,7 +24,7 @@ from tealeaves.model_selection.space import (
     parse_constraint,
     parse_distribution,
 )
-from tealeaves.models.training import trainer_params
+from tealeaves.models.training import check_param_types, trainer_params
 
 STEPS = ("iterations", "epochs")  # the parameter counting a trainer's passes, capped by ``max_steps``
 SCORE_KEYS = ("on_missing", "compat", "filter_topn", "min_uniqueness", "uniqueness_filter")
@@ -152,6 +152,8 @@ class SweepConfig:
                 raise InputError(f"{name} must be a positive integer, got {value!r}")
         if not is_count(self.seed, 0):
             raise InputError(f"seed must be a non-negative integer, got {self.seed!r}")
+        if not (is_real(self.min_uniqueness) and 0 <= self.min_uniqueness <= 1):
+            raise InputError(f"min_uniqueness must be a topic uniqueness in [0, 1], got {self.min_uniqueness!r}")
         memory = self.batch_memory_gb
         if not is_real(memory) or not memory > 0:
             raise InputError(f"batch_memory_gb must be a positive number, got {memory!r}")
@@ -176,6 +178,9 @@ class SweepConfig:
                 f"{model} has no parameter {with_guesses(refused, accepted)}; its parameters are "
                 f"{', '.join(sorted(accepted))}"
             )
+        for name, distribution in space.items():  # fixed values and choices, before any trial trains
+            for value in getattr(distribution, "values", ()):
+                check_param_types(model, {name: value}, accepted)
         if model in self.max_steps:
             cap = self.max_steps[model]
             if not is_count(cap):
@@ -275,7 +280,10 @@ class SweepConfig:
             raise InputError(
                 f"the sweep configuration needs {' and '.join(missing)} (a corpus and a reference index folder)"
             )
-        score = dict(data.get("score", {}))
+        for key in ("corpus", "reference"):
+            if not isinstance(data[key], (str, os.PathLike)):
+                raise InputError(f"{key} must be a folder's path, got {data[key]!r}")
+        score = _table(data, "score")
         unknown_keys(score, SCORE_KEYS, "[score]", top_level=known)
         models = data.get("models", cls.models)
         if isinstance(models, str) or not isinstance(models, Sequence):
@@ -288,13 +296,17 @@ class SweepConfig:
         if isinstance(chosen, str) or not isinstance(chosen, Sequence):
             raise InputError(f"uniqueness_filter must be a list of models or 'all', got {chosen!r}")
         score["uniqueness_filter"] = tuple(chosen)
+        space = _table(data, "space")
         spaces = {
-            model: {name: parse_distribution(value, f"space.{model}.{name}") for name, value in table.items()}
-            for model, table in dict(data.get("space", {})).items()
+            model: {
+                name: parse_distribution(value, f"space.{model}.{name}")
+                for name, value in _table(space, model, f"space.{model}").items()
+            }
+            for model in space
         }
         constraints = {
-            model: tuple(parse_constraint(c, f"constraints.{model}") for c in rules)
-            for model, rules in dict(data.get("constraints", {})).items()
+            model: tuple(parse_constraint(c, f"constraints.{model}") for c in _rules(rules, model))
+            for model, rules in _table(data, "constraints").items()
         }
         return cls(
             corpus=Path(base) / data["corpus"],
@@ -306,8 +318,26 @@ class SweepConfig:
             seed=data.get("seed", cls.seed),
             batch_trials=data.get("batch_trials", cls.batch_trials),
             batch_memory_gb=data.get("batch_memory_gb", cls.batch_memory_gb),
-            max_steps=dict(data.get("max_steps", {})),
+            max_steps=_table(data, "max_steps"),
             spaces=spaces,
             constraints=constraints,
             **score,
         )
+
+
+def _table(data: Mapping[str, Any], key: str, where: str | None = None) -> dict[str, Any]:
+    """The table under ``key`` (empty when absent); a refusal naming it where the value is not a table."""
+    value = data.get(key, {})
+    if not isinstance(value, Mapping):
+        raise InputError(f"[{where or key}] must be a table of KEY = VALUE settings, got {value!r}")
+    return dict(value)
+
+
+def _rules(rules: Any, model: str) -> list[Any]:
+    """A model's constraints: a list of ``[parameter, operator, parameter]`` rules."""
+    if isinstance(rules, str) or not isinstance(rules, Sequence):
+        raise InputError(
+            f"constraints.{model} must be a list of [parameter, operator, parameter] rules, e.g. "
+            f'[["gamma_bn", "<", "epochs"]], got {rules!r}'
+        )
+    return list(rules)

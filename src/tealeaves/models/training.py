@@ -13,7 +13,7 @@ import inspect
 import math
 import os
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -190,7 +190,7 @@ def train(
             f"{model} has no parameter {with_guesses(unknown, accepted)}; its parameters are "
             f"{', '.join(sorted(accepted))}"
         )
-    _check_types(model, params, accepted)
+    check_param_types(model, params, accepted)
     if out is not None:
         check_writable(out, force, inputs=[corpus])
     corpus = as_corpus(corpus)
@@ -215,10 +215,11 @@ def train(
     return fitted
 
 
-def _check_types(model: str, params: dict[str, Any], accepted: dict[str, Any]) -> None:
+def check_param_types(model: str, params: Mapping[str, Any], accepted: Mapping[str, Any]) -> None:
     """Refuse a hyperparameter of another type than its default: a whole number for an int, a finite real
     for a float (NaN would pass every range check), true or false for a bool, a string for a str; the
-    command line's ``-p beta=abc`` arrives as the string ``'abc'``. The ranges are the trainer's to check."""
+    command line's ``-p beta=abc`` arrives as the string ``'abc'``, a sweep's ``alpha_sum = "0.1"`` too. The
+    ranges are the trainer's to check."""
     for name, value in params.items():
         default = accepted[name]
         if isinstance(default, bool):
