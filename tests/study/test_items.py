@@ -181,7 +181,17 @@ def test_topic_lists_work_for_word_intrusion_and_ratings(tmp_path, models):
         ({"task": "rating", "topics_per_model": 11}, "between 1 and 10"),
         ({"task": "rating", "items_per_participant": 1.5}, "share in"),
         ({"task": "rating", "items_per_participant": 21}, "between 1 and the 20"),
-        ({"task": "rating", "annotators": 0}, "at least 1"),
+        ({"task": "rating", "annotators": 0}, r"^a study needs annotators >= 1 \(a whole number\), got 0$"),
+        # values of another type went into the settings (a list as the title, NaN as a share) or raised int()'s
+        # ValueError ("abc" answers a topic)
+        ({"task": "rating", "annotators": "abc"}, r"^a study needs annotators >= 1 \(a whole number\), got 'abc'$"),
+        ({"task": "rating", "title": ["Reading"]}, r"^title must be a text \(a string\), got a list$"),
+        ({"task": "rating", "consent": 3}, r"^consent must be a text \(a string\), got an int$"),
+        ({"task": "rating", "show_answer": "yes"}, r"^show_answer must be True or False, got 'yes'$"),
+        ({"task": "rating", "checks": float("nan")}, r"^a study needs checks >= 0 \(a whole number\), got nan$"),
+        ({"task": "topic-intrusion", "low_share": float("nan")}, r"^a study needs 0 < low_share <= 1, got nan$"),
+        ({"task": "rating", "items_per_participant": "0.25"}, r"needs items_per_participant > 0"),
+        ({"task": "rating", "check_sources": "topics.txt"}, r"^check_sources must be a list of models"),
         ({"task": "rating", "redirect_url": "javascript:alert(1)"}, "http"),
         ({"task": "word-intrusion", "protocol": "lau"}, "protocol must be"),
     ],

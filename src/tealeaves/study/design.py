@@ -35,7 +35,7 @@ import pandas as pd
 
 from tealeaves.artifacts import check_writable, json_safe, new_manifest, read_manifest, write_artifact, write_json
 from tealeaves.corpus import Corpus
-from tealeaves.errors import ArtifactError, InputError, check_each, is_count
+from tealeaves.errors import ArtifactError, InputError, check_each, describe, is_count, is_real
 from tealeaves.intrusion import PROTOCOLS
 from tealeaves.models import TopicModel, Topics, as_topics
 from tealeaves.rng import as_seed, family_generator
@@ -523,8 +523,6 @@ class _Creation:
         labelled = _labelled(self.models, self.labels)
         familiarity = task.familiarity if self.familiarity is None else bool(self.familiarity)
         annotators = task.annotators if self.annotators is None else int(self.annotators)
-        if annotators < 1:
-            raise InputError(f"annotators per item must be at least 1, got {annotators}")
         checks, checks_per_participant = self.attention_checks(task)
         root = as_seed(self.seed)
         # a study's four streams under its seed: which topics or documents, the items' own draws,
@@ -588,11 +586,67 @@ class _Creation:
         for name, value in (("draws", self.draws), ("docs", self.docs)):
             if not is_count(value):
                 raise InputError(f"{name} must be a whole number of at least 1, got {value!r}")
-        minutes = self.timeout_minutes
-        check_each("a study", [(0 < minutes < math.inf, "timeout_minutes > 0 and finite", minutes)])
+        self.check_values()
         if self.redirect_url is not None and not self.redirect_url.startswith(("https://", "http://")):
             raise InputError(f"redirect_url must be an http(s) URL, got {self.redirect_url!r}")
         return task
+
+    def check_values(self) -> None:
+        """Refuse a text, a switch, a count or a share of another type or out of its range, naming it: a list for
+        a title or NaN for a share went into the study's settings, "abc" for a count raised int()'s ValueError."""
+        texts_given = {
+            "title": self.title,
+            "consent": self.consent,
+            "instructions": self.instructions,
+            "corpus_description": self.corpus_description,
+            "completion_code": self.completion_code,
+            "redirect_url": self.redirect_url,
+        }
+        for name, value in texts_given.items():
+            if not isinstance(value, str) and (value is not None or name == "title"):
+                raise InputError(f"{name} must be a text (a string), got {describe(value)}")
+        switches: dict[str, bool | None] = {
+            "familiarity": self.familiarity,
+            "show_answer": self.show_answer,
+            "per_participant_codes": self.per_participant_codes,
+            "force": self.force,
+        }
+        for name, switch in switches.items():
+            optional = name in ("familiarity", "per_participant_codes")  # None: the task's or the redirect's default
+            if not isinstance(switch, (bool, np.bool_)) and (switch is not None or not optional):
+                raise InputError(f"{name} must be True or False, got {switch!r}")
+        sources = self.check_sources
+        if sources is not None and (isinstance(sources, (str, os.PathLike)) or not isinstance(sources, Sequence)):
+            raise InputError(f"check_sources must be a list of models (or their folders), got {sources!r}")
+        minutes, share, per = self.timeout_minutes, self.low_share, self.items_per_participant
+        check_each(
+            "a study",
+            [
+                (is_real(minutes) and 0 < minutes < math.inf, "timeout_minutes > 0 and finite", minutes),
+                (is_real(share) and 0 < share <= 1, "0 < low_share <= 1", share),
+                (
+                    self.annotators is None or is_count(self.annotators),
+                    "annotators >= 1 (a whole number)",
+                    self.annotators,
+                ),
+                (self.checks is None or is_count(self.checks, 0), "checks >= 0 (a whole number)", self.checks),
+                (
+                    self.checks_per_participant is None or is_count(self.checks_per_participant, 0),
+                    "checks_per_participant >= 0 (a whole number)",
+                    self.checks_per_participant,
+                ),
+                (
+                    self.topics_per_model is None or is_count(self.topics_per_model),
+                    "topics_per_model >= 1 (a whole number)",
+                    self.topics_per_model,
+                ),
+                (
+                    per is None or (is_real(per) and per > 0),
+                    "items_per_participant > 0 (a share in (0, 1] or a whole count)",
+                    per,
+                ),
+            ],
+        )
 
     def attention_checks(self, task: HumanTask) -> tuple[int, int]:
         """The study's attention checks and those each participant gets (the task's defaults: 2 when there are checks)."""
