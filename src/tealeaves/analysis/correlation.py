@@ -233,7 +233,6 @@ def _row(column: str, observed: float, values: np.ndarray, confidence: float, ok
     }
 
 
-@renamed_parameters(n_boot="n_resamples")
 def check_resampling(owner: str, n_resamples: int, confidence: float, least: int = 1) -> None:
     """Refuse a number of resamples (a whole number of at least ``least``) or a confidence (in (0, 1)) out of
     range or of another type, naming the value; NaN is out of range."""
@@ -241,6 +240,7 @@ def check_resampling(owner: str, n_resamples: int, confidence: float, least: int
     check_confidence(confidence)
 
 
+@renamed_parameters(n_boot="n_resamples")
 def bootstrap_correlations(
     human: RaggedScores,
     metrics: pd.DataFrame,
