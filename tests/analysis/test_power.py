@@ -94,3 +94,15 @@ def test_power_refuses_bad_arguments():
         simulate_power("rating", 0)
     with pytest.raises(InputError, match="max_annotators"):
         annotators_needed("rating", effect=1, max_annotators=3)
+
+
+def test_a_power_curve_takes_whole_numbers_as_floats_and_refuses_fractions_and_bare_numbers():
+    # np.linspace gives floats: 5.0 annotators are 5, as int() made them before; 5.5 was truncated to 5
+    from_floats = power_curve("rating", np.linspace(5, 20, 4), n_sim=200)
+    assert from_floats.table.equals(power_curve("rating", [5, 10, 15, 20], n_sim=200).table)
+    with pytest.raises(InputError, match=r"needs annotators >= 1 \(a whole number\), got 5.5$"):
+        power_curve("rating", [5.5], n_sim=200)
+    with pytest.raises(InputError, match=r"^annotators must be a list of numbers of annotators, e.g. \[5, 10, 15\]"):
+        power_curve("rating", 15, n_sim=200)
+    with pytest.raises(InputError, match=r"^annotators is empty"):
+        power_curve("rating", [], n_sim=200)

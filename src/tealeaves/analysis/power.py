@@ -149,8 +149,8 @@ def _check_design(
     allow_none: bool = False,
 ) -> None:
     """Refuse a power analysis' design value out of its range or of another type, naming the value (NaN is out
-    of every range). ``allow_none``: ``annotators=None`` is allowed (not
-    chosen yet, or every topic's true score known)."""
+    of every range). With ``allow_none``, ``annotators=None`` passes: not chosen yet, or every topic's true
+    score known."""
     k_ok = is_count(k, least_k)
     check_each(
         owner,
@@ -729,7 +729,7 @@ def power_curve(
     task = _task(task)
     if isinstance(annotators, (str, bytes)) or not isinstance(annotators, Iterable):
         raise InputError(f"annotators must be a list of numbers of annotators, e.g. [5, 10, 15], got {annotators!r}")
-    annotators = list(annotators)
+    annotators = [int(m) if is_real(m) and float(m).is_integer() else m for m in annotators]  # np.linspace's 5.0
     if not annotators:
         raise InputError("annotators is empty: give the numbers of annotators to simulate, e.g. [5, 10, 15]")
     rows = [{"annotators": m, "power": simulate_power(task, m, k, effect, alpha, n_sim, seed)} for m in annotators]
