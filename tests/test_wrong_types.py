@@ -90,6 +90,8 @@ def calls(model, corpus, index):
         "perturbation_study(lambdas)": lambda v: perturbation_study(model, None, corpus, lambdas=v),
         "topic_significance(epsilon)": lambda v: topic_significance(model, np.full((30, 4), 0.25), epsilon=v),
         "subset(indices)": lambda v: corpus.subset(v),
+        "train(progress)": lambda v: tealeaves.train(corpus, "lda-gibbs", k=2, iterations=2, progress=v),
+        "estimate(progress)": lambda v: estimate(model, None, corpus, particles=2, progress=v),
     }
 
 

@@ -11,6 +11,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from tealeaves.errors import InputError
+
 
 @dataclass(frozen=True)
 class ProgressUpdate:
@@ -71,6 +73,15 @@ def notify(progress: ProgressCallback | None, task: str, done: int, total: int |
     >>> notify(None, "gibbs", 20, 100)  # no callback: nothing happens
     >>> updates
     [ProgressUpdate(task='gibbs', done=10, total=100, info={'log_likelihood': -1234.5})]
+    >>> notify(True, "gibbs", 30, 100)
+    Traceback (most recent call last):
+    ...
+    tealeaves.errors.InputError: progress must be a callable given each ProgressUpdate (progress=print prints them), got True
     """
-    if progress is not None:
-        progress(ProgressUpdate(task, done, total, info))
+    if progress is None:
+        return
+    if not callable(progress):  # progress=True, as a switch, raised "'bool' object is not callable" from inside
+        raise InputError(
+            f"progress must be a callable given each ProgressUpdate (progress=print prints them), got {progress!r}"
+        )
+    progress(ProgressUpdate(task, done, total, info))
