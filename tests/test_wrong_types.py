@@ -25,6 +25,7 @@ from tealeaves.corpus import Corpus, Vocabulary
 from tealeaves.errors import TealeavesError
 from tealeaves.likelihood import complete, estimate, perturbation_study, predictive, temperatures_schedule
 from tealeaves.models import TopicModel, topic_significance
+from tealeaves.parallel import parallel_map
 
 WRONG = {
     "None": None,
@@ -92,6 +93,8 @@ def calls(model, corpus, index):
         "subset(indices)": lambda v: corpus.subset(v),
         "train(progress)": lambda v: tealeaves.train(corpus, "lda-gibbs", k=2, iterations=2, progress=v),
         "estimate(progress)": lambda v: estimate(model, None, corpus, particles=2, progress=v),
+        "parallel_map(workers)": lambda v: parallel_map(abs, [1, -2], workers=v),
+        "parallel_map(scheduler)": lambda v: parallel_map(abs, [1, -2], scheduler=v),
     }
 
 

@@ -30,7 +30,7 @@ from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from typing import Any, Generic, Protocol, TypeVar
 
-from tealeaves.errors import InputError
+from tealeaves.errors import InputError, is_count
 from tealeaves.extras import require
 from tealeaves.progress import ProgressCallback, notify
 
@@ -67,10 +67,10 @@ def resolve_workers(workers: int | None) -> int:
     ...
     tealeaves.errors.InputError: workers must be a positive number of processes, got -2
     """
-    if workers is None or workers == 0:
+    if workers is None or (is_count(workers, 0) and workers == 0):
         return os.cpu_count() or 1
-    if workers < 0:
-        raise InputError(f"workers must be a positive number of processes, got {workers}")
+    if not is_count(workers):
+        raise InputError(f"workers must be a positive number of processes, got {workers!r}")
     return int(workers)
 
 
@@ -229,7 +229,7 @@ def _dask_client(workers: int, scheduler: str) -> Iterator[Any]:
     if scheduler == "local":
         with local_cluster(workers) as cluster, distributed.Client(cluster) as client:
             yield client
-    elif scheduler.startswith(("tcp://", "tls://", "inproc://")):
+    elif isinstance(scheduler, str) and scheduler.startswith(("tcp://", "tls://", "inproc://")):
         try:
             client = distributed.Client(scheduler)
         except OSError as exc:  # distributed's "Timed out trying to connect to ... after 30 s"
