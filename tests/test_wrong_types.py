@@ -24,7 +24,7 @@ from tealeaves.coherence import RefIndex, diversity, inverted_rbo, score
 from tealeaves.corpus import Corpus, Vocabulary
 from tealeaves.errors import TealeavesError
 from tealeaves.likelihood import complete, estimate, perturbation_study, predictive, temperatures_schedule
-from tealeaves.models import TopicModel, topic_significance
+from tealeaves.models import TopicModel, as_topics, topic_significance
 from tealeaves.parallel import parallel_map
 
 WRONG = {
@@ -95,6 +95,7 @@ def calls(model, corpus, index):
         "estimate(progress)": lambda v: estimate(model, None, corpus, particles=2, progress=v),
         "parallel_map(workers)": lambda v: parallel_map(abs, [1, -2], workers=v),
         "parallel_map(scheduler)": lambda v: parallel_map(abs, [1, -2], scheduler=v),
+        "Topics.top(n)": lambda v: as_topics(model).top(v),  # -1 dropped each topic's last word
     }
 
 

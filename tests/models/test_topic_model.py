@@ -107,6 +107,10 @@ def test_topics_file_round_trip_and_coercion(tmp_path):
     assert as_topics(topics, topn=2).words == (("a", "b"), ("d", "e"))
     model = TopicModel(VOCAB, np.array([[0.1, 0.4, 0.2, 0.25, 0.05]]))
     assert as_topics(model, topn=2).words == (("bee", "dog"),)
+    # topn=-1 sliced each topic's last word off; a word count of 0 or of another type is refused
+    for topn in (-1, 0, 2.5, "2"):
+        with pytest.raises(InputError, match=r"^n must be a number of top words \(1 or more\), got "):
+            as_topics(topics, topn=topn)
 
 
 @pytest.mark.parametrize(

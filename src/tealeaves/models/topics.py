@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from tealeaves.deprecation import moved_names
-from tealeaves.errors import InputError
+from tealeaves.errors import InputError, is_count
 from tealeaves.results import Columns, Result
 from tealeaves.textfiles import DEFAULT_ENCODING, read_text
 
@@ -120,6 +120,8 @@ class Topics(Result):
         """The first ``n`` words of every topic (all words when ``n`` is None)."""
         if n is None:
             return self
+        if not is_count(n):  # -1 dropped each topic's last word, as a slice does
+            raise InputError(f"n must be a number of top words (1 or more), got {n!r}")
         short = [k for k, t in enumerate(self.words) if len(t) < n]
         if short:
             fewest = min(len(t) for t in self.words)
