@@ -17,6 +17,9 @@ def test_model_precision_hand_example():
     assert model_precision(chosen, "taxi") == 0.875
     assert model_precision(["a", "b", "c", "d"], "e") == 0.0
     assert model_precision([5, 5, 2], [5, 4, 2]) == pytest.approx(2 / 3)  # per-subject intruder positions
+    assert model_precision(["taxi", "senate"], ["taxi"]) == 0.5  # one intruder, in a list
+    with pytest.raises(InputError, match=r"one per answer: 3 answers, got 2$"):  # NumPy's broadcast error before
+        model_precision([5, 5, 2], [5, 4])
 
 
 def test_topic_log_odds_hand_example():

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from tealeaves.errors import EmptyResultError
+from tealeaves.errors import EmptyResultError, InputError
 from tealeaves.intrusion import intruder_sets
 from tealeaves.models import TopicModel, Topics
 from tealeaves.study.tasks.base import ItemRequest, TopicTask, found_share
@@ -100,6 +100,8 @@ def model_precision(chosen, intruder) -> float:
     ------
     EmptyResultError
         Without any answer.
+    InputError
+        For intruders that are neither one nor one per answer.
 
     Examples
     --------
@@ -109,10 +111,14 @@ def model_precision(chosen, intruder) -> float:
     >>> model_precision(["apple", "apple", "tax", "apple"], "apple")
     0.75
     """
-    chosen = np.asarray(chosen)
+    chosen, truth = np.asarray(chosen), np.asarray(intruder)
     if chosen.size == 0:
         raise EmptyResultError("model precision needs at least one subject's answer")
-    return float(np.mean(chosen == np.asarray(intruder)))
+    if truth.size != 1 and truth.shape != chosen.shape:  # NumPy's "operands could not be broadcast together"
+        raise InputError(
+            f"intruder must be one word (or position), or one per answer: {chosen.size} answers, got {truth.size}"
+        )
+    return float(np.mean(chosen == truth))
 
 
 class WordIntrusion(TopicTask):
