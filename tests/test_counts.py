@@ -88,3 +88,6 @@ def test_numpy_floats_are_real_numbers_wherever_python_floats_are(corpus, tmp_pa
             train(corpus, "dvae", k=2, epochs=1, dropout=bad)
         with pytest.raises(InputError, match="alpha must be a significance level between 0 and 1, got"):
             read_config({"models": {"lda": "a"}, "alpha": bad})
+    # a confidence where the level goes (alpha = 0.95) was taken: a false "better than" nearly every time
+    with pytest.raises(InputError, match=r"0.95 looks like a confidence level: give alpha = 0.05$"):
+        read_config({"models": {"lda": "a"}, "alpha": 0.95})

@@ -287,6 +287,11 @@ def parse_config(data: dict[str, Any], base: Path) -> EvaluateConfig:
         raise InputError(f"n_resamples must be an integer of at least 100 resamples, got {n_resamples!r}")
     if not is_real(alpha) or not 0 < alpha < 1:
         raise InputError(f"alpha must be a significance level between 0 and 1, got {alpha!r}")
+    if alpha > 0.5:  # a confidence where the level goes: 0.95 would call a chance difference "better" nearly always
+        raise InputError(
+            f"alpha is the probability of any false 'better than' on the page, at most 0.5; {alpha!r} looks like a "
+            f"confidence level: give alpha = {1 - alpha:.2g}"
+        )
     metrics = active_metrics(_table(data.get("metrics", {}), "[metrics]"))
     return EvaluateConfig(
         models=models,
