@@ -293,6 +293,30 @@ def is_real(value: Any) -> TypeGuard[float]:
     return isinstance(value, numbers.Real) and not isinstance(value, bool)
 
 
+def is_level(value: Any) -> bool:
+    """Whether ``value`` is a test's level: a real number in (0, 0.5].
+
+    A level above 0.5 is a confidence given where the level goes (``alpha=0.95``), which would call nearly
+    every chance difference significant; every check of an ``alpha`` asks this.
+
+    Parameters
+    ----------
+    value : object
+        What was given.
+
+    Returns
+    -------
+    bool
+
+    Examples
+    --------
+    >>> from tealeaves.errors import is_level
+    >>> is_level(0.05), is_level(0.5), is_level(0.95), is_level(0), is_level(float("nan")), is_level("0.05")
+    (True, True, False, False, False, False)
+    """
+    return is_real(value) and 0 < value <= 0.5
+
+
 def as_numbers(values: Any, name: str, ndim: int | None = None) -> Any:
     """``values`` as a float64 array, or an InputError naming ``name`` where they are not numbers.
 

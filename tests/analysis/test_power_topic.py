@@ -109,8 +109,9 @@ def test_topic_power_refuses_bad_arguments():
     for options, message in [
         ({"k": 1}, r"^the power analysis needs k >= 2 topics per model \(a whole number\), got 1$"),
         ({"share": 0}, r"^the power analysis needs 0 < share <= 1, got 0$"),
-        ({"alpha": 0.0}, r"^the power analysis needs 0 < alpha < 1, got 0.0$"),
-        ({"alpha": float("nan")}, r"^the power analysis needs 0 < alpha < 1, got nan$"),
+        ({"alpha": 0.0}, r"^the power analysis needs 0 < alpha <= 0.5, got 0.0$"),
+        ({"alpha": float("nan")}, r"^the power analysis needs 0 < alpha <= 0.5, got nan$"),
+        ({"alpha": 0.95}, r"^the power analysis needs 0 < alpha <= 0.5, got 0.95$"),  # a confidence: taken before
         ({"k": 10, "effect": 11}, r"^the power analysis needs 0 <= effect <= k = 10 \(a whole number\), got 11$"),
         ({"pairs": 0}, r"^the power analysis needs pairs >= 1 \(a whole number\), got 0$"),
         ({"n_sim": 0}, r"^the power analysis needs n_sim >= 1 \(a whole number\), got 0$"),

@@ -36,7 +36,7 @@ import numpy as np
 import pandas as pd
 
 from tealeaves.deprecation import renamed_parameters
-from tealeaves.errors import EmptyResultError, InputError, as_numbers, check_each, describe, is_count, is_real
+from tealeaves.errors import EmptyResultError, InputError, as_numbers, check_each, describe, is_count, is_level, is_real
 from tealeaves.stats.design import minimal_detectable_difference
 from tealeaves.stats.multiplicity import holm
 from tealeaves.stats.resampling import two_way_cluster_bootstrap
@@ -272,7 +272,7 @@ def _check_levels(owner: str, alpha: float, power: float = 0.8) -> None:
     check_each(
         owner,
         [
-            (is_real(alpha) and 0 < alpha < 1, "0 < alpha < 1", alpha),
+            (is_level(alpha), "0 < alpha <= 0.5", alpha),
             (is_real(power) and 0 < power < 1, "0 < power < 1", power),
         ],
     )

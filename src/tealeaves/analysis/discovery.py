@@ -46,7 +46,7 @@ import numpy as np
 import pandas as pd
 
 from tealeaves.analysis.correlation import RaggedScores
-from tealeaves.errors import InputError, check_each, describe, is_count, is_real
+from tealeaves.errors import InputError, check_each, describe, is_count, is_level, is_real
 from tealeaves.progress import ProgressCallback, notify
 from tealeaves.results import Result
 from tealeaves.stats.resampling import random_orders, within_group_draws
@@ -268,7 +268,7 @@ def false_discovery_rates(
             *((_is_margin(metric_margins[c]), f"a margin >= 0 for {c}", metric_margins[c]) for c in metrics.columns),
             (human_margin is None or _is_margin(human_margin), "human_margin >= 0", human_margin),
             (is_count(n_iter), "n_iter >= 1 (a whole number)", n_iter),
-            (is_real(alpha) and 0 < alpha < 1, "0 < alpha < 1", alpha),
+            (is_level(alpha), "0 < alpha <= 0.5", alpha),
             (
                 is_real(false_discovery_weight) and 0 < false_discovery_weight <= 1,
                 "0 < false_discovery_weight <= 1",

@@ -64,7 +64,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from tealeaves.errors import InputError, check_each, is_count, is_real
+from tealeaves.errors import InputError, check_each, is_count, is_level, is_real
 from tealeaves.results import Result
 from tealeaves.stats.tests import Alternative, mann_whitney_counts, proportion_test, t_test_moments, welch_test
 from tealeaves.study.tasks.registry import task_named
@@ -163,7 +163,7 @@ def _check_design(
             (k_ok, f"k >= {least_k} topics per model (a whole number)", k),
             (is_count(effect, 0) and (not k_ok or effect <= k), f"0 <= effect <= k = {k} (a whole number)", effect),
             (is_count(n_sim), "n_sim >= 1 (a whole number)", n_sim),
-            (is_real(alpha) and 0 < alpha < 1, "0 < alpha < 1", alpha),
+            (is_level(alpha), "0 < alpha <= 0.5", alpha),
             (is_real(share) and 0 < share <= 1, "0 < share <= 1", share),
             (is_count(pairs), "pairs >= 1 (a whole number)", pairs),
         ],

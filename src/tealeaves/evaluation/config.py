@@ -59,7 +59,7 @@ from pathlib import Path
 from typing import Any
 
 from tealeaves.deprecation import renamed_attribute, warn_renamed
-from tealeaves.errors import InputError, describe, is_count, is_real
+from tealeaves.errors import InputError, describe, is_count, is_level, is_real
 from tealeaves.metrics import METRICS, unknown_keys
 
 TOP_KEYS = {"seed", "n_resamples", "alpha", "primary", "corpora", "models", "metrics", "study"}
@@ -287,7 +287,7 @@ def parse_config(data: dict[str, Any], base: Path) -> EvaluateConfig:
         raise InputError(f"n_resamples must be an integer of at least 100 resamples, got {n_resamples!r}")
     if not is_real(alpha) or not 0 < alpha < 1:
         raise InputError(f"alpha must be a significance level between 0 and 1, got {alpha!r}")
-    if alpha > 0.5:  # a confidence where the level goes: 0.95 would call a chance difference "better" nearly always
+    if not is_level(alpha):  # a confidence where the level goes: 0.95 would call chance differences "better"
         raise InputError(
             f"alpha is the probability of any false 'better than' on the page, at most 0.5; {alpha!r} looks like a "
             f"confidence level: give alpha = {1 - alpha:.2g}"
