@@ -69,3 +69,11 @@ def test_model_level_and_errors():
         model_level_correlation([1, 2], [1, 2], ["a", "b"])
     with pytest.raises(InputError, match="align"):
         bootstrap_correlations(RaggedScores([np.ones(2)] * 3), pd.DataFrame({"m": [1.0, 2.0]}))
+
+
+def test_inputs_that_do_not_align_are_refused_by_name():
+    # NumPy's "mismatch in its core dimension" and pandas' "All arrays must be of the same length" before
+    with pytest.raises(InputError, match=r"^human scores of 3 topics and metric values of 2: they must align$"):
+        correlate_rows(np.ones((2, 3)), [1.0, 2.0])
+    with pytest.raises(InputError, match=r"one entry per topic, got \{'model': 4, 'human': 4, 'metric': 3\} entries"):
+        model_level_correlation([1, 2, 3, 4], [1, 2, 3], ["a", "a", "b", "b"])

@@ -23,7 +23,7 @@ import pandas as pd
 from scipy import stats
 
 from tealeaves.deprecation import renamed_attribute, renamed_parameters
-from tealeaves.errors import EmptyResultError, InputError, check_each, is_count
+from tealeaves.errors import EmptyResultError, InputError, as_numbers, check_each, is_count
 from tealeaves.progress import ProgressCallback, notify
 from tealeaves.results import Result
 from tealeaves.stats.intervals import check_confidence, percentile_interval
@@ -127,8 +127,10 @@ def correlate_rows(human: np.ndarray, metric: np.ndarray, method: Method = "spea
     >>> correlate_rows([[1, 2, 3, 4], [4, 3, 2, 1]], [1, 3, 2, 4]).tolist()  # Spearman, two rows
     [0.8, -0.8]
     """
-    human = np.atleast_2d(np.asarray(human, dtype=np.float64))
-    metric = np.asarray(metric, dtype=np.float64)
+    human = np.atleast_2d(as_numbers(human, "human"))
+    metric = as_numbers(metric, "metric", ndim=1)
+    if human.shape[1] != len(metric):  # NumPy's "mismatch in its core dimension" before
+        raise InputError(f"human scores of {human.shape[1]} topics and metric values of {len(metric)}: they must align")
     if method == "kendall":
         return _kendall_rows(human, metric)
     if method == "spearman":
@@ -384,7 +386,14 @@ def model_level_correlation(
     >>> round(value, 4)
     0.9979
     """
-    frame = pd.DataFrame({"model": np.asarray(models), "human": human_scores, "metric": metric_scores}).dropna()
+    columns = {"model": np.asarray(models), "human": as_numbers(human_scores, "human_scores", ndim=1)}
+    columns["metric"] = as_numbers(metric_scores, "metric_scores", ndim=1)
+    if len({len(values) for values in columns.values()}) > 1:  # pandas' "All arrays must be of the same length"
+        raise InputError(
+            f"models, human_scores and metric_scores must give one entry per topic, got "
+            f"{ {name: len(values) for name, values in columns.items()} } entries"
+        )
+    frame = pd.DataFrame(columns).dropna()
     grouped = frame.groupby("model", sort=True)
     means = grouped[["human", "metric"]].mean().assign(topics=grouped.size()).reset_index()
     if len(means) < 3:
