@@ -77,3 +77,21 @@ def test_inputs_that_do_not_align_are_refused_by_name():
         correlate_rows(np.ones((2, 3)), [1.0, 2.0])
     with pytest.raises(InputError, match=r"one entry per topic, got \{'model': 4, 'human': 4, 'metric': 3\} entries"):
         model_level_correlation([1, 2, 3, 4], [1, 2, 3], ["a", "a", "b", "b"])
+
+
+def test_answers_as_lists_make_human_judgments_and_words_are_refused():
+    # HumanJudgments took a list as answers (and failed later inside validate); RaggedScores raised NumPy's
+    # "could not convert string to float" for words and "all the input arrays must have same number of dimensions"
+    from tealeaves.analysis import HumanJudgments
+
+    topics = pd.DataFrame({"dataset": "d", "model": "m", "topic": range(3), "words": ["tax budget"] * 3})
+    listed = HumanJudgments("d rating", "rating", topics, [[3, 2], [1, 2, 1], [3]])
+    assert (
+        listed.answers.means().tolist() == RaggedScores([[3, 2], [1, 2, 1], [3]]).means().tolist() == [2.5, 4 / 3, 3.0]
+    )
+    with pytest.raises(InputError, match=r"^topic 0's answers must be an array of numbers, got a list"):
+        RaggedScores([["high", "low"], [1]])
+    with pytest.raises(InputError, match=r"^topic 0's answers must be a list of numbers \(1 dimension\)"):
+        RaggedScores([[[1, 2]], [3]])
+    with pytest.raises(InputError, match=r"topics must be a DataFrame with the columns dataset, model, topic, words"):
+        HumanJudgments("d rating", "rating", [0, 1, 2], [[3], [2], [1]])

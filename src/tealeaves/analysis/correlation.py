@@ -23,7 +23,7 @@ import pandas as pd
 from scipy import stats
 
 from tealeaves.deprecation import renamed_attribute, renamed_parameters
-from tealeaves.errors import EmptyResultError, InputError, as_numbers, check_each, is_count
+from tealeaves.errors import EmptyResultError, InputError, as_numbers, check_each, describe, is_count
 from tealeaves.progress import ProgressCallback, notify
 from tealeaves.results import Result
 from tealeaves.stats.intervals import check_confidence, percentile_interval
@@ -63,10 +63,13 @@ class RaggedScores:
     """
 
     def __init__(self, groups: Sequence[np.ndarray]):
-        sizes = np.array([len(g) for g in groups], dtype=np.int64)
-        if len(groups) == 0 or np.any(sizes == 0):
+        if isinstance(groups, (str, bytes)) or not isinstance(groups, Sequence | np.ndarray):
+            raise InputError(f"the answers must be a list of each topic's answers, got {describe(groups)}")
+        arrays = [as_numbers(g, f"topic {i}'s answers", ndim=1) for i, g in enumerate(groups)]
+        sizes = np.array([len(g) for g in arrays], dtype=np.int64)
+        if len(arrays) == 0 or np.any(sizes == 0):
             raise EmptyResultError("every topic needs at least one human answer to be scored")
-        self.values = np.concatenate([np.asarray(g, dtype=np.float64) for g in groups])
+        self.values = np.concatenate(arrays)
         self.sizes = sizes
         self.offsets = np.concatenate([[0], np.cumsum(sizes)[:-1]])
 

@@ -20,7 +20,7 @@ import pandas as pd
 from tealeaves.analysis.correlation import RaggedScores
 from tealeaves.analysis.hoyle2021 import Hoyle2021, load_hoyle2021
 from tealeaves.analysis.responses import read_csv_table, read_export, select
-from tealeaves.errors import EmptyResultError, InputError
+from tealeaves.errors import EmptyResultError, InputError, describe
 
 TOPIC_KEYS = ["dataset", "model", "topic"]
 
@@ -39,7 +39,8 @@ class HumanJudgments:
         One row per topic: ``dataset``, ``model``, ``topic`` and ``words`` (space-separated, in
         rank order when known).
     answers : RaggedScores
-        Each topic's answers (per annotator), in the order of ``topics``.
+        Each topic's answers (per annotator), in the order of ``topics``; a list of each topic's answers
+        is made one.
     given : DataFrame
         Metric values that came with the data (Hoyle's NPMI and C_v), aligned with ``topics``;
         no columns otherwise.
@@ -81,6 +82,13 @@ class HumanJudgments:
     annotators: np.ndarray | None = None
 
     def __post_init__(self) -> None:
+        if not isinstance(self.topics, pd.DataFrame) or not {*TOPIC_KEYS, "words"} <= set(self.topics.columns):
+            raise InputError(
+                f"{self.name}: topics must be a DataFrame with the columns {', '.join([*TOPIC_KEYS, 'words'])}, "
+                f"got {describe(self.topics)}"
+            )
+        if not isinstance(self.answers, RaggedScores):  # each topic's answers as lists, as the example writes them
+            object.__setattr__(self, "answers", RaggedScores(self.answers))
         if len(self.topics) != len(self.answers):
             raise InputError(f"{self.name}: {len(self.topics)} topics for {len(self.answers)} answer groups")
         if self.annotators is not None and len(self.annotators) != len(self.answers.values):
