@@ -225,6 +225,12 @@ def test_static_file_with_a_short_row_is_refused(tmp_path):
     path.write_text("2 3\nalpha 1 2 3\nbeta 1 2\n")
     with pytest.raises(InputError, match="line 3: 2 values for 'beta', expected 3"):
         read_vectors(path)
+    # a missing file raised Python's FileNotFoundError, and a folder IsADirectoryError
+    for where in (tmp_path / "missing.vec", tmp_path):
+        with pytest.raises(InputError, match=r": no such word-vector file; pass a word2vec, GloVe or .vec file$"):
+            read_vectors(where)
+    with pytest.raises(InputError, match=r"^format must be one of word2vec, word2vec-binary, glove, got 'fasttext'$"):
+        read_vectors(path, format="fasttext")
 
 
 def test_w2v_vectors_are_trained_once_beside_the_index(tmp_path):

@@ -556,11 +556,7 @@ class StaticEncoder(Encoder):
     ):
         super().__init__(argument, cache_dir, batch_size)
         self.path = Path(argument).expanduser()
-        if not self.path.is_file():
-            raise InputError(f"static:{argument}: no such word-vector file; pass a word2vec, GloVe or .vec file")
-        if format is not None and format not in STATIC_FORMATS:
-            raise InputError(f"format must be one of {', '.join(STATIC_FORMATS)}, got {format!r}")
-        self.format = format or detect_vector_format(self.path)
+        self.format = _vector_format(self.path, format, f"static:{argument}")
 
     def identity(self) -> dict[str, Any]:
         stat = self.path.stat()
@@ -592,6 +588,16 @@ def _header(line: bytes) -> tuple[int, int] | None:
     if len(parts) == 2 and all(p.isdigit() for p in parts):
         return int(parts[0]), int(parts[1])
     return None
+
+
+def _vector_format(path: Path, format: str | None, what: str) -> str:
+    """The format of the word-vector file ``path`` (``format`` when given); a refusal naming ``what`` where there
+    is no such file or the format is unknown."""
+    if not path.is_file():
+        raise InputError(f"{what}: no such word-vector file; pass a word2vec, GloVe or .vec file")
+    if format is not None and format not in STATIC_FORMATS:
+        raise InputError(f"format must be one of {', '.join(STATIC_FORMATS)}, got {format!r}")
+    return format or detect_vector_format(path)
 
 
 def detect_vector_format(path: Path) -> str:
@@ -659,7 +665,7 @@ def read_vectors(path: str | os.PathLike[str], words: set[str] | None = None, fo
     >>> tmp.cleanup()
     """
     path = Path(path)
-    format = format or detect_vector_format(path)
+    format = _vector_format(path, format, str(path))  # Python's FileNotFoundError before
     table: dict[str, np.ndarray] = {}
     with _open(path) as handle:
         if format == "word2vec-binary":
