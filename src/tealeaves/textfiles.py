@@ -47,6 +47,8 @@ def check_encoding(encoding: str) -> tuple[str, bool]:
     >>> check_encoding("latin-1"), check_encoding("UTF8:replace")
     (('latin-1', False), ('utf-8-sig', True))
     """
+    if not isinstance(encoding, str):  # "'NoneType' object has no attribute 'endswith'" before
+        raise InputError(f'encoding must be a codec\'s name such as "utf-8" or "latin-1", got {encoding!r}')
     name, replace = (encoding[: -len(REPLACE)], True) if encoding.endswith(REPLACE) else (encoding, False)
     try:
         utf8 = codecs.lookup(name).name == "utf-8"

@@ -55,6 +55,25 @@ def test_stopwords_spacy_list_and_none_and_file(corpus_of, tmp_path):
     assert words_of(corpus_of([text], stopwords=str(stop_file))) == ["the", "and", "whose", "would", "become"]
 
 
+def test_stop_words_given_as_a_list_remove_what_the_same_file_removes_and_travel_with_vocab_from(tmp_path):
+    # scikit-learn's stop_words=[...]: a list raised "expected str, bytes or os.PathLike object, not list"
+    text = "the Government and whose treaty would become"
+    stop_file = tmp_path / "stop.txt"
+    stop_file.write_text("government\ntreaty\n")
+    from_file = prepare(write_jsonl(tmp_path / "a.jsonl", [text]), stopwords=str(stop_file), **LOOSE)
+    listed = prepare(write_jsonl(tmp_path / "b.jsonl", [text]), stopwords=["Treaty", "government"], **LOOSE)
+    assert words_of(listed) == words_of(from_file) == ["the", "and", "whose", "would", "become"]
+    assert listed.manifest["preprocessing"]["config"]["stopwords"] == ["government", "treaty"]
+    other = prepare(write_jsonl(tmp_path / "c.jsonl", ["treaty the become"]), vocab_from=listed)
+    assert words_of(other) == ["the", "become"]  # the source's stop words, read back from its manifest
+    for wrong, message in [
+        ([1, 2], "stopwords given as a list must be words"),
+        (3, "stopwords must be 'spacy', None, a file of one word per line or a list of words; 3 is none"),
+    ]:
+        with pytest.raises(InputError, match=message):
+            prepare(write_jsonl(tmp_path / "d.jsonl", [text]), stopwords=wrong, **LOOSE)
+
+
 def test_min_chars_drops_two_characters_or_fewer(corpus_of):
     corpus = corpus_of(["ox cat ab abc a quartz"], stopwords=None)
     assert words_of(corpus) == ["cat", "abc", "quartz"]
@@ -153,6 +172,13 @@ def test_unknown_rule_and_bad_values_are_refused(corpus_of):
         corpus_of(["a b c"], min_df="lots")
     with pytest.raises(InputError, match="max_df"):
         corpus_of(["a b c"], max_df=1.5)
+    # Python's errors from inside before: re.compile's, a label split into letters, str.endswith's
+    with pytest.raises(InputError, match=r"^token_pattern must be a regular expression, got 3$"):
+        corpus_of(["a b c"], token_pattern=3)
+    with pytest.raises(InputError, match=r"^entity_types must be a list of entity labels"):
+        corpus_of(["a b c"], entity_types="ORG")
+    with pytest.raises(InputError, match=r"^encoding must be a codec's name"):
+        corpus_of(["a b c"], encoding=None)
 
 
 def test_nothing_left_after_filtering_is_a_clear_error(corpus_of):

@@ -40,7 +40,7 @@ from __future__ import annotations
 import itertools
 import math
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
@@ -98,8 +98,10 @@ class PreprocessConfig:
     entities : str or None, default None
         A spaCy pipeline with named entities (package name or path) whose entity spans are
         merged into one token (``new_york_city``).
-    stopwords : str or None, default "spacy"
-        spaCy's English stop list, None to keep stop words, or a file of one word per line.
+    stopwords : str, list of str or None, default "spacy"
+        spaCy's English stop list, None to keep stop words, a file of one word per line, or the stop
+        words themselves (a list or set, as scikit-learn's ``stop_words`` takes them; kept lowercased and
+        sorted).
     min_chars : int, default 3
         Tokens of fewer characters are dropped.
     token_pattern : str, default ``^[\\w-]*[a-zA-Z][\\w-]*$``
@@ -131,7 +133,7 @@ class PreprocessConfig:
     max_doc_words: int | None = None
     lowercase: bool = True
     entities: str | None = None
-    stopwords: str | None = "spacy"
+    stopwords: str | tuple[str, ...] | None = "spacy"
     min_chars: int = 3
     token_pattern: str = TOKEN_PATTERN
     max_df: float | int = 0.9
@@ -150,7 +152,17 @@ class PreprocessConfig:
                 f"unknown preprocessing rule(s) {', '.join(unknown)}; known rules: {', '.join(sorted(known))}"
             )
         if "entity_types" in rules:
-            rules["entity_types"] = tuple(rules["entity_types"])
+            given = rules["entity_types"]
+            if isinstance(given, str) or not isinstance(given, Iterable):  # "ORG" became ("O", "R", "G")
+                raise InputError(f"entity_types must be a list of entity labels, e.g. ['ORG', 'PERSON'], got {given!r}")
+            rules["entity_types"] = tuple(given)
+        stop = rules.get("stopwords")
+        if isinstance(stop, (list, tuple, set, frozenset)):  # the words themselves, as scikit-learn takes them
+            if not all(isinstance(word, str) for word in stop):
+                raise InputError(
+                    f"stopwords given as a list must be words (strings), got {sorted(map(repr, stop))[:5]}"
+                )
+            rules["stopwords"] = tuple(sorted({word.strip().lower() for word in stop}))
         config = replace(base or cls(), **rules)
         config.validate()
         return config
@@ -182,13 +194,22 @@ class PreprocessConfig:
             self.min_df == "auto" or (isinstance(self.min_df, int) and self.min_df >= 0),
             f"min_df must be 'auto' or a whole number of documents, got {self.min_df!r}",
         )
+        need(
+            isinstance(self.token_pattern, str),
+            f"token_pattern must be a regular expression, got {self.token_pattern!r}",
+        )
         try:
             re.compile(self.token_pattern)
         except re.error as exc:
             raise InputError(f"token_pattern {self.token_pattern!r} is not a valid regular expression: {exc}") from None
-        if self.stopwords not in (None, "spacy") and not Path(self.stopwords).is_file():
+        stop = self.stopwords
+        if not (
+            stop is None
+            or isinstance(stop, tuple)
+            or (isinstance(stop, str) and (stop == "spacy" or Path(stop).is_file()))
+        ):
             raise InputError(
-                f"stopwords must be 'spacy', None or a file of one word per line; {self.stopwords} is none"
+                f"stopwords must be 'spacy', None, a file of one word per line or a list of words; {stop!r} is none"
             )
 
     def as_dict(self) -> dict[str, Any]:
@@ -313,7 +334,7 @@ def trim_pipeline(entities: str | None, max_strings: int = 500_000) -> bool:
     return True
 
 
-def load_stopwords(stopwords: str | None) -> frozenset[str]:
+def load_stopwords(stopwords: str | tuple[str, ...] | None) -> frozenset[str]:
     """The stop list named by the ``stopwords`` rule."""
     if stopwords is None:
         return frozenset()
@@ -321,6 +342,8 @@ def load_stopwords(stopwords: str | None) -> frozenset[str]:
         from spacy.lang.en.stop_words import STOP_WORDS
 
         return frozenset(STOP_WORDS)
+    if isinstance(stopwords, tuple):
+        return frozenset(stopwords)
     return frozenset(w.strip().lower() for w in Path(stopwords).read_text(encoding="utf-8").split())
 
 

@@ -56,6 +56,8 @@ def source_config(source: Corpus) -> PreprocessConfig | None:
         return None
     recorded = dict(recorded)
     recorded["entity_types"] = tuple(recorded.get("entity_types", ()))
+    if isinstance(recorded.get("stopwords"), list):  # the stop words themselves, a list in JSON
+        recorded["stopwords"] = tuple(recorded["stopwords"])
     return PreprocessConfig(**recorded)
 
 
