@@ -18,7 +18,7 @@ import pandas as pd
 import pytest
 
 import tealeaves
-from tealeaves import analysis
+from tealeaves import analysis, stats
 from tealeaves.analysis.correlation import RaggedScores
 from tealeaves.coherence import RefIndex, diversity, inverted_rbo, score
 from tealeaves.corpus import Corpus, Vocabulary
@@ -190,3 +190,105 @@ def test_an_analysis_value_of_the_wrong_type_or_range_is_a_tealeaves_error(human
     raw, taken = each_wrong_value(analysis_calls(*human))
     assert raw == []
     assert [(name, kind) for name, kind in taken if kind in ("nan", "negative", "str", "list", "dict", "empty")] == []
+
+
+def stats_calls():
+    """The statistics layer's public tests, intervals, corrections and designs, each with one value replaced."""
+    a, b = np.random.default_rng(0).normal(size=(2, 12))
+    stream = lambda: np.random.default_rng(0)  # noqa: E731
+    at_ceiling, null = np.array([0.5, 0.9, 1.0]), np.random.default_rng(1).normal(size=(100, 2))
+    return {
+        "welch_test(a)": lambda v: stats.welch_test(v, b),
+        "paired_t_test(a)": lambda v: stats.paired_t_test(v, b),  # a number was broadcast against b
+        "t_test_of_estimate(se)": lambda v: stats.t_test_of_estimate(0.1, v, 10),
+        "mean_with_interval(values)": lambda v: stats.mean_with_interval(v),
+        "mean_with_interval(bounds)": lambda v: stats.mean_with_interval(a, bounds=v),
+        "bootstrap_t_interval(values)": lambda v: stats.bootstrap_t_interval(v),
+        "percentile_interval(resamples)": lambda v: stats.percentile_interval(v),
+        "bootstrap_se(resamples)": lambda v: stats.bootstrap_se(v),
+        "jackknife_se(leave_one_out)": lambda v: stats.jackknife_se(v),
+        "gaffke_limit(values)": lambda v: stats.gaffke_limit(v, 1.0, 0.95, stream()),
+        "gaffke_limit(rng)": lambda v: stats.gaffke_limit(at_ceiling, 1.0, 0.95, v),
+        "bounded_t_interval(bounds)": lambda v: stats.bounded_t_interval(0.5, 0.1, 10, bounds=v),
+        "permutation_test(a)": lambda v: stats.permutation_test(v, b, stream(), n_resamples=99),
+        "permutation_test(rng)": lambda v: stats.permutation_test(a, b, v, n_resamples=99),
+        "permutation_test(n_resamples)": lambda v: stats.permutation_test(a, b, stream(), n_resamples=v),
+        "studentised_permutation_test(rng)": lambda v: stats.studentised_permutation_test(a, b, v, n_resamples=99),
+        "randomisation_test(n)": lambda v: stats.randomisation_test(lambda g: g.sum(axis=1), 5, v, stream(), 99),
+        "randomisation_test(quantity)": lambda v: stats.randomisation_test(v, 5, 10, stream(), 99),
+        "bootstrap_z_test(resamples)": lambda v: stats.bootstrap_z_test(0.1, v),
+        "holm(pvalues)": lambda v: stats.holm(v),
+        "benjamini_hochberg(pvalues)": lambda v: stats.benjamini_hochberg(v),
+        "bonferroni_intervals(alpha)": lambda v: stats.bonferroni_intervals([0.5, 0.1], [0.1, 0.1], [10, 10], v),
+        "max_t_pvalues(observed)": lambda v: stats.max_t_pvalues(v, [0.1, 0.1], [a, b]),
+        "westfall_young(alpha)": lambda v: stats.westfall_young([2.0, 1.0], null, alpha=v),
+        "westfall_young(null)": lambda v: stats.westfall_young([2.0, 1.0], v),
+        "minimal_detectable_difference(se)": lambda v: stats.minimal_detectable_difference(v, 20),
+        "minimal_detectable_difference(alpha)": lambda v: stats.minimal_detectable_difference(0.1, 20, alpha=v),
+        "detectable_difference(power)": lambda v: stats.detectable_difference(2.0, 0.1, 20, power=v),
+        "tost_pvalue(margin)": lambda v: stats.tost_pvalue(0.1, 0.05, 20, v),
+        "mann_whitney(a)": lambda v: stats.mann_whitney(v, [1, 2, 3]),
+        "mann_whitney_counts(counts_a)": lambda v: stats.mann_whitney_counts(v, [1, 2, 3]),
+        "t_test(a)": lambda v: stats.t_test(v, b),
+        "proportion_test(count_a)": lambda v: stats.proportion_test(v, 10, 5, 10),
+        "runs_t_test(a)": lambda v: stats.runs_t_test(v, [a, b]),
+    }
+
+
+def test_a_stats_value_of_the_wrong_type_or_range_is_a_tealeaves_error():
+    # 415 of these calls (with 2-d and one-value arrays too) raised NumPy's or Python's own errors, and some
+    # took a wrong value without a word: a number as a paired series (broadcast against the other),
+    # negative or NaN counts in proportion_test, westfall_young(alpha=-1), bonferroni_intervals(alpha=True),
+    # a negative margin in tost_pvalue, a negative standard error in minimal_detectable_difference
+    raw, taken = each_wrong_value(stats_calls())
+    assert raw == []
+    # what remains taken is valid there: no bounds (unbounded), a NaN standard error (untestable: NaN p), a
+    # number of resamples, counts (True is 1, as NumPy reads a correct answer)
+    assert sorted(taken) == [
+        ("bounded_t_interval(bounds)", "None"),
+        ("mean_with_interval(bounds)", "None"),
+        ("minimal_detectable_difference(se)", "bool"),
+        ("minimal_detectable_difference(se)", "float"),
+        ("minimal_detectable_difference(se)", "int"),
+        ("minimal_detectable_difference(se)", "nan"),
+        ("permutation_test(n_resamples)", "int"),
+        ("proportion_test(count_a)", "bool"),
+        ("proportion_test(count_a)", "float"),
+        ("proportion_test(count_a)", "int"),
+        ("t_test_of_estimate(se)", "float"),
+        ("t_test_of_estimate(se)", "int"),
+        ("t_test_of_estimate(se)", "nan"),
+        ("tost_pvalue(margin)", "float"),
+        ("tost_pvalue(margin)", "int"),
+    ]
+
+
+def test_an_untestable_difference_is_never_called_equivalent():
+    # a NaN standard error was read as no spread at all: p = 0 ("equivalent") for any estimate inside the margin
+    assert math.isnan(stats.tost_pvalue(0.01, math.nan, 20, 0.05))
+    assert stats.tost_pvalue(0.01, 0.0, 20, 0.05) == 0.0
+
+
+@pytest.mark.parametrize(
+    "call, message",
+    [
+        (lambda: stats.paired_t_test([1.0, 2.0, 3.0], [1.0, 2.0]), "same units, got 3 and 2"),
+        (lambda: stats.holm([0.01, 1.5]), r"pvalues must lie in \[0, 1\].*1\.5"),
+        (lambda: stats.benjamini_hochberg([-0.2, 0.3]), r"pvalues must lie in \[0, 1\]"),
+        (lambda: stats.proportion_test(12, 10, 5, 10), "counts between 0 and their observations"),
+        (lambda: stats.proportion_test(-1, 10, 5, 10), "counts between 0 and their observations"),
+        (lambda: stats.mann_whitney([1, 2, 5], [1, 2], levels=[1, 2, 3]), "on the scale of levels"),
+        (lambda: stats.mann_whitney_counts([1, 2], [1, 2, 3]), "same categories, got 2 and 3"),
+        (lambda: stats.westfall_young([2.0, 1.0, 0.5], np.zeros((99, 2))), r"shape \(B, 3\).*\(99, 2\)"),
+        (lambda: stats.bonferroni_intervals([0.5, 0.1], [0.1], [10, 10]), "one se and df a difference"),
+        (lambda: stats.mean_with_interval([0.2, 0.4], bounds=(1.0, 0.0)), "low < high"),
+        (lambda: stats.jackknife_se([0.3]), "at least two units, got 1"),
+        (lambda: stats.randomisation_test(lambda g: g.sum(axis=1), 10, 10, np.random.default_rng(0)), "0 < n_a < n"),
+        (lambda: stats.tost_pvalue(0.1, 0.05, 20, -0.2), "margin > 0"),
+    ],
+)
+def test_stats_inputs_that_do_not_fit_together_are_refused_by_name(call, message):
+    # each was taken without a word (a p-value of 1.5 adjusted, 12 successes in 10 trials tested, a response
+    # off the scale dropped) or failed inside NumPy
+    with pytest.raises(TealeavesError, match=message):
+        call()

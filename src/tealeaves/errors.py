@@ -317,7 +317,7 @@ def is_level(value: Any) -> bool:
     return is_real(value) and 0 < value <= 0.5
 
 
-def as_numbers(values: Any, name: str, ndim: int | None = None) -> Any:
+def as_numbers(values: Any, name: str, ndim: int | None = None, batched: bool = False) -> Any:
     """``values`` as a float64 array, or an InputError naming ``name`` where they are not numbers.
 
     Every array of scores, values or weights a caller gives passes through here, so that words, a
@@ -332,6 +332,9 @@ def as_numbers(values: Any, name: str, ndim: int | None = None) -> Any:
         What the message calls it.
     ndim : int, optional
         The number of dimensions wanted (1: a list of values); any when None.
+    batched : bool, optional
+        At least one dimension (values along the last axis, many sets of them along leading axes,
+        as the vectorised tests take them): a bare number is refused.
 
     Returns
     -------
@@ -341,7 +344,7 @@ def as_numbers(values: Any, name: str, ndim: int | None = None) -> Any:
     Raises
     ------
     InputError
-        Where ``values`` are not numbers, or not of ``ndim`` dimensions.
+        Where ``values`` are not numbers, not of ``ndim`` dimensions, or (``batched``) a bare number.
 
     Examples
     --------
@@ -359,6 +362,8 @@ def as_numbers(values: Any, name: str, ndim: int | None = None) -> Any:
     """
     import numpy as np
 
+    if values is None:  # NumPy would read it as NaN
+        raise InputError(f"{name} must be an array of numbers, got None")
     try:
         array = np.asarray(values, dtype=np.float64)
     except (TypeError, ValueError) as exc:
@@ -367,4 +372,6 @@ def as_numbers(values: Any, name: str, ndim: int | None = None) -> Any:
         wanted = "a list of numbers (1 dimension)" if ndim == 1 else f"an array of {ndim} dimensions"
         shown = repr(values) if array.ndim == 0 else f"{array.ndim} dimensions"
         raise InputError(f"{name} must be {wanted}, got {shown}")
+    if batched and array.ndim == 0:
+        raise InputError(f"{name} must be a list of numbers (or an array of them along its last axis), got {values!r}")
     return array

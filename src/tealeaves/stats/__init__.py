@@ -55,6 +55,7 @@ if TYPE_CHECKING:
     )
     from tealeaves.stats.resampling import (
         bootstrap_counts,
+        check_draws,
         key_splits,
         paired_ratio_bootstrap,
         random_orders,
@@ -101,6 +102,7 @@ __all__ = [
     "bootstrap_z_test",
     "bounded_t_interval",
     "check_confidence",
+    "check_draws",
     "delete_d_jackknife_se",
     "detectable_difference",
     "gaffke_limit",

@@ -5,9 +5,14 @@ from __future__ import annotations
 import numpy as np
 from scipy import stats
 
-from tealeaves.errors import InputError
+from tealeaves.errors import InputError, as_numbers, check_each, is_level, is_real
 
 POWER = 0.8
+
+
+def _check_power(owner: str, power: float) -> None:
+    """Refuse a power that is not a probability in (0, 1), naming the value."""
+    check_each(owner, [(is_real(power) and 0 < power < 1, "power in (0, 1) (0.8)", power)])
 
 
 def _quantile(q: float, df):
@@ -47,7 +52,7 @@ def minimal_detectable_difference(se, df=np.inf, alpha: float = 0.05, power: flo
     Raises
     ------
     InputError
-        When ``alpha`` or ``power`` is outside (0, 1).
+        When ``alpha`` is outside (0, 0.5] or ``power`` outside (0, 1).
 
     Examples
     --------
@@ -59,9 +64,12 @@ def minimal_detectable_difference(se, df=np.inf, alpha: float = 0.05, power: flo
     >>> round(minimal_detectable_difference(0.01, df=38), 4)
     0.0288
     """
-    if not 0 < alpha < 1 or not 0 < power < 1:
-        raise InputError("alpha and power must lie in (0, 1)")
-    delta = (_quantile(1 - alpha / 2, df) + _quantile(power, df)) * np.asarray(se, dtype=np.float64)
+    check_each("minimal_detectable_difference", [(is_level(alpha), "alpha, the two-sided level, in (0, 0.5]", alpha)])
+    _check_power("minimal_detectable_difference", power)
+    se = as_numbers(se, "se")
+    if np.any(se < 0):
+        raise InputError(f"minimal_detectable_difference needs standard errors >= 0, got {se[se < 0][0]!r}")
+    delta = (_quantile(1 - alpha / 2, df) + _quantile(power, df)) * se
     return float(delta) if np.ndim(delta) == 0 else delta
 
 
@@ -74,7 +82,7 @@ def tost_pvalue(difference: float, se: float, df: float | None, margin: float) -
     procedure and the power approach for assessing the equivalence of average
     bioavailability", J. Pharmacokinet. Biopharm. 15, 657-680); below the level, the two are
     equivalent within the margin. Without any standard error, 0 when :math:`|d| < \\epsilon`
-    and 1 otherwise. Equals ``statsmodels.stats.weightstats.ttost_ind`` for Welch's t.
+    and 1 otherwise; NaN (untestable, no verdict) for a NaN estimate or standard error. Equals ``statsmodels.stats.weightstats.ttost_ind`` for Welch's t.
 
     Parameters
     ----------
@@ -97,6 +105,17 @@ def tost_pvalue(difference: float, se: float, df: float | None, margin: float) -
     >>> round(tost_pvalue(0.01, 0.02, 38, 0.05), 4)
     0.0263
     """
+    check_each(
+        "tost_pvalue",
+        [
+            (is_real(difference), "a number for the difference", difference),
+            (is_real(se) and not se < 0, "a standard error >= 0 (a number)", se),
+            (df is None or is_real(df), "degrees of freedom, a number or None", df),
+            (is_real(margin) and margin > 0, "a margin > 0", margin),
+        ],
+    )
+    if np.isnan(se) or np.isnan(difference):
+        return float("nan")  # untestable: no verdict of equivalence
     if not se > 0:
         return 0.0 if abs(difference) < margin else 1.0
     dist = stats.norm if df is None else stats.t(df)
@@ -144,9 +163,9 @@ def detectable_difference(critical, se, df=np.inf, power: float = POWER, student
     >>> round(detectable_difference(3.0, 0.01), 4), round(detectable_difference(0.03, 0.01, studentised=False), 4)
     (0.0384, 0.0384)
     """
-    if not 0 < power < 1:
-        raise InputError("power must lie in (0, 1)")
+    _check_power("detectable_difference", power)
     q = _quantile(power, None if df is None or not np.all(np.isfinite(df)) else df)
-    se = np.asarray(se, dtype=np.float64)
-    delta = (np.asarray(critical) + q) * se if studentised else np.asarray(critical) + q * se
+    se = as_numbers(se, "se")
+    critical = as_numbers(critical, "critical")
+    delta = (critical + q) * se if studentised else critical + q * se
     return float(delta) if np.ndim(delta) == 0 else delta

@@ -13,8 +13,8 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from tealeaves.errors import InputError, is_real
-from tealeaves.stats.resampling import random_orders, ratio_jackknife, resampled_ratio_jackknife
+from tealeaves.errors import InputError, as_numbers, is_real
+from tealeaves.stats.resampling import check_draws, random_orders, ratio_jackknife, resampled_ratio_jackknife
 
 CONFIDENCE = 0.95
 BOOTSTRAP_T_RESAMPLES = 2000  # resamples of the interval of a mean over topics
@@ -51,6 +51,18 @@ def check_confidence(confidence: float) -> None:
     """
     if not (is_real(confidence) and 0 < confidence < 1):
         raise InputError(f"confidence must lie in (0, 1), 0.95 for a 95% interval; got {confidence!r}")
+
+
+def _checked_bounds(bounds: Bounds | None) -> Bounds | None:
+    """``bounds`` as two floats, low below high (either may be infinite), or an InputError naming them; None stays None."""
+    if bounds is None:
+        return None
+    pair = tuple(bounds) if isinstance(bounds, (tuple, list, np.ndarray)) else ()
+    if not (len(pair) == 2 and all(is_real(b) for b in pair) and pair[0] < pair[1]):
+        raise InputError(
+            f"bounds must be (low, high), two numbers with low < high (either may be infinite), got {bounds!r}"
+        )
+    return float(pair[0]), float(pair[1])
 
 
 def t_interval(value, se, df, confidence: float = CONFIDENCE):
@@ -129,6 +141,7 @@ def percentile_interval(resamples: np.ndarray, confidence: float = CONFIDENCE, n
     """
     check_confidence(confidence)
     quantile = _nan_function(np.nanquantile, np.quantile, nan_policy)
+    resamples = as_numbers(resamples, "resamples", ndim=1)
     tail = (1 - confidence) / 2
     return float(quantile(resamples, tail)), float(quantile(resamples, 1 - tail))
 
@@ -154,7 +167,7 @@ def bootstrap_se(resamples: np.ndarray, nan_policy: str = "omit") -> float:
     >>> bootstrap_se([1.0, 2.0, 3.0, float("nan")]), bootstrap_se([1.0])
     (1.0, nan)
     """
-    resamples = np.asarray(resamples, dtype=np.float64)
+    resamples = as_numbers(resamples, "resamples", ndim=1)
     if np.isfinite(resamples).sum() < 2 and nan_policy == "omit":
         return math.nan
     return float(_nan_function(np.nanstd, np.std, nan_policy)(resamples, ddof=1))
@@ -311,7 +324,8 @@ def interval_method(
     "bootstrap-t with Gaffke's limit"
     """
     check_confidence(confidence)
-    x = np.asarray(values, dtype=np.float64)
+    bounds = _checked_bounds(bounds)
+    x = as_numbers(values, "values", ndim=1)
     x = np.sort(x[np.isfinite(x)])
     n = len(x)
     if n < 2:
@@ -503,7 +517,12 @@ def gaffke_limit(values: np.ndarray, bound: float, confidence: float, rng: np.ra
     0.6
     """
     check_confidence(confidence)
-    values = np.sort(np.asarray(values, dtype=np.float64))
+    check_draws("gaffke_limit", rng, BOOTSTRAP_T_RESAMPLES)
+    values = np.sort(as_numbers(values, "values", ndim=1))
+    if not (len(values) and is_real(bound)):
+        raise InputError(
+            f"gaffke_limit needs values and a number for the bound, got {len(values)} values and {bound!r}"
+        )
     lower = bound <= values[0]
     if not (lower or bound >= values[-1]):
         raise InputError(f"gaffke_limit needs a bound at or beyond the values ({values[0]}, {values[-1]}), got {bound}")
@@ -600,9 +619,11 @@ def mean_with_interval(
     >>> mean_with_interval([0.2])
     (0.2, nan, nan)
     """
-    x = np.asarray(values, dtype=np.float64)
+    x = as_numbers(values, "values", ndim=1)
     x = x[np.isfinite(x)]
     if len(x) == 0:
+        check_confidence(confidence)
+        _checked_bounds(bounds)
         return math.nan, math.nan, math.nan
     return float(x.mean()), *bootstrap_t_interval(x, confidence, bounds)
 
@@ -634,8 +655,10 @@ def jackknife_se(leave_one_out: np.ndarray) -> float:
     >>> bool(round(jackknife_se(loo), 6) == round(x.std(ddof=1) / 2, 6))
     True
     """
-    leave_one_out = np.asarray(leave_one_out, dtype=np.float64)
+    leave_one_out = as_numbers(leave_one_out, "leave_one_out", ndim=1)
     n = len(leave_one_out)
+    if n < 2:
+        raise InputError(f"jackknife_se needs the leave-one-out values of at least two units, got {n}")
     return float(np.sqrt((n - 1) / n * np.sum((leave_one_out - leave_one_out.mean()) ** 2)))
 
 
@@ -732,7 +755,9 @@ def bounded_t_interval(value, se, df, bounds: Bounds = (0.0, 1.0), confidence: f
     [0.0079, 5.0407]
     """
     check_confidence(confidence)
-    low, high = bounds
+    low, high = _checked_bounds(bounds) or (-math.inf, math.inf)
+    if not all(is_real(v) for v in (value, se, df)):
+        raise InputError(f"bounded_t_interval needs numbers for value, se and df, got {value!r}, {se!r}, {df!r}")
     if not (low < value < high and se > 0) or not np.isfinite(se):  # at a bound, or no spread: [value, value]
         lo, hi = t_interval(value, se, df, confidence)
         return (max(low, lo), min(high, hi)) if np.isfinite(lo) else (lo, hi)

@@ -14,12 +14,23 @@ from typing import NamedTuple
 
 import numpy as np
 
+from tealeaves.errors import InputError, as_numbers, is_level
 from tealeaves.stats.intervals import t_interval
+
+
+def _check_alpha(owner: str, alpha: float) -> None:
+    """Refuse a family-wise level that is not in (0, 0.5] (``errors.is_level``), naming the value."""
+    if not is_level(alpha):
+        raise InputError(f"{owner} needs alpha, the family-wise level, in (0, 0.5] (0.05), got {alpha!r}")
 
 
 def _adjusted(pvalues, step: Callable[[np.ndarray, int], np.ndarray]) -> np.ndarray:
     """``step(sorted finite p-values, m)`` put back in the given order; NaN stays NaN and does not count in m."""
-    p = np.asarray(pvalues, dtype=np.float64)
+    p = as_numbers(pvalues, "pvalues", ndim=1)
+    if np.any((p < 0) | (p > 1)):
+        raise InputError(
+            f"pvalues must lie in [0, 1] (NaN for an untestable comparison), got {p[(p < 0) | (p > 1)][0]!r}"
+        )
     out = np.full(p.shape, np.nan)
     ok = np.flatnonzero(np.isfinite(p))
     order = ok[np.argsort(p[ok], kind="stable")]  # smallest first, ties in their given order
@@ -97,7 +108,14 @@ def bonferroni_intervals(difference, se, df, alpha: float = 0.05) -> tuple[np.nd
     >>> low.round(4).tolist(), high.round(4).tolist()
     ([0.2366, -0.1634], [0.7634, 0.3634])
     """
-    difference, se, df = (np.asarray(v, dtype=np.float64) for v in (difference, se, df))
+    _check_alpha("bonferroni_intervals", alpha)
+    difference, se, df = (
+        as_numbers(v, name, ndim=1) for v, name in ((difference, "difference"), (se, "se"), (df, "df"))
+    )
+    if not len(difference) == len(se) == len(df):
+        raise InputError(
+            f"bonferroni_intervals needs one se and df a difference, got {len(difference)}, {len(se)}, {len(df)}"
+        )
     testable = np.isfinite(difference) & (se > 0)
     m = max(int(testable.sum()), 1)
     low, high = t_interval(np.where(testable, difference, np.nan), se, df, 1.0 - alpha / m)
@@ -171,9 +189,12 @@ def max_t_pvalues(observed: np.ndarray, se: np.ndarray, resamples: Sequence[np.n
     >>> bool(p[0] < 0.01 and p[1] > 0.5)
     True
     """
-    d = np.asarray(observed, dtype=np.float64)
-    se = np.asarray(se, dtype=np.float64)
-    stacked = np.vstack([np.asarray(r, dtype=np.float64) for r in resamples])  # family x B
+    d, se = as_numbers(observed, "observed", ndim=1), as_numbers(se, "se", ndim=1)
+    stacked = as_numbers(list(resamples), "resamples", ndim=2)  # family x B
+    if not len(d) == len(se) == len(stacked):
+        raise InputError(
+            f"max_t_pvalues needs one se and one row of resamples a test, got {len(d)}, {len(se)}, {len(stacked)}"
+        )
     with np.errstate(invalid="ignore", divide="ignore"):
         centred = np.abs(stacked - d[:, None]) / se[:, None]
         largest = np.nanmax(centred, axis=0)
@@ -275,10 +296,13 @@ def westfall_young(observed, null, alpha: float = 0.05, floor=None) -> StepDown:
     >>> [round(float(v), 3) for v in found.pvalue], round(float(found.adjusted[0]), 2)
     ([0.02, 0.622], 0.02)
     """
-    t = np.asarray(observed, dtype=np.float64)
-    s = np.where(np.isnan(null), -np.inf, np.asarray(null, dtype=np.float64))
+    _check_alpha("westfall_young", alpha)
+    t, null = as_numbers(observed, "observed", ndim=1), as_numbers(null, "null", ndim=2)
+    if null.shape[1] != len(t) or not len(null):
+        raise InputError(f"westfall_young needs null of shape (B, {len(t)}), one column a statistic, got {null.shape}")
+    s = np.where(np.isnan(null), -np.inf, null)
     n_resamples, m = s.shape
-    floor = np.zeros(m) if floor is None else np.asarray(floor, dtype=np.float64)
+    floor = np.zeros(m) if floor is None else as_numbers(floor, "floor", ndim=1)
     ok = np.flatnonzero(np.isfinite(t))
     p, adjusted, attainable, critical = (np.full(m, np.nan) for _ in range(4))
     if not len(ok):

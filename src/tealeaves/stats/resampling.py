@@ -30,7 +30,55 @@ from typing import TypeVar
 
 import numpy as np
 
+from tealeaves.errors import check_each, is_count
+
 K = TypeVar("K", bound=Hashable)
+
+
+def check_draws(owner: str, rng: np.random.Generator, n_resamples: int, least: int = 1) -> None:
+    """Refuse a stream that is not a ``numpy.random.Generator`` or a number of resamples that is not a whole number.
+
+    Every test and limit that takes the caller's stream and a number of resamples asks this first, so
+    that a seed given where the stream goes (``rng=0``, scikit-learn's ``random_state``) or
+    ``n_resamples=999.0`` is refused by name, not by NumPy's ``'int' object has no attribute 'random'``.
+
+    Parameters
+    ----------
+    owner : str
+        The function, as the message names it.
+    rng : numpy.random.Generator
+        What was given as the stream.
+    n_resamples : int
+        What was given as the number of resamples.
+    least : int, optional
+        The fewest resamples accepted.
+
+    Raises
+    ------
+    InputError
+        For the first of the two that is wrong.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from tealeaves.stats import check_draws
+    >>> check_draws("permutation_test", np.random.default_rng(0), 999)
+    >>> check_draws("permutation_test", 0, 999)
+    Traceback (most recent call last):
+    ...
+    tealeaves.errors.InputError: permutation_test needs rng, a numpy.random.Generator (numpy.random.default_rng(seed)), got 0
+    """
+    check_each(
+        owner,
+        [
+            (
+                isinstance(rng, np.random.Generator),
+                "rng, a numpy.random.Generator (numpy.random.default_rng(seed))",
+                rng,
+            ),
+            (is_count(n_resamples, least), f"n_resamples >= {least} (a whole number)", n_resamples),
+        ],
+    )
 
 
 def random_orders(rng: np.random.Generator, n_resamples: int, n: int) -> np.ndarray:

@@ -53,7 +53,7 @@ from collections.abc import Sequence
 import numpy as np
 from scipy import optimize, stats
 
-from tealeaves.errors import InputError
+from tealeaves.errors import InputError, as_numbers, describe
 from tealeaves.stats.intervals import BOOTSTRAP_T_MIN, CONFIDENCE, check_confidence
 from tealeaves.stats.resampling import ratio_deviations, ratio_jackknife, resampled_ratio_jackknife
 from tealeaves.stats.result import TestResult
@@ -64,7 +64,9 @@ Runs = Sequence[np.ndarray] | np.ndarray  # one array a run: its topics' values,
 
 
 def _runs(runs: Runs, paired: bool, which: str) -> list[np.ndarray] | np.ndarray:
-    arrays = [np.asarray(r, dtype=np.float64).ravel() for r in runs]
+    if not isinstance(runs, (list, tuple, np.ndarray)):
+        raise InputError(f"{which} must be a list of runs, one array of values each, got {describe(runs)}")
+    arrays = [as_numbers(r, f"{which}'s run {i}").ravel() for i, r in enumerate(runs)]
     if len(arrays) < 2:
         raise InputError(f"{which} has {len(arrays)} run(s): runs as units need two or more trained runs a model")
     if any(len(r) == 0 for r in arrays):

@@ -28,9 +28,9 @@ from typing import Literal
 import numpy as np
 from scipy import stats
 
-from tealeaves.errors import InputError
+from tealeaves.errors import InputError, as_numbers, check_each, is_count, is_real
 from tealeaves.stats.intervals import CONFIDENCE, bootstrap_se, check_confidence, jackknife_se, t_interval
-from tealeaves.stats.resampling import random_orders, ratio_deviations
+from tealeaves.stats.resampling import check_draws, random_orders, ratio_deviations
 from tealeaves.stats.result import TestResult
 
 Alternative = Literal["greater", "smaller"]
@@ -45,6 +45,17 @@ def _tail(z: np.ndarray, alternative: Alternative, dist=stats.norm, **kw) -> np.
     if alternative == "smaller":
         return dist.cdf(z, **kw)
     raise InputError(f"alternative must be 'greater' or 'smaller', got {alternative!r}")
+
+
+def _groups(owner: str, a, b, least: Literal[1, 2], batched: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    """``a`` and ``b`` as float arrays of at least ``least`` (1 or 2) values each (along the last axis where ``batched``,
+    else one list each), or an InputError naming what is wrong."""
+    a, b = (as_numbers(x, name, ndim=None if batched else 1, batched=batched) for x, name in ((a, "a"), (b, "b")))
+    if a.shape[-1] < least or b.shape[-1] < least:
+        raise InputError(
+            f"{owner} needs at least {('one value', 'two values')[least - 1]} per group, got {a.shape[-1]} and {b.shape[-1]}"
+        )
+    return a, b
 
 
 def _scalar(x):
@@ -120,11 +131,8 @@ def welch_test(a, b, confidence: float = CONFIDENCE) -> TestResult:
     >>> welch_test([0.1, 0.1], [0.2, 0.2]).pvalue  # no variation: untestable
     nan
     """
-    a = np.asarray(a, dtype=np.float64)
-    b = np.asarray(b, dtype=np.float64)
+    a, b = _groups("Welch's test", a, b, 2, batched=True)
     n_a, n_b = a.shape[-1], b.shape[-1]
-    if n_a < 2 or n_b < 2:
-        raise InputError("Welch's test needs at least two values per group")
     var_a, var_b = a.var(axis=-1, ddof=1) / n_a, b.var(axis=-1, ddof=1) / n_b
     se = np.sqrt(var_a + var_b)
     df = satterthwaite_df(var_a, var_b, n_a, n_b)
@@ -183,6 +191,14 @@ def t_test_of_estimate(
     >>> t_test_of_estimate(0.0, 0.0, 30).pvalue
     1.0
     """
+    check_each(
+        test,
+        [
+            (is_real(difference), "a number for the difference", difference),
+            (is_real(se) and not se < 0, "a standard error >= 0 (a number)", se),
+            (is_real(df), "a number of degrees of freedom", df),
+        ],
+    )
     if not se > 0:
         p = 1.0 if difference == 0 else math.nan
         return TestResult(
@@ -218,7 +234,12 @@ def paired_t_test(a, b, confidence: float = CONFIDENCE) -> TestResult:
     >>> round(result.difference, 3), round(result.pvalue, 4)
     (0.175, 0.2126)
     """
-    d = np.asarray(a, dtype=np.float64) - np.asarray(b, dtype=np.float64)
+    a, b = _groups("the paired t-test", a, b, 2)
+    if len(a) != len(b):
+        raise InputError(
+            f"the paired t-test needs the two series over the same units, got {len(a)} and {len(b)} values"
+        )
+    d = a - b
     se = float(d.std(ddof=1) / np.sqrt(len(d)))
     return t_test_of_estimate(float(d.mean()), se, len(d) - 1.0, test="paired t", n=len(d), confidence=confidence)
 
@@ -308,7 +329,8 @@ def permutation_test(
     0.0001
     """
     check_confidence(confidence)
-    a, b = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
+    check_draws("permutation_test", rng, n_resamples)
+    a, b = _groups("permutation_test", a, b, 1)
     pooled = np.concatenate([a, b])
     observed = abs(a.mean() - b.mean())
     shuffled = pooled[random_orders(rng, n_resamples, len(pooled))]
@@ -373,6 +395,15 @@ def randomisation_test(
     >>> result.difference, result.pvalue < 0.01
     (5.0, True)
     """
+    check_draws("randomisation_test", rng, n_resamples)
+    check_each(
+        "randomisation_test",
+        [
+            (callable(quantity), "quantity, a function of the groups' masks", quantity),
+            (is_count(n, 2), "n >= 2 units (a whole number)", n),
+            (is_count(n_a) and is_count(n, 2) and n_a < n, "0 < n_a < n (a whole number)", n_a),
+        ],
+    )
     groups = np.zeros((n_resamples + 1, n), dtype=bool)
     groups[0, :n_a] = True  # the observed grouping
     np.put_along_axis(groups[1:], random_orders(rng, n_resamples, n)[:, :n_a], True, axis=1)
@@ -473,7 +504,8 @@ def studentised_permutation_test(
     ('studentised permutation', 2.626, 0.022)
     """
     check_confidence(confidence)
-    a, b = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
+    check_draws("studentised_permutation_test", rng, n_resamples)
+    a, b = _groups("studentised_permutation_test", a, b, 2)
     welch = welch_test(a, b, confidence)
     pooled = np.concatenate([a, b])
     groups = random_orders(rng, n_resamples, len(pooled)) < len(a)
@@ -616,7 +648,9 @@ def bootstrap_z_test(
     (0.1, True)
     """
     check_confidence(confidence)
-    resamples = np.asarray(resamples, dtype=np.float64)
+    if not is_real(difference):
+        raise InputError(f"bootstrap_z_test needs a number for the difference, got {difference!r}")
+    resamples = as_numbers(resamples, "resamples", ndim=1)
     se = bootstrap_se(resamples)
     z = stats.norm.ppf(0.5 + confidence / 2)
     tested = se > 0
@@ -677,9 +711,19 @@ def proportion_test(
     >>> round(result.statistic, 4), round(result.pvalue, 4)
     (2.3094, 0.0105)
     """
-    ca, na, cb, nb = (np.asarray(v, dtype=np.float64) for v in (count_a, nobs_a, count_b, nobs_b))
-    if np.any(na <= 0) or np.any(nb <= 0):
+    ca, na, cb, nb = (
+        as_numbers(v, name)
+        for v, name in ((count_a, "count_a"), (nobs_a, "nobs_a"), (count_b, "count_b"), (nobs_b, "nobs_b"))
+    )
+    if not (np.all(na > 0) and np.all(nb > 0)):
         raise InputError("proportion_test needs at least one observation in each group")
+    if not (np.all((ca >= 0) & (ca <= na)) and np.all((cb >= 0) & (cb <= nb))):
+        raise InputError(
+            f"proportion_test needs counts between 0 and their observations, got {count_a!r} of {nobs_a!r} "
+            f"and {count_b!r} of {nobs_b!r}"
+        )
+    if not is_real(value):
+        raise InputError(f"proportion_test needs a number for value, got {value!r}")
     pooled = (ca + cb) / (na + nb)
     difference = ca / na - cb / nb
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -728,8 +772,9 @@ def t_test(a, b, alternative: Alternative = "greater", value: float = 0.0) -> Te
     >>> round(result.statistic, 4), round(result.pvalue, 4), result.df
     (2.6, 0.0203, 6.0)
     """
-    a = np.asarray(a, dtype=np.float64)
-    b = np.asarray(b, dtype=np.float64)
+    a, b = _groups("t_test", a, b, 2, batched=True)
+    if not is_real(value):
+        raise InputError(f"t_test needs a number for value, got {value!r}")
     na, nb = a.shape[-1], b.shape[-1]
     return t_test_moments(
         a.mean(axis=-1),
@@ -829,8 +874,13 @@ def mann_whitney_counts(counts_a, counts_b, alternative: Alternative = "greater"
     >>> float(result.statistic), round(result.pvalue, 4)
     (50.5, 0.0225)
     """
-    a = np.asarray(counts_a, dtype=np.float64)
-    b = np.asarray(counts_b, dtype=np.float64)
+    a, b = (as_numbers(x, name, batched=True) for x, name in ((counts_a, "counts_a"), (counts_b, "counts_b")))
+    if a.shape[-1] != b.shape[-1]:
+        raise InputError(
+            f"mann_whitney_counts needs counts over the same categories, got {a.shape[-1]} and {b.shape[-1]}"
+        )
+    if not (np.all(a >= 0) and np.all(b >= 0)):
+        raise InputError("mann_whitney_counts needs counts of responses (numbers >= 0), got a negative or NaN count")
     na, nb = a.sum(axis=-1), b.sum(axis=-1)
     below_b = np.cumsum(b, axis=-1) - b
     u = (a * (below_b + b / 2)).sum(axis=-1)
@@ -878,10 +928,11 @@ def mann_whitney(a, b, alternative: Alternative = "greater", levels=None) -> Tes
     >>> float(result.statistic), round(result.pvalue, 4)
     (50.5, 0.0225)
     """
-    a = np.asarray(a, dtype=np.float64).ravel()
-    b = np.asarray(b, dtype=np.float64).ravel()
+    a, b = (as_numbers(x, name, batched=True).ravel() for x, name in ((a, "a"), (b, "b")))
     if a.size == 0 or b.size == 0:
         raise InputError("mann_whitney needs at least one response in each group")
-    levels = np.unique(np.concatenate([a, b])) if levels is None else np.asarray(levels, dtype=np.float64)
+    levels = np.unique(np.concatenate([a, b])) if levels is None else as_numbers(levels, "levels", ndim=1)
+    if not np.isin(np.concatenate([a, b]), levels).all():
+        raise InputError(f"mann_whitney needs every response on the scale of levels {levels.tolist()}; some are not")
     count = lambda x: (x[:, None] == levels[None, :]).sum(axis=0)  # noqa: E731
     return mann_whitney_counts(count(a), count(b), alternative)
