@@ -53,9 +53,9 @@ class DemoRun:
 
 def step_prepare(run: DemoRun) -> None:
     """Prepare SOTU paragraphs with a 20% held-out split (Hoyle et al. 2021 preprocessing)."""
-    run.train, run.heldout = prepare(  # type: ignore[misc]
-        CORPUS, out=run.out / "corpus", heldout=0.2, seed=run.seed, progress=run.progress
-    )
+    split = prepare(CORPUS, out=run.out / "corpus", heldout=0.2, seed=run.seed, progress=run.progress)
+    assert isinstance(split, tuple)  # heldout given: (train, heldout)
+    run.train, run.heldout = split
 
 
 def _train_seeds(run: DemoRun, name: str, **params: Any) -> None:

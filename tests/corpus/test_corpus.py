@@ -334,3 +334,22 @@ def test_subset_takes_numbers_or_a_mask_of_one_entry_per_document():
     for wrong in (2, [0.5], "ab", [[0, 1]]):
         with pytest.raises(InputError, match="must be a list of document numbers or a boolean mask"):
             corpus.subset(wrong)
+
+
+def test_a_corpus_is_indexed_and_iterated_as_a_list_of_documents():
+    # corpus[0] and `for doc in corpus` raised "'Corpus' object is not subscriptable / iterable"
+    corpus = Corpus.from_documents([[0, 1], [1], [0, 0, 1], [1, 1]], Vocabulary(["a", "b"]), ids=["p", "q", "r", "s"])
+    docs = [corpus.doc(i).tolist() for i in range(len(corpus))]
+    assert [doc.tolist() for doc in corpus] == docs
+    assert corpus[2].tolist() == docs[2] and corpus[-1].tolist() == docs[-1] and corpus[np.int64(1)].tolist() == docs[1]
+    for key in (slice(1, 3), slice(None, None, -1), slice(5, None), [3, 0], np.array([2])):
+        picked = np.arange(4)[key]
+        part = corpus[key]
+        assert part.ids == [corpus.ids[i] for i in picked]
+        assert [doc.tolist() for doc in part] == [docs[i] for i in picked]
+    assert corpus[corpus.doc_lengths() >= 2].ids == ["p", "r", "s"]
+    with pytest.raises(IndexError, match="out of range"):
+        corpus[4]
+    for wrong in ("p", 1.5, None, True):
+        with pytest.raises(InputError, match="indexed by a document number, a slice"):
+            corpus[wrong]

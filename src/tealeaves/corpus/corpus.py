@@ -14,8 +14,9 @@ from __future__ import annotations
 
 import hashlib
 import json
+import numbers
 import os
-from collections.abc import Sequence, Sized
+from collections.abc import Iterator, Sequence, Sized
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -70,6 +71,16 @@ class Corpus:
     array([0, 1, 1], dtype=int32)
     >>> [vocab.word(i) for i in corpus.doc(1)]
     ['war', 'peace']
+
+    Indexed as a list of documents is: a number gives that document's token ids, a slice, a list of
+    numbers or a boolean mask a corpus of those documents; iterating gives each document's token ids.
+
+    >>> corpus[-1]
+    array([0, 1, 3], dtype=int32)
+    >>> corpus[1:], corpus[corpus.doc_lengths() == 3]
+    (Corpus(2 documents, 5 tokens, 4 words), Corpus(2 documents, 6 tokens, 4 words))
+    >>> [len(doc) for doc in corpus]
+    [3, 2, 3]
 
     In a notebook the corpus displays its statistics and its first documents' first words.
     """
@@ -222,6 +233,24 @@ class Corpus:
     # ----------------------------------------------------------------- access
     def __len__(self) -> int:
         return len(self.offsets) - 1
+
+    def __iter__(self) -> Iterator[np.ndarray]:
+        """Each document's token ids, in order (:meth:`doc`)."""
+        return (self.doc(i) for i in range(len(self)))
+
+    def __getitem__(self, key: int | slice | Sequence[int] | np.ndarray) -> Any:
+        """``corpus[i]``: document ``i``'s token ids (:meth:`doc`; from the end where negative, IndexError
+        past it, as a list); ``corpus[2:10]``, ``corpus[[4, 1]]`` or ``corpus[lengths >= 50]``: a corpus of
+        those documents (:meth:`subset`), as NumPy and pandas select rows."""
+        if isinstance(key, numbers.Integral) and not isinstance(key, bool):
+            return self.doc(int(key))
+        if isinstance(key, slice):
+            return self.subset(np.arange(len(self))[key])
+        if isinstance(key, (list, tuple, np.ndarray)) or type(key).__name__ == "Series":
+            return self.subset(np.asarray(key))
+        raise InputError(
+            f"a corpus is indexed by a document number, a slice, a list of numbers or a boolean mask, got {key!r:.80}"
+        )
 
     def __repr__(self) -> str:
         n = len(self)
