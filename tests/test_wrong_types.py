@@ -232,6 +232,17 @@ def stats_calls():
         "t_test(a)": lambda v: stats.t_test(v, b),
         "proportion_test(count_a)": lambda v: stats.proportion_test(v, 10, 5, 10),
         "runs_t_test(a)": lambda v: stats.runs_t_test(v, [a, b]),
+        "random_orders(rng)": lambda v: stats.random_orders(v, 5, 4),
+        "bootstrap_counts(n_resamples)": lambda v: stats.bootstrap_counts(5, v, stream()),  # None: one draw, unshaped
+        "stratified_indices(strata)": lambda v: stats.stratified_indices(v, 10, stream()),
+        "stratified_counts(rng)": lambda v: stats.stratified_counts([0, 0, 1], 10, v),
+        "within_group_draws(sizes)": lambda v: stats.within_group_draws(np.arange(5.0), v, 10, stream()),
+        "resampled_group_means(rng)": lambda v: stats.resampled_group_means(np.arange(5.0), [2, 3], 10, v),
+        "paired_ratio_bootstrap(series)": lambda v: stats.paired_ratio_bootstrap(v, 10, stream()),
+        "delete_d_jackknife_se(k)": lambda v: stats.delete_d_jackknife_se(lambda m: m.sum(1), v, stream(), 20),
+        "two_way_cluster_bootstrap(rng)": lambda v: stats.two_way_cluster_bootstrap(
+            np.ones(4), np.array([0, 0, 1, 1]), np.array([0, 1, 0, 1]), np.array([0, 0]), 10, v
+        ),
     }
 
 
@@ -243,9 +254,11 @@ def test_a_stats_value_of_the_wrong_type_or_range_is_a_tealeaves_error():
     raw, taken = each_wrong_value(stats_calls())
     assert raw == []
     # what remains taken is valid there: no bounds (unbounded), a NaN standard error (untestable: NaN p), a
-    # number of resamples, counts (True is 1, as NumPy reads a correct answer)
+    # number of resamples or units, counts (True is 1, as NumPy reads a correct answer), labels
     assert sorted(taken) == [
+        ("bootstrap_counts(n_resamples)", "int"),
         ("bounded_t_interval(bounds)", "None"),
+        ("delete_d_jackknife_se(k)", "int"),
         ("mean_with_interval(bounds)", "None"),
         ("minimal_detectable_difference(se)", "bool"),
         ("minimal_detectable_difference(se)", "float"),
@@ -255,6 +268,7 @@ def test_a_stats_value_of_the_wrong_type_or_range_is_a_tealeaves_error():
         ("proportion_test(count_a)", "bool"),
         ("proportion_test(count_a)", "float"),
         ("proportion_test(count_a)", "int"),
+        ("stratified_indices(strata)", "list"),  # one unit labelled "a"
         ("t_test_of_estimate(se)", "float"),
         ("t_test_of_estimate(se)", "int"),
         ("t_test_of_estimate(se)", "nan"),

@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from tealeaves.errors import InputError, as_numbers, is_real
+from tealeaves.errors import InputError, as_numbers, check_each, is_count, is_real
 from tealeaves.stats.resampling import check_draws, random_orders, ratio_jackknife, resampled_ratio_jackknife
 
 CONFIDENCE = 0.95
@@ -710,6 +710,8 @@ def delete_d_jackknife_se(
     >>> round(float(se / (x.std(ddof=1) / np.sqrt(11))), 1)
     1.0
     """
+    check_draws("delete_d_jackknife_se", rng, n_resamples)
+    check_each("delete_d_jackknife_se", [(is_count(k, 2), "k >= 2 units (a whole number)", k)])
     d = k // 2
     keep = random_orders(rng, n_resamples, k) >= d  # a random k - d of the k positions a row
     theta = quantity(keep)

@@ -30,7 +30,7 @@ from typing import TypeVar
 
 import numpy as np
 
-from tealeaves.errors import check_each, is_count
+from tealeaves.errors import InputError, as_numbers, check_each, describe, is_count
 
 K = TypeVar("K", bound=Hashable)
 
@@ -38,7 +38,7 @@ K = TypeVar("K", bound=Hashable)
 def check_draws(owner: str, rng: np.random.Generator, n_resamples: int, least: int = 1) -> None:
     """Refuse a stream that is not a ``numpy.random.Generator`` or a number of resamples that is not a whole number.
 
-    Every test and limit that takes the caller's stream and a number of resamples asks this first, so
+    Every test, limit and engine that takes the caller's stream and a number of resamples asks this first, so
     that a seed given where the stream goes (``rng=0``, scikit-learn's ``random_state``) or
     ``n_resamples=999.0`` is refused by name, not by NumPy's ``'int' object has no attribute 'random'``.
 
@@ -81,6 +81,31 @@ def check_draws(owner: str, rng: np.random.Generator, n_resamples: int, least: i
     )
 
 
+def _check_units(owner: str, n: int) -> None:
+    """Refuse a number of units that is not a whole number of at least one."""
+    check_each(owner, [(is_count(n), "n >= 1 units (a whole number)", n)])
+
+
+def _checked_strata(owner: str, strata: np.ndarray) -> np.ndarray:
+    """``strata`` as a 1-d array of labels, one a unit, or an InputError naming it."""
+    labels = np.asarray(strata) if isinstance(strata, (list, tuple, np.ndarray)) else np.empty((0, 0))
+    if labels.ndim != 1:
+        raise InputError(f"{owner} needs strata, a list of one label a unit, got {describe(strata)}")
+    return labels
+
+
+def _values_and_weights(key: Hashable, pair: tuple[np.ndarray, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+    """One series of :func:`paired_ratio_bootstrap` as two float arrays of one length, or an InputError naming it."""
+    if not (isinstance(pair, (tuple, list)) and len(pair) == 2):
+        raise InputError(f"series {key!r} must be a pair (values, weights), got {describe(pair)}")
+    values, weights = (
+        as_numbers(part, f"series {key!r}'s {name}", ndim=1) for part, name in zip(pair, ("values", "weights"))
+    )
+    if len(values) != len(weights):
+        raise InputError(f"series {key!r} has {len(values)} values and {len(weights)} weights: one of each a unit")
+    return values, weights
+
+
 def random_orders(rng: np.random.Generator, n_resamples: int, n: int) -> np.ndarray:
     """``n_resamples`` random permutations of the positions 0 to n − 1, one a row (the ranks of uniform draws).
 
@@ -103,6 +128,8 @@ def random_orders(rng: np.random.Generator, n_resamples: int, n: int) -> np.ndar
     >>> np.sort(orders, axis=1).tolist()
     [[0, 1, 2, 3, 4], [0, 1, 2, 3, 4], [0, 1, 2, 3, 4]]
     """
+    check_draws("random_orders", rng, n_resamples)
+    _check_units("random_orders", n)
     return np.argsort(rng.random((n_resamples, n)), axis=1)
 
 
@@ -142,6 +169,14 @@ def paired_ratio_bootstrap(
     >>> (out["b"] - out["a"]).tolist()  # the same units in both: the difference is exactly 1
     [1.0, 1.0, 1.0, 1.0, 1.0]
     """
+    check_draws("paired_ratio_bootstrap", rng, n_resamples)
+    if not (isinstance(series, Mapping) and series):
+        raise InputError(
+            f"paired_ratio_bootstrap needs a mapping of series to (values, weights), got {describe(series)}"
+        )
+    series = {key: _values_and_weights(key, pair) for key, pair in series.items()}
+    if len({len(values) for values, _ in series.values()}) != 1:
+        raise InputError("paired_ratio_bootstrap needs every series over the same units (values of one length)")
     n = len(next(iter(series.values()))[0])
     out = {key: np.empty(n_resamples) for key in series}
     for start, draw in unit_draws(n, n_resamples, rng):
@@ -302,6 +337,8 @@ def stratified_indices(strata: np.ndarray, n_resamples: int, rng: np.random.Gene
     >>> bool((drawn[:, :2] < 2).all() and (drawn[:, 2:] >= 2).all())
     True
     """
+    check_draws("stratified_indices", rng, n_resamples)
+    strata = _checked_strata("stratified_indices", strata)
     drawn = np.empty((n_resamples, len(strata)), dtype=np.int64)
     for own in _strata(strata):
         drawn[:, own] = own[rng.integers(len(own), size=(n_resamples, len(own)))]
@@ -332,6 +369,8 @@ def bootstrap_counts(n: int, n_resamples: int, rng: np.random.Generator) -> np.n
     >>> bootstrap_counts(6, 3, np.random.default_rng(0)).sum(axis=1).tolist()
     [6, 6, 6]
     """
+    check_draws("bootstrap_counts", rng, n_resamples)
+    _check_units("bootstrap_counts", n)
     return rng.multinomial(n, np.full(n, 1 / n), size=n_resamples)
 
 
@@ -359,6 +398,8 @@ def stratified_counts(strata: np.ndarray, n_resamples: int, rng: np.random.Gener
     >>> counts[:, :3].sum(axis=1).tolist(), counts[:, 3:].sum(axis=1).tolist()
     ([3.0, 3.0, 3.0, 3.0], [2.0, 2.0, 2.0, 2.0])
     """
+    check_draws("stratified_counts", rng, n_resamples)
+    strata = _checked_strata("stratified_counts", strata)
     counts = np.zeros((n_resamples, len(strata)))
     for own in _strata(strata):
         counts[:, own] = bootstrap_counts(len(own), n_resamples, rng)
@@ -445,7 +486,13 @@ def within_group_draws(values: np.ndarray, sizes: np.ndarray, n_resamples: int, 
     >>> bool(np.isin(drawn[:, :2], [1.0, 2.0]).all() and np.isin(drawn[:, 2:], [10.0, 20.0, 30.0]).all())
     True
     """
-    sizes = np.asarray(sizes)
+    check_draws("within_group_draws", rng, n_resamples)
+    values, sizes = as_numbers(values, "values", ndim=1), np.asarray(as_numbers(sizes, "sizes", ndim=1))
+    if not (np.all(sizes >= 1) and np.all(sizes == np.round(sizes)) and sizes.sum() == len(values)):
+        raise InputError(
+            f"within_group_draws needs sizes, whole numbers >= 1, summing to the {len(values)} values, got {sizes.tolist()!r:.80}"
+        )
+    sizes = sizes.astype(np.int64)
     offsets = np.concatenate([[0], np.cumsum(sizes)[:-1]])
     owner = np.repeat(np.arange(len(sizes)), sizes)
     picks = offsets[owner] + (rng.random((n_resamples, values.size)) * sizes[owner]).astype(np.int64)
@@ -480,9 +527,10 @@ def resampled_group_means(
     >>> bool((means[:, 0] == 1).all()), sorted(set(means[:, 1].tolist()))
     (True, [2.0, 3.0, 4.0])
     """
-    sizes = np.asarray(sizes)
+    draws = within_group_draws(values, sizes, n_resamples, rng)
+    sizes = np.asarray(sizes, dtype=np.int64)
     offsets = np.concatenate([[0], np.cumsum(sizes)[:-1]])
-    return np.add.reduceat(within_group_draws(values, sizes, n_resamples, rng), offsets, axis=1) / sizes
+    return np.add.reduceat(draws, offsets, axis=1) / sizes
 
 
 def two_way_cluster_bootstrap(
@@ -535,6 +583,7 @@ def two_way_cluster_bootstrap(
     >>> observed.tolist(), resampled.shape
     ([0.75, 0.25], (100, 2))
     """
+    check_draws("two_way_cluster_bootstrap", rng, n_resamples)
     n_clusters = len(strata)
     n_crossed = int(np.max(crossed)) + 1
     crossed_weight = bootstrap_counts(n_crossed, n_resamples, rng)
