@@ -5,7 +5,9 @@
   function (coherence, diversity, word intrusion, likelihood, predictive metrics, topic
   significance, classification) and returns a :class:`Measured`;
 - :class:`Output`, :class:`Items`, :class:`Measured`, :class:`Inputs`: what a metric produces
-  and reads.
+  and reads;
+- :func:`scorer`: any of them as a scikit-learn scorer (``GridSearchCV(..., scoring=scorer("npmi",
+  reference=index))``), computed as ``evaluate`` computes it.
 
 Each caller keeps what is its own: the evaluation its statistical plans and tables
 (:mod:`tealeaves.evaluation`), validation the metric specs of its command line and their
@@ -22,6 +24,7 @@ if TYPE_CHECKING:
     from tealeaves.metrics.measured import INDEPENDENT, JACKKNIFE, PAIRED, Inputs, Items, Measured, Metric, Output
     from tealeaves.metrics.options import accepts, unknown_keys
     from tealeaves.metrics.registry import METRICS, get_metric, register
+    from tealeaves.metrics.scorers import Scorer, scorer
 
 __getattr__, __dir__ = attach(__name__, __file__)
 
@@ -35,8 +38,10 @@ __all__ = [
     "Measured",
     "Metric",
     "Output",
+    "Scorer",
     "accepts",
     "get_metric",
     "register",
+    "scorer",
     "unknown_keys",
 ]

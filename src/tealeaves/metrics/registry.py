@@ -16,7 +16,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from tealeaves.errors import InputError
+from tealeaves.errors import InputError, closest
 from tealeaves.metrics.documents import (
     classification_metric,
     classification_options,
@@ -115,16 +115,18 @@ def get_metric(name: str) -> Metric:
     >>> umass.name, umass.needs, umass.outputs["umass"].label
     ('umass', ('index',), 'umass')
     """
-    if name in METRICS:
+    if isinstance(name, str) and name in METRICS:
         return METRICS[name]
     from tealeaves.coherence.measures import ALIASES, MEASURES
 
-    measure = ALIASES.get(name.lower(), name.lower())
+    measure = ALIASES.get(name.lower(), name.lower()) if isinstance(name, str) else name
     if measure in METRICS:
         return METRICS[measure]
     if measure in MEASURES:
         return _coherence(measure, measure)
-    raise InputError(f"unknown metric {name!r}; choose one of {', '.join(METRICS)} or a coherence measure")
+    guess = closest(name, [*METRICS, *MEASURES])
+    hint = f" did you mean {guess!r}?" if guess is not None else ""
+    raise InputError(f"unknown metric {name!r};{hint} choose one of {', '.join(METRICS)} or a coherence measure")
 
 
 SHARE = (0.0, 1.0)  # a share of sets or of annotators (WI-Auto, word intrusion)
