@@ -166,11 +166,6 @@ TEST_NAMES = {  # the test each comparison of the report's family runs
 }
 
 
-def ratio(items: Items) -> float:
-    """``sum(values) / sum(weights)``: the model's value of an output."""
-    return float(items.values.sum() / items.weights.sum())
-
-
 def linearised(items: Items) -> np.ndarray:
     """Per-item contributions whose mean is the ratio :math:`R = \\sum v / \\sum w` and whose variance
     over n is its delta-method variance: :math:`u_i = R + (v_i - R w_i) / \\bar w` (for unit
@@ -372,7 +367,7 @@ def per_model_table(
             n = len(values.values)
             se = float(linearised(values).std(ddof=1) / np.sqrt(n)) if n > 1 else np.nan
             low, high = bootstrap_t_interval(linearised(values), bounds=out.bounds)  # NaN for one item
-        rows.append((model, metric, out.label, out.unit, out.plan, ratio(values), se, low, high, len(values.values)))
+        rows.append((model, metric, out.label, out.unit, out.plan, values.ratio(), se, low, high, len(values.values)))
     for (model, metric), value in measurements.scalars.items():
         out = known[metric]
         topics = measurements.topics.get(model, {}) if out.plan == JACKKNIFE else {}
@@ -759,7 +754,7 @@ def _compare(measurements, boots, out: Output, metric: str, a: str, b: str, seed
         part = {m: v for (m, name), v in measurements.items.items() if name == metric}
         low, high = document_interval(part, a, len(boots[a, metric]), seed, metric, other=b)
         return dataclasses.replace(
-            paired_t(items_a, items_b), difference=ratio(items_a) - ratio(items_b), ci_low=low, ci_high=high
+            paired_t(items_a, items_b), difference=items_a.ratio() - items_b.ratio(), ci_low=low, ci_high=high
         )
     x, y = linearised(items_a), linearised(items_b)
     few = min(len(x), len(y)) < MIN_WELCH

@@ -99,6 +99,11 @@ class Items:
     weights: np.ndarray
     ids: np.ndarray  # topic numbers, or document positions in the held-out corpus
 
+    def ratio(self) -> float:
+        """``sum(values) / sum(weights)``: the model's value of the output (NaN without weight)."""
+        total = float(self.weights.sum())
+        return float(self.values.sum()) / total if total > 0 else float("nan")
+
 
 @dataclass
 class Measured:

@@ -97,8 +97,7 @@ class Scorer:
         if self.output in measured.scalars:
             value = float(measured.scalars[self.output])
         else:
-            items = measured.items[self.output]
-            value = float(items.values.sum() / items.weights.sum()) if items.weights.sum() > 0 else float("nan")
+            value = measured.items[self.output].ratio()
         return value if self.higher_is_better else -value
 
 
