@@ -121,7 +121,11 @@ def scorer(
     ``predictive``) read the fold ``X``: raw texts for a ``Pipeline``, tokenized by its vectorizer's
     analyzer in their order, its words outside the fitted vocabulary left out (as the vectorizer
     leaves them out); counts for an estimator alone. The coherence metrics read ``reference`` and
-    not ``X``: coherence is measured on a reference corpus, whatever the fold.
+    not ``X``: coherence is measured on a reference corpus, whatever the fold. Held-out likelihoods
+    per token compare models over the same words only: a grid that varies the vectorizer
+    (``min_df``, ``max_features``) scores each setting on its own vocabulary, whose dropped words
+    make a smaller vocabulary look more likely; vary the topic model's settings alone when scoring
+    by likelihood.
 
     Parameters
     ----------
