@@ -21,10 +21,11 @@ from tealeaves.artifacts import read_manifest
 from tealeaves.cli import app
 from tealeaves.coherence import RefIndex, score
 from tealeaves.corpus import Corpus, Vocabulary
-from tealeaves.errors import ArtifactError, InputError
+from tealeaves.errors import ArtifactError, EmptyResultError, InputError
 from tealeaves.model_selection import (
     CONSTRAINTS,
     SPACES,
+    FailedTrialsWarning,
     SweepConfig,
     cap_steps,
     draw_settings,
@@ -138,7 +139,12 @@ def cluster_sweep(inputs, tmp_path_factory):
         # a cluster of its own, reached by its tcp:// address as a remote one would be
         with LocalCluster(n_workers=2, threads_per_worker=1, host="127.0.0.1", dashboard_address=None) as cluster:
             assert cluster.scheduler_address.startswith("tcp://")
-            result = sweep(config, folder / "sweep", scheduler=cluster.scheduler_address)
+            # the sweep says which trials failed and why, each error once (it said nothing, and exited 0)
+            with pytest.warns(
+                FailedTrialsWarning,
+                match=r"^1 of 4 trials failed: RuntimeError: planted failure \(always\) \(1 trial\); each record in .*trials holds its traceback$",
+            ):
+                result = sweep(config, folder / "sweep", scheduler=cluster.scheduler_address)
     return config, result, log
 
 
@@ -174,11 +180,15 @@ def test_a_restarted_sweep_trains_only_the_trials_without_a_record(cluster_sweep
     shutil.copy(log, flaky)
     log = flaky
     before = trainings(log)
-    again = sweep(config, out, scheduler=None, workers=1)
+    with pytest.warns(FailedTrialsWarning, match="^1 of 4 trials failed"):  # a resumed failure is said again
+        again = sweep(config, out, scheduler=None, workers=1)
     assert trainings(log) == before and (again.trained, again.resumed) == (0, 4)
     pd.testing.assert_frame_equal(again.to_frame(), first.to_frame())
     # more settings: the first four keep their settings and records, only the new two are trained
-    more = sweep(flaky_config(config.corpus.parent, settings=6, seed=config.seed), out, scheduler=None, workers=1)
+    with pytest.warns(
+        FailedTrialsWarning, match=r"^2 of 6 trials failed: RuntimeError: planted failure \(always\) \(2 trials\)"
+    ):
+        more = sweep(flaky_config(config.corpus.parent, settings=6, seed=config.seed), out, scheduler=None, workers=1)
     assert (more.trained, more.resumed) == (2, 4)
     assert more.records[:4] == first.records
     assert sorted(trainings(log)[len(before) :]) == sorted(
@@ -559,6 +569,24 @@ def test_bad_configurations_are_refused_with_the_reason(inputs, data, message):
         SweepConfig.from_mapping({"corpus": "corpus", "reference": "index", **data}, base=inputs)
 
 
+def test_a_sweep_whose_every_trial_failed_is_an_error_that_says_why(inputs, flaky, tmp_path):
+    # every trial failed at its start (a prior the trainer refuses) and the sweep exited 0, selecting nothing,
+    # its table's "failed" column the only sign; scikit-learn's GridSearchCV raises when all its fits fail
+    toml = tmp_path / "sweep.toml"
+    toml.write_text(
+        f'corpus = "{inputs / "corpus"}"\nreference = "{inputs / "index"}"\nmodels = ["flaky"]\nsettings = 2\n'
+        'k = 4\n[space.flaky]\nfail = "always"\niterations = [10, 20]\n'
+    )
+    with pytest.raises(EmptyResultError, match=r"every trial of the sweep failed \(2\): RuntimeError: planted failure"):
+        sweep(SweepConfig.from_toml(toml), tmp_path / "api", scheduler=None, workers=1)
+    manifest = json.loads((tmp_path / "api" / "manifest.json").read_text())
+    assert manifest["status"] == "complete" and manifest["stats"]["failed"] == 2  # the folder is written all the same
+    done = CliRunner().invoke(app, ["sweep", str(toml), "--out", str(tmp_path / "cli"), "--workers", "1"])
+    assert done.exit_code == 2, done.output
+    assert "every trial of the sweep failed (2): RuntimeError: planted failure (always) (2 trials)" in done.stderr
+    assert "--force" in done.stderr
+
+
 def test_cli_resumes_a_finished_sweep_and_reports_the_selection(cluster_sweep, flaky, tmp_path):
     config, result, _ = cluster_sweep
     toml = tmp_path / "sweep.toml"
@@ -573,6 +601,7 @@ def test_cli_resumes_a_finished_sweep_and_reports_the_selection(cluster_sweep, f
     assert payload["selected"] == result.selected and payload["trained"] == 0 and len(payload["trials"]) == 4
     shown = runner.invoke(app, ["sweep", str(toml), "--out", str(result.out)])
     assert shown.exit_code == 0 and result.selected["flaky"] in shown.stdout and "resumed" in shown.stdout
+    assert "warning: 1 of 4 trials failed: RuntimeError: planted failure (always) (1 trial)" in shown.stderr
     bad = runner.invoke(app, ["sweep", str(tmp_path / "missing.toml"), "--out", str(tmp_path / "x")])
     assert bad.exit_code == 2 and "not found" in bad.output
 

@@ -15,7 +15,15 @@ from tealeaves.lazy import attach
 
 if TYPE_CHECKING:
     from tealeaves.model_selection.config import SweepConfig
-    from tealeaves.model_selection.run import SweepResult, plan, results_frame, run_trial, select_best, sweep
+    from tealeaves.model_selection.run import (
+        FailedTrialsWarning,
+        SweepResult,
+        plan,
+        results_frame,
+        run_trial,
+        select_best,
+        sweep,
+    )
     from tealeaves.model_selection.space import CONSTRAINTS, FIXED, SPACES, cap_steps, draw_settings
 
 __getattr__, __dir__ = attach(__name__, __file__, extra="sweep")
@@ -24,6 +32,7 @@ __all__ = [
     "CONSTRAINTS",
     "FIXED",
     "SPACES",
+    "FailedTrialsWarning",
     "SweepConfig",
     "SweepResult",
     "cap_steps",

@@ -19,7 +19,9 @@ use):
 The selected model of each type is the one with the highest NPMI among the trials that pass
 the filters (:func:`select_best`). Trials run on Dask (a ``LocalCluster`` by default, or a
 cluster's ``tcp://`` address) through :func:`tealeaves.parallel.parallel_completed`: a trial
-that raises is retried once and then recorded with its error; it never stops the sweep.
+that raises is retried once and then recorded with its error; it never stops the sweep, which then
+says what failed (:class:`FailedTrialsWarning`), or raises where every trial failed, as scikit-learn's
+``GridSearchCV`` does when all its fits fail.
 
 The sweep folder::
 
@@ -46,6 +48,8 @@ import math
 import os
 import shutil
 import time
+import warnings
+from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -61,7 +65,7 @@ from tealeaves.artifacts import (
     read_manifest,
     write_json,
 )
-from tealeaves.errors import ArtifactError, InputError
+from tealeaves.errors import ArtifactError, EmptyResultError, InputError
 from tealeaves.model_selection.config import SweepConfig
 from tealeaves.model_selection.packing import pack_trials
 from tealeaves.model_selection.space import cap_steps, draw_settings
@@ -629,6 +633,16 @@ def sweep(
         Also written to ``out``: ``results.parquet``, ``results.csv``, ``trials/``, ``models/``
         and ``manifest.json``.
 
+    Raises
+    ------
+    EmptyResultError
+        Where every trial failed (``out`` written all the same), with their errors.
+
+    Warns
+    -----
+    FailedTrialsWarning
+        Where some trials failed, with their errors.
+
     Examples
     --------
     Three settings of G-LDA with two topics on a six-document corpus, trained for 50 Gibbs
@@ -716,7 +730,67 @@ def sweep(
         _replace(folder / "results.parquet", lambda tmp: frame.to_parquet(tmp, index=False))
         write_result(result, folder / "results.csv")
         _write_manifest(folder, config, trials, scheduler, workers, "complete", result)
-        return result
+    _report_failures(ordered, folder)
+    return result
+
+
+class FailedTrialsWarning(UserWarning):
+    """Some trials of a sweep failed (twice: with their retry); their records hold the errors and tracebacks.
+
+    Examples
+    --------
+    Two settings of G-LDA, one of them with a prior the trainer refuses:
+
+    >>> import tempfile, warnings
+    >>> from pathlib import Path
+    >>> from tealeaves.coherence import RefIndex
+    >>> from tealeaves.corpus import Corpus, Vocabulary
+    >>> from tealeaves.model_selection import FailedTrialsWarning, SweepConfig, sweep
+    >>> docs = [
+    ...     "tax budget debt deficit tax budget", "budget income spending tax deficit",
+    ...     "debt deficit spending income budget", "war army peace troops war army",
+    ...     "army navy enemy troops peace", "troops enemy navy war peace army",
+    ... ]
+    >>> vocab = Vocabulary(sorted({word for doc in docs for word in doc.split()}))
+    >>> corpus = Corpus.from_documents([vocab.ids(doc.split()) for doc in docs], vocab)
+    >>> folder = Path(tempfile.mkdtemp())
+    >>> _ = corpus.save(folder / "corpus"), RefIndex.build(corpus).save(folder / "index")
+    >>> space = {"alpha_sum": [-1.0, 0.25], "beta": 0.1, "optimize_interval": 10, "iterations": 20}
+    >>> config = SweepConfig.from_mapping(
+    ...     {"corpus": "corpus", "reference": "index", "models": ["lda-gibbs"], "settings": 2, "replicates": 1,
+    ...      "k": 2, "space": {"lda-gibbs": space}},
+    ...     base=folder,
+    ... )
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     result = sweep(config, folder / "sweep", scheduler=None, workers=1)
+    >>> [str(w.message).split("; each")[0] for w in caught if w.category is FailedTrialsWarning]
+    ['1 of 2 trials failed: InputError: lda-gibbs needs alpha_sum > 0, got -1.0 (1 trial)']
+    >>> result.selected  # the trial that trained
+    {'lda-gibbs': 'lda-gibbs-0000'}
+    """
+
+
+def _report_failures(records: Sequence[Mapping[str, Any]], folder: Path) -> None:
+    """Say why trials failed, each distinct last error once with its count: a warning where some did, an
+    EmptyResultError where every one did (nothing to select from)."""
+    failed = [record for record in records if record["status"] != "ok"]
+    if not failed:
+        return
+    reasons = Counter(record["errors"][-1] if record["errors"] else "no error recorded" for record in failed)
+    listed = "; ".join(
+        f"{reason} ({count} trial{'s' if count > 1 else ''})" for reason, count in reasons.most_common(3)
+    )
+    more = f"; and {len(reasons) - 3} other errors" if len(reasons) > 3 else ""
+    where = f"each record in {folder / 'trials'} holds its traceback"
+    if len(failed) == len(records):
+        raise EmptyResultError(
+            f"every trial of the sweep failed ({len(failed)}): {listed}{more}; {where}. Fix the cause and run "
+            "again with force=True (--force), which starts the folder over"
+        )
+    warnings.warn(
+        f"{len(failed)} of {len(records)} trials failed: {listed}{more}; {where}", FailedTrialsWarning, stacklevel=3
+    )
 
 
 def _check_folder(out: Path, force: bool) -> None:
