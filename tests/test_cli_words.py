@@ -94,7 +94,7 @@ def test_a_misspelt_format_is_named_before_any_extra(tmp_path, monkeypatch):
     monkeypatch.setitem(sys.modules, "spacy", None)  # the core install: no spaCy
     line = refused(
         invoke("prepare", tmp_path / "texts.txt", "--format", "tokenised", "--out", tmp_path / "out"),
-        "unknown format 'tokenised'; did you mean 'tokenized'? formats: txt-folder, lines, tokenized",
+        "unknown format 'tokenised'; did you mean 'tokenized'? choose one of txt-folder, lines, tokenized",
     )
     assert "spacy" not in line.lower() and not (tmp_path / "out").exists()
 

@@ -178,7 +178,9 @@ def with_guesses(unknown: Iterable[str], known: Iterable[str]) -> str:
     return ", ".join(named)
 
 
-def unknown_name(what: str, name: object, choices: Iterable[str]) -> InputError:
+def unknown_name(
+    what: str, name: object, choices: Iterable[str], also: str = "", guesses: Iterable[str] | None = None
+) -> InputError:
     """The refusal of an unknown ``what`` (a model, a method, a format): its closest choice and all of them.
 
     Parameters
@@ -189,6 +191,11 @@ def unknown_name(what: str, name: object, choices: Iterable[str]) -> InputError:
         What was given.
     choices : iterable of str
         What is accepted, in the order the message lists them.
+    also : str, optional
+        What else is accepted, said after the list (``"or a coherence measure"``).
+    guesses : iterable of str, optional
+        The names the closest is looked for among (default: ``choices``), where more are accepted than
+        listed.
 
     Returns
     -------
@@ -202,9 +209,10 @@ def unknown_name(what: str, name: object, choices: Iterable[str]) -> InputError:
     unknown model 'lda_gibbs'; did you mean 'lda-gibbs'? choose one of lda-gibbs, plsi
     """
     choices = list(choices)
-    guess = closest(name, choices)
+    guess = closest(name, choices if guesses is None else guesses)
     hint = f" did you mean {guess!r}?" if guess is not None else ""
-    return InputError(f"unknown {what} {name!r};{hint} choose one of {', '.join(choices)}")
+    tail = f" {also}" if also else ""
+    return InputError(f"unknown {what} {name!r};{hint} choose one of {', '.join(choices)}{tail}")
 
 
 def check_each(owner: str, checks: Iterable[tuple[bool, str, Any]]) -> None:

@@ -33,7 +33,7 @@ from functools import partial
 from pathlib import Path
 
 from tealeaves.corpus.readers import READERS, FieldNames, RawDocument, ReadStats, is_frame, open_binary, read_frame
-from tealeaves.errors import InputError, closest
+from tealeaves.errors import InputError, unknown_name
 
 FORMATS = ("txt-folder", "lines", "tokenized", "trec", "jsonl", "csv", "parquet", "wikipedia-xml", "wikiextractor")
 """The input formats of :func:`read_inputs` (and ``format=`` of :func:`~tealeaves.corpus.prepare`),
@@ -156,7 +156,7 @@ def check_format(format: str | None) -> None:
     Raises
     ------
     InputError
-        ``unknown format 'tokenised'; did you mean 'tokenized'? formats: ...``.
+        ``unknown format 'tokenised'; did you mean 'tokenized'? choose one of ...``.
 
     Examples
     --------
@@ -165,13 +165,11 @@ def check_format(format: str | None) -> None:
     >>> check_format("tokenised")
     Traceback (most recent call last):
     ...
-    tealeaves.errors.InputError: unknown format 'tokenised'; did you mean 'tokenized'? formats: txt-folder, lines, ...
+    tealeaves.errors.InputError: unknown format 'tokenised'; did you mean 'tokenized'? choose one of txt-folder, lines, ...
     """
     if format is None or format in FORMATS:
         return
-    close = closest(format, FORMATS)
-    guess = f" did you mean {close!r}?" if close else ""
-    raise InputError(f"unknown format {format!r};{guess} formats: {', '.join(FORMATS)}")
+    raise unknown_name("format", format, FORMATS)
 
 
 def input_format(path: Path, format: str | None) -> str:

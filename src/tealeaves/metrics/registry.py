@@ -16,7 +16,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from tealeaves.errors import InputError, closest
+from tealeaves.errors import InputError, unknown_name
 from tealeaves.metrics.documents import (
     classification_metric,
     classification_options,
@@ -115,18 +115,17 @@ def get_metric(name: str) -> Metric:
     >>> umass.name, umass.needs, umass.outputs["umass"].label
     ('umass', ('index',), 'umass')
     """
-    if isinstance(name, str) and name in METRICS:
-        return METRICS[name]
     from tealeaves.coherence.measures import ALIASES, MEASURES
 
-    measure = ALIASES.get(name.lower(), name.lower()) if isinstance(name, str) else name
-    if measure in METRICS:
-        return METRICS[measure]
-    if measure in MEASURES:
-        return _coherence(measure, measure)
-    guess = closest(name, [*METRICS, *MEASURES])
-    hint = f" did you mean {guess!r}?" if guess is not None else ""
-    raise InputError(f"unknown metric {name!r};{hint} choose one of {', '.join(METRICS)} or a coherence measure")
+    if isinstance(name, str):
+        if name in METRICS:
+            return METRICS[name]
+        measure = ALIASES.get(name.lower(), name.lower())
+        if measure in METRICS:
+            return METRICS[measure]
+        if measure in MEASURES:
+            return _coherence(measure, measure)
+    raise unknown_name("metric", name, METRICS, also="or a coherence measure", guesses=[*METRICS, *MEASURES])
 
 
 SHARE = (0.0, 1.0)  # a share of sets or of annotators (WI-Auto, word intrusion)
