@@ -719,8 +719,8 @@ def proportion_test(
         raise InputError("proportion_test needs at least one observation in each group")
     if not (np.all((ca >= 0) & (ca <= na)) and np.all((cb >= 0) & (cb <= nb))):
         raise InputError(
-            f"proportion_test needs counts between 0 and their observations, got {count_a!r} of {nobs_a!r} "
-            f"and {count_b!r} of {nobs_b!r}"
+            f"proportion_test needs counts between 0 and their observations, got {count_a!r:.60} of {nobs_a!r:.60} "
+            f"and {count_b!r:.60} of {nobs_b!r:.60}"
         )
     if not is_real(value):
         raise InputError(f"proportion_test needs a number for value, got {value!r}")
