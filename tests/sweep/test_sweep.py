@@ -142,7 +142,7 @@ def cluster_sweep(inputs, tmp_path_factory):
             # the sweep says which trials failed and why, each error once (it said nothing, and exited 0)
             with pytest.warns(
                 FailedTrialsWarning,
-                match=r"^1 of 4 trials failed: RuntimeError: planted failure \(always\) \(1 trial\); each record in .*trials holds its traceback$",
+                match=r"^1 of 4 trials failed: RuntimeError: planted failure \(always\) \(1 trial\); each record in .*trials holds its traceback; retry_failed=True trains them again$",
             ):
                 result = sweep(config, folder / "sweep", scheduler=cluster.scheduler_address)
     return config, result, log
@@ -197,6 +197,20 @@ def test_a_restarted_sweep_trains_only_the_trials_without_a_record(cluster_sweep
     # without replacement: no (setting, replicate) of the grid is run twice
     runs = [(tuple(sorted(r["drawn"].items())), r["replicate"]) for r in more.records]
     assert len(set(runs)) == len(runs)
+    # retry_failed: the failed trials alone are trained again (twice each: they fail again), the others kept
+    failed = [r for r in more.records if r["status"] == "failed"]
+    done = len(trainings(log))
+    with pytest.warns(FailedTrialsWarning, match="retry_failed=True trains them again"):
+        retried = sweep(
+            flaky_config(config.corpus.parent, settings=6, seed=config.seed),
+            out,
+            retry_failed=True,
+            scheduler=None,
+            workers=1,
+        )
+    assert (retried.trained, retried.resumed) == (len(failed), 6 - len(failed))
+    assert sorted(trainings(log)[done:]) == sorted(r["seed"] for r in failed for _ in range(2))
+    assert [r for r in retried.records if r["status"] == "ok"] == [r for r in more.records if r["status"] == "ok"]
 
 
 def test_an_interrupted_sweep_resumes_where_it_stopped(inputs, flaky, tmp_path):
@@ -584,7 +598,7 @@ def test_a_sweep_whose_every_trial_failed_is_an_error_that_says_why(inputs, flak
     done = CliRunner().invoke(app, ["sweep", str(toml), "--out", str(tmp_path / "cli"), "--workers", "1"])
     assert done.exit_code == 2, done.output
     assert "every trial of the sweep failed (2): RuntimeError: planted failure (always) (2 trials)" in done.stderr
-    assert "--force" in done.stderr
+    assert "--retry-failed once the cause is gone" in done.stderr and "--force" in done.stderr
 
 
 def test_cli_resumes_a_finished_sweep_and_reports_the_selection(cluster_sweep, flaky, tmp_path):
@@ -602,6 +616,7 @@ def test_cli_resumes_a_finished_sweep_and_reports_the_selection(cluster_sweep, f
     shown = runner.invoke(app, ["sweep", str(toml), "--out", str(result.out)])
     assert shown.exit_code == 0 and result.selected["flaky"] in shown.stdout and "resumed" in shown.stdout
     assert "warning: 1 of 4 trials failed: RuntimeError: planted failure (always) (1 trial)" in shown.stderr
+    assert "--retry-failed trains them again" in shown.stderr
     bad = runner.invoke(app, ["sweep", str(tmp_path / "missing.toml"), "--out", str(tmp_path / "x")])
     assert bad.exit_code == 2 and "not found" in bad.output
 

@@ -31,6 +31,9 @@ def sweep_command(
         int | None, typer.Option(help="Processes of the LocalCluster (default: one per CPU core).", min=1)
     ] = None,
     force: Annotated[bool, typer.Option(help="Delete the sweep folder and start over.")] = False,
+    retry_failed: Annotated[
+        bool, typer.Option(help="Train again the trials whose records say they failed (resuming keeps them).")
+    ] = False,
     as_json: JsonOption = False,
 ) -> None:
     """Train and score random settings of each model (Hoyle et al. 2021, §4.2); select the best by NPMI after the filters."""
@@ -38,7 +41,9 @@ def sweep_command(
     from tealeaves.model_selection import sweep as run_sweep
 
     with progress_bar() as progress:
-        result = run_sweep(config, out, scheduler=scheduler, workers=workers, force=force, progress=progress)
+        result = run_sweep(
+            config, out, scheduler=scheduler, workers=workers, force=force, progress=progress, retry_failed=retry_failed
+        )
     show(as_json, lambda: _summary(result), _table(result))
 
 

@@ -605,6 +605,7 @@ def sweep(
     workers: int | None = None,
     force: bool = False,
     progress: ProgressCallback | None = None,
+    retry_failed: bool = False,
 ) -> SweepResult:
     """Run Hoyle et al.'s (2021, §4.2) random hyperparameter search; see the module docstring.
 
@@ -626,6 +627,9 @@ def sweep(
         Delete ``out`` first.
     progress : callable, optional
         Receives a ``"sweep"`` update after each finished trial.
+    retry_failed : bool
+        Train again, once more with its retry, every trial whose record says it failed (a worker killed,
+        out of memory, a node taken back): resuming otherwise keeps those records.
 
     Returns
     -------
@@ -691,7 +695,7 @@ def sweep(
     _check_folder(Path(out), force)
     with folder_lock(out, "sweep"):  # one sweep at a time writes the folder
         folder = _open_folder(Path(out), force)
-        records = _finished(folder, trials)
+        records = _finished(folder, trials, retry_failed)
         _write_manifest(folder, config, trials, scheduler, workers, "running")
         best = {model: _best(records.values(), model) for model in config.models}
         todo = [trial for trial in trials if trial.trial not in records]
@@ -785,11 +789,14 @@ def _report_failures(records: Sequence[Mapping[str, Any]], folder: Path) -> None
     where = f"each record in {folder / 'trials'} holds its traceback"
     if len(failed) == len(records):
         raise EmptyResultError(
-            f"every trial of the sweep failed ({len(failed)}): {listed}{more}; {where}. Fix the cause and run "
-            "again with force=True (--force), which starts the folder over"
+            f"every trial of the sweep failed ({len(failed)}): {listed}{more}; {where}. Run again with "
+            "retry_failed=True once the cause is gone (a lost worker, memory), or change the configuration and "
+            "pass force=True, which starts the folder over"
         )
     warnings.warn(
-        f"{len(failed)} of {len(records)} trials failed: {listed}{more}; {where}", FailedTrialsWarning, stacklevel=3
+        f"{len(failed)} of {len(records)} trials failed: {listed}{more}; {where}; retry_failed=True trains them again",
+        FailedTrialsWarning,
+        stacklevel=3,
     )
 
 
@@ -815,8 +822,9 @@ def _open_folder(out: Path, force: bool) -> Path:
     return out
 
 
-def _finished(folder: Path, trials: Sequence[Trial]) -> dict[str, dict[str, Any]]:
-    """The records of planned trials that an earlier run finished; refuses records of another configuration."""
+def _finished(folder: Path, trials: Sequence[Trial], retry_failed: bool = False) -> dict[str, dict[str, Any]]:
+    """The records of planned trials that an earlier run finished (those that failed left out with
+    ``retry_failed``); refuses records of another configuration."""
     records = {}
     for trial in trials:
         path = folder / "trials" / f"{trial.trial}.json"
@@ -831,7 +839,8 @@ def _finished(folder: Path, trials: Sequence[Trial]) -> dict[str, dict[str, Any]
                 f"{folder} holds trial {trial.trial} of another configuration (corpus, index, k, seed, ranges or "
                 "scoring changed); choose another out=<folder> or pass force=True to start the sweep over"
             )
-        records[trial.trial] = record
+        if not (retry_failed and record.get("status") != "ok"):
+            records[trial.trial] = record
     return records
 
 
