@@ -52,6 +52,10 @@ def test_a_coherence_scorer_gives_the_mean_over_topics_of_the_measure(texts, pip
     per_topic = score(as_model(pipeline), index, measure="npmi", topn=5, window=10, on_missing="skip").per_topic
     assert found == pytest.approx(float(np.nanmean(per_topic)), abs=1e-12)
     assert -1 <= found <= 1
+    # texts as the reference are indexed once, when the scorer is made, not at every fold
+    from_texts = scorer("npmi", reference=[text.split() for text in texts], topn=5)
+    assert isinstance(from_texts.reference, RefIndex)
+    assert from_texts(pipeline, texts[40:]) == pytest.approx(found, abs=1e-12)
 
 
 def test_a_likelihood_scorer_estimates_the_held_out_folds_log_likelihood_per_token(texts, pipeline):
@@ -116,6 +120,7 @@ def test_grid_search_chooses_by_the_scorer_and_the_scorer_pickles(texts, tmp_pat
         (lambda: scorer("npmi"), r"reference=<a RefIndex or its folder>"),
         (lambda: scorer("npmi", reference="index", tpn=5), "tpn"),
         (lambda: scorer("likelihood", vocabulary="words.txt"), "a list of strings"),
+        (lambda: scorer("npmi", reference=3), "cannot read an int as texts"),
     ],
 )
 def test_a_scorer_refuses_what_it_cannot_compute_when_it_is_made(make, message):

@@ -136,9 +136,10 @@ def scorer(
     output : str, optional
         Which of the metric's outputs (``"topic_uniqueness"`` of ``"diversity"``,
         ``"predictive_rank"`` of ``"predictive"``); default its first.
-    reference : RefIndex or path, optional
+    reference : RefIndex, path, Corpus or texts, optional
         The reference corpus' index (:class:`tealeaves.coherence.RefIndex`, or its folder: a path
-        pickles light, for ``n_jobs``), for the metrics that need one.
+        pickles light, for ``n_jobs``), for the metrics that need one; a Corpus or texts (gensim's
+        token lists) are indexed once, here.
     vocabulary : sequence of str, optional
         For an estimator scored alone on a document-term matrix: the word of each column.
     seed : int, optional
@@ -185,6 +186,10 @@ def scorer(
         raise unknown_name(f"output of {entry.name}", chosen, entry.outputs)
     if "index" in entry.needs and reference is None:
         raise InputError(f"{entry.name} is measured on a reference corpus: pass reference=<a RefIndex or its folder>")
+    if reference is not None and not isinstance(reference, (str, os.PathLike)):
+        from tealeaves.coherence.reference import as_reference_index
+
+        reference = as_reference_index(reference)  # texts or a Corpus indexed once here, not at every fold
     if vocabulary is not None and (
         isinstance(vocabulary, (str, os.PathLike)) or not all(isinstance(w, str) for w in vocabulary)
     ):
