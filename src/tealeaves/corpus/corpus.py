@@ -24,6 +24,7 @@ import numpy as np
 
 from tealeaves import display
 from tealeaves.artifacts import arrays_sha256, new_manifest, read_manifest, write_artifact, write_json
+from tealeaves.corpus.readers import is_frame
 from tealeaves.corpus.vocabulary import Vocabulary
 from tealeaves.errors import ArtifactError, InputError, is_real
 from tealeaves.missing import OnMissingSkip
@@ -246,7 +247,7 @@ class Corpus:
             return self.doc(int(key))
         if isinstance(key, slice):
             return self.subset(np.arange(len(self))[key])
-        if isinstance(key, (list, tuple, np.ndarray)) or type(key).__name__ == "Series":
+        if isinstance(key, (list, tuple, np.ndarray)) or is_frame(key):
             return self.subset(np.asarray(key))
         raise InputError(
             f"a corpus is indexed by a document number, a slice, a list of numbers or a boolean mask, got {key!r:.80}"

@@ -621,11 +621,8 @@ def mean_with_interval(
     """
     x = as_numbers(values, "values", ndim=1)
     x = x[np.isfinite(x)]
-    if len(x) == 0:
-        check_confidence(confidence)
-        _checked_bounds(bounds)
-        return math.nan, math.nan, math.nan
-    return float(x.mean()), *bootstrap_t_interval(x, confidence, bounds)
+    low, high = bootstrap_t_interval(x, confidence, bounds)  # NaN under two values
+    return (float(x.mean()) if len(x) else math.nan), low, high
 
 
 def jackknife_se(leave_one_out: np.ndarray) -> float:
