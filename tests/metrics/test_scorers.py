@@ -87,6 +87,18 @@ def test_a_bare_estimator_is_scored_on_a_document_term_matrix_of_its_words(texts
         scorer("likelihood")(lda, counts)
 
 
+def test_a_gensim_shaped_fold_is_scored_as_estimate_scores_it(texts, pipeline):
+    # token lists, as a gensim user holds a held-out fold, were refused as "not a document-term matrix"
+    model = as_model(pipeline)
+    tokens = [[*text.split(), "unseenword"] for text in texts[40:]]
+    corpus = Corpus.from_documents([model.vocab.ids(t, on_missing="skip") for t in tokens], model.vocab)
+    expected = estimate(model, None, corpus, particles=5, seed=0)
+    found = scorer("likelihood", particles=5)(model, tokens)
+    assert found == pytest.approx(expected.log_prob.sum() / expected.n_tokens.sum(), rel=1e-12)
+    with pytest.raises(InputError, match="cannot read an int as texts"):
+        scorer("likelihood")(model, 3)
+
+
 def test_an_output_where_lower_is_better_is_negated(texts, pipeline):
     model = as_model(pipeline)
     corpus = Corpus.from_documents([_tokens(text, model.vocab) for text in texts[40:]], model.vocab)

@@ -120,7 +120,8 @@ def scorer(
     negated where lower is better. The metrics that read held-out documents (``likelihood``,
     ``predictive``) read the fold ``X``: raw texts for a ``Pipeline``, tokenized by its vectorizer's
     analyzer in their order, its words outside the fitted vocabulary left out (as the vectorizer
-    leaves them out); counts for an estimator alone. The coherence metrics read ``reference`` and
+    leaves them out); counts for an estimator alone; for another library's model (gensim's), token
+    lists, ``(dictionary, bow_corpus)`` or a Corpus, its words outside the model's left out. The coherence metrics read ``reference`` and
     not ``X``: coherence is measured on a reference corpus, whatever the fold. Held-out likelihoods
     per token compare models over the same words only: a grid that varies the vectorizer
     (``min_df``, ``max_features``) scores each setting on its own vocabulary, whose dropped words
@@ -202,8 +203,11 @@ def scorer(
 
 def _fold(estimator: Any, X: Any, model: TopicModel) -> Corpus:
     """The held-out fold ``X`` as a corpus over ``model``'s words: a Pipeline's texts, tokenized by its vectorizer
-    in their order, or a document-term matrix of counts whose columns are the model's words."""
-    from tealeaves.corpus import Corpus
+    in their order, a document-term matrix of counts whose columns are the model's words, or for another model
+    (gensim's) texts as :func:`tealeaves.corpus.onto_vocabulary` reads them, its other words left out."""
+    from scipy import sparse
+
+    from tealeaves.corpus import Corpus, onto_vocabulary
 
     steps = [step for _, step in getattr(estimator, "steps", [])]
     fitted = next((i for i, step in enumerate(steps) if hasattr(step, "components_")), 0)
@@ -216,6 +220,8 @@ def _fold(estimator: Any, X: Any, model: TopicModel) -> Corpus:
         ids = model.vocab.ids
         return Corpus.from_documents([ids([w for w in analyze(text) if w in known]) for text in texts], model.vocab)
     counts = estimator[:fitted].transform(X) if fitted else X
+    if not fitted and not (sparse.issparse(counts) or isinstance(counts, np.ndarray)):
+        return onto_vocabulary(counts, model.vocab, "skip")[0]  # texts as gensim keeps them, or a Corpus
     return _bags(counts, model)
 
 
