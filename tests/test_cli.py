@@ -136,6 +136,27 @@ def test_bad_values_exit_2(docs, tmp_path):
     assert not (tmp_path / "m").exists()
 
 
+def test_trainers_lists_each_trainers_hyperparameters_with_what_train_accepts(docs, tmp_path):
+    from tealeaves.models import TRAINERS, trainer_params
+
+    listing = json.loads(invoke("trainers", "--json").stdout)
+    assert list(listing) == list(TRAINERS) and listing["dvae"]["extra"] == "neural"
+    params = json.loads(invoke("trainers", "lda-vb", "--json").stdout)
+    assert {name: row["default"] for name, row in params.items()} == trainer_params("lda-vb")
+    assert params["kappa"]["accepts"].startswith("0.5 < kappa <= 1 (Hoffman et al. 2010")
+    assert params["method"]["accepts"] == "method in {batch, online}"
+    assert params["learn_alpha"]["accepts"] == "true or false"
+    assert "iterations >= 1 (a whole number)" in invoke("trainers", "lda-gibbs").stdout
+    assert "Dirichlet VAE" in invoke("trainers").stdout
+    assert_refused(invoke("trainers", "lda-vbb"), "did you mean 'lda-vb'")
+    # what it lists is what train refuses, before the corpus is read
+    assert_refused(
+        invoke("train", tmp_path / "absent", "--out", tmp_path / "m", "-m", "lda-vb", "-p", "kappa=0.5"),
+        "lda-vb needs 0.5 < kappa <= 1 (Hoffman et al. 2010's condition",
+    )
+    assert not (tmp_path / "m").exists()
+
+
 def test_a_full_disk_is_one_line_and_leaves_nothing(docs, tmp_path):
     """Writing past what the disk holds (here a file-size limit, ``ulimit -f``, which fails writes as a full disk
     does): one error line naming the folder, the reason and the space left, exit 2, and no folder, half-written

@@ -164,7 +164,7 @@ def test_online_steps_follow_hoffman_et_al(tau0):
     for params, message in [
         ({"tau0": -0.5}, "tau0 >= 0"),
         ({"kappa": 0.5}, "0.5 < kappa <= 1"),
-        ({"kappa": 1.2}, "kappa=1.2"),
+        ({"kappa": 1.2}, r"0.5 < kappa <= 1 \(Hoffman et al. 2010's condition .*\), got 1.2$"),
     ]:
         with pytest.raises(InputError, match=message):
             train(corpus, "lda-vb", k=k, method="online", **params)
@@ -252,7 +252,7 @@ def test_progress_and_trace(planted):
 def test_bad_arguments_and_models_are_refused(planted):
     corpus, _, _ = planted
     for params, message in [
-        ({"method": "stochastic"}, "method must be one of"),
+        ({"method": "stochastic"}, r"lda-vb needs method in \{batch, online\}, got 'stochastic'"),
         ({"kappa": 0.4}, "kappa"),
         ({"alpha": 0.0}, "alpha > 0"),
         ({"e_step_tol": 0.0}, "e_step_tol"),

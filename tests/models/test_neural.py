@@ -196,7 +196,7 @@ def test_cli_train(small, tmp_path):
         ("dvae", {"device": "tpu"}, "device"),
         ("dvae", {"threads": 0}, "threads"),
         ("dvae", {"gamma": 1}, "no parameter gamma"),
-        ("dvae", {"checkpoint": "best"}, "checkpoint 'npmi'"),
+        ("dvae", {"checkpoint": "best"}, r"checkpoint in \{npmi, last\} \(the epoch of the best NPMI, Hoyle et al.'s"),
         ("dvae", {"checkpoint_every": 0}, "checkpoint_every"),
         ("etm", {"weight_decay": -1e-6}, "weight_decay"),
         ("etm", {"anneal_lr": 2}, "anneal_lr"),

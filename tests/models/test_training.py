@@ -4,13 +4,14 @@ and a model whose matrices alone exceed the available memory is refused before a
 from __future__ import annotations
 
 import os
+import re
 import tracemalloc
 
 import numpy as np
 import pytest
 
 from tealeaves.errors import InputError
-from tealeaves.models import train, training
+from tealeaves.models import TRAINERS, train, trainer_params, trainer_rules, training
 from tealeaves.models.training import available_memory, memory_needed
 from tests.models.planted import lda_corpus
 
@@ -127,12 +128,12 @@ def test_texts_as_gensim_keeps_them_train_as_their_corpus(tmp_path):
     ("model", "param", "value", "rule"),
     [
         ("lda-gibbs", "beta", -1.0, "beta > 0"),
-        ("lda-gibbs", "workers", 0, "workers >= 1"),
-        ("lda-gibbs", "optimize_interval", -5, "optimize_interval >= 0"),
+        ("lda-gibbs", "workers", 0, r"workers >= 1 \(a whole number\)"),
+        ("lda-gibbs", "optimize_interval", -5, r"optimize_interval >= 0 \(a whole number\)"),
         ("lda-vb", "eta", 0.0, "eta > 0"),
         ("lda-vb", "e_step_tol", -1e-3, "e_step_tol > 0"),
         ("plsi", "smoothing", 0.0, r"smoothing > 0 \(Chang et al. use 1\)"),
-        ("ctm", "init_iterations", 0, "init_iterations >= 1"),
+        ("ctm", "init_iterations", 0, r"init_iterations >= 1 \(a whole number\)"),
     ],
 )
 def test_a_hyperparameter_out_of_range_is_named_with_its_rule(model, param, value, rule):
@@ -140,3 +141,33 @@ def test_a_hyperparameter_out_of_range_is_named_with_its_rule(model, param, valu
     corpus, _, _ = lda_corpus(k=2, v=20, n_docs=10, length=10, seed=0)
     with pytest.raises(InputError, match=rf"^{model} needs {rule}, got {value!r}$"):
         train(corpus, model, k=2, **{param: value})
+
+
+@pytest.mark.parametrize(
+    ("model", "given", "named"),
+    [
+        ("lda-vb", "decay", "decay (gensim's name for kappa)"),
+        ("lda-vb", "learning_offset", "learning_offset (scikit-learn's name for tau0)"),
+        ("lda-vb", "passes", "passes (gensim's name for iterations)"),
+        ("lda-vb", "n_components", "n_components (scikit-learn's name for k)"),
+        ("lda-gibbs", "alpha", "alpha (MALLET's name for alpha_sum)"),
+        ("lda-gibbs", "num_threads", "num_threads (MALLET's name for workers)"),
+        ("etm", "rho_size", "rho_size (Dieng et al.'s name for embedding_dim)"),
+        ("plsi", "random_state", "random_state (scikit-learn's and gensim's name for seed)"),
+        ("lda-vb", "kapa", "kapa (did you mean kappa?)"),
+    ],
+)
+def test_another_tools_name_for_a_hyperparameter_is_refused_with_ours(model, given, named):
+    # a gensim, scikit-learn or MALLET user writes the names they know; each names what it means here
+    corpus, _, _ = lda_corpus(k=2, v=20, n_docs=10, length=10, seed=0)
+    with pytest.raises(InputError, match=rf"^{model} has no parameter {re.escape(named)}; its parameters are "):
+        train(corpus, model, k=2, **{given: 1})
+
+
+def test_every_other_name_is_unused_here_and_means_one_of_ours():
+    from tealeaves.models.hyperparameters import named_elsewhere
+
+    for model in TRAINERS:
+        accepted, elsewhere = trainer_params(model), named_elsewhere(trainer_rules(model))
+        assert not set(elsewhere) & set(accepted), model  # an alias never shadows a parameter of ours
+        assert {ours for ours, _ in elsewhere.values()} <= set(accepted) | {"k", "seed"}, model

@@ -34,7 +34,7 @@ from tealeaves.model_selection import (
     sweep,
 )
 from tealeaves.model_selection.space import Choice, LogUniform
-from tealeaves.models import TRAINERS, TopicModel, lda_gibbs, trainer_params
+from tealeaves.models import TRAINERS, TopicModel, lda_gibbs, lda_vb, trainer_params, trainer_rules
 from tealeaves.models.training import TrainerSpec
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -521,6 +521,42 @@ def test_log_uniform_ranges_from_a_configuration(inputs):
     assert {s["method"] for s in settings} == {"online"}
 
 
+def test_ranges_within_each_trainers_rules_read_up_to_their_open_ends(inputs):
+    # [low, high) lies within 0.5 < kappa <= 1 and 0 <= dropout < 1; a choice at a closed end is taken
+    space = {
+        "lda-vb": {"kappa": {"uniform": [0.51, 1.0]}, "tau0": [0.0, 64.0], "eta": {"log_uniform": [1e-4, 1.0]}},
+        "dvae": {"dropout": {"uniform": [0.0, 1.0]}, "gamma_bn": [0, 1]},
+    }
+    config = SweepConfig.from_mapping(
+        {"corpus": "corpus", "reference": "index", "models": ["lda-vb", "dvae"], "space": space}, base=inputs
+    )
+    assert config.space("dvae")["gamma_bn"] == Choice((0, 1))
+    drawn = [setting for setting, _ in draw_settings(config.space("lda-vb"), 200, seed=0, model="lda-vb")]
+    lda_vb.fit(Corpus.from_documents([[0, 1], [1, 2]], Vocabulary(["a", "b", "c"])), 2, iterations=1, **drawn[0])
+    assert all(0.51 <= s["kappa"] < 1.0 for s in drawn)
+
+
+def test_every_trainer_parameter_of_a_number_or_a_name_has_a_rule():
+    # the rules are what train, the CLI and a sweep's configuration check before any work; a parameter without
+    # one would be checked only when its trial starts
+    unruled = {
+        model: sorted(
+            name
+            for name, default in trainer_params(model).items()
+            if isinstance(default, (int, float, str)) and name not in trainer_rules(model)
+        )
+        for model in ("lda-gibbs", "lda-vb", "plsi", "ctm", "dvae", "etm")
+    }
+    assert unruled == {
+        "lda-gibbs": [],
+        "lda-vb": ["learn_alpha"],  # true or false: check_param_types
+        "plsi": [],
+        "ctm": [],
+        "dvae": ["device"],  # auto, cpu, cuda or cuda:N: resolve_device
+        "etm": ["device"],
+    }
+
+
 def test_the_example_configuration_reads():
     if not {"dvae", "etm"} <= set(TRAINERS):
         pytest.skip("the neural trainers are not registered")
@@ -566,6 +602,37 @@ def test_the_example_configuration_reads():
         (
             {"models": ["lda-gibbs"], "space": {"lda-gibbs": {"iterations": 1000.5}}},
             r"lda-gibbs's iterations must be a whole number",
+        ),
+        # a range reaching values the trainer refuses: every trial that drew one failed at its start, twice
+        (
+            {"models": ["lda-gibbs"], "space": {"lda-gibbs": {"alpha_sum": {"uniform": [-1, 1]}}}},
+            r"^space.lda-gibbs.alpha_sum: \{'uniform': \[-1.0, 1.0\]\} draws values lda-gibbs refuses; "
+            r"it needs alpha_sum > 0$",
+        ),
+        (
+            {"models": ["lda-gibbs"], "space": {"lda-gibbs": {"beta": [0.1, 0.0]}}},
+            r"^space.lda-gibbs.beta: the choice 0.0 is a value lda-gibbs refuses; it needs beta > 0$",
+        ),
+        (
+            {"models": ["lda-vb"], "space": {"lda-vb": {"kappa": {"uniform": [0.5, 1.0]}}}},
+            r"kappa: .* lda-vb refuses; it needs 0.5 < kappa <= 1 \(Hoffman et al. 2010's condition",
+        ),
+        (
+            {"models": ["lda-vb"], "space": {"lda-vb": {"kappa": {"uniform": [0.6, 1.5]}}}},
+            r"draws values lda-vb refuses; it needs 0.5 < kappa <= 1",
+        ),
+        (
+            {"models": ["lda-vb"], "space": {"lda-vb": {"method": ["batch", "stochastic"]}}},
+            r"the choice 'stochastic' is a value lda-vb refuses; it needs method in \{batch, online\}$",
+        ),
+        (
+            {"models": ["lda-gibbs"], "space": {"lda-gibbs": {"iterations": {"uniform": [100, 1000]}}}},
+            r"^space.lda-gibbs.iterations: .* draws reals, and lda-gibbs's iterations is not one \(its default is "
+            r"1000\); give a list of values$",
+        ),
+        (
+            {"models": ["lda-gibbs"], "space": {"lda-gibbs": {"iterations": [500, 0]}}},
+            r"the choice 0 is a value lda-gibbs refuses; it needs iterations >= 1 \(a whole number\)$",
         ),
         # the filter's threshold was used as given: NaN dropped every model, "0.7" failed every trial's scoring
         ({"models": ["lda-gibbs"], "score": {"min_uniqueness": "0.7"}}, r"min_uniqueness must be .* got '0.7'$"),

@@ -62,6 +62,7 @@ COMMAND_GROUPS = {  # each command -> the module of tealeaves.cli that registers
     "likelihood": "likelihood",
     "predictive": "likelihood",
     "train": "models",
+    "trainers": "models",
     "topics": "models",
     "import": "models",
     "significance": "models",

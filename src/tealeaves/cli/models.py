@@ -66,6 +66,54 @@ def train(
 
 @app.command()
 @reports_errors
+def trainers(
+    model: Annotated[
+        str | None, typer.Argument(help="A trainer, to list its hyperparameters (all trainers if omitted).")
+    ] = None,
+    as_json: JsonOption = False,
+) -> None:
+    """List the trainers, or one trainer's hyperparameters: each one's default and the values it accepts.
+
+    These are the NAME=VALUE that `tealeaves train -p` and a sweep's [space.MODEL] take.
+    """
+    from rich.table import Table
+
+    from tealeaves.models import TRAINERS, trainer_params, trainer_rules
+
+    if model is None:
+        listing = {name: {"description": spec.description, "extra": spec.extra} for name, spec in TRAINERS.items()}
+        table = Table(title="trainers (tealeaves trainers NAME lists one's hyperparameters)", title_justify="left")
+        for column in ("trainer", "extra", "description"):
+            table.add_column(column)
+        for name, row in listing.items():
+            table.add_row(name, row["extra"] or "", row["description"])
+        show(as_json, lambda: listing, table)
+        return
+    defaults, rules = trainer_params(model), trainer_rules(model)  # an unknown trainer: refused by name
+    accepts = {name: _accepts(name, default, rules.get(name)) for name, default in defaults.items()}
+    table = Table(title=f"{model}: {TRAINERS[model].description}", title_justify="left")
+    for column in ("parameter", "default", "accepts"):
+        table.add_column(column)
+    for name, default in defaults.items():
+        table.add_row(name, repr(default), accepts[name])
+    show(
+        as_json,
+        lambda: {name: {"default": default, "accepts": accepts[name]} for name, default in defaults.items()},
+        table,
+    )
+
+
+def _accepts(name: str, default: Any, rule: Any) -> str:
+    """The values a hyperparameter accepts, in words: its rule, else what its default's type allows."""
+    if rule is not None:
+        return rule.describe(name)
+    if isinstance(default, bool):
+        return "true or false"
+    return "see the trainer's guide"
+
+
+@app.command()
+@reports_errors
 def topics(
     model: Annotated[Path, typer.Argument(help="A model folder.")],
     n: Annotated[int, typer.Option("-n", help="Words per topic.")] = 10,

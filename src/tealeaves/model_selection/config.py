@@ -11,7 +11,7 @@ from typing import Any
 
 from tealeaves.artifacts import json_safe
 from tealeaves.coherence.redundancy import UNIQUENESS_FILTER_MODELS
-from tealeaves.errors import InputError, is_count, is_real, with_guesses
+from tealeaves.errors import InputError, is_count, is_real
 from tealeaves.metrics.options import unknown_keys
 from tealeaves.missing import check_on_missing
 from tealeaves.model_selection.space import (
@@ -24,7 +24,8 @@ from tealeaves.model_selection.space import (
     parse_constraint,
     parse_distribution,
 )
-from tealeaves.models.training import check_param_types, trainer_params
+from tealeaves.models.hyperparameters import check_distribution
+from tealeaves.models.training import check_param_names, check_param_types, trainer_params, trainer_rules
 
 STEPS = ("iterations", "epochs")  # the parameter counting a trainer's passes, capped by ``max_steps``
 SCORE_KEYS = ("on_missing", "compat", "filter_topn", "min_uniqueness", "uniqueness_filter")
@@ -172,15 +173,19 @@ class SweepConfig:
         space = self.space(model)
         if not space:
             raise InputError(f"no ranges for {model!r}: add a [space.{model}] table to the configuration")
-        refused = sorted(set(space) - set(accepted))
-        if refused:
-            raise InputError(
-                f"{model} has no parameter {with_guesses(refused, accepted)}; its parameters are "
-                f"{', '.join(sorted(accepted))}"
-            )
-        for name, distribution in space.items():  # fixed values and choices, before any trial trains
+        check_param_names(model, space, accepted)
+        rules = trainer_rules(model)
+        for name, distribution in space.items():  # types and ranges, before any trial trains
+            where = f"space.{model}.{name}"
             for value in getattr(distribution, "values", ()):
                 check_param_types(model, {name: value}, accepted)
+            if not hasattr(distribution, "values") and not isinstance(accepted[name], float):
+                raise InputError(
+                    f"{where}: {distribution.to_dict()} draws reals, and {model}'s {name} is not one "
+                    f"(its default is {accepted[name]!r}); give a list of values"
+                )
+            if name in rules:
+                check_distribution(model, name, rules[name], distribution, where)
         if model in self.max_steps:
             cap = self.max_steps[model]
             if not is_count(cap):

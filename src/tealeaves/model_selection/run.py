@@ -743,7 +743,8 @@ class FailedTrialsWarning(UserWarning):
 
     Examples
     --------
-    Two settings of G-LDA, one of them with a prior the trainer refuses:
+    Two settings of G-LDA, one of them averaging its topics over no sweep, a combination the trainer
+    refuses when it starts (each range alone is within the trainer's rules, which the configuration checks):
 
     >>> import tempfile, warnings
     >>> from pathlib import Path
@@ -759,7 +760,8 @@ class FailedTrialsWarning(UserWarning):
     >>> corpus = Corpus.from_documents([vocab.ids(doc.split()) for doc in docs], vocab)
     >>> folder = Path(tempfile.mkdtemp())
     >>> _ = corpus.save(folder / "corpus"), RefIndex.build(corpus).save(folder / "index")
-    >>> space = {"alpha_sum": [-1.0, 0.25], "beta": 0.1, "optimize_interval": 10, "iterations": 20}
+    >>> space = {"alpha_sum": 0.25, "beta": 0.1, "optimize_interval": 10, "iterations": 20}
+    >>> space |= {"topics_from": "average", "average_last": [0, 10]}
     >>> config = SweepConfig.from_mapping(
     ...     {"corpus": "corpus", "reference": "index", "models": ["lda-gibbs"], "settings": 2, "replicates": 1,
     ...      "k": 2, "space": {"lda-gibbs": space}},
@@ -769,7 +771,7 @@ class FailedTrialsWarning(UserWarning):
     ...     warnings.simplefilter("always")
     ...     result = sweep(config, folder / "sweep", scheduler=None, workers=1)
     >>> [str(w.message).split("; each")[0] for w in caught if w.category is FailedTrialsWarning]
-    ['1 of 2 trials failed: InputError: lda-gibbs needs alpha_sum > 0, got -1.0 (1 trial)']
+    ['1 of 2 trials failed: InputError: lda-gibbs needs average_last >= 1 sweeps to average, got 0 (1 trial)']
     >>> result.selected  # the trial that trained
     {'lda-gibbs': 'lda-gibbs-0000'}
     """

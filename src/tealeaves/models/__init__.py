@@ -11,7 +11,7 @@ if TYPE_CHECKING:
     from tealeaves.models.significance import SignificanceResult, topic_significance
     from tealeaves.models.topic_model import TopicModel
     from tealeaves.models.topics import Topics
-    from tealeaves.models.training import TRAINERS, train, trainer_params
+    from tealeaves.models.training import TRAINERS, train, trainer_params, trainer_rules
 
 __getattr__, __dir__ = attach(__name__, __file__)
 
@@ -29,4 +29,5 @@ __all__ = [
     "topic_significance",
     "train",
     "trainer_params",
+    "trainer_rules",
 ]

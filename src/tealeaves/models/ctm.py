@@ -41,10 +41,19 @@ from tealeaves.jit import by_documents
 from tealeaves.models import plsi
 from tealeaves.models._bow import BagOfWords, topic_word_statistics
 from tealeaves.models._kernels import ctm_e_step
+from tealeaves.models.hyperparameters import check_hyperparameters, count, positive
 from tealeaves.models.topic_model import TopicModel
 from tealeaves.progress import ProgressCallback, notify
 
 NEWTON_STEPS = 1  # damped Newton steps for λ per round of coordinate ascent
+RULES = {
+    "iterations": count(1),
+    "beta": positive(),
+    "e_step_iterations": count(1),
+    "e_step_tol": positive(),
+    "init_iterations": count(1),
+}
+"""The ranges of :func:`fit`'s hyperparameters (:mod:`tealeaves.models.hyperparameters`)."""
 
 
 def fit(
@@ -60,16 +69,7 @@ def fit(
     init_iterations: int = 50,
 ) -> TopicModel:
     """Fit the CTM by ``iterations`` variational EM iterations; see the module docstring."""
-    check_each(
-        "ctm",
-        [
-            (iterations >= 1, "iterations >= 1", iterations),
-            (beta > 0, "beta > 0", beta),
-            (e_step_iterations >= 1, "e_step_iterations >= 1", e_step_iterations),
-            (e_step_tol > 0, "e_step_tol > 0", e_step_tol),
-            (init_iterations >= 1, "init_iterations >= 1", init_iterations),
-        ],
-    )
+    check_hyperparameters("ctm", RULES, locals())  # the arguments by name, before any other local
     if k < 2:
         raise InputError("ctm needs k >= 2: with one topic there are no proportions to correlate")
     bow = BagOfWords.of(corpus)

@@ -82,7 +82,7 @@ import numpy as np
 from scipy.special import digamma, gammaln
 
 from tealeaves.corpus import Corpus
-from tealeaves.errors import InputError, check_each, is_count
+from tealeaves.errors import InputError
 from tealeaves.jit import map_threads
 from tealeaves.models._gibbs import (
     log_joint,
@@ -91,23 +91,35 @@ from tealeaves.models._gibbs import (
     sample_documents,
     sample_documents_sparse,
 )
+from tealeaves.models.hyperparameters import check_hyperparameters, count, one_of, positive
 from tealeaves.models.topic_model import TopicModel
 from tealeaves.progress import ProgressCallback, notify
 from tealeaves.rng import family_seed
 from tealeaves.streams import stream
 
 TRACE_EVERY = 10
-TOPICS_FROM = ("average", "last")
 SAVE_SAMPLE_INTERVAL = 10  # MALLET's saveSampleInterval
 ALPHA_SHAPE, ALPHA_SCALE = 1.001, 1.0  # ParallelTopicModel.optimizeAlpha's learnParameters arguments
 BETA_ITERATIONS = 200  # Dirichlet.learnSymmetricConcentration's iterations
-SAMPLERS = ("auto", "dense", "sparse")
 WordLists = tuple[np.ndarray, np.ndarray, np.ndarray, int]  # the sparse sampler's (_gibbs.packed_lists)
 # "auto" samples by SparseLDA's buckets from this many topics on: on 20 Newsgroups after 50 sweeps
 # the two samplers took the same CPU time per sweep at K = 50 (0.119 s dense, 0.121 sparse), the
 # dense one less below it (0.062 against 0.087 s at K = 20) and the sparse one less above (0.163
 # against 0.222 s at K = 100; benchmarks/lda_gibbs.py -k 20 30 50 100 --samplers 6 --warm 50)
 SPARSE_FROM_K = 50
+MALLET = "MALLET's"
+RULES = {
+    "iterations": count(1, also={"num_iterations": MALLET}),
+    "alpha_sum": positive(also={"alpha": MALLET}),  # MALLET's --alpha is the sum of the prior
+    "beta": positive(),
+    "optimize_interval": count(0),
+    "optimize_burn_in": count(0),
+    "workers": count(1, also={"num_threads": MALLET}),
+    "average_last": count(0),
+    "topics_from": one_of("average", "last"),
+    "sampler": one_of("auto", "dense", "sparse"),
+}
+"""The ranges of :func:`fit`'s hyperparameters (:mod:`tealeaves.models.hyperparameters`)."""
 
 
 def fit(
@@ -131,22 +143,8 @@ def fit(
     ``workers > 1`` samples shards of the documents in parallel (MALLET's scheme); a run is
     reproducible from ``seed`` and ``workers``.
     """
-    check_each(
-        "lda-gibbs",
-        [
-            (iterations >= 1, "iterations >= 1", iterations),
-            (alpha_sum > 0, "alpha_sum > 0", alpha_sum),
-            (beta > 0, "beta > 0", beta),
-            (optimize_interval >= 0, "optimize_interval >= 0", optimize_interval),
-            (optimize_burn_in >= 0, "optimize_burn_in >= 0", optimize_burn_in),
-            (workers >= 1, "workers >= 1", workers),
-        ],
-    )
-    if sampler not in SAMPLERS:
-        raise InputError(f"lda-gibbs sampler must be one of {', '.join(SAMPLERS)}, got {sampler!r}")
-    if topics_from not in TOPICS_FROM:
-        raise InputError(f"lda-gibbs topics_from must be one of {', '.join(TOPICS_FROM)}, got {topics_from!r}")
-    if topics_from == "average" and not is_count(average_last):
+    check_hyperparameters("lda-gibbs", RULES, locals())  # the arguments by name, before any other local
+    if topics_from == "average" and average_last < 1:
         raise InputError(f"lda-gibbs needs average_last >= 1 sweeps to average, got {average_last!r}")
     tokens = np.ascontiguousarray(corpus.tokens, dtype=np.int32)
     offsets = np.ascontiguousarray(corpus.offsets, dtype=np.int64)

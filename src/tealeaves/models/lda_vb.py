@@ -44,11 +44,30 @@ from tealeaves.jit import by_documents
 from tealeaves.models._bow import BagOfWords, topic_word_statistics
 from tealeaves.models._kernels import vb_e_step
 from tealeaves.models.dirichlet import dirichlet_mle
+from tealeaves.models.hyperparameters import check_hyperparameters, count, one_of, positive, real
 from tealeaves.models.topic_model import TopicModel
 from tealeaves.progress import ProgressCallback, notify
 from tealeaves.rng import family_generator
 
-METHODS = ("batch", "online")
+GENSIM, SKLEARN = "gensim's", "scikit-learn's"
+RULES = {
+    "iterations": count(1, also={"passes": GENSIM, "max_iter": SKLEARN}),
+    "alpha": positive(also={"doc_topic_prior": SKLEARN}),
+    "eta": positive(also={"topic_word_prior": SKLEARN}),
+    "method": one_of("batch", "online", also={"learning_method": SKLEARN}),
+    "batch_size": count(1, also={"chunksize": GENSIM}),
+    "tau0": real(0, why="the delay τ₀ of ρ_t = (τ₀ + t)^-κ", also={"offset": GENSIM, "learning_offset": SKLEARN}),
+    "kappa": real(
+        0.5,
+        1,
+        low_open=True,
+        why="Hoffman et al. 2010's condition for the convergence of ρ_t = (τ₀ + t)^-κ",
+        also={"decay": GENSIM, "learning_decay": SKLEARN},
+    ),
+    "e_step_iterations": count(1, also={"max_doc_update_iter": SKLEARN}),
+    "e_step_tol": positive(also={"gamma_threshold": GENSIM, "mean_change_tol": SKLEARN}),
+}
+"""The ranges of :func:`fit`'s hyperparameters (:mod:`tealeaves.models.hyperparameters`)."""
 
 
 def fit(
@@ -75,31 +94,7 @@ def fit(
     order come from the ``"train lda-vb"`` stream family under ``seed``
     (:func:`tealeaves.rng.family_generator`).
     """
-    if method not in METHODS:
-        raise InputError(f"lda-vb method must be one of {', '.join(METHODS)}, got {method!r}")
-    check_each(
-        "lda-vb",
-        [
-            (iterations >= 1, "iterations >= 1", iterations),
-            (alpha > 0, "alpha > 0", alpha),
-            (eta > 0, "eta > 0", eta),
-            (batch_size >= 1, "batch_size >= 1", batch_size),
-        ],
-    )
-    if not tau0 >= 0:
-        raise InputError(f"lda-vb needs tau0 >= 0 (the delay τ₀ of ρ_t = (τ₀ + t)^-κ), got tau0={tau0}")
-    if not 0.5 < kappa <= 1:
-        raise InputError(
-            f"lda-vb needs 0.5 < kappa <= 1 (Hoffman et al. 2010's condition for convergence of ρ_t = (τ₀ + t)^-κ), "
-            f"got kappa={kappa}"
-        )
-    check_each(
-        "lda-vb",
-        [
-            (e_step_iterations >= 1, "e_step_iterations >= 1", e_step_iterations),
-            (e_step_tol > 0, "e_step_tol > 0", e_step_tol),
-        ],
-    )
+    check_hyperparameters("lda-vb", RULES, locals())  # the arguments by name, before any other local
     bow = BagOfWords.of(corpus)
     n_docs, n_tokens = bow.n_docs, float(bow.counts.sum())
     rng = family_generator(seed, "train lda-vb")

@@ -33,9 +33,13 @@ from tealeaves.errors import InputError, check_each
 from tealeaves.jit import by_documents
 from tealeaves.models._bow import BagOfWords, topic_word_statistics
 from tealeaves.models._kernels import plsi_e_step, plsi_fold_in
+from tealeaves.models.hyperparameters import check_hyperparameters, count, positive
 from tealeaves.models.topic_model import TopicModel
 from tealeaves.progress import ProgressCallback, notify
 from tealeaves.rng import family_generator
+
+RULES = {"iterations": count(1), "smoothing": positive(why="Chang et al. use 1"), "beta": positive()}
+"""The ranges of :func:`fit`'s hyperparameters (:mod:`tealeaves.models.hyperparameters`)."""
 
 
 def fit(
@@ -53,14 +57,7 @@ def fit(
     The starting θ and Φ are drawn from the ``"train plsi"`` stream family under ``seed``
     (:func:`tealeaves.rng.family_generator`).
     """
-    check_each(
-        "plsi",
-        [
-            (iterations >= 1, "iterations >= 1", iterations),
-            (smoothing > 0, "smoothing > 0 (Chang et al. use 1)", smoothing),
-            (beta > 0, "beta > 0", beta),
-        ],
-    )
+    check_hyperparameters("plsi", RULES, locals())  # the arguments by name, before any other local
     bow = BagOfWords.of(corpus)
     lengths = np.diff(np.asarray(corpus.offsets, dtype=np.int64)).astype(np.float64)
     n_tokens = float(lengths.sum())

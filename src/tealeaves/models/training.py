@@ -13,7 +13,7 @@ import inspect
 import math
 import os
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -23,6 +23,7 @@ from tealeaves.artifacts import check_writable
 from tealeaves.corpus import Corpus, as_corpus
 from tealeaves.errors import EmptyResultError, InputError, is_count, is_real, unknown_name, with_guesses
 from tealeaves.extras import require
+from tealeaves.models.hyperparameters import Rule, check_hyperparameters, named_elsewhere
 from tealeaves.models.topic_model import TRAINING_DOCUMENTS, TopicModel
 from tealeaves.progress import ProgressCallback
 
@@ -114,6 +115,35 @@ def trainer_params(model: str) -> dict[str, Any]:
     return {name: p.default for name, p in signature.parameters.items() if p.kind is inspect.Parameter.KEYWORD_ONLY}
 
 
+def trainer_rules(model: str) -> dict[str, Rule]:
+    """The ranges and choices of a trainer's hyperparameters: the ``RULES`` beside its ``fit``.
+
+    Parameters
+    ----------
+    model : str
+        A trainer of :data:`TRAINERS`.
+
+    Returns
+    -------
+    dict of str to Rule
+        Each hyperparameter with a range or choices, and its :class:`~tealeaves.models.hyperparameters.Rule`;
+        :func:`train` and a sweep's configuration check them before any work.
+
+    Raises
+    ------
+    InputError
+        For an unknown trainer.
+
+    Examples
+    --------
+    >>> from tealeaves.models import trainer_rules
+    >>> {name: rule.describe(name) for name, rule in trainer_rules("plsi").items()}
+    {'iterations': 'iterations >= 1 (a whole number)', 'smoothing': 'smoothing > 0 (Chang et al. use 1)', 'beta': 'beta > 0'}
+    """
+    module = _spec(model).fit.split(":")[0]
+    return dict(getattr(importlib.import_module(module), "RULES", {}))  # a trainer registered without rules: none
+
+
 def train(
     corpus: Corpus | str | os.PathLike[str] | Any,
     model: str = "lda-gibbs",
@@ -184,13 +214,9 @@ def train(
         raise InputError(f"k must be a positive number of topics, got {k!r}")
     k = int(k)
     accepted = trainer_params(model)
-    unknown = sorted(set(params) - set(accepted))
-    if unknown:
-        raise InputError(
-            f"{model} has no parameter {with_guesses(unknown, accepted)}; its parameters are "
-            f"{', '.join(sorted(accepted))}"
-        )
+    check_param_names(model, params, accepted)
     check_param_types(model, params, accepted)
+    check_hyperparameters(model, trainer_rules(model), params)
     if out is not None:
         check_writable(out, force, inputs=[corpus])
     corpus = as_corpus(corpus)
@@ -213,6 +239,23 @@ def train(
     if out is not None:
         fitted.save(out, force=force)
     return fitted
+
+
+def check_param_names(model: str, names: Iterable[str], accepted: Mapping[str, Any]) -> None:
+    """Refuse the names a trainer does not have, each with the one it most likely meant: ours where the
+    name is another tool's (``decay``, gensim's name for lda-vb's ``kappa``; ``num_topics``, for ``k``),
+    else the closest by spelling."""
+    unknown = sorted(set(names) - set(accepted))
+    if not unknown:
+        return
+    elsewhere = named_elsewhere(trainer_rules(model))
+    named = [
+        f"{name} ({elsewhere[name][1]} name for {elsewhere[name][0]})"
+        if name in elsewhere
+        else with_guesses([name], accepted)
+        for name in unknown
+    ]
+    raise InputError(f"{model} has no parameter {', '.join(named)}; its parameters are {', '.join(sorted(accepted))}")
 
 
 def check_param_types(model: str, params: Mapping[str, Any], accepted: Mapping[str, Any]) -> None:

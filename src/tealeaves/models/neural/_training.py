@@ -27,7 +27,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from tealeaves.corpus import Corpus
-from tealeaves.errors import ArtifactError, InputError, MissingDependencyError, is_count, is_real
+from tealeaves.errors import ArtifactError, InputError, MissingDependencyError, is_count
 from tealeaves.progress import ProgressCallback, notify
 from tealeaves.rng import family_generator, family_seed
 
@@ -520,13 +520,6 @@ def weights_from_extra(network: Any, extra: dict[str, np.ndarray], kind: str) ->
             )
         state[name] = torch.from_numpy(array.copy()).to(state[name].dtype)
     network.load_state_dict(state)
-
-
-def check_positive(kind: str, **values: float) -> None:
-    """Refuse any of ``values`` that is not a positive number, naming it."""
-    for name, value in values.items():
-        if not is_real(value) or not value > 0:
-            raise InputError(f"{kind} needs {name} > 0, got {value!r}")
 
 
 def check_count(kind: str, minimum: int, **values: int) -> None:

@@ -69,13 +69,12 @@ import scipy.sparse as sp
 
 from tealeaves.confirmation import Conventions, normalized_log_ratio
 from tealeaves.corpus import Corpus
-from tealeaves.errors import InputError, is_real
+from tealeaves.errors import InputError
+from tealeaves.models.hyperparameters import check_hyperparameters, count, one_of, positive, real
 from tealeaves.models.neural._training import (
     Batch,
     DocTerm,
     annealing_factor,
-    check_count,
-    check_positive,
     copy_state,
     encode_all,
     infer_with_encoder,
@@ -93,6 +92,22 @@ from tealeaves.progress import ProgressCallback
 KIND = "dvae"
 BN_EPS = 1e-3
 MIN_CONCENTRATION = 1e-5
+RULES = {
+    "alpha": positive(),
+    "learning_rate": positive(),
+    "beta_reg": real(0),
+    "gamma_bn": count(0),
+    "gamma_kl": count(1),
+    "epochs": count(1),
+    "batch_size": count(1),
+    "encoder_dim": count(1),
+    "dropout": real(0, 1, high_open=True),
+    "checkpoint": one_of("npmi", "last", why="the epoch of the best NPMI, Hoyle et al.'s, or the last"),
+    "checkpoint_every": count(1),
+    "threads": count(1),
+}
+"""The ranges of :func:`fit`'s hyperparameters (:mod:`tealeaves.models.hyperparameters`); ``device`` is
+:func:`~tealeaves.models.neural._training.resolve_device`'s to read."""
 LOG_EPS = 1e-10
 CHECKPOINT_WORDS = 10  # Hoyle et al.'s eval_words
 
@@ -206,17 +221,7 @@ def fit(
 
 def _params(corpus: Corpus, k: int, seed: int, **values: Any) -> dict[str, Any]:
     """The parameters of :func:`fit` checked (an :class:`InputError` naming a bad one) and recorded."""
-    check_positive(KIND, alpha=values["alpha"], learning_rate=values["learning_rate"])
-    counts = ("epochs", "gamma_kl", "batch_size", "encoder_dim", "threads", "checkpoint_every")
-    check_count(KIND, 1, **{name: values[name] for name in counts})
-    check_count(KIND, 0, gamma_bn=values["gamma_bn"])
-    beta_reg, dropout, checkpoint = values["beta_reg"], values["dropout"], values["checkpoint"]
-    if checkpoint not in ("npmi", "last"):
-        raise InputError(f"dvae needs checkpoint 'npmi' (Hoyle et al.'s) or 'last', got {checkpoint!r}")
-    if not is_real(beta_reg) or not beta_reg >= 0:
-        raise InputError(f"dvae needs beta_reg >= 0, got {beta_reg!r}")
-    if not is_real(dropout) or not 0 <= dropout < 1:
-        raise InputError(f"dvae needs 0 <= dropout < 1, got {dropout!r}")
+    check_hyperparameters(KIND, RULES, values)
     if k < 2:
         raise InputError("dvae needs k >= 2: with one topic θ is always 1")
     if len(corpus) < 2:
@@ -226,8 +231,8 @@ def _params(corpus: Corpus, k: int, seed: int, **values: Any) -> dict[str, Any]:
         "k": k,
         **{name: float(values[name]) for name in ("alpha", "learning_rate", "beta_reg")},
         **{name: int(values[name]) for name in ("gamma_bn", "gamma_kl", "epochs", "batch_size", "encoder_dim")},
-        "dropout": float(dropout),
-        "checkpoint": checkpoint,
+        "dropout": float(values["dropout"]),
+        "checkpoint": values["checkpoint"],
         "checkpoint_every": int(values["checkpoint_every"]),
         "device": values["device"],
         "threads": values["threads"],

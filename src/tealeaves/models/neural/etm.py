@@ -78,12 +78,11 @@ import scipy.sparse as sp
 
 from tealeaves.artifacts import atomic_file, cache_root
 from tealeaves.corpus import Corpus
-from tealeaves.errors import InputError, MissingDependencyError, is_real
+from tealeaves.errors import InputError, MissingDependencyError
+from tealeaves.models.hyperparameters import check_hyperparameters, count, one_of, positive, real
 from tealeaves.models.neural._training import (
     Batch,
     DocTerm,
-    check_count,
-    check_positive,
     copy_state,
     encode_all,
     infer_with_encoder,
@@ -103,6 +102,21 @@ KIND = "etm"
 LOG_EPS = 1e-6
 SKIP_GRAM = {"window": 4, "negative": 10, "epochs": 5}  # Dieng et al.'s skipgram.py
 UNSEEN_SCALE = 0.6
+DIENG = "Dieng et al.'s"
+RULES = {
+    "learning_rate": positive(also={"lr": DIENG}),
+    "weight_decay": real(0, also={"wdecay": DIENG}),
+    "anneal_lr": one_of(False, True),  # also 0 and 1, Hoyle et al.'s indicator
+    "epochs": count(1),
+    "batch_size": count(1),
+    "encoder_dim": count(1, also={"t_hidden_size": DIENG}),
+    "embedding_dim": count(1, also={"rho_size": DIENG, "emb_size": DIENG}),
+    "validation_share": real(0, 1, high_open=True),
+    "embedding_seed": count(0),
+    "threads": count(1),
+}
+"""The ranges of :func:`fit`'s hyperparameters (:mod:`tealeaves.models.hyperparameters`); ``device`` is
+:func:`~tealeaves.models.neural._training.resolve_device`'s to read, ``validation`` a corpus."""
 NONMONO, LR_FACTOR, MIN_LR = 10, 4.0, 1e-5
 NEEDS_GENSIM = "etm learns its word embeddings with gensim: pip install 'tealeaves[neural]'"
 
@@ -220,23 +234,14 @@ def fit(
 
 def _params(k: int, seed: int, **values: Any) -> dict[str, Any]:
     """The parameters of :func:`fit` checked (an :class:`InputError` naming a bad one) and recorded."""
-    check_positive(KIND, learning_rate=values["learning_rate"])
-    check_count(
-        KIND, 1, **{name: values[name] for name in ("epochs", "batch_size", "encoder_dim", "embedding_dim", "threads")}
-    )
-    check_count(KIND, 0, embedding_seed=values["embedding_seed"])
-    weight_decay, anneal_lr = values["weight_decay"], values["anneal_lr"]
-    if not is_real(weight_decay) or not weight_decay >= 0:
-        raise InputError(f"etm needs weight_decay >= 0, got {weight_decay!r}")
-    if anneal_lr not in (True, False):  # also 0 and 1, Hoyle et al.'s indicator
-        raise InputError(f"etm needs anneal_lr to be true or false (1 or 0), got {anneal_lr!r}")
+    check_hyperparameters(KIND, RULES, values)
     if k < 2:
         raise InputError("etm needs k >= 2: with one topic θ is always 1")
     return {
         "k": k,
         "learning_rate": float(values["learning_rate"]),
-        "weight_decay": float(weight_decay),
-        "anneal_lr": bool(anneal_lr),
+        "weight_decay": float(values["weight_decay"]),
+        "anneal_lr": bool(values["anneal_lr"]),
         **{name: int(values[name]) for name in ("epochs", "batch_size", "encoder_dim", "embedding_dim")},
         "validation_share": float(values["validation_share"]),
         "embedding_seed": int(values["embedding_seed"]),
@@ -389,8 +394,6 @@ def _validation_split(
     corpus: Corpus, validation: Corpus | str | os.PathLike[str] | None, share: float, seed: int
 ) -> tuple[np.ndarray, Corpus, str]:
     """(training document ids, the corpus scored by document completion, a description of it)."""
-    if not is_real(share) or not 0 <= share < 1:
-        raise InputError(f"etm needs validation_share in [0, 1), got {share!r}")
     everything = np.arange(len(corpus))
     if validation is not None:
         if share:
