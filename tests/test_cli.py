@@ -154,6 +154,10 @@ def test_trainers_lists_each_trainers_hyperparameters_with_what_train_accepts(do
         invoke("train", tmp_path / "absent", "--out", tmp_path / "m", "-m", "lda-vb", "-p", "kappa=0.5"),
         "lda-vb needs 0.5 < kappa <= 1 (Hoffman et al. 2010's condition",
     )
+    # a text-valued hyperparameter keeps what was written: -p checkpoint=2024 was the number 2024
+    refused = invoke("train", tmp_path / "absent", "--out", tmp_path / "m", "-m", "dvae", "-p", "checkpoint=2024")
+    assert_refused(refused, "dvae needs checkpoint in {npmi, last} (the epoch of the best NPMI")
+    assert "got '2024'" in refused.stderr
     assert not (tmp_path / "m").exists()
 
 

@@ -18,7 +18,7 @@ import re
 import shlex
 import typing
 import warnings
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Collection, Iterator
 from pathlib import Path
 from typing import Annotated, Any, TypeVar
 
@@ -271,17 +271,19 @@ def show(as_json: bool, payload: Callable[[], Any], *renderables: Any) -> None:
         console.print(item, highlight=False)
 
 
-def parse_param(values: list[str]) -> dict[str, Any]:
-    """``NAME=VALUE`` pairs; values are read as JSON when they parse (numbers, true, lists)."""
+def parse_param(values: list[str], texts: Collection[str] = ()) -> dict[str, Any]:
+    """``NAME=VALUE`` pairs; values are read as JSON when they parse (numbers, true, lists), except those of
+    ``texts``, the names whose values are strings, kept as written (``-p checkpoint=2024`` is the text 2024)."""
     params: dict[str, Any] = {}
     for item in values:
         name, sep, raw = item.partition("=")
         if not sep or not name:
             raise InputError(f"--param takes NAME=VALUE, got {item!r}")
+        name = name.replace("-", "_")
         try:
-            params[name.replace("-", "_")] = json.loads(raw)
+            params[name] = raw if name in texts else json.loads(raw)
         except json.JSONDecodeError:
-            params[name.replace("-", "_")] = raw
+            params[name] = raw
     return params
 
 

@@ -49,8 +49,10 @@ def train(
     parameter names, e.g. -p beta_reg=0.1 -p gamma_bn=200; pip install 'tealeaves[neural]').
     """
     from tealeaves.models import train as run_train
+    from tealeaves.models import trainer_params
 
-    params = parse_param(param or [])
+    texts = [name for name, default in trainer_params(model).items() if isinstance(default, str)]
+    params = parse_param(param or [], texts)
     for name, value in (("iterations", iterations), ("epochs", epochs), ("device", device)):
         if value is not None:
             params[name] = value
