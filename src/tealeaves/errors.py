@@ -7,7 +7,7 @@ line and exits with status 2.
 from __future__ import annotations
 
 import numbers
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import Any, TypeGuard
 
 
@@ -150,7 +150,9 @@ def closest(name: object, choices: Iterable[str]) -> str | None:
     return by_lower[close[0]] if close else None
 
 
-def with_guesses(unknown: Iterable[str], known: Iterable[str]) -> str:
+def with_guesses(
+    unknown: Iterable[str], known: Iterable[str], elsewhere: Mapping[str, tuple[str, str]] | None = None
+) -> str:
     """Unknown names, each with the known one it most likely meant: ``windw (did you mean window?), foo``.
 
     Parameters
@@ -159,6 +161,9 @@ def with_guesses(unknown: Iterable[str], known: Iterable[str]) -> str:
         The names given that are not known, in the order the message lists them.
     known : iterable of str
         The names accepted.
+    elsewhere : mapping of str to (str, str), optional
+        Names other tools use, each with ours and whose name it is (``{"no_below": ("min_df",
+        "gensim's")}``): such a name is written with ours instead of a guess by spelling.
 
     Returns
     -------
@@ -169,12 +174,17 @@ def with_guesses(unknown: Iterable[str], known: Iterable[str]) -> str:
     >>> from tealeaves.errors import with_guesses
     >>> with_guesses(["iteration", "colour"], ["iterations", "beta"])
     'iteration (did you mean iterations?), colour'
+    >>> with_guesses(["passes"], ["iterations"], {"passes": ("iterations", "gensim's")})
+    "passes (gensim's name for iterations)"
     """
-    known = list(known)
+    known, elsewhere = list(known), elsewhere or {}
     named = []
     for name in unknown:
         guess = closest(name, known)
-        named.append(f"{name} (did you mean {guess}?)" if guess is not None else name)
+        if name in elsewhere:
+            named.append(f"{name} ({elsewhere[name][1]} name for {elsewhere[name][0]})")
+        else:
+            named.append(f"{name} (did you mean {guess}?)" if guess is not None else name)
     return ", ".join(named)
 
 

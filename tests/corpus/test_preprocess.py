@@ -168,6 +168,12 @@ def test_vocab_from_processes_identically_with_a_fixed_vocabulary(tmp_path):
 def test_unknown_rule_and_bad_values_are_refused(corpus_of):
     with pytest.raises(InputError, match="unknown preprocessing rule"):
         corpus_of(["a b c"], min_df_share=3)
+    # gensim's and scikit-learn's names, refused with ours
+    for given, ours in [("no_below", "gensim's name for min_df"), ("no_above", "gensim's name for max_df")]:
+        with pytest.raises(InputError, match=rf"^unknown preprocessing rule\(s\) {given} \({ours}\); known rules: "):
+            corpus_of(["a b c"], **{given: 5})
+    with pytest.raises(InputError, match=r"stop_words \(scikit-learn's name for stopwords\), tokeniser \(did you"):
+        corpus_of(["a b c"], stop_words="english", tokeniser="spacy")
     with pytest.raises(InputError, match="min_df"):
         corpus_of(["a b c"], min_df="lots")
     with pytest.raises(InputError, match="max_df"):

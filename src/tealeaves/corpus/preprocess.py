@@ -47,7 +47,7 @@ from typing import Any
 
 import numpy as np
 
-from tealeaves.errors import InputError, MissingDependencyError
+from tealeaves.errors import InputError, MissingDependencyError, with_guesses
 
 TOKEN_PATTERN = r"^[\w-]*[a-zA-Z][\w-]*$"
 ENTITY_TYPES = ("ORG", "PERSON", "FAC", "GPE", "LOC")
@@ -81,6 +81,14 @@ def min_df_threshold(n_docs: int) -> float:
     (2.0, 109.2)
     """
     return 2.0 * (0.02 * n_docs) ** (1.0 / math.log(10.0))
+
+
+RULES_ELSEWHERE = {
+    "no_below": ("min_df", "gensim's"),  # Dictionary.filter_extremes: kept where in at least no_below documents
+    "no_above": ("max_df", "gensim's"),  # a share of the documents, as a float max_df
+    "stop_words": ("stopwords", "scikit-learn's"),
+}
+"""The names gensim and scikit-learn give the rules (name -> ours, whose), for the refusal of one."""
 
 
 @dataclass(frozen=True)
@@ -126,7 +134,11 @@ class PreprocessConfig:
     >>> PreprocessConfig.from_rules(min_dff=3)
     Traceback (most recent call last):
     ...
-    tealeaves.errors.InputError: unknown preprocessing rule(s) min_dff; known rules: ...
+    tealeaves.errors.InputError: unknown preprocessing rule(s) min_dff (did you mean min_df?); known rules: ...
+    >>> PreprocessConfig.from_rules(no_below=5)
+    Traceback (most recent call last):
+    ...
+    tealeaves.errors.InputError: unknown preprocessing rule(s) no_below (gensim's name for min_df); known rules: ...
     """
 
     min_doc_words: int = 25
@@ -149,7 +161,8 @@ class PreprocessConfig:
         unknown = sorted(set(rules) - known)
         if unknown:
             raise InputError(
-                f"unknown preprocessing rule(s) {', '.join(unknown)}; known rules: {', '.join(sorted(known))}"
+                f"unknown preprocessing rule(s) {with_guesses(unknown, known, RULES_ELSEWHERE)}; "
+                f"known rules: {', '.join(sorted(known))}"
             )
         if "entity_types" in rules:
             given = rules["entity_types"]

@@ -248,14 +248,8 @@ def check_param_names(model: str, names: Iterable[str], accepted: Mapping[str, A
     unknown = sorted(set(names) - set(accepted))
     if not unknown:
         return
-    elsewhere = named_elsewhere(trainer_rules(model))
-    named = [
-        f"{name} ({elsewhere[name][1]} name for {elsewhere[name][0]})"
-        if name in elsewhere
-        else with_guesses([name], accepted)
-        for name in unknown
-    ]
-    raise InputError(f"{model} has no parameter {', '.join(named)}; its parameters are {', '.join(sorted(accepted))}")
+    named = with_guesses(unknown, accepted, named_elsewhere(trainer_rules(model)))
+    raise InputError(f"{model} has no parameter {named}; its parameters are {', '.join(sorted(accepted))}")
 
 
 def check_param_types(model: str, params: Mapping[str, Any], accepted: Mapping[str, Any]) -> None:
