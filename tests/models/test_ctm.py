@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 import pytest
 from scipy.optimize import minimize
 
 from tealeaves.corpus import Corpus, Vocabulary
 from tealeaves.errors import ArtifactError, InputError
-from tealeaves.models import TopicModel, train
+from tealeaves.models import TopicModel, ctm, train
 from tealeaves.models._kernels import ctm_e_step
 from tealeaves.models.compare import match_topics
 
@@ -137,5 +139,6 @@ def test_inference_and_layout():
         broken.infer(corpus)
     with pytest.raises(InputError, match="prior_mean"):
         TopicModel(model.vocab, model.phi, kind="ctm").infer(corpus)
-    with pytest.raises(InputError, match="k >= 2"):
-        train(corpus, "ctm", k=1)
+    for fit in (functools.partial(train, corpus, "ctm"), functools.partial(ctm.fit, corpus)):  # train and fit alike
+        with pytest.raises(InputError, match=r"^ctm needs k >= 2 \(a whole number; with one topic there are no "):
+            fit(k=1)

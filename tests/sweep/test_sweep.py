@@ -634,6 +634,10 @@ def test_the_example_configuration_reads():
             {"models": ["lda-gibbs"], "space": {"lda-gibbs": {"iterations": [500, 0]}}},
             r"the choice 0 is a value lda-gibbs refuses; it needs iterations >= 1 \(a whole number\)$",
         ),
+        (
+            {"models": ["lda-gibbs", "etm"], "k": 1, "space": {"etm": {"epochs": [10]}}},
+            r"^etm needs k >= 2 \(a whole number; with one topic θ is always 1\), got 1$",
+        ),
         # the filter's threshold was used as given: NaN dropped every model, "0.7" failed every trial's scoring
         ({"models": ["lda-gibbs"], "score": {"min_uniqueness": "0.7"}}, r"min_uniqueness must be .* got '0.7'$"),
         ({"models": ["lda-gibbs"], "score": {"min_uniqueness": float("nan")}}, r"min_uniqueness must be"),

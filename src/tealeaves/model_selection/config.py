@@ -24,7 +24,7 @@ from tealeaves.model_selection.space import (
     parse_constraint,
     parse_distribution,
 )
-from tealeaves.models.hyperparameters import check_distribution
+from tealeaves.models.hyperparameters import check_distribution, check_hyperparameters
 from tealeaves.models.training import check_param_names, check_param_types, trainer_params, trainer_rules
 
 STEPS = ("iterations", "epochs")  # the parameter counting a trainer's passes, capped by ``max_steps``
@@ -175,6 +175,7 @@ class SweepConfig:
             raise InputError(f"no ranges for {model!r}: add a [space.{model}] table to the configuration")
         check_param_names(model, space, accepted)
         rules = trainer_rules(model)
+        check_hyperparameters(model, rules, {"k": self.k})  # ctm and the neural trainers need 2 topics
         for name, distribution in space.items():  # types and ranges, before any trial trains
             where = f"space.{model}.{name}"
             for value in getattr(distribution, "values", ()):

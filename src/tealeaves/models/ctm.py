@@ -47,6 +47,7 @@ from tealeaves.progress import ProgressCallback, notify
 
 NEWTON_STEPS = 1  # damped Newton steps for λ per round of coordinate ascent
 RULES = {
+    "k": count(2, why="with one topic there are no proportions to correlate"),
     "iterations": count(1),
     "beta": positive(),
     "e_step_iterations": count(1),
@@ -70,8 +71,6 @@ def fit(
 ) -> TopicModel:
     """Fit the CTM by ``iterations`` variational EM iterations; see the module docstring."""
     check_hyperparameters("ctm", RULES, locals())  # the arguments by name, before any other local
-    if k < 2:
-        raise InputError("ctm needs k >= 2: with one topic there are no proportions to correlate")
     bow = BagOfWords.of(corpus)
     n_tokens = float(bow.counts.sum())
     topics = plsi.fit(corpus, k, seed=seed, progress=progress, iterations=init_iterations, beta=beta).phi

@@ -216,7 +216,7 @@ def train(
     accepted = trainer_params(model)
     check_param_names(model, params, accepted)
     check_param_types(model, params, accepted)
-    check_hyperparameters(model, trainer_rules(model), params)
+    check_hyperparameters(model, trainer_rules(model), {"k": k, **params})
     if out is not None:
         check_writable(out, force, inputs=[corpus])
     corpus = as_corpus(corpus)

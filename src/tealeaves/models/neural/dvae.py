@@ -93,6 +93,7 @@ KIND = "dvae"
 BN_EPS = 1e-3
 MIN_CONCENTRATION = 1e-5
 RULES = {
+    "k": count(2, why="with one topic θ is always 1"),
     "alpha": positive(),
     "learning_rate": positive(),
     "beta_reg": real(0),
@@ -221,9 +222,7 @@ def fit(
 
 def _params(corpus: Corpus, k: int, seed: int, **values: Any) -> dict[str, Any]:
     """The parameters of :func:`fit` checked (an :class:`InputError` naming a bad one) and recorded."""
-    check_hyperparameters(KIND, RULES, values)
-    if k < 2:
-        raise InputError("dvae needs k >= 2: with one topic θ is always 1")
+    check_hyperparameters(KIND, RULES, {"k": k, **values})
     if len(corpus) < 2:
         raise InputError("dvae needs at least 2 training documents (batch norm needs two per minibatch)")
     require_torch()  # refused in one line before any work when PyTorch is missing

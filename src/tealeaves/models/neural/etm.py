@@ -104,6 +104,7 @@ SKIP_GRAM = {"window": 4, "negative": 10, "epochs": 5}  # Dieng et al.'s skipgra
 UNSEEN_SCALE = 0.6
 DIENG = "Dieng et al.'s"
 RULES = {
+    "k": count(2, why="with one topic θ is always 1"),
     "learning_rate": positive(also={"lr": DIENG}),
     "weight_decay": real(0, also={"wdecay": DIENG}),
     "anneal_lr": one_of(False, True),  # also 0 and 1, Hoyle et al.'s indicator
@@ -234,9 +235,7 @@ def fit(
 
 def _params(k: int, seed: int, **values: Any) -> dict[str, Any]:
     """The parameters of :func:`fit` checked (an :class:`InputError` naming a bad one) and recorded."""
-    check_hyperparameters(KIND, RULES, values)
-    if k < 2:
-        raise InputError("etm needs k >= 2: with one topic θ is always 1")
+    check_hyperparameters(KIND, RULES, {"k": k, **values})
     return {
         "k": k,
         "learning_rate": float(values["learning_rate"]),
