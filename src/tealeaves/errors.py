@@ -189,7 +189,12 @@ def with_guesses(
 
 
 def unknown_name(
-    what: str, name: object, choices: Iterable[str], also: str = "", guesses: Iterable[str] | None = None
+    what: str,
+    name: object,
+    choices: Iterable[str],
+    also: str = "",
+    guesses: Iterable[str] | None = None,
+    hints: Mapping[str, str] | None = None,
 ) -> InputError:
     """The refusal of an unknown ``what`` (a model, a method, a format): its closest choice and all of them.
 
@@ -206,6 +211,8 @@ def unknown_name(
     guesses : iterable of str, optional
         The names the closest is looked for among (default: ``choices``), where more are accepted than
         listed.
+    hints : mapping of str to str, optional
+        What to say of a name other tools use (``{"perplexity": "..."}``), instead of a guess by spelling.
 
     Returns
     -------
@@ -221,6 +228,8 @@ def unknown_name(
     choices = list(choices)
     guess = closest(name, choices if guesses is None else guesses)
     hint = f" did you mean {guess!r}?" if guess is not None else ""
+    if isinstance(name, str) and name.lower() in (hints or {}):
+        hint = f" {(hints or {})[name.lower()]};"
     tail = f" {also}" if also else ""
     return InputError(f"unknown {what} {name!r};{hint} choose one of {', '.join(choices)}{tail}")
 

@@ -6,6 +6,8 @@ evaluate is the same computation.
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -107,6 +109,31 @@ def test_options_are_checked_against_the_library_function():
         METRICS["likelihood"].check({"particle": 10}, "[metrics] likelihood")
     with pytest.raises(InputError, match="unknown option windw"):
         _coherence("umass", "umass").check({"windw": 3}, "umass")
+
+
+@pytest.mark.parametrize(
+    ("given", "said"),
+    [
+        (
+            "perplexity",
+            "'likelihood' is the held-out log likelihood per token (Wallach et al. 2009's left-to-right "
+            "estimate), of which the perplexity is exp(-x); choose one of npmi",
+        ),
+        ("Perplexity", "'likelihood' is the held-out log likelihood per token"),
+        (
+            "log_perplexity",
+            "'likelihood' is the held-out log likelihood per token (Wallach et al. 2009's "
+            "left-to-right estimate); gensim's log_perplexity is a variational lower bound on it",
+        ),
+        ("coherence", "'npmi' and 'cv' are Hoyle et al.'s coherences"),
+        ("td", "'diversity' gives topic diversity (td)"),
+        ("npmii", "did you mean 'npmi'?"),
+    ],
+)
+def test_a_metric_known_by_another_name_is_refused_with_ours(given, said):
+    # perplexity is what gensim (log_perplexity), scikit-learn (perplexity) and MALLET report; here it has no metric
+    with pytest.raises(InputError, match=re.escape(f"unknown metric {given!r}; {said}")):
+        get_metric(given)
 
 
 def test_document_metrics_weigh_each_document_by_the_tokens_it_scored():

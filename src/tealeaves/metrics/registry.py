@@ -125,7 +125,23 @@ def get_metric(name: str) -> Metric:
             return METRICS[measure]
         if measure in MEASURES:
             return _coherence(measure, measure)
-    raise unknown_name("metric", name, METRICS, also="or a coherence measure", guesses=[*METRICS, *MEASURES])
+    raise unknown_name(
+        "metric", name, METRICS, also="or a coherence measure", guesses=[*METRICS, *MEASURES], hints=NAMED_ELSEWHERE
+    )
+
+
+_LIKELIHOOD = "'likelihood' is the held-out log likelihood per token (Wallach et al. 2009's left-to-right estimate)"
+NAMED_ELSEWHERE = {
+    "perplexity": f"{_LIKELIHOOD}, of which the perplexity is exp(-x)",
+    "log_perplexity": f"{_LIKELIHOOD}; gensim's log_perplexity is a variational lower bound on it",
+    "heldout": _LIKELIHOOD,
+    "held_out": _LIKELIHOOD,
+    "coherence": "'npmi' and 'cv' are Hoyle et al.'s coherences, and any measure of tealeaves.coherence is one by its "
+    "name (umass, uci, ...)",
+    "td": "'diversity' gives topic diversity (td), topic uniqueness and inverted RBO",
+    "rbo": "'diversity' gives inverted RBO, topic diversity and topic uniqueness",
+}
+"""What an unknown metric name other tools or papers use means here (lowercased name -> hint)."""
 
 
 SHARE = (0.0, 1.0)  # a share of sets or of annotators (WI-Auto, word intrusion)
