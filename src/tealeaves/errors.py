@@ -180,11 +180,12 @@ def with_guesses(
     known, elsewhere = list(known), elsewhere or {}
     named = []
     for name in unknown:
-        guess = closest(name, known)
         if name in elsewhere:
             named.append(f"{name} ({elsewhere[name][1]} name for {elsewhere[name][0]})")
+        elif (guess := closest(name, known)) is not None:
+            named.append(f"{name} (did you mean {guess}?)")
         else:
-            named.append(f"{name} (did you mean {guess}?)" if guess is not None else name)
+            named.append(name)
     return ", ".join(named)
 
 
@@ -225,11 +226,11 @@ def unknown_name(
     >>> print(unknown_name("model", "lda_gibbs", ["lda-gibbs", "plsi"]))
     unknown model 'lda_gibbs'; did you mean 'lda-gibbs'? choose one of lda-gibbs, plsi
     """
-    choices = list(choices)
+    choices, hints = list(choices), hints or {}
     guess = closest(name, choices if guesses is None else guesses)
     hint = f" did you mean {guess!r}?" if guess is not None else ""
-    if isinstance(name, str) and name.lower() in (hints or {}):
-        hint = f" {(hints or {})[name.lower()]};"
+    if isinstance(name, str) and name.lower() in hints:
+        hint = f" {hints[name.lower()]};"
     tail = f" {also}" if also else ""
     return InputError(f"unknown {what} {name!r};{hint} choose one of {', '.join(choices)}{tail}")
 

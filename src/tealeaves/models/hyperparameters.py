@@ -3,11 +3,13 @@
 Each trainer module holds ``RULES``, a :class:`Rule` for each hyperparameter that has a range
 or a set of choices. Its ``fit`` checks its arguments against them (:func:`check_hyperparameters`).
 :func:`~tealeaves.models.train` (so ``tealeaves train -p``) and a sweep's configuration check
-the same rules before any work. A sweep whose ``[space.lda-gibbs]`` draws ``alpha_sum`` from
+the same rules before any work: a sweep whose ``[space.lda-gibbs]`` draws ``alpha_sum`` from
 ``{uniform = [-1, 1]}`` is refused when its configuration is read (:func:`check_distribution`),
-where it used to fail at the start of every trial it drew a negative value for. The modules
-that hold the rules import neither PyTorch nor gensim, so a neural trainer's rules are read
-without them.
+not at the start of each trial that draws a negative value. A rule's ``also`` names what
+gensim, scikit-learn, MALLET or Dieng et al. call the hyperparameter, so that a user who writes
+that name is told ours (:func:`named_elsewhere`: ``decay`` is gensim's name for lda-vb's
+``kappa``). The modules that hold the rules import neither PyTorch nor gensim, so a neural
+trainer's rules are read without them.
 """
 
 from __future__ import annotations

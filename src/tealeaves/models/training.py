@@ -126,8 +126,9 @@ def trainer_rules(model: str) -> dict[str, Rule]:
     Returns
     -------
     dict of str to Rule
-        Each hyperparameter with a range or choices, and its :class:`~tealeaves.models.hyperparameters.Rule`;
-        :func:`train` and a sweep's configuration check them before any work.
+        Each hyperparameter with a range or choices, and its :class:`~tealeaves.models.hyperparameters.Rule`
+        (and ``k``'s, where a trainer needs more than one topic); :func:`train` and a sweep's configuration
+        check them before any work.
 
     Raises
     ------
