@@ -24,7 +24,8 @@ from tealeaves.coherence import RefIndex, diversity, inverted_rbo, score
 from tealeaves.corpus import Corpus, Vocabulary
 from tealeaves.errors import TealeavesError
 from tealeaves.likelihood import complete, estimate, perturbation_study, predictive, temperatures_schedule
-from tealeaves.models import TopicModel, as_topics, topic_significance
+from tealeaves.metrics import get_metric
+from tealeaves.models import TopicModel, as_topics, topic_significance, trainer_rules
 from tealeaves.parallel import parallel_map
 
 WRONG = {
@@ -96,6 +97,11 @@ def calls(model, corpus, index):
         "parallel_map(workers)": lambda v: parallel_map(abs, [1, -2], workers=v),
         "parallel_map(scheduler)": lambda v: parallel_map(abs, [1, -2], scheduler=v),
         "Topics.top(n)": lambda v: as_topics(model).top(v),  # -1 dropped each topic's last word
+        "trainer_rules(model)": lambda v: trainer_rules(v),
+        "lda-vb(kappa)": lambda v: tealeaves.train(corpus, "lda-vb", k=2, kappa=v, iterations=2),
+        "dvae(checkpoint)": lambda v: tealeaves.train(corpus, "dvae", k=2, checkpoint=v),  # refused before torch
+        "etm(validation_share)": lambda v: tealeaves.train(corpus, "etm", k=2, validation_share=v, epochs=1),
+        "get_metric(name)": lambda v: get_metric(v),
     }
 
 
