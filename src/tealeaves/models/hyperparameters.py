@@ -103,10 +103,8 @@ def count(minimum: int = 1, why: str = "", also: Mapping[str, str] | None = None
     ----------
     minimum : int
         The smallest value accepted.
-    why : str
-        Where the range comes from, for the message.
-    also : mapping of str to str, optional
-        The names other tools give it, each with whose name it is (:class:`Rule`).
+    why, also : str and mapping of str to str, optional
+        Where the rule comes from and the names other tools give the hyperparameter (:class:`Rule`).
 
     Returns
     -------
@@ -138,10 +136,8 @@ def real(
         The ends; None leaves that side unbounded.
     low_open, high_open : bool
         Whether each end is excluded.
-    why : str
-        Where the range comes from, for the message.
-    also : mapping of str to str, optional
-        The names other tools give it, each with whose name it is (:class:`Rule`).
+    why, also : str and mapping of str to str, optional
+        Where the rule comes from and the names other tools give the hyperparameter (:class:`Rule`).
 
     Returns
     -------
@@ -162,10 +158,8 @@ def positive(why: str = "", also: Mapping[str, str] | None = None) -> Rule:
 
     Parameters
     ----------
-    why : str
-        Where the range comes from, for the message.
-    also : mapping of str to str, optional
-        The names other tools give it, each with whose name it is (:class:`Rule`).
+    why, also : str and mapping of str to str, optional
+        Where the rule comes from and the names other tools give the hyperparameter (:class:`Rule`).
 
     Returns
     -------
@@ -187,10 +181,8 @@ def one_of(*choices: Any, why: str = "", also: Mapping[str, str] | None = None) 
     ----------
     *choices : str, int or float
         The values accepted.
-    why : str
-        What they mean, for the message.
-    also : mapping of str to str, optional
-        The names other tools give it, each with whose name it is (:class:`Rule`).
+    why, also : str and mapping of str to str, optional
+        Where the rule comes from and the names other tools give the hyperparameter (:class:`Rule`).
 
     Returns
     -------
