@@ -148,6 +148,7 @@ def test_trainers_lists_each_trainers_hyperparameters_with_what_train_accepts(do
     assert params["learn_alpha"]["accepts"] == "true or false"
     assert "iterations >= 1 (a whole number)" in invoke("trainers", "lda-gibbs").stdout
     assert "Dirichlet VAE" in invoke("trainers").stdout
+    assert "--k: k >= 2 (a whole number;" in invoke("trainers", "ctm").stdout
     assert_refused(invoke("trainers", "lda-vbb"), "did you mean 'lda-vb'")
     # what it lists is what train refuses, before the corpus is read
     assert_refused(

@@ -93,7 +93,8 @@ def trainers(
         return
     defaults, rules = trainer_params(model), trainer_rules(model)  # an unknown trainer: refused by name
     accepts = {name: _accepts(name, default, rules.get(name)) for name, default in defaults.items()}
-    table = Table(title=f"{model}: {TRAINERS[model].description}", title_justify="left")
+    topics = f"--k: {rules['k'].describe('k')}" if "k" in rules else None  # ctm and the neural trainers need 2
+    table = Table(title=f"{model}: {TRAINERS[model].description}", title_justify="left", caption=topics)
     for column in ("parameter", "default", "accepts"):
         table.add_column(column)
     for name, default in defaults.items():
