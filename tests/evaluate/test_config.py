@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 import re
 from pathlib import Path
 
@@ -9,6 +10,7 @@ import numpy as np
 
 from tealeaves.corpus import Vocabulary
 from tealeaves.evaluation import METRICS, read_config
+from tealeaves.likelihood.estimators import left_to_right
 from tealeaves.models import TopicModel
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -34,7 +36,8 @@ def test_defaults_are_the_issues():
     """NPMI (s = 10) and C_V (s = 110) at top-10, WI-Auto, left-to-right sis where there is a prior."""
     assert METRICS["npmi"].defaults["window"] == 10 and METRICS["npmi"].defaults["topn"] == 10
     assert METRICS["cv"].defaults["window"] == 110 and METRICS["cv"].defaults["topn"] == 10
-    assert METRICS["likelihood"].defaults == {"method": "left-to-right", "variant": "sis"}
+    assert METRICS["likelihood"].defaults == {"method": "left-to-right"}
+    assert inspect.signature(left_to_right).parameters["variant"].default == "sis"
     # OCTIS's metrics and the embedding metrics (validate's defaults): turned on in [metrics]
     off = {"significance", "classification", "embedding", "embedding_centroid", "embedding_intrusion"}
     assert all(metric.default != (name in off) for name, metric in METRICS.items())

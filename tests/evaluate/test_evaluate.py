@@ -406,6 +406,21 @@ def test_a_decoder_that_is_not_a_mixture_skips_the_likelihood_and_keeps_the_pred
     assert "heldout_log_likelihood" not in set(result.per_model["metric"])
 
 
+@pytest.mark.parametrize(
+    "options",
+    [{"method": "ais", "temperatures": 20}, {"method": "chib", "samples": 20, "burn_in": 5}, {"method": "is-pzw"}],
+)
+def test_every_estimator_of_wallach_et_al_runs_from_a_configuration(planted, tmp_path, options):
+    # the metric's default variant ("sis", left-to-right's) was merged into every method's options, so that any
+    # other method was refused: "[metrics] likelihood has unknown option variant"
+    cfg = {**config(planted, "lda"), "metrics": {name: name == "likelihood" for name in METRICS}}
+    cfg["metrics"]["likelihood"] = options
+    result = tealeaves.evaluate(cfg, tmp_path / "run")
+    measured = result.per_model.set_index("metric").loc["heldout_log_likelihood", "mean"]
+    heldout, model = Corpus.load(planted / "heldout"), TopicModel.load(planted / "lda")
+    assert measured == pytest.approx(estimate(model, None, heldout, seed=0, **options).per_token, rel=1e-12)
+
+
 def test_step_keys_follow_the_code_of_a_development_version(monkeypatch):
     from tealeaves.evaluation import run
 

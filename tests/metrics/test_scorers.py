@@ -66,6 +66,11 @@ def test_a_likelihood_scorer_estimates_the_held_out_folds_log_likelihood_per_tok
     found = scorer("likelihood", particles=5, seed=3)(pipeline, held)
     assert found == pytest.approx(expected.log_prob.sum() / expected.n_tokens.sum(), rel=1e-12)
     assert found < 0
+    # another of Wallach et al.'s estimators (the left-to-right variant was merged into its options and refused)
+    ais = estimate(model, None, corpus, method="ais", temperatures=10, seed=3)
+    assert scorer("likelihood", method="ais", temperatures=10, seed=3)(pipeline, held) == pytest.approx(
+        ais.log_prob.sum() / ais.n_tokens.sum(), rel=1e-12
+    )
 
 
 def test_a_bare_estimator_is_scored_on_a_document_term_matrix_of_its_words(texts, pipeline):

@@ -214,7 +214,7 @@ register(
         "likelihood",
         likelihood_metric,
         {"heldout_log_likelihood": Output("held-out log likelihood per token", unit="document")},
-        defaults={"method": "left-to-right", "variant": "sis"},
+        defaults={"method": "left-to-right"},  # its variant "sis" is left_to_right's: no other method takes one
         needs=("heldout",),
         model_only=True,
         applies=not_a_dirichlet_mixture,
