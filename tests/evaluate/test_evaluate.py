@@ -344,6 +344,12 @@ def test_a_registered_metric_runs_when_configured(planted, tmp_path, monkeypatch
         ({"models": [{"name": "m", "path": "nowhere"}]}, "does not exist"),
         ({"primary": ["npmi"], "metrics": {"npmi": False}}, r"does not compute: npmi \(\[metrics\] npmi is off\)"),
         ({"primary": ["model_precision"]}, r"does not compute: model_precision \(\[study\] is not given\)"),
+        # an estimator's option out of range was refused when the metric ran, after the others
+        (
+            {"metrics": {"likelihood": {"particles": -5}}},
+            r"^\[metrics\] likelihood: left-to-right needs particles >= 1 \(a whole number\), got -5$",
+        ),
+        ({"metrics": {"likelihood": {"method": "ais", "temperatures": 0}}}, r"likelihood: ais needs temperatures >= 1"),
     ],
 )
 def test_bad_configuration_is_refused_before_any_work(planted, tmp_path, change, message):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import numba
 import numpy as np
@@ -11,8 +12,9 @@ from scipy.special import logsumexp
 
 from tealeaves.corpus import Corpus, Vocabulary
 from tealeaves.errors import InputError
-from tealeaves.likelihood import METHODS, estimate, exact, synthetic_corpus
+from tealeaves.likelihood import METHODS, completion, estimate, estimators, exact, synthetic_corpus
 from tealeaves.likelihood import _kernels as kernels
+from tealeaves.likelihood.documents import as_documents
 from tealeaves.likelihood.estimators import ICM_SWEEPS
 from tealeaves.models import TopicModel
 from tealeaves.results import write_result
@@ -260,11 +262,16 @@ def test_kernels_use_one_stream_per_document_index(small):
     [
         ({"method": "perplexity"}, "unknown method"),
         ({"method": "chib", "particles": 3}, "has no parameter particles"),
-        ({"method": "chib", "samples": 0}, "samples must be an integer >= 1"),
-        ({"method": "left-to-right", "particles": 2.5}, "particles must be an integer"),
-        ({"method": "left-to-right", "variant": "smc"}, "variant must be one of"),
-        ({"method": "ais", "schedule": "cosine"}, "schedule must be one of"),
-        ({"method": "harmonic-mean", "burn_in": -1}, "burn_in must be an integer >= 0"),
+        ({"method": "chib", "samples": 0}, r"^chib needs samples >= 1 \(a whole number\), got 0$"),
+        ({"method": "left-to-right", "particles": 2.5}, r"^left-to-right needs particles >= 1 \(a whole number\)"),
+        ({"method": "left-to-right", "variant": "smc"}, r"^left-to-right needs variant in \{sis, wallach, mallet\}"),
+        ({"method": "ais", "schedule": "cosine"}, r"^ais needs schedule in \{linear, geometric, sigmoid\}"),
+        ({"method": "harmonic-mean", "burn_in": -1}, r"^harmonic-mean needs burn_in >= 0 \(a whole number\), got -1$"),
+        ({"method": "ais", "temperatures": True}, r"^ais needs temperatures >= 1 \(a whole number\), got True$"),
+        (
+            {"method": "left-to-right", "num_particles": 5},
+            r"has no parameter num_particles \(MALLET's name for particles\)",
+        ),
         ({"runs": 0}, "runs must be an integer >= 1"),
     ],
 )
@@ -272,6 +279,24 @@ def test_bad_parameters_are_refused(small, kwargs, message):
     phi, alpha, docs = small
     with pytest.raises(InputError, match=message):
         estimate(phi, alpha, docs, **kwargs)
+
+
+@pytest.mark.parametrize(
+    ("function", "given", "message"),
+    [
+        (estimators.is_prior_theta, {"samples": 0}, "is-prior-theta needs samples >= 1"),
+        (estimators.is_iterated_pseudocounts, {"iterations": -1}, "is-iterated-pseudocounts needs iterations >= 0"),
+        (estimators.chib_style, {"burn_in": 1.5}, "chib needs burn_in >= 0"),
+        (estimators.left_to_right, {"particles": 0}, "left-to-right needs particles >= 1"),
+        (completion.estimated_theta, {"samples": "9"}, "estimated-theta needs samples >= 1"),
+        (completion.ais_completion, {"burn_in": -2}, "ais needs burn_in >= 0"),
+    ],
+)
+def test_each_estimator_function_checks_its_options_by_the_same_rules(small, function, given, message):
+    # the functions are public (Wallach et al.'s estimators one by one); they refuse as estimate does
+    phi, alpha, docs = small
+    with pytest.raises(InputError, match=re.escape(message)):
+        function(np.ascontiguousarray(phi.T), alpha, as_documents(docs, phi.shape[1]), 0, **given)
 
 
 def test_bad_models_and_documents_are_refused(small):

@@ -23,17 +23,18 @@ from tealeaves.likelihood import _kernels
 from tealeaves.likelihood.documents import Docs, Documents, as_documents, model_arrays, warn_if_training_documents
 from tealeaves.likelihood.estimation import run
 from tealeaves.likelihood.estimators import (
+    RULES,
     Estimates,
     Method,
     find_method,
     left_to_right,
     left_to_right_params,
-    positive,
 )
 from tealeaves.likelihood.result import LikelihoodResult
 from tealeaves.likelihood.schedules import temperatures_schedule
 from tealeaves.missing import OnMissingSkip
 from tealeaves.models import TopicModel
+from tealeaves.models.hyperparameters import check_hyperparameters
 from tealeaves.progress import ProgressCallback
 from tealeaves.rng import as_seed
 
@@ -55,8 +56,7 @@ def estimated_theta(
     (it understates the effect of perturbing Φ, Fig. 3). Cost: (B + S) N^(1) site updates plus
     S N^(2) evaluations.
     """
-    burn_in = positive("burn_in", burn_in, 0)
-    samples = positive("samples", samples)
+    check_hyperparameters("estimated-theta", RULES, locals())
     log_prob = _kernels.estimated_theta(
         docs.tokens, docs.offsets, docs.starts, phi_t, alpha, burn_in, samples, seed, docs.base
     )
@@ -85,9 +85,8 @@ def ais_completion(
     Unbiased for P(w^(2) | w^(1)) when z^(1) is an exact posterior sample; the burn-in only
     approximates one. Cost: B N^(1) + S N site updates.
     """
-    temperatures = positive("temperatures", temperatures)
+    check_hyperparameters("ais", RULES, locals())
     taus = temperatures_schedule(temperatures, schedule)
-    burn_in = positive("burn_in", burn_in, 0)
     log_prob = _kernels.annealed_importance(
         docs.tokens, docs.offsets, docs.starts, phi_t, alpha, taus, burn_in, seed, docs.base
     )

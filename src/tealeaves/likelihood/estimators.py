@@ -22,10 +22,11 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from tealeaves.errors import InputError, is_count, unknown_name, with_guesses
+from tealeaves.errors import InputError, unknown_name, with_guesses
 from tealeaves.likelihood import _kernels
 from tealeaves.likelihood.documents import Documents
-from tealeaves.likelihood.schedules import temperatures_schedule
+from tealeaves.likelihood.schedules import SCHEDULES, temperatures_schedule
+from tealeaves.models.hyperparameters import check_hyperparameters, count, named_elsewhere, one_of
 
 UNBIASED = "unbiased for P(w) (its log is a stochastic lower bound on log P(w))"
 VARIANTS = ("sis", "wallach", "mallet")
@@ -40,11 +41,17 @@ class Estimates(NamedTuple):
     site_updates: np.ndarray  # [D]: Gibbs site updates spent on each document (the unit of Table 1)
 
 
-def positive(name: str, value: Any, minimum: int = 1) -> int:
-    """``value`` as an int >= ``minimum``; a clear error otherwise."""
-    if not is_count(value, minimum):
-        raise InputError(f"{name} must be an integer >= {minimum}, got {value!r}")
-    return int(value)
+RULES = {
+    "samples": count(1),
+    "burn_in": count(0),
+    "iterations": count(0),
+    "temperatures": count(1),
+    "schedule": one_of(*SCHEDULES),
+    "particles": count(1, also={"num_particles": "MALLET's"}),
+    "variant": one_of(*VARIANTS),
+}
+"""The values each option of the estimators accepts, the same for every estimator that takes it (:class:`Method`
+checks those given before any work; each function checks its own)."""
 
 
 # --------------------------------------------------------------------------- §4.1 importance sampling
@@ -58,7 +65,7 @@ def is_prior_theta(
     Unbiased for P(w); its variance can be infinite, and it underestimates badly for long
     documents because prior draws of θ rarely explain w. Cost: S N (Table 1).
     """
-    samples = positive("samples", samples)
+    check_hyperparameters("is-prior-theta", RULES, locals())
     log_prob = _kernels.is_prior_theta(docs.tokens, docs.offsets, phi_t, alpha, samples, seed, docs.base)
     return Estimates(log_prob, samples * docs.lengths)
 
@@ -70,7 +77,7 @@ def is_pzw(phi_t: np.ndarray, alpha: np.ndarray, docs: Documents, seed: int, *, 
 
     Unbiased for P(w). Cost: S N (Table 1).
     """
-    samples = positive("samples", samples)
+    check_hyperparameters("is-pzw", RULES, locals())
     log_prob = _kernels.is_topic_proposal(docs.tokens, docs.offsets, phi_t, alpha, 0, samples, seed, docs.base)
     return Estimates(log_prob, samples * docs.lengths)
 
@@ -86,8 +93,7 @@ def is_iterated_pseudocounts(
 
     Unbiased for P(w) (the proposal does not depend on the samples). Cost: (I + S) N (Table 1).
     """
-    iterations = positive("iterations", iterations, 0)
-    samples = positive("samples", samples)
+    check_hyperparameters("is-iterated-pseudocounts", RULES, locals())
     log_prob = _kernels.is_topic_proposal(docs.tokens, docs.offsets, phi_t, alpha, iterations, samples, seed, docs.base)
     return Estimates(log_prob, (iterations + samples) * docs.lengths)
 
@@ -105,8 +111,7 @@ def harmonic_mean(
     P(w) in expectation (Jensen), and in practice wildly, because the estimate is dominated by
     the few samples with the smallest P(w | z) (§6.2). Cost: N (B + S) (Table 1).
     """
-    burn_in = positive("burn_in", burn_in, 0)
-    samples = positive("samples", samples)
+    check_hyperparameters("harmonic-mean", RULES, locals())
     log_prob = _kernels.harmonic_mean(docs.tokens, docs.offsets, phi_t, alpha, burn_in, samples, seed, docs.base)
     return Estimates(log_prob, (burn_in + samples) * docs.lengths)
 
@@ -131,7 +136,7 @@ def annealed_importance_sampling(
 
     Unbiased for P(w) (eq. 20) for any S; accurate when S is large. Cost: S N (Table 1).
     """
-    temperatures = positive("temperatures", temperatures)
+    check_hyperparameters("ais", RULES, locals())
     taus = temperatures_schedule(temperatures, schedule)
     log_prob = _kernels.annealed_importance(
         docs.tokens, docs.offsets, docs.starts, phi_t, alpha, taus, 0, seed, docs.base
@@ -166,8 +171,7 @@ def chib_style(
     z* took in that document (the last of them changed nothing, or I = 100, the cap). Like
     Table 1 for every method, the initial sequential draw of z (N site updates) is not counted.
     """
-    samples = positive("samples", samples)
-    burn_in = positive("burn_in", burn_in, 0)
+    check_hyperparameters("chib", RULES, locals())
     log_prob, icm_sweeps = _kernels.chib(
         docs.tokens, docs.offsets, phi_t, alpha, samples, burn_in, ICM_SWEEPS, seed, docs.base
     )
@@ -251,14 +255,15 @@ class Method:
         return {name: p.default for name, p in signature.parameters.items() if p.kind is inspect.Parameter.KEYWORD_ONLY}
 
     def resolve(self, params: dict[str, Any]) -> dict[str, Any]:
-        """Defaults updated with ``params``; unknown names are refused."""
+        """Defaults updated with ``params``; unknown names and values outside :data:`RULES` are refused."""
         accepted = self.defaults()
         unknown = sorted(set(params) - set(accepted))
         if unknown:
             raise InputError(
-                f"{self.name} has no parameter {with_guesses(unknown, accepted)}; its parameters are "
-                f"{', '.join(f'{k}={v!r}' for k, v in accepted.items())}"
+                f"{self.name} has no parameter {with_guesses(unknown, accepted, named_elsewhere(RULES))}; its "
+                f"parameters are {', '.join(f'{k}={v!r}' for k, v in accepted.items())}"
             )
+        check_hyperparameters(self.name, RULES, {k: v for k, v in params.items() if v is not None})  # before any work
         return self.complete_params({**accepted, **params})
 
     def describe(self, params: dict[str, Any]) -> str:
@@ -277,10 +282,10 @@ def _left_to_right_guarantee(params: dict[str, Any]) -> str:
 
 def left_to_right_params(params: dict[str, Any]) -> dict[str, Any]:
     """Check ``variant`` and fill in its default number of particles."""
-    if params["variant"] not in VARIANTS:
-        raise InputError(f"variant must be one of {', '.join(VARIANTS)}, got {params['variant']!r}")
+    check_hyperparameters("left-to-right", RULES, {"variant": params["variant"]})
     particles = DEFAULT_PARTICLES[params["variant"]] if params["particles"] is None else params["particles"]
-    return {**params, "particles": positive("particles", particles)}
+    check_hyperparameters("left-to-right", RULES, {"particles": particles})
+    return {**params, "particles": particles}
 
 
 def left_to_right_cost(params: dict[str, Any], docs: Documents) -> np.ndarray:

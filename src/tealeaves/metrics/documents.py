@@ -23,13 +23,17 @@ if TYPE_CHECKING:
 
 
 def likelihood_options(options: dict[str, Any], where: str) -> None:
-    """The options of :func:`tealeaves.likelihood.estimate` and those of its ``method``."""
+    """The options of :func:`tealeaves.likelihood.estimate` and those of its ``method``, names and values."""
     from tealeaves.likelihood.estimators import METHODS, find_method
 
     method = find_method(options.get("method", "left-to-right"), METHODS)
     general = ("method", "runs", "n_resamples", "bootstrap", "on_missing")  # bootstrap: n_resamples' old name
     own = {k: v for k, v in options.items() if k not in general}
     unknown_keys(own, [*method.defaults(), *general], where, what="option")
+    try:
+        method.resolve(own)  # the values, by the estimators' rules, before any work
+    except InputError as refused:
+        raise InputError(f"{where}: {refused}") from None
 
 
 def classification_options(options: dict[str, Any], where: str) -> None:
