@@ -1,4 +1,5 @@
-"""The ranges of the trainers' hyperparameters, declared once, beside each trainer's ``fit``.
+"""The ranges of the trainers' hyperparameters, declared once, beside each trainer's ``fit``
+(and of Wallach et al.'s estimators' options: ``tealeaves.likelihood.estimators.RULES``).
 
 Each trainer module holds ``RULES``, a :class:`Rule` for each hyperparameter that has a range
 or a set of choices. Its ``fit`` checks its arguments against them (:func:`check_hyperparameters`).
