@@ -350,6 +350,12 @@ def test_a_registered_metric_runs_when_configured(planted, tmp_path, monkeypatch
             r"^\[metrics\] likelihood: left-to-right needs particles >= 1 \(a whole number\), got -5$",
         ),
         ({"metrics": {"likelihood": {"method": "ais", "temperatures": 0}}}, r"likelihood: ais needs temperatures >= 1"),
+        # a word where the report's threshold goes: numpy's "ufunc 'less' did not contain a loop" after the SVM ran
+        (
+            {"metrics": {"wi-auto": {"flag_below": "low"}}},
+            r"^\[metrics\] wi-auto: flag_below must be a WI-Auto share in \[0, 1\] .*, got 'low'$",
+        ),
+        ({"metrics": {"wi-auto": {"flag_below": 25}}}, r"flag_below must be a WI-Auto share in \[0, 1\]"),
     ],
 )
 def test_bad_configuration_is_refused_before_any_work(planted, tmp_path, change, message):

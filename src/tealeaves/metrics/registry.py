@@ -31,7 +31,13 @@ from tealeaves.metrics.documents import (
 )
 from tealeaves.metrics.measured import JACKKNIFE, Metric, Output
 from tealeaves.metrics.options import accepts
-from tealeaves.metrics.words import coherence_metric, diversity_metric, embedding_intrusion_metric, wi_auto_metric
+from tealeaves.metrics.words import (
+    coherence_metric,
+    diversity_metric,
+    embedding_intrusion_metric,
+    wi_auto_metric,
+    wi_auto_options,
+)
 
 METRICS: dict[str, Metric] = {}
 """The registered metrics by name: ``npmi``, ``cv``, ``diversity``, ``wi-auto``, ``likelihood`` and
@@ -199,14 +205,7 @@ register(
         needs=("index",),
         source="Lau et al. 2014",
         pooled=True,
-        check=accepts(
-            "tealeaves.intrusion.automated:compare_word_intrusion",
-            "models",
-            "index",
-            "seed",
-            "progress",
-            extra=("flag_below",),
-        ),
+        check=wi_auto_options,
     )
 )
 register(

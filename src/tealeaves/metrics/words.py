@@ -14,7 +14,9 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from tealeaves.errors import InputError, is_real
 from tealeaves.metrics.measured import Inputs, Measured
+from tealeaves.metrics.options import accepts
 
 if TYPE_CHECKING:
     from tealeaves.coherence import CoherenceResult
@@ -159,6 +161,24 @@ def leave_one_topic_out(
         "topic_diversity": (np.count_nonzero(counts) - only) / ((k - 1) * diversity_topn),
         "inverted_rbo": 1.0 - (rbo.sum() / 2 - rbo.sum(axis=1)) / ((k - 1) * (k - 2) / 2),
     }
+
+
+def wi_auto_options(options: dict[str, Any], where: str) -> None:
+    """The options of :func:`tealeaves.intrusion.compare_word_intrusion`, and ``flag_below``, the WI-Auto-PMI below
+    which the report flags a topic: a share in [0, 1]."""
+    accepts(
+        "tealeaves.intrusion.automated:compare_word_intrusion",
+        "models",
+        "index",
+        "seed",
+        "progress",
+        extra=("flag_below",),
+    )(options, where)
+    flag = options.get("flag_below", 0.0)
+    if not (is_real(flag) and 0 <= flag <= 1):
+        raise InputError(
+            f"{where}: flag_below must be a WI-Auto share in [0, 1] (the report flags the topics below it), got {flag!r}"
+        )
 
 
 def wi_auto_metric(
