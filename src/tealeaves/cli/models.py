@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     from rich.table import Table
 
     from tealeaves.models import SignificanceResult
+    from tealeaves.models.hyperparameters import Rule
 
 
 @app.command()
@@ -106,7 +107,7 @@ def trainers(
     )
 
 
-def _accepts(name: str, default: Any, rule: Any) -> str:
+def _accepts(name: str, default: Any, rule: Rule | None) -> str:
     """The values a hyperparameter accepts, in words: its rule, else what its default's type allows."""
     if rule is not None:
         return rule.describe(name)

@@ -43,9 +43,12 @@ class TrainerSpec:
     vocabulary-heavy and document-heavy corpora, are 1.3 to 6 times these: ``tests/models/test_training.py``
     checks that the bound stays below them)."""
 
+    def module(self) -> Any:
+        """The module that holds the trainer's ``fit`` (and its ``RULES``), imported on first use."""
+        return importlib.import_module(self.fit.split(":")[0])
+
     def load(self) -> Callable[..., TopicModel]:
-        module, name = self.fit.split(":")
-        return getattr(importlib.import_module(module), name)
+        return getattr(self.module(), self.fit.split(":")[1])
 
 
 TRAINERS: dict[str, TrainerSpec] = {
@@ -141,8 +144,7 @@ def trainer_rules(model: str) -> dict[str, Rule]:
     >>> {name: rule.describe(name) for name, rule in trainer_rules("plsi").items()}
     {'iterations': 'iterations >= 1 (a whole number)', 'smoothing': 'smoothing > 0 (Chang et al. use 1)', 'beta': 'beta > 0'}
     """
-    module = _spec(model).fit.split(":")[0]
-    return dict(getattr(importlib.import_module(module), "RULES", {}))  # a trainer registered without rules: none
+    return dict(getattr(_spec(model).module(), "RULES", {}))  # a trainer registered without rules: none
 
 
 def train(
